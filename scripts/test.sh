@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian machine for lunmark's tests (system packages, as root
+# or through sudo) and runs every test. Usage: scripts/test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cargo test --release --all-targets -- --test-threads=2

@@ -1,0 +1,51 @@
+//! The command line: flags and subcommands (clap), and the mapping from outcomes
+//! to exit codes. Each subcommand lives in its own file.
+
+use clap::{Parser, Subcommand};
+
+pub mod run;
+
+/// Exit codes (documented in the README).
+pub mod exit {
+    /// The run completed (and passed, when judged).
+    pub const OK: i32 = 0;
+    /// Bad input or a setup error: nothing was measured.
+    pub const ERROR: i32 = 1;
+    /// Usage error from the command-line parser.
+    pub const USAGE: i32 = 2;
+    /// The run failed part way: I/O errors or a target that went away. The partial result was kept.
+    pub const RUN_FAILED: i32 = 3;
+    /// The run completed but a --pass criterion failed.
+    pub const VERDICT_FAILED: i32 = 4;
+    /// Interrupted by Ctrl-C or SIGTERM; the partial result was kept.
+    pub const INTERRUPTED: i32 = 130;
+}
+
+#[derive(Parser, Debug)]
+#[command(name = "lunmark", version, about = "Storage I/O benchmark: IOmeter-style workloads, exact IOPS, MB/s, latency and CPU figures, results kept")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a benchmark (with no arguments: a short default run on a scratch file here).
+    Run(run::RunArgs),
+}
+
+/// Parses the command line and runs it; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Some(Command::Run(args)) => run::execute(args),
+        None => run::execute(run::RunArgs::default_run()),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            exit::ERROR
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! The `mem:` engine: an in-process RAM LUN with no kernel in the path. Each I/O
+//! is a memcpy between the slot buffer and the LUN, completed at once. It gives
+//! the ceiling of lunmark itself, as fio's null engine does for fio.
+
+use std::collections::VecDeque;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{BufferPool, Completion, Engine, IoRequest};
+use crate::workload::Op;
+
+/// Anonymous memory shared by every worker that drives the same `mem:` target.
+pub struct MemLun {
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the mapping lives as long as the MemLun and is only accessed through
+// raw-pointer copies (never through Rust references), so sharing it between
+// threads is sound in the same way a block device is: concurrent writes to the
+// same bytes give torn data, never memory unsafety on the Rust side.
+unsafe impl Send for MemLun {}
+unsafe impl Sync for MemLun {}
+
+impl MemLun {
+    pub fn new(len: u64) -> io::Result<Self> {
+        let len = usize::try_from(len).map_err(|_| io::Error::other("mem: size too large"))?;
+        // SAFETY: an anonymous private mapping with no address hint; the result is
+        // checked against MAP_FAILED. MAP_POPULATE faults the pages in now, so the
+        // first measured second does not pay for page faults.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_POPULATE,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(MemLun { ptr: ptr as *mut u8, len })
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Copies `len` bytes at `offset` of the LUN into `dst`.
+    ///
+    /// # Safety
+    /// `dst` must be valid for `len` bytes and not overlap the LUN.
+    pub unsafe fn read_into(&self, offset: u64, dst: *mut u8, len: usize) -> bool {
+        if offset as usize + len > self.len {
+            return false;
+        }
+        std::ptr::copy_nonoverlapping(self.ptr.add(offset as usize), dst, len);
+        true
+    }
+
+    /// Copies `len` bytes from `src` to `offset` of the LUN.
+    ///
+    /// # Safety
+    /// `src` must be valid for `len` bytes and not overlap the LUN.
+    pub unsafe fn write_from(&self, offset: u64, src: *const u8, len: usize) -> bool {
+        if offset as usize + len > self.len {
+            return false;
+        }
+        std::ptr::copy_nonoverlapping(src, self.ptr.add(offset as usize), len);
+        true
+    }
+}
+
+impl Drop for MemLun {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly the mapping created in `new`.
+        unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len) };
+    }
+}
+
+pub struct MemEngine {
+    luns: Vec<Arc<MemLun>>,
+    pool: BufferPool,
+    done: VecDeque<Completion>,
+}
+
+impl MemEngine {
+    pub fn new(luns: Vec<Arc<MemLun>>, pool: BufferPool) -> Self {
+        let done = VecDeque::with_capacity(pool.slots());
+        MemEngine { luns, pool, done }
+    }
+}
+
+impl Engine for MemEngine {
+    fn name(&self) -> &'static str {
+        "mem"
+    }
+
+    #[inline]
+    fn queue(&mut self, req: IoRequest) -> io::Result<()> {
+        let lun = &self.luns[req.target as usize];
+        let buf = self.pool.slot_ptr(req.slot);
+        let len = req.len as usize;
+        assert!(len <= self.pool.slot_size());
+        // SAFETY: the slot buffer holds at least `len` bytes (asserted) and lies in the
+        // pool's own allocation, which never overlaps the LUN mapping.
+        let ok = unsafe {
+            match req.op {
+                Op::Read => lun.read_into(req.offset, buf, len),
+                Op::Write => lun.write_from(req.offset, buf, len),
+            }
+        };
+        let result = if ok { req.len as i64 } else { -(libc::EINVAL as i64) };
+        self.done.push_back(Completion { slot: req.slot, result });
+        Ok(())
+    }
+
+    fn reap(&mut self, _min: usize, _timeout: Option<Duration>, out: &mut Vec<Completion>) -> io::Result<()> {
+        out.extend(self.done.drain(..));
+        Ok(())
+    }
+
+    fn buffers(&mut self) -> &mut BufferPool {
+        &mut self.pool
+    }
+}

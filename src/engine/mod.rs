@@ -1,0 +1,79 @@
+//! Engines move bytes between a worker's buffers and its targets. They follow
+//! fio's lifecycle in a smaller shape: `queue` prepares one I/O, `reap` submits
+//! everything queued and collects completions. An engine never measures time or
+//! formats output: the worker does that around these two calls.
+//!
+//! Each worker owns one engine instance and one `BufferPool`, with one buffer per
+//! in-flight slot; a request names its slot, so completions come back by slot
+//! (the io_uring `user_data` is the slot index).
+
+use std::io;
+use std::time::Duration;
+
+use crate::workload::Op;
+
+pub mod buffers;
+pub mod mem;
+pub mod psync;
+pub mod uring;
+
+pub use buffers::BufferPool;
+
+/// One I/O for an engine: which slot (and so which buffer), which of the
+/// worker's targets, and where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoRequest {
+    pub slot: u32,
+    /// Index into the engine's own target list.
+    pub target: u32,
+    pub op: Op,
+    pub offset: u64,
+    pub len: u32,
+}
+
+/// A finished I/O: bytes transferred, or a negative errno.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub slot: u32,
+    pub result: i64,
+}
+
+pub trait Engine {
+    fn name(&self) -> &'static str;
+
+    /// Prepares one I/O. Writes take their data from `buffers().slot(req.slot)`;
+    /// reads land there. The slot's buffer must not be touched until the
+    /// completion for that slot is reaped.
+    fn queue(&mut self, req: IoRequest) -> io::Result<()>;
+
+    /// Submits everything queued, then waits until at least `min` completions are
+    /// ready or `timeout` has passed, and appends the ready ones to `out`.
+    fn reap(&mut self, min: usize, timeout: Option<Duration>, out: &mut Vec<Completion>) -> io::Result<()>;
+
+    /// The worker's buffers, one per slot.
+    fn buffers(&mut self) -> &mut BufferPool;
+}
+
+/// Turns a completion result into an error when it is negative or short.
+pub fn completion_error(result: i64, expected: u32) -> Option<i32> {
+    if result < 0 {
+        Some((-result) as i32)
+    } else if result < expected as i64 {
+        // A short transfer: the target ended or shrank under the I/O.
+        Some(SHORT_TRANSFER)
+    } else {
+        None
+    }
+}
+
+/// Pseudo-errno recorded for a short read or write (not a kernel errno).
+pub const SHORT_TRANSFER: i32 = -1;
+
+/// A readable name for an errno, for results and messages.
+pub fn errno_name(errno: i32) -> String {
+    if errno == SHORT_TRANSFER {
+        return "short transfer (target smaller than expected)".into();
+    }
+    let text = io::Error::from_raw_os_error(errno).to_string();
+    text.split(" (os error").next().unwrap_or(&text).to_string()
+}

@@ -1,0 +1,116 @@
+//! The io_uring engine: registered buffers (one per slot) and registered files,
+//! batched submission (every queued I/O goes in with the next wait, one syscall)
+//! and batched reaping. `user_data` is the slot index.
+
+use std::io;
+use std::os::fd::RawFd;
+use std::time::Duration;
+
+use io_uring::{opcode, types, IoUring};
+
+use super::{BufferPool, Completion, Engine, IoRequest};
+use crate::workload::Op;
+
+pub struct UringEngine {
+    ring: IoUring,
+    pool: Option<BufferPool>,
+    /// Buffers registered with the ring (ReadFixed/WriteFixed) or not (Read/Write).
+    fixed_buffers: bool,
+    in_flight: usize,
+}
+
+/// True when this kernel lets us set up a ring (io_uring may be disabled by sysctl).
+pub fn available() -> bool {
+    IoUring::new(2).is_ok()
+}
+
+impl UringEngine {
+    /// `fds` must stay open while the engine lives (the targets own them).
+    pub fn new(fds: &[RawFd], pool: BufferPool) -> io::Result<Self> {
+        let entries = (pool.slots().max(8) as u32).next_power_of_two();
+        let ring = IoUring::builder().setup_single_issuer().setup_coop_taskrun().build(entries).or_else(|_| IoUring::new(entries))?;
+        let iovecs = pool.iovecs();
+        // SAFETY: the iovecs point into `pool`, which this engine owns and keeps alive
+        // (or leaks, see Drop) for as long as the ring exists.
+        let fixed_buffers = pool.slots() <= u16::MAX as usize && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
+        ring.submitter().register_files(fds)?;
+        Ok(UringEngine { ring, pool: Some(pool), fixed_buffers, in_flight: 0 })
+    }
+
+    fn pool(&self) -> &BufferPool {
+        self.pool.as_ref().expect("buffer pool present until drop")
+    }
+}
+
+impl Engine for UringEngine {
+    fn name(&self) -> &'static str {
+        "io_uring"
+    }
+
+    #[inline]
+    fn queue(&mut self, req: IoRequest) -> io::Result<()> {
+        let ptr = self.pool().slot_ptr(req.slot);
+        let file = types::Fixed(req.target);
+        let entry = match (req.op, self.fixed_buffers) {
+            (Op::Read, true) => opcode::ReadFixed::new(file, ptr, req.len, req.slot as u16).offset(req.offset).build(),
+            (Op::Write, true) => opcode::WriteFixed::new(file, ptr, req.len, req.slot as u16).offset(req.offset).build(),
+            (Op::Read, false) => opcode::Read::new(file, ptr, req.len).offset(req.offset).build(),
+            (Op::Write, false) => opcode::Write::new(file, ptr, req.len).offset(req.offset).build(),
+        }
+        .user_data(req.slot as u64);
+        loop {
+            // SAFETY: the entry's buffer is the slot's buffer in our pool, which stays
+            // allocated until the completion for this slot is reaped (the worker does
+            // not reuse a slot before that, and Drop drains or leaks).
+            if unsafe { self.ring.submission().push(&entry) }.is_ok() {
+                break;
+            }
+            // Submission queue full: hand the batch to the kernel and retry.
+            self.ring.submit()?;
+        }
+        self.in_flight += 1;
+        Ok(())
+    }
+
+    fn reap(&mut self, min: usize, timeout: Option<Duration>, out: &mut Vec<Completion>) -> io::Result<()> {
+        let min = min.min(self.in_flight);
+        let result = match timeout {
+            Some(t) if min > 0 => {
+                let ts = types::Timespec::new().sec(t.as_secs()).nsec(t.subsec_nanos());
+                let args = types::SubmitArgs::new().timespec(&ts);
+                self.ring.submitter().submit_with_args(min, &args)
+            }
+            _ => self.ring.submit_and_wait(min),
+        };
+        match result {
+            Ok(_) => {}
+            // A signal (Ctrl-C) or the timeout: return what is ready; the caller decides.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR) | Some(libc::ETIME) | Some(libc::EBUSY)) => {}
+            Err(e) => return Err(e),
+        }
+        let before = out.len();
+        out.extend(self.ring.completion().map(|cqe| Completion { slot: cqe.user_data() as u32, result: cqe.result() as i64 }));
+        self.in_flight -= out.len() - before;
+        Ok(())
+    }
+
+    fn buffers(&mut self) -> &mut BufferPool {
+        self.pool.as_mut().expect("buffer pool present until drop")
+    }
+}
+
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        let mut sink = Vec::new();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while self.in_flight > 0 && std::time::Instant::now() < deadline {
+            if self.reap(self.in_flight, Some(Duration::from_millis(100)), &mut sink).is_err() {
+                break;
+            }
+        }
+        if self.in_flight > 0 {
+            // The kernel may still write into these buffers: never free them.
+            std::mem::forget(self.pool.take());
+        }
+    }
+}

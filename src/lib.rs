@@ -1,0 +1,16 @@
+//! lunmark: a storage I/O benchmark with IOmeter semantics and exact metrics.
+//!
+//! Data flows one way: flags or a profile become a validated `WorkloadSpec`; the
+//! run plan turns it into points; workers drive engines against targets and
+//! record into per-worker recorders; the merged recorders become a `Summary` in
+//! the `RunResult`; exporters turn results into text.
+
+pub mod cli;
+pub mod engine;
+pub mod metrics;
+pub mod report;
+pub mod results;
+pub mod run;
+pub mod target;
+pub mod units;
+pub mod workload;

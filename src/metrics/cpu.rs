@@ -1,0 +1,135 @@
+//! CPU accounting over the measured interval: system-wide busy time from
+//! /proc/stat (all cores and per core) and the process's own from getrusage.
+//! System-wide time is what every efficiency figure uses, because io_uring hands
+//! some work to kernel threads that are not charged to the process (METHODOLOGY.md).
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+/// Jiffies of one CPU line of /proc/stat.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuTicks {
+    pub busy: u64,
+    pub total: u64,
+}
+
+impl CpuTicks {
+    /// Parses the numbers after "cpu" or "cpuN": user nice system idle iowait irq
+    /// softirq steal (guest time is already inside user and is not added again).
+    pub fn parse(fields: &[u64]) -> CpuTicks {
+        let get = |i: usize| fields.get(i).copied().unwrap_or(0);
+        let idle = get(3) + get(4);
+        let total: u64 = (0..8).map(get).sum();
+        CpuTicks { busy: total - idle, total }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct CpuSnapshot {
+    pub all: CpuTicks,
+    pub cores: Vec<CpuTicks>,
+    /// Process user + system time, seconds.
+    pub process_s: f64,
+    pub at: Instant,
+}
+
+/// Reads /proc/stat and getrusage now.
+pub fn snapshot() -> CpuSnapshot {
+    let at = Instant::now();
+    let text = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let (all, cores) = parse_proc_stat(&text);
+    CpuSnapshot { all, cores, process_s: process_cpu_seconds(), at }
+}
+
+pub fn parse_proc_stat(text: &str) -> (CpuTicks, Vec<CpuTicks>) {
+    let mut all = CpuTicks::default();
+    let mut cores = Vec::new();
+    for line in text.lines() {
+        let mut parts = line.split_whitespace();
+        let Some(name) = parts.next() else { continue };
+        if !name.starts_with("cpu") {
+            continue;
+        }
+        let nums: Vec<u64> = parts.filter_map(|p| p.parse().ok()).collect();
+        let ticks = CpuTicks::parse(&nums);
+        if name == "cpu" {
+            all = ticks;
+        } else {
+            cores.push(ticks);
+        }
+    }
+    (all, cores)
+}
+
+fn process_cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes one rusage struct into the zeroed local we pass.
+    let usage = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u
+    };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+fn ticks_per_second() -> f64 {
+    // SAFETY: sysconf has no memory effects.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if hz > 0 {
+        hz as f64
+    } else {
+        100.0
+    }
+}
+
+/// CPU use between two snapshots.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuUsage {
+    /// Average busy share of all host CPUs, percent (like Perfmon's total).
+    pub utilization_pct: f64,
+    /// Busy share of each core, percent.
+    pub per_core_pct: Vec<f64>,
+    /// lunmark's own user+system time as a share of all host CPUs, percent.
+    pub process_pct: f64,
+    /// Busy CPU-seconds of the whole host (summed over cores).
+    pub busy_cpu_s: f64,
+    /// lunmark's own user+system CPU-seconds.
+    pub process_cpu_s: f64,
+}
+
+pub fn usage_between(a: &CpuSnapshot, b: &CpuSnapshot) -> CpuUsage {
+    let pct = |x: CpuTicks, y: CpuTicks| {
+        let total = y.total.saturating_sub(x.total);
+        if total == 0 {
+            0.0
+        } else {
+            y.busy.saturating_sub(x.busy) as f64 * 100.0 / total as f64
+        }
+    };
+    let per_core_pct: Vec<f64> = a.cores.iter().zip(&b.cores).map(|(x, y)| pct(*x, *y)).collect();
+    let ncores = a.cores.len().max(1) as f64;
+    let wall = b.at.duration_since(a.at).as_secs_f64();
+    let process_cpu_s = (b.process_s - a.process_s).max(0.0);
+    CpuUsage {
+        utilization_pct: pct(a.all, b.all),
+        per_core_pct,
+        process_pct: if wall > 0.0 { process_cpu_s * 100.0 / (wall * ncores) } else { 0.0 },
+        busy_cpu_s: b.all.busy.saturating_sub(a.all.busy) as f64 / ticks_per_second(),
+        process_cpu_s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_stat_parses_busy_and_idle() {
+        let text = "cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 50 0 25 400 25 0 0 0 0 0\ncpu1 50 0 25 400 25 0 0 0 0 0\nintr 1\n";
+        let (all, cores) = parse_proc_stat(text);
+        assert_eq!(all, CpuTicks { busy: 150, total: 1000 });
+        assert_eq!(cores.len(), 2);
+        assert_eq!(cores[0].busy, 75);
+    }
+}

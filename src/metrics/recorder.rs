@@ -1,0 +1,145 @@
+//! What one worker measured: counts, bytes, latency histograms per direction,
+//! errors by errno with the first few listed, and one-second slices for the live
+//! view and the per-second series. Recorders merge with `+=`.
+
+use std::collections::BTreeMap;
+use std::ops::AddAssign;
+
+use serde::{Deserialize, Serialize};
+
+use super::LatencyHistogram;
+use crate::workload::Op;
+
+/// How many individual errors a recorder keeps (the rest are only counted).
+pub const FIRST_ERRORS_KEPT: usize = 8;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IoErrorRecord {
+    pub target: String,
+    pub offset: u64,
+    pub op: Op,
+    pub errno: i32,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    pub read: LatencyHistogram,
+    pub write: LatencyHistogram,
+    pub ios_read: u64,
+    pub ios_written: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub errors: BTreeMap<i32, u64>,
+    pub first_errors: Vec<IoErrorRecord>,
+}
+
+impl Recorder {
+    #[inline]
+    pub fn record(&mut self, op: Op, bytes: u32, latency_ns: u64) {
+        match op {
+            Op::Read => {
+                self.ios_read += 1;
+                self.bytes_read += bytes as u64;
+                self.read.record(latency_ns);
+            }
+            Op::Write => {
+                self.ios_written += 1;
+                self.bytes_written += bytes as u64;
+                self.write.record(latency_ns);
+            }
+        }
+    }
+
+    pub fn record_error(&mut self, error: IoErrorRecord) {
+        *self.errors.entry(error.errno).or_default() += 1;
+        if self.first_errors.len() < FIRST_ERRORS_KEPT {
+            self.first_errors.push(error);
+        }
+    }
+
+    pub fn error_count(&self) -> u64 {
+        self.errors.values().sum()
+    }
+
+    /// Reads and writes together.
+    pub fn all(&self) -> LatencyHistogram {
+        let mut all = self.read.clone();
+        all.add(&self.write);
+        all
+    }
+}
+
+impl AddAssign<&Recorder> for Recorder {
+    fn add_assign(&mut self, other: &Recorder) {
+        self.read.add(&other.read);
+        self.write.add(&other.write);
+        self.ios_read += other.ios_read;
+        self.ios_written += other.ios_written;
+        self.bytes_read += other.bytes_read;
+        self.bytes_written += other.bytes_written;
+        for (errno, n) in &other.errors {
+            *self.errors.entry(*errno).or_default() += n;
+        }
+        let room = FIRST_ERRORS_KEPT.saturating_sub(self.first_errors.len());
+        self.first_errors.extend(other.first_errors.iter().take(room).cloned());
+    }
+}
+
+/// One worker's I/O in one second of the measured interval.
+#[derive(Clone, Debug)]
+pub struct IntervalSlice {
+    /// Second index from the start of the measured interval.
+    pub index: u32,
+    pub ios_read: u64,
+    pub ios_written: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub latency: LatencyHistogram,
+}
+
+impl IntervalSlice {
+    pub fn new(index: u32) -> Self {
+        IntervalSlice { index, ios_read: 0, ios_written: 0, bytes_read: 0, bytes_written: 0, latency: LatencyHistogram::with_digits(2) }
+    }
+
+    #[inline]
+    pub fn record(&mut self, op: Op, bytes: u32, latency_ns: u64) {
+        match op {
+            Op::Read => {
+                self.ios_read += 1;
+                self.bytes_read += bytes as u64;
+            }
+            Op::Write => {
+                self.ios_written += 1;
+                self.bytes_written += bytes as u64;
+            }
+        }
+        self.latency.record(latency_ns);
+    }
+
+    pub fn merge(&mut self, other: &IntervalSlice) {
+        self.ios_read += other.ios_read;
+        self.ios_written += other.ios_written;
+        self.bytes_read += other.bytes_read;
+        self.bytes_written += other.bytes_written;
+        self.latency.add(&other.latency);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorders_merge_by_addition() {
+        let mut a = Recorder::default();
+        let mut b = Recorder::default();
+        a.record(Op::Read, 4096, 1000);
+        b.record(Op::Write, 8192, 3000);
+        b.record(Op::Read, 4096, 2000);
+        a += &b;
+        assert_eq!((a.ios_read, a.ios_written, a.bytes_read, a.bytes_written), (2, 1, 8192, 8192));
+        assert_eq!(a.all().count(), 3);
+    }
+}

@@ -1,0 +1,92 @@
+//! The terminal summary of a result: pure, result in, text out.
+
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
+
+use crate::results::model::{LatencyStats, Point, RunResult};
+
+fn num(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(num).unwrap_or_else(|| "-".into())
+}
+
+fn right(text: String) -> Cell {
+    Cell::new(text).set_alignment(CellAlignment::Right)
+}
+
+pub fn render(result: &RunResult) -> String {
+    let mut out = String::new();
+    let label = result.label.as_deref().map(|l| format!("  label: {l}")).unwrap_or_default();
+    out.push_str(&format!(
+        "lunmark {}  result {}  status: {:?}{label}\nengine: {}  targets: {}\n",
+        result.lunmark_version,
+        result.id,
+        result.status,
+        result.engine,
+        result.targets.iter().map(|t| t.uri.as_str()).collect::<Vec<_>>().join(", ")
+    ));
+    if let Some(reason) = &result.status_reason {
+        out.push_str(&format!("reason: {reason}\n"));
+    }
+    for (i, p) in result.points.iter().enumerate() {
+        if result.points.len() > 1 || !p.params.is_empty() {
+            let params: Vec<String> = p.params.iter().map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"'))).collect();
+            out.push_str(&format!("\npoint {}: {}\n", i + 1, params.join(" ")));
+        }
+        out.push_str(&render_point(p));
+    }
+    out
+}
+
+pub fn render_point(p: &Point) -> String {
+    let s = &p.summary;
+    let mut rates = Table::new();
+    rates.load_preset(UTF8_BORDERS_ONLY).set_header(vec!["", "IOPS", "MB/s", "MiB/s", "I/Os", "bytes"]);
+    for (name, iops, mbps, mibps, ios, bytes) in [
+        ("read", s.read_iops, s.read_mbps, s.read_mibps, s.ios_read, s.bytes_read),
+        ("write", s.write_iops, s.write_mbps, s.write_mibps, s.ios_written, s.bytes_written),
+        ("total", s.iops, s.mbps, s.mibps, s.ios_read + s.ios_written, s.bytes_read + s.bytes_written),
+    ] {
+        rates.add_row(vec![Cell::new(name), right(num(iops)), right(num(mbps)), right(num(mibps)), right(ios.to_string()), right(bytes.to_string())]);
+    }
+    let mut lat = Table::new();
+    lat.load_preset(UTF8_BORDERS_ONLY).set_header(vec!["latency us", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "max"]);
+    let row = |name: &str, l: &LatencyStats| {
+        vec![Cell::new(name), right(num(l.mean)), right(num(l.p50)), right(num(l.p90)), right(num(l.p99)), right(num(l.p99_9)), right(num(l.p99_99)), right(num(l.max))]
+    };
+    for (name, l) in [("read", &s.latency_us.read), ("write", &s.latency_us.write), ("all", &s.latency_us.all)] {
+        if l.count > 0 || name == "all" {
+            lat.add_row(row(name, l));
+        }
+    }
+    let c = &s.cpu;
+    let cores: Vec<String> = c.per_core_pct.iter().map(|v| format!("{v:.0}")).collect();
+    let mut text = format!("measured {:.2}s\n{rates}\n{lat}\n", s.duration_s);
+    text.push_str(&format!(
+        "CPU {:.1}% of all cores (per core: {}), lunmark itself {:.1}%\nCPU efficiency {} IOPS per CPU%, {} MB/s per CPU%; service demand {} us CPU per KB\n",
+        c.utilization_pct,
+        cores.join(" "),
+        c.process_pct,
+        opt(c.iops_per_cpu_pct),
+        opt(c.mbps_per_cpu_pct),
+        opt(c.service_demand_us_per_kb)
+    ));
+    for g in &p.groups {
+        text.push_str(&format!("group {} ({} workers): {} IOPS, {} MB/s, mean latency {} us\n", g.name, g.workers, num(g.iops), num(g.mbps), num(g.latency_us.all.mean)));
+    }
+    if s.errors.total > 0 {
+        text.push_str(&format!("I/O errors: {}\n", s.errors.total));
+        for e in &s.errors.first {
+            text.push_str(&format!("  {} offset {} ({:?}): {}\n", e.target, e.offset, e.op, e.message));
+        }
+    }
+    text
+}

@@ -1,0 +1,8 @@
+//! Results: the model of a run's outcome and the summary computed from what
+//! the workers recorded.
+
+pub mod host;
+pub mod model;
+pub mod summarize;
+
+pub use model::{Point, RunResult, Status, Summary, SCHEMA_VERSION};

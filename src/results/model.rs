@@ -1,0 +1,187 @@
+//! The result model: what a run produced, as data. Everything after the run
+//! (JSON, the store, compare, reports) reads these types and nothing else.
+//! Documented field by field in docs/result-schema.md; bump SCHEMA_VERSION on
+//! any change that is not a pure addition.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::metrics::cpu::CpuUsage;
+use crate::metrics::IoErrorRecord;
+use crate::target::TargetFacts;
+use crate::workload::WorkloadSpec;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Still running (only seen in results saved point by point).
+    Running,
+    Completed,
+    Interrupted,
+    Failed,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    pub schema_version: u32,
+    pub id: String,
+    pub lunmark_version: String,
+    /// RFC 3339, UTC.
+    pub started_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
+    pub status: Status,
+    /// Why the run failed or stopped early.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_reason: Option<String>,
+    pub command_line: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Name of the profile the workload came from, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    pub host: HostFacts,
+    /// The effective workload (after profile and flags were merged).
+    pub workload: WorkloadSpec,
+    pub targets: Vec<TargetFacts>,
+    /// Engine used per target kind, for example "io_uring".
+    pub engine: String,
+    pub points: Vec<Point>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostFacts {
+    pub hostname: String,
+    pub kernel: String,
+    pub cpu_model: String,
+    pub cores: u32,
+    pub memory_bytes: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// What distinguishes this point from the others of the run (sweep values).
+    pub params: BTreeMap<String, serde_json::Value>,
+    pub summary: Summary,
+    /// Per worker group, when the workload has more than one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupSummary>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroupSummary {
+    pub name: String,
+    pub workers: u32,
+    pub iops: f64,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub mbps: f64,
+    pub latency_us: LatencyByOp,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub iops: f64,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    /// 10^6 bytes per second.
+    pub mbps: f64,
+    pub read_mbps: f64,
+    pub write_mbps: f64,
+    /// 2^20 bytes per second.
+    pub mibps: f64,
+    pub read_mibps: f64,
+    pub write_mibps: f64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub ios_read: u64,
+    pub ios_written: u64,
+    /// Length of the measured interval (ramp excluded).
+    pub duration_s: f64,
+    pub latency_us: LatencyByOp,
+    pub cpu: CpuStats,
+    pub errors: ErrorSummary,
+    /// One entry per second of the measured interval.
+    pub intervals: Vec<Interval>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyByOp {
+    pub read: LatencyStats,
+    pub write: LatencyStats,
+    pub all: LatencyStats,
+}
+
+/// Submit-to-completion latency, microseconds. All zero when count is 0.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyStats {
+    pub count: u64,
+    pub mean: f64,
+    pub min: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p99_9: f64,
+    pub p99_99: f64,
+    pub max: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuStats {
+    /// Average busy share of all host CPUs over the measured interval, percent.
+    pub utilization_pct: f64,
+    /// lunmark's own user+system time as a share of all host CPUs, percent.
+    pub process_pct: f64,
+    pub per_core_pct: Vec<f64>,
+    /// IOPS ÷ utilization_pct (null when utilization is 0).
+    pub iops_per_cpu_pct: Option<f64>,
+    /// MB/s ÷ utilization_pct.
+    pub mbps_per_cpu_pct: Option<f64>,
+    /// Busy CPU-seconds × 10^6 ÷ (bytes ÷ 1024): µs of CPU per KB transferred.
+    pub service_demand_us_per_kb: Option<f64>,
+    /// Busy CPU-seconds of the whole host during the interval.
+    pub busy_cpu_s: f64,
+    /// lunmark's own CPU-seconds during the interval.
+    pub process_cpu_s: f64,
+}
+
+impl CpuStats {
+    pub fn from_usage(usage: &CpuUsage, iops: f64, mbps: f64, bytes: u64) -> Self {
+        let per = |rate: f64| (usage.utilization_pct > 0.0).then(|| rate / usage.utilization_pct);
+        CpuStats {
+            utilization_pct: usage.utilization_pct,
+            process_pct: usage.process_pct,
+            per_core_pct: usage.per_core_pct.clone(),
+            iops_per_cpu_pct: per(iops),
+            mbps_per_cpu_pct: per(mbps),
+            service_demand_us_per_kb: (bytes > 0).then(|| usage.busy_cpu_s * 1e6 / (bytes as f64 / 1024.0)),
+            busy_cpu_s: usage.busy_cpu_s,
+            process_cpu_s: usage.process_cpu_s,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ErrorSummary {
+    pub total: u64,
+    /// Count per error name ("No space left on device", "short transfer ...").
+    pub by_errno: BTreeMap<String, u64>,
+    /// The first few errors with target and offset.
+    pub first: Vec<IoErrorRecord>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// Seconds from the start of the measured interval to the start of this slice.
+    pub t_s: f64,
+    pub duration_s: f64,
+    pub iops: f64,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub mbps: f64,
+    pub lat_mean_us: f64,
+    pub lat_p99_us: f64,
+}

@@ -1,0 +1,124 @@
+//! Turns merged recorders and CPU usage into a `Summary`, with the exact metric
+//! definitions of METHODOLOGY.md. Pure: no I/O, no clocks.
+
+use std::collections::BTreeMap;
+
+use super::model::{CpuStats, ErrorSummary, GroupSummary, Interval, LatencyByOp, LatencyStats, Summary};
+use crate::engine::errno_name;
+use crate::metrics::cpu::CpuUsage;
+use crate::metrics::{IntervalSlice, LatencyHistogram, Recorder};
+
+pub fn latency_stats(h: &LatencyHistogram) -> LatencyStats {
+    if h.count() == 0 {
+        return LatencyStats::default();
+    }
+    let us = |ns: u64| ns as f64 / 1e3;
+    LatencyStats {
+        count: h.count(),
+        mean: h.mean_ns() / 1e3,
+        min: us(h.min_ns()),
+        p50: us(h.quantile_ns(0.50)),
+        p90: us(h.quantile_ns(0.90)),
+        p99: us(h.quantile_ns(0.99)),
+        p99_9: us(h.quantile_ns(0.999)),
+        p99_99: us(h.quantile_ns(0.9999)),
+        max: us(h.max_ns()),
+    }
+}
+
+pub fn latency_by_op(rec: &Recorder) -> LatencyByOp {
+    LatencyByOp { read: latency_stats(&rec.read), write: latency_stats(&rec.write), all: latency_stats(&rec.all()) }
+}
+
+fn per_second(count: u64, secs: f64) -> f64 {
+    if secs > 0.0 {
+        count as f64 / secs
+    } else {
+        0.0
+    }
+}
+
+/// `slices` are merged per-second slices in index order; `duration_s` is the
+/// measured interval (the last slice may be partial).
+pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, duration_s: f64) -> Summary {
+    let rate = |n: u64| per_second(n, duration_s);
+    let bytes = rec.bytes_read + rec.bytes_written;
+    let iops = rate(rec.ios_read + rec.ios_written);
+    let mbps = rate(bytes) / 1e6;
+    let by_errno: BTreeMap<String, u64> = rec.errors.iter().map(|(e, n)| (errno_name(*e), *n)).collect();
+    Summary {
+        iops,
+        read_iops: rate(rec.ios_read),
+        write_iops: rate(rec.ios_written),
+        mbps,
+        read_mbps: rate(rec.bytes_read) / 1e6,
+        write_mbps: rate(rec.bytes_written) / 1e6,
+        mibps: rate(bytes) / (1u64 << 20) as f64,
+        read_mibps: rate(rec.bytes_read) / (1u64 << 20) as f64,
+        write_mibps: rate(rec.bytes_written) / (1u64 << 20) as f64,
+        bytes_read: rec.bytes_read,
+        bytes_written: rec.bytes_written,
+        ios_read: rec.ios_read,
+        ios_written: rec.ios_written,
+        duration_s,
+        latency_us: latency_by_op(rec),
+        cpu: CpuStats::from_usage(cpu, iops, mbps, bytes),
+        errors: ErrorSummary { total: rec.error_count(), by_errno, first: rec.first_errors.clone() },
+        intervals: slices.iter().map(|s| interval(s, duration_s)).collect(),
+    }
+}
+
+fn interval(s: &IntervalSlice, duration_s: f64) -> Interval {
+    let t_s = s.index as f64;
+    let len = (duration_s - t_s).clamp(0.0, 1.0);
+    let len = if len > 0.0 { len } else { 1.0 };
+    Interval {
+        t_s,
+        duration_s: len,
+        iops: per_second(s.ios_read + s.ios_written, len),
+        read_iops: per_second(s.ios_read, len),
+        write_iops: per_second(s.ios_written, len),
+        mbps: per_second(s.bytes_read + s.bytes_written, len) / 1e6,
+        lat_mean_us: s.latency.mean_ns() / 1e3,
+        lat_p99_us: s.latency.quantile_ns(0.99) as f64 / 1e3,
+    }
+}
+
+pub fn group_summary(name: &str, workers: u32, rec: &Recorder, duration_s: f64) -> GroupSummary {
+    let rate = |n: u64| per_second(n, duration_s);
+    GroupSummary {
+        name: name.to_string(),
+        workers,
+        iops: rate(rec.ios_read + rec.ios_written),
+        read_iops: rate(rec.ios_read),
+        write_iops: rate(rec.ios_written),
+        mbps: rate(rec.bytes_read + rec.bytes_written) / 1e6,
+        latency_us: latency_by_op(rec),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::Op;
+
+    #[test]
+    fn metrics_follow_the_methodology_definitions() {
+        let mut rec = Recorder::default();
+        for _ in 0..1000 {
+            rec.record(Op::Read, 4096, 100_000);
+        }
+        for _ in 0..1000 {
+            rec.record(Op::Write, 4096, 200_000);
+        }
+        let cpu = CpuUsage { utilization_pct: 50.0, busy_cpu_s: 2.0, ..Default::default() };
+        let s = summarize(&rec, &[], &cpu, 2.0);
+        assert_eq!(s.iops, 1000.0);
+        assert_eq!(s.mbps, 2000.0 * 4096.0 / 2.0 / 1e6);
+        assert_eq!(s.cpu.iops_per_cpu_pct, Some(20.0));
+        // 2 CPU-seconds over 8000 KB = 250 us per KB.
+        assert_eq!(s.cpu.service_demand_us_per_kb, Some(2.0 * 1e6 / 8000.0));
+        assert!((s.latency_us.read.mean - 100.0).abs() < 1e-9);
+        assert!((s.latency_us.all.mean - 150.0).abs() < 1e-9);
+    }
+}

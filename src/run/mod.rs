@@ -1,0 +1,108 @@
+//! Running a plan: points one after another, each result kept as soon as its
+//! point is done (an observer saves it), so a failure or Ctrl-C at point 5 keeps
+//! points 1-4.
+
+pub mod control;
+pub mod live;
+pub mod plan;
+pub mod point;
+pub mod signals;
+pub mod worker;
+
+use std::sync::atomic::Ordering;
+
+use anyhow::Result;
+
+use crate::results::host::{host_facts, new_id};
+use crate::results::model::{RunResult, Status, SCHEMA_VERSION};
+use crate::target::{self, SafetyFlags};
+pub use plan::{PlannedPoint, RunPlan};
+
+/// Who ran it and how, for the result.
+#[derive(Clone, Debug, Default)]
+pub struct RunContext {
+    pub command_line: Vec<String>,
+    pub label: Option<String>,
+    pub profile: Option<String>,
+    pub safety: SafetyFlags,
+    pub quiet: bool,
+}
+
+/// Told about the result as it grows: after each point and at the end.
+pub trait RunObserver {
+    fn point_finished(&mut self, _result: &RunResult) {}
+}
+
+/// An observer that does nothing.
+pub struct NoObserver;
+impl RunObserver for NoObserver {}
+
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Runs every point of the plan. Errors before the first point (bad targets)
+/// come back as Err; anything after that ends the run with a status and keeps
+/// what was measured.
+pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver) -> Result<RunResult> {
+    let interrupt = signals::interrupt_flag();
+    let first = &plan.points[0].spec;
+    let mut result = RunResult {
+        schema_version: SCHEMA_VERSION,
+        id: new_id(),
+        lunmark_version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at: now_rfc3339(),
+        finished_at: None,
+        status: Status::Running,
+        status_reason: None,
+        command_line: ctx.command_line.clone(),
+        label: ctx.label.clone(),
+        profile: ctx.profile.clone(),
+        host: host_facts(),
+        workload: first.clone(),
+        targets: Vec::new(),
+        engine: plan::engine_name(first),
+        points: Vec::new(),
+    };
+    let mut live = live::Live::new(ctx.quiet);
+    for w in &plan.warnings {
+        live.note(&format!("warning: {w}"));
+    }
+    for (i, p) in plan.points.iter().enumerate() {
+        if interrupt.load(Ordering::Relaxed) {
+            result.status = Status::Interrupted;
+            result.status_reason = Some("interrupted by a signal (Ctrl-C)".into());
+            break;
+        }
+        let targets = match target::open_all(&p.spec, ctx.safety) {
+            Ok(t) => t,
+            Err(e) if i == 0 => return Err(e.into()),
+            Err(e) => {
+                result.status = Status::Failed;
+                result.status_reason = Some(format!("point {}: {e}", i + 1));
+                break;
+            }
+        };
+        if result.targets.is_empty() {
+            result.targets = targets.iter().map(|t| t.facts.clone()).collect();
+        }
+        let position = point::PointPosition { index: i, count: plan.points.len(), label: &p.label };
+        let outcome = point::run_point(&p.spec, p.params.clone(), targets, position, &mut live, &interrupt);
+        result.points.push(outcome.point);
+        let done = outcome.status == Status::Completed;
+        if !done {
+            result.status = outcome.status;
+            result.status_reason = outcome.reason;
+        }
+        observer.point_finished(&result);
+        if !done {
+            break;
+        }
+    }
+    live.finish();
+    if result.status == Status::Running {
+        result.status = Status::Completed;
+    }
+    result.finished_at = Some(now_rfc3339());
+    Ok(result)
+}

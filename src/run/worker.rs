@@ -1,0 +1,201 @@
+//! One worker thread: owns its engine, its buffers and its recorder. It keeps
+//! `qd` I/Os in flight per target, stamps each with its submit time, and records
+//! completions that land inside the measured interval. Nothing on this path is
+//! shared with other threads except a relaxed stop flag; one-second slices go to
+//! the main thread through a channel once per second.
+
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::control::Control;
+use crate::engine::{self, completion_error, BufferPool, Completion, Engine, IoRequest};
+use crate::metrics::{IntervalSlice, IoErrorRecord, Recorder};
+use crate::target::{Handle, OpenTarget};
+use crate::workload::{AccessLine, EngineChoice, Generator, Op, RunLength};
+
+/// What one worker is to do.
+#[derive(Clone, Debug)]
+pub struct WorkerPlan {
+    pub group: usize,
+    /// Position among all workers (seeds its generator stream).
+    pub index: u32,
+    /// Indexes into the run's open targets.
+    pub targets: Vec<usize>,
+    pub qd: u32,
+    pub access: Vec<AccessLine>,
+    pub seed: u64,
+    pub engine: EngineChoice,
+    pub ramp: Duration,
+    pub run: RunLength,
+}
+
+/// What a worker hands back when it ends.
+pub struct WorkerOutcome {
+    pub group: usize,
+    pub recorder: Recorder,
+    /// Completion time of the last measured I/O.
+    pub last_measured: Option<Instant>,
+    /// The error that ended this worker, if any.
+    pub failure: Option<String>,
+}
+
+#[derive(Clone, Copy)]
+struct Slot {
+    op: Op,
+    offset: u64,
+    len: u32,
+    target: u32,
+    submitted: Instant,
+}
+
+/// Builds the engine for a worker's targets: every target of one worker must use
+/// the same engine family (checked by the planner).
+pub fn build_engine(choice: EngineChoice, targets: &[&OpenTarget], pool: BufferPool) -> std::io::Result<Box<dyn Engine>> {
+    if let Some(luns) = targets.iter().map(|t| if let Handle::Mem(l) = &t.handle { Some(l.clone()) } else { None }).collect::<Option<Vec<_>>>() {
+        return Ok(Box::new(engine::mem::MemEngine::new(luns, pool)));
+    }
+    let fds: Vec<_> = targets.iter().filter_map(|t| t.raw_fd()).collect();
+    if fds.len() != targets.len() {
+        return Err(std::io::Error::other("one worker's targets mix mem: with files or devices"));
+    }
+    match choice {
+        EngineChoice::Psync => Ok(Box::new(engine::psync::PsyncEngine::new(fds, pool))),
+        EngineChoice::IoUring => Ok(Box::new(engine::uring::UringEngine::new(&fds, pool)?)),
+        EngineChoice::Auto => {
+            if engine::uring::available() {
+                Ok(Box::new(engine::uring::UringEngine::new(&fds, pool)?))
+            } else {
+                Ok(Box::new(engine::psync::PsyncEngine::new(fds, pool)))
+            }
+        }
+    }
+}
+
+/// How long one wait for completions may block before the worker looks at the
+/// stop flag and the clock again: bounds how late Ctrl-C or the end is noticed.
+const WAIT_SLICE: Duration = Duration::from_millis(50);
+
+pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Control>, slices: Sender<IntervalSlice>) -> WorkerOutcome {
+    let mut outcome = WorkerOutcome { group: plan.group, recorder: Recorder::default(), last_measured: None, failure: None };
+    let mine: Vec<&OpenTarget> = plan.targets.iter().map(|&i| &targets[i]).collect();
+    let ntargets = mine.len() as u32;
+    let nslots = plan.qd * ntargets;
+    let max_bs = plan.access.iter().map(|l| l.bs.get()).max().unwrap_or(4096) as usize;
+    let pool = BufferPool::new(nslots as usize, max_bs, plan.seed ^ plan.index as u64);
+    let engine = build_engine(plan.engine, &mine, pool);
+    // Every worker reaches the barrier, even a failed one, so nobody waits forever.
+    let t0 = ctl.wait_for_start();
+    let mut engine = match engine {
+        Ok(e) => e,
+        Err(e) => {
+            outcome.failure = Some(format!("could not set up the engine for {}: {e}", mine.iter().map(|t| t.facts.uri.as_str()).collect::<Vec<_>>().join(", ")));
+            ctl.fail();
+            return outcome;
+        }
+    };
+    let regions = mine.iter().map(|t| t.region).collect();
+    let mut gen = Generator::new(plan.seed, plan.index as u64, &plan.access, regions);
+    let measure_start = t0 + plan.ramp;
+    let (end, io_limit) = match plan.run {
+        RunLength::Time(d) => (Some(measure_start + d), u64::MAX),
+        RunLength::Ios(n) => (None, n),
+    };
+
+    let mut slots: Vec<Slot> = Vec::with_capacity(nslots as usize);
+    let mut in_flight = 0usize;
+    let issue = |engine: &mut Box<dyn Engine>, gen: &mut Generator, slot: u32, target: u32, now: Instant| -> std::io::Result<Slot> {
+        let io = gen.next(target as usize);
+        engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })?;
+        Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, submitted: now })
+    };
+    let now = Instant::now();
+    for slot in 0..nslots {
+        match issue(&mut engine, &mut gen, slot, slot % ntargets, now) {
+            Ok(s) => slots.push(s),
+            Err(e) => {
+                outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[(slot % ntargets) as usize].facts.uri));
+                ctl.fail();
+                return outcome;
+            }
+        }
+        in_flight += 1;
+    }
+
+    let rec = &mut outcome.recorder;
+    let mut done: Vec<Completion> = Vec::with_capacity(nslots as usize);
+    let mut slice = IntervalSlice::new(0);
+    let mut measuring = false;
+    let mut measured_ios = 0u64;
+    'run: loop {
+        done.clear();
+        if let Err(e) = engine.reap(1, Some(WAIT_SLICE), &mut done) {
+            outcome.failure = Some(format!("{}: waiting for completions failed: {e}", mine[0].facts.uri));
+            ctl.fail();
+            break;
+        }
+        let now = Instant::now();
+        in_flight -= done.len();
+        if ctl.stop.load(Ordering::Relaxed) || end.is_some_and(|e| now >= e) {
+            break;
+        }
+        if !measuring && now >= measure_start {
+            measuring = true;
+        }
+        if measuring {
+            let index = now.duration_since(measure_start).as_secs() as u32;
+            if index != slice.index {
+                let _ = slices.send(std::mem::replace(&mut slice, IntervalSlice::new(index)));
+            }
+        }
+        for c in &done {
+            let s = slots[c.slot as usize];
+            if let Some(errno) = completion_error(c.result, s.len) {
+                let uri = &mine[s.target as usize].facts.uri;
+                let message = engine::errno_name(errno);
+                outcome.failure = Some(format!("{uri}: {} at offset {} failed: {message}", if s.op == Op::Read { "read" } else { "write" }, s.offset));
+                rec.record_error(IoErrorRecord { target: uri.clone(), offset: s.offset, op: s.op, errno, message });
+                ctl.fail();
+                break 'run;
+            }
+            if measuring {
+                let ns = now.duration_since(s.submitted).as_nanos() as u64;
+                rec.record(s.op, s.len, ns);
+                slice.record(s.op, s.len, ns);
+                measured_ios += 1;
+                outcome.last_measured = Some(now);
+            }
+            if measured_ios >= io_limit {
+                break 'run;
+            }
+            match issue(&mut engine, &mut gen, c.slot, s.target, now) {
+                Ok(next) => slots[c.slot as usize] = next,
+                Err(e) => {
+                    outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[s.target as usize].facts.uri));
+                    ctl.fail();
+                    break 'run;
+                }
+            }
+            in_flight += 1;
+        }
+    }
+    if measuring {
+        let _ = slices.send(slice);
+    }
+    drain(&mut engine, in_flight);
+    outcome
+}
+
+/// Waits (bounded) for I/Os still in flight so their buffers can be released.
+fn drain(engine: &mut Box<dyn Engine>, mut in_flight: usize) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut sink = Vec::new();
+    while in_flight > 0 && Instant::now() < deadline {
+        sink.clear();
+        if engine.reap(in_flight, Some(WAIT_SLICE), &mut sink).is_err() {
+            return;
+        }
+        in_flight -= sink.len().min(in_flight);
+    }
+}

@@ -1,0 +1,325 @@
+//! Targets: parsing URIs, opening files, block devices and RAM LUNs, making sure
+//! reads never hit holes, and refusing writes that could destroy data the user
+//! did not mean to give up. This is the "high" half of configuration: it makes
+//! syscalls, after the spec was validated.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::engine::mem::MemLun;
+use crate::workload::rng::Rng;
+use crate::workload::{Region, WorkloadSpec};
+
+pub mod safety;
+pub mod uri;
+
+pub use uri::{parse, TargetUri, UriError};
+
+/// Flags that allow writes to block devices.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SafetyFlags {
+    /// Allow writes to block devices at all.
+    pub destructive: bool,
+    /// Allow writes even to devices that are mounted or hold a signature.
+    pub force: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    File,
+    BlockDevice,
+    Mem,
+}
+
+/// What the result records about a target.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TargetFacts {
+    pub uri: String,
+    pub kind: TargetKind,
+    pub size_bytes: u64,
+    pub region_offset: u64,
+    pub region_bytes: u64,
+    /// Device model, or the backing file of a loop device, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Filesystem type holding a file target, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filesystem: Option<String>,
+}
+
+pub enum Handle {
+    Fd(OwnedFd),
+    Mem(Arc<MemLun>),
+}
+
+pub struct OpenTarget {
+    pub facts: TargetFacts,
+    pub region: Region,
+    pub handle: Handle,
+    /// Created by lunmark for this run (removed afterwards when it was a scratch file).
+    pub created: Option<PathBuf>,
+}
+
+impl OpenTarget {
+    pub fn raw_fd(&self) -> Option<RawFd> {
+        match &self.handle {
+            Handle::Fd(fd) => Some(fd.as_raw_fd()),
+            Handle::Mem(_) => None,
+        }
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum TargetError {
+    #[error(transparent)]
+    Uri(#[from] UriError),
+    #[error("{path}: the file does not exist. {hint}")]
+    Missing { path: String, hint: String },
+    #[error("{path} is a directory: name a file inside it, for example {path}/lunmark.dat")]
+    Directory { path: String },
+    #[error("{path}: the filesystem refuses O_DIRECT (direct I/O). Add --buffered to go through the page cache (the results then measure the cache, not the device)")]
+    NoDirect { path: String },
+    #[error("{path} is a block device and this workload writes to it, which destroys its data. Add --destructive if you mean it, or use --read 100 for a read-only run")]
+    DeviceNeedsDestructive { path: String },
+    #[error("refusing to write to {path}: {findings}. Writing would destroy it. Use another device, or add --force as well as --destructive if you are sure")]
+    DeviceInUse { path: String, findings: String },
+    #[error("{uri}: the region (offset {offset}, length {len}) does not fit in the target's {size} bytes: lower --offset or --size")]
+    RegionTooLarge { uri: String, offset: u64, len: u64, size: u64 },
+    #[error("{uri}: the region ({len} bytes) is smaller than the largest transfer ({bs} bytes): raise --size or lower --bs")]
+    RegionTooSmall { uri: String, len: u64, bs: u64 },
+    #[error("{uri}: {what} {value} is not a multiple of the {sector}-byte logical block size, which direct I/O requires: use a multiple, or --buffered")]
+    Misaligned { uri: String, what: String, value: u64, sector: u64 },
+    #[error("{path}: {source}")]
+    Io { path: String, source: io::Error },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> TargetError + '_ {
+    move |source| TargetError::Io { path: path.display().to_string(), source }
+}
+
+/// Opens every target of a workload (files created and filled where needed).
+pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags) -> Result<Vec<OpenTarget>, TargetError> {
+    let writes = spec.has_writes();
+    let max_bs = spec.max_block_size();
+    let mut opened: Vec<OpenTarget> = Vec::new();
+    for uri in &spec.targets {
+        let target = match parse(uri)? {
+            TargetUri::Mem(size) => {
+                let lun = MemLun::new(size.get()).map_err(io_err(Path::new(uri)))?;
+                finish(uri, TargetKind::Mem, size.get(), spec, Handle::Mem(Arc::new(lun)), None, None, None)?
+            }
+            TargetUri::File(path) => open_file(uri, &path, spec, writes)?,
+            TargetUri::Device(path) => open_device(uri, &path, spec, writes, flags)?,
+        };
+        if target.region.len < max_bs {
+            return Err(TargetError::RegionTooSmall { uri: uri.clone(), len: target.region.len, bs: max_bs });
+        }
+        opened.push(target);
+    }
+    Ok(opened)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    uri: &str,
+    kind: TargetKind,
+    size: u64,
+    spec: &WorkloadSpec,
+    handle: Handle,
+    created: Option<PathBuf>,
+    model: Option<String>,
+    filesystem: Option<String>,
+) -> Result<OpenTarget, TargetError> {
+    let offset = spec.offset.get();
+    let len = spec.size.map(|s| s.get()).unwrap_or(size.saturating_sub(offset));
+    if offset + len > size || len == 0 {
+        return Err(TargetError::RegionTooLarge { uri: uri.into(), offset, len, size });
+    }
+    let facts = TargetFacts { uri: uri.into(), kind, size_bytes: size, region_offset: offset, region_bytes: len, model, filesystem };
+    Ok(OpenTarget { facts, region: Region { start: offset, len }, handle, created })
+}
+
+fn open_file(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool) -> Result<OpenTarget, TargetError> {
+    let display = path.display().to_string();
+    let wanted = spec.size.map(|s| spec.offset.get() + s.get());
+    let created = match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => return Err(TargetError::Directory { path: display }),
+        Ok(m) if m.file_type().is_block_device() => return open_device(uri, path, spec, writes, SafetyFlags::default()),
+        Ok(_) => None,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            if wanted.is_none() {
+                let hint = if writes {
+                    "Give --size (for example --size 1G) and lunmark creates and fills it".to_string()
+                } else {
+                    "A read-only run needs data to read: give --size (for example --size 1G) and lunmark creates and fills it first, or name an existing file".to_string()
+                };
+                return Err(TargetError::Missing { path: display, hint });
+            }
+            Some(path.to_path_buf())
+        }
+        Err(e) => return Err(TargetError::Io { path: display, source: e }),
+    };
+    let fill = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(io_err(path))?;
+    let current = fill.metadata().map_err(io_err(path))?.len();
+    let size = wanted.unwrap_or(current).max(current);
+    fill_holes(&fill, size, spec.seed).map_err(io_err(path))?;
+    drop(fill);
+
+    let mut options = OpenOptions::new();
+    options.read(true).write(writes);
+    if !spec.buffered {
+        options.custom_flags(libc::O_DIRECT);
+    }
+    let file = options.open(path).map_err(|e| {
+        if e.raw_os_error() == Some(libc::EINVAL) && !spec.buffered {
+            TargetError::NoDirect { path: display.clone() }
+        } else {
+            TargetError::Io { path: display.clone(), source: e }
+        }
+    })?;
+    let target = finish(uri, TargetKind::File, size, spec, Handle::Fd(file.into()), created, None, filesystem_of(path))?;
+    if !spec.buffered {
+        check_alignment(spec, uri, 512)?;
+    }
+    Ok(target)
+}
+
+/// Writes incompressible data over every hole (and any missing tail) of the first
+/// `size` bytes, so that no read in the run ever hits a hole: reading a hole costs
+/// the filesystem nothing and would flatter the result.
+fn fill_holes(file: &File, size: u64, seed: u64) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let current = file.metadata()?.len();
+    if current < size {
+        file.set_len(size)?;
+    }
+    let fd = file.as_raw_fd();
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut rng = Rng::for_stream(seed, 0xF111);
+    let mut wrote = false;
+    let mut pos = 0u64;
+    while pos < size {
+        // SAFETY: lseek on an open fd with valid whence values has no memory effects.
+        let hole = unsafe { libc::lseek(fd, pos as libc::off_t, libc::SEEK_HOLE) };
+        if hole < 0 || hole as u64 >= size {
+            break;
+        }
+        let hole = hole as u64;
+        // SAFETY: as above.
+        let data = unsafe { libc::lseek(fd, hole as libc::off_t, libc::SEEK_DATA) };
+        let hole_end = if data < 0 { size } else { (data as u64).min(size) };
+        let mut at = hole;
+        while at < hole_end {
+            let n = ((hole_end - at) as usize).min(chunk.len());
+            rng.fill(&mut chunk[..n]);
+            file.write_all_at(&chunk[..n], at)?;
+            at += n as u64;
+        }
+        wrote = true;
+        pos = hole_end;
+    }
+    if wrote {
+        file.sync_data()?;
+    }
+    Ok(())
+}
+
+fn open_device(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool, flags: SafetyFlags) -> Result<OpenTarget, TargetError> {
+    let display = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(io_err(path))?;
+    if !meta.file_type().is_block_device() {
+        if meta.is_dir() {
+            return Err(TargetError::Directory { path: display });
+        }
+        return Err(TargetError::Io { path: display, source: io::Error::other("not a block device (lunmark writes only to block devices under /dev)") });
+    }
+    if writes {
+        if !flags.destructive {
+            return Err(TargetError::DeviceNeedsDestructive { path: display });
+        }
+        let found = safety::findings(path);
+        if !found.is_empty() && !flags.force {
+            return Err(TargetError::DeviceInUse { path: display, findings: found.join("; ") });
+        }
+    }
+    let mut options = OpenOptions::new();
+    options.read(true).write(writes);
+    if !spec.buffered {
+        options.custom_flags(libc::O_DIRECT);
+    }
+    let file = options.open(path).map_err(io_err(path))?;
+    let (size, sector) = device_geometry(&file).map_err(io_err(path))?;
+    let model = device_model(path);
+    let target = finish(uri, TargetKind::BlockDevice, size, spec, Handle::Fd(file.into()), None, model, None)?;
+    if !spec.buffered {
+        check_alignment(spec, uri, sector)?;
+    }
+    Ok(target)
+}
+
+fn check_alignment(spec: &WorkloadSpec, uri: &str, sector: u64) -> Result<(), TargetError> {
+    let mis = |what: &str, value: u64| TargetError::Misaligned { uri: uri.into(), what: what.into(), value, sector };
+    if spec.offset.get() % sector != 0 {
+        return Err(mis("offset", spec.offset.get()));
+    }
+    for line in spec.groups.iter().flat_map(|g| g.access.iter()) {
+        if line.bs.get() % sector != 0 {
+            return Err(mis("transfer size", line.bs.get()));
+        }
+        if line.alignment() % sector != 0 {
+            return Err(mis("alignment", line.alignment()));
+        }
+    }
+    Ok(())
+}
+
+/// (size in bytes, logical block size) of a block device.
+fn device_geometry(file: &File) -> io::Result<(u64, u64)> {
+    const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+    const BLKSSZGET: libc::c_ulong = 0x1268;
+    let mut size: u64 = 0;
+    let mut sector: libc::c_int = 0;
+    // SAFETY: both ioctls write one integer of the given type through the pointer,
+    // which points at a live local of that type.
+    unsafe {
+        if libc::ioctl(file.as_raw_fd(), BLKGETSIZE64, &mut size) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if libc::ioctl(file.as_raw_fd(), BLKSSZGET, &mut sector) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok((size, sector.max(512) as u64))
+}
+
+fn device_model(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let rdev = std::fs::metadata(path).ok()?.rdev();
+    let sys = format!("/sys/dev/block/{}:{}", libc::major(rdev), libc::minor(rdev));
+    let read = |p: &str| std::fs::read_to_string(format!("{sys}/{p}")).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+    read("device/model").or_else(|| read("loop/backing_file").map(|b| format!("loop device backed by {b}")))
+}
+
+/// The filesystem type of the mount holding `path`, from /proc/self/mountinfo.
+fn filesystem_of(path: &Path) -> Option<String> {
+    let canon = std::fs::canonicalize(path).ok()?;
+    let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mut best: Option<(usize, String)> = None;
+    for line in info.lines() {
+        let (left, right) = line.split_once(" - ")?;
+        let mount_point = left.split(' ').nth(4)?;
+        let fstype = right.split(' ').next()?;
+        if canon.starts_with(mount_point) && best.as_ref().is_none_or(|(len, _)| mount_point.len() >= *len) {
+            best = Some((mount_point.len(), fstype.to_string()));
+        }
+    }
+    best.map(|(_, t)| t)
+}

@@ -1,0 +1,74 @@
+//! Target URIs as users type them, parsed without touching the system.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+use crate::units::{parse_size, Bytes};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TargetUri {
+    /// A regular file (created and filled if missing).
+    File(PathBuf),
+    /// A block device under /dev.
+    Device(PathBuf),
+    /// An in-process RAM LUN of this size.
+    Mem(Bytes),
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum UriError {
+    #[error("target '{uri}': {why}. Targets are /path/file, file:/path, /dev/NAME, mem:SIZE (for example mem:1G), nbd://host[:port]/export or iscsi://host[:port]/IQN/LUN")]
+    Bad { uri: String, why: String },
+}
+
+pub fn parse(uri: &str) -> Result<TargetUri, UriError> {
+    let bad = |why: &str| UriError::Bad { uri: uri.to_string(), why: why.to_string() };
+    if uri.trim().is_empty() {
+        return Err(bad("the target is empty"));
+    }
+    if let Some(size) = uri.strip_prefix("mem:") {
+        let size = parse_size(size).map_err(|e| bad(&e.to_string()))?;
+        if size.get() == 0 {
+            return Err(bad("a mem: target needs a size above 0"));
+        }
+        return Ok(TargetUri::Mem(size));
+    }
+    let path = if let Some(p) = uri.strip_prefix("file://") {
+        p
+    } else if let Some(p) = uri.strip_prefix("file:") {
+        p
+    } else if uri.contains("://") {
+        let scheme = uri.split("://").next().unwrap_or("");
+        return Err(bad(&format!("unknown scheme '{scheme}'")));
+    } else {
+        uri
+    };
+    if path.is_empty() {
+        return Err(bad("the path is empty"));
+    }
+    let path = PathBuf::from(path);
+    if path.starts_with("/dev/") && !path.starts_with("/dev/shm/") {
+        Ok(TargetUri::Device(path))
+    } else {
+        Ok(TargetUri::File(path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_each_form() {
+        assert_eq!(parse("mem:1G"), Ok(TargetUri::Mem(Bytes(1 << 30))));
+        assert_eq!(parse("/tmp/x"), Ok(TargetUri::File("/tmp/x".into())));
+        assert_eq!(parse("file:/tmp/x"), Ok(TargetUri::File("/tmp/x".into())));
+        assert_eq!(parse("/dev/shm/x"), Ok(TargetUri::File("/dev/shm/x".into())));
+        assert_eq!(parse("/dev/loop3"), Ok(TargetUri::Device("/dev/loop3".into())));
+        assert!(parse("mem:0").is_err());
+        assert!(parse("mem:lots").unwrap_err().to_string().contains("mem:lots"));
+        assert!(parse("ftp://x/y").unwrap_err().to_string().contains("unknown scheme 'ftp'"));
+        assert!(parse("").is_err());
+    }
+}

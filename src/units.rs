@@ -1,0 +1,159 @@
+//! Units as newtypes and the parsers for what users type: sizes, durations and
+//! percentages. Transfer and region sizes are binary (4k = 4096 B), as in IOmeter
+//! and fio; throughput is decimal (MB = 10^6 B) as METHODOLOGY.md defines.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// A count of bytes. Sizes typed by users are binary multiples (k = 1024).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Bytes(pub u64);
+
+impl Bytes {
+    pub const KIB: u64 = 1024;
+    pub const MIB: u64 = 1024 * 1024;
+    pub const GIB: u64 = 1024 * 1024 * 1024;
+
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for Bytes {
+    /// Prints the shortest exact binary form: 4096 -> "4k", 1048576 -> "1m".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.0;
+        for (unit, suffix) in [(1u64 << 40, "t"), (Self::GIB, "g"), (Self::MIB, "m"), (Self::KIB, "k")] {
+            if v >= unit && v % unit == 0 {
+                return write!(f, "{}{}", v / unit, suffix);
+            }
+        }
+        write!(f, "{v}")
+    }
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum UnitError {
+    #[error("'{value}' is not a size: use a number with an optional k, m, g or t suffix (binary: 4k = 4096 bytes), for example 4k, 128k, 1m, 1g")]
+    BadSize { value: String },
+    #[error("'{value}' is not a duration: use a number with s, ms, m or h, for example 10s, 500ms, 2m")]
+    BadDuration { value: String },
+    #[error("'{value}' is not a percentage: use a number from 0 to 100, for example 70 or 70%")]
+    BadPercent { value: String },
+}
+
+/// Parses "4096", "4k", "4K", "4KiB", "4kb", "1m", "1.5g". Binary multiples.
+pub fn parse_size(text: &str) -> Result<Bytes, UnitError> {
+    let bad = || UnitError::BadSize { value: text.to_string() };
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, suffix) = t.split_at(split);
+    if num.is_empty() {
+        return Err(bad());
+    }
+    let mult: u64 = match suffix.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => Bytes::KIB,
+        "m" | "mb" | "mib" => Bytes::MIB,
+        "g" | "gb" | "gib" => Bytes::GIB,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => return Err(bad()),
+    };
+    if let Ok(whole) = num.parse::<u64>() {
+        return whole.checked_mul(mult).map(Bytes).ok_or_else(bad);
+    }
+    let value: f64 = num.parse().map_err(|_| bad())?;
+    let bytes = value * mult as f64;
+    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 || bytes.fract() != 0.0 {
+        return Err(bad());
+    }
+    Ok(Bytes(bytes as u64))
+}
+
+/// Parses "10s", "500ms", "2m", "1h", "1.5s", "250us"; a bare number is seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
+    let bad = || UnitError::BadDuration { value: text.to_string() };
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, suffix) = t.split_at(split);
+    let value: f64 = num.parse().map_err(|_| bad())?;
+    let secs = match suffix.trim() {
+        "" | "s" | "sec" => value,
+        "ms" => value / 1e3,
+        "us" | "µs" => value / 1e6,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(bad()),
+    };
+    if !secs.is_finite() || secs < 0.0 || secs > 1e9 {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Parses "70", "70%", "35.5". Must lie in 0..=100.
+pub fn parse_percent(text: &str) -> Result<f64, UnitError> {
+    let bad = || UnitError::BadPercent { value: text.to_string() };
+    let t = text.trim().trim_end_matches('%');
+    let v: f64 = t.trim().parse().map_err(|_| bad())?;
+    if !(0.0..=100.0).contains(&v) {
+        return Err(bad());
+    }
+    Ok(v)
+}
+
+/// Formats a duration the way users type it back: 10s, 500ms, 1.5s.
+pub fn format_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else if d.as_nanos() % 1_000_000 == 0 {
+        format!("{ms}ms")
+    } else {
+        format!("{}s", d.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_as_binary_multiples() {
+        assert_eq!(parse_size("4k"), Ok(Bytes(4096)));
+        assert_eq!(parse_size("4KiB"), Ok(Bytes(4096)));
+        assert_eq!(parse_size("1M"), Ok(Bytes(1 << 20)));
+        assert_eq!(parse_size("1.5g"), Ok(Bytes(3 << 29)));
+        assert_eq!(parse_size("512"), Ok(Bytes(512)));
+        assert!(parse_size("").is_err());
+        assert!(parse_size("4q").is_err());
+        assert!(parse_size("-4k").is_err());
+        assert!(parse_size("0.3").is_err());
+        assert!(parse_size("99999999999999999999t").is_err());
+    }
+
+    #[test]
+    fn sizes_print_back_in_the_form_they_parse() {
+        for s in ["4k", "128k", "1m", "1g", "513"] {
+            assert_eq!(parse_size(s).unwrap().to_string(), s);
+        }
+    }
+
+    #[test]
+    fn durations_and_percentages() {
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
+        assert!(parse_duration("ten").is_err());
+        assert_eq!(format_duration(Duration::from_millis(1500)), "1500ms");
+        assert_eq!(format_duration(Duration::from_secs(2)), "2s");
+        assert_eq!(parse_percent("70%"), Ok(70.0));
+        assert!(parse_percent("150").is_err());
+        assert!(parse_percent("x").is_err());
+    }
+}

@@ -1,0 +1,9 @@
+//! Workloads: the access specification (IOmeter semantics), its validation, and
+//! the seeded generator that turns it into a stream of offsets and sizes.
+
+pub mod generator;
+pub mod rng;
+pub mod spec;
+
+pub use generator::{Generator, IoShape, Op, Region};
+pub use spec::{AccessLine, EngineChoice, RunLength, SpecError, WorkerGroup, WorkloadSpec};

@@ -1,0 +1,96 @@
+//! Shared test helpers: the binary under test, scratch directories, and loop
+//! devices that are detached when dropped.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A `lunmark` command for the binary built with these tests.
+pub fn lunmark() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_lunmark"));
+    // Keep every test's results away from the user's store.
+    cmd.env("LUNMARK_STORE", std::env::temp_dir().join(format!("lunmark-test-store-{}.db", std::process::id())));
+    cmd
+}
+
+/// Runs lunmark with `args`, returning its output.
+pub fn run(args: &[&str]) -> Output {
+    lunmark().args(args).output().expect("run lunmark")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A scratch directory in /dev/shm (tmpfs: fast, and O_DIRECT works there).
+pub fn shm_dir() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("lunmark-test-").tempdir_in("/dev/shm").expect("tempdir in /dev/shm")
+}
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no memory effects.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Skips a test (returns early) with a message when not root.
+#[macro_export]
+macro_rules! require_root {
+    () => {
+        if !$crate::common::is_root() {
+            eprintln!("skipped: needs root for loop devices");
+            return;
+        }
+    };
+}
+
+/// A loop device over a file this test created; detached on drop.
+pub struct LoopDevice {
+    pub path: PathBuf,
+    _backing: PathBuf,
+}
+
+impl LoopDevice {
+    /// A loop device over a new file of `size` bytes in `dir`.
+    pub fn new(dir: &Path, size: u64) -> LoopDevice {
+        let backing = dir.join(format!("loop-backing-{}", rand_suffix()));
+        let f = std::fs::File::create(&backing).expect("create loop backing file");
+        f.set_len(size).expect("size loop backing file");
+        drop(f);
+        let out = Command::new("losetup").args(["--find", "--show", "--direct-io=on"]).arg(&backing).output().expect("losetup");
+        assert!(out.status.success(), "losetup failed: {}", String::from_utf8_lossy(&out.stderr));
+        let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        LoopDevice { path, _backing: backing }
+    }
+
+    /// Kernel name, "loop3".
+    pub fn name(&self) -> String {
+        self.path.file_name().unwrap().to_string_lossy().into_owned()
+    }
+
+    /// (reads completed, sectors read, writes completed, sectors written) from /sys/block/NAME/stat.
+    pub fn stat(&self) -> (u64, u64, u64, u64) {
+        let text = std::fs::read_to_string(format!("/sys/block/{}/stat", self.name())).expect("read loop stat");
+        let f: Vec<u64> = text.split_whitespace().map(|v| v.parse().unwrap()).collect();
+        (f[0], f[2], f[4], f[6])
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").arg("-d").arg(&self.path).status();
+    }
+}
+
+pub fn rand_suffix() -> String {
+    format!("{}-{}", std::process::id(), std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos())
+}
+
+/// Parses the JSON result a run wrote.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("result JSON exists")).expect("result is JSON")
+}

@@ -1,0 +1,6 @@
+//! lunmark's integration tests: one binary, a module per feature. They run the
+//! real `lunmark` binary against real files, loop devices and servers that each
+//! test creates and removes.
+
+mod common;
+mod core;
