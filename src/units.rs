@@ -28,7 +28,7 @@ impl fmt::Display for Bytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let v = self.0;
         for (unit, suffix) in [(1u64 << 40, "t"), (Self::GIB, "g"), (Self::MIB, "m"), (Self::KIB, "k")] {
-            if v >= unit && v % unit == 0 {
+            if v >= unit && v.is_multiple_of(unit) {
                 return write!(f, "{}{}", v / unit, suffix);
             }
         }
@@ -89,7 +89,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
         "h" => value * 3600.0,
         _ => return Err(bad()),
     };
-    if !secs.is_finite() || secs < 0.0 || secs > 1e9 {
+    if !secs.is_finite() || !(0.0..=1e9).contains(&secs) {
         return Err(bad());
     }
     Ok(Duration::from_secs_f64(secs))
@@ -109,9 +109,9 @@ pub fn parse_percent(text: &str) -> Result<f64, UnitError> {
 /// Formats a duration the way users type it back: 10s, 500ms, 1.5s.
 pub fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
-    } else if d.as_nanos() % 1_000_000 == 0 {
+    } else if d.as_nanos().is_multiple_of(1_000_000) {
         format!("{ms}ms")
     } else {
         format!("{}s", d.as_secs_f64())

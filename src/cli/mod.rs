@@ -22,7 +22,11 @@ pub mod exit {
 }
 
 #[derive(Parser, Debug)]
-#[command(name = "lunmark", version, about = "Storage I/O benchmark: IOmeter-style workloads, exact IOPS, MB/s, latency and CPU figures, results kept")]
+#[command(
+    name = "lunmark",
+    version,
+    about = "Storage I/O benchmark: IOmeter-style workloads, exact IOPS, MB/s, latency and CPU figures, results kept"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -59,9 +59,7 @@ impl BufferPool {
 
     /// (pointer, length) of every slot, for registering with io_uring.
     pub fn iovecs(&self) -> Vec<libc::iovec> {
-        (0..self.slots as u32)
-            .map(|s| libc::iovec { iov_base: self.slot_ptr(s) as *mut libc::c_void, iov_len: self.slot_size })
-            .collect()
+        (0..self.slots as u32).map(|s| libc::iovec { iov_base: self.slot_ptr(s) as *mut libc::c_void, iov_len: self.slot_size }).collect()
     }
 }
 

@@ -92,14 +92,22 @@ mod tests {
             .map(|_| {
                 // A long-tailed mix: mostly 20-200 us, a tail up to 50 ms.
                 let base = 20_000 + rng.below(180_000);
-                if rng.below(100) == 0 { base * (1 + rng.below(250)) } else { base }
+                if rng.below(100) == 0 {
+                    base * (1 + rng.below(250))
+                } else {
+                    base
+                }
             })
             .collect();
         let mut h = LatencyHistogram::default();
         let (mut a, mut b) = (LatencyHistogram::default(), LatencyHistogram::default());
         for (i, &v) in sample.iter().enumerate() {
             h.record(v);
-            if i % 2 == 0 { a.record(v) } else { b.record(v) }
+            if i % 2 == 0 {
+                a.record(v)
+            } else {
+                b.record(v)
+            }
         }
         a.add(&b);
         sample.sort_unstable();

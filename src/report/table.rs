@@ -55,12 +55,28 @@ pub fn render_point(p: &Point) -> String {
         ("write", s.write_iops, s.write_mbps, s.write_mibps, s.ios_written, s.bytes_written),
         ("total", s.iops, s.mbps, s.mibps, s.ios_read + s.ios_written, s.bytes_read + s.bytes_written),
     ] {
-        rates.add_row(vec![Cell::new(name), right(num(iops)), right(num(mbps)), right(num(mibps)), right(ios.to_string()), right(bytes.to_string())]);
+        rates.add_row(vec![
+            Cell::new(name),
+            right(num(iops)),
+            right(num(mbps)),
+            right(num(mibps)),
+            right(ios.to_string()),
+            right(bytes.to_string()),
+        ]);
     }
     let mut lat = Table::new();
     lat.load_preset(UTF8_BORDERS_ONLY).set_header(vec!["latency us", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "max"]);
     let row = |name: &str, l: &LatencyStats| {
-        vec![Cell::new(name), right(num(l.mean)), right(num(l.p50)), right(num(l.p90)), right(num(l.p99)), right(num(l.p99_9)), right(num(l.p99_99)), right(num(l.max))]
+        vec![
+            Cell::new(name),
+            right(num(l.mean)),
+            right(num(l.p50)),
+            right(num(l.p90)),
+            right(num(l.p99)),
+            right(num(l.p99_9)),
+            right(num(l.p99_99)),
+            right(num(l.max)),
+        ]
     };
     for (name, l) in [("read", &s.latency_us.read), ("write", &s.latency_us.write), ("all", &s.latency_us.all)] {
         if l.count > 0 || name == "all" {
@@ -80,7 +96,14 @@ pub fn render_point(p: &Point) -> String {
         opt(c.service_demand_us_per_kb)
     ));
     for g in &p.groups {
-        text.push_str(&format!("group {} ({} workers): {} IOPS, {} MB/s, mean latency {} us\n", g.name, g.workers, num(g.iops), num(g.mbps), num(g.latency_us.all.mean)));
+        text.push_str(&format!(
+            "group {} ({} workers): {} IOPS, {} MB/s, mean latency {} us\n",
+            g.name,
+            g.workers,
+            num(g.iops),
+            num(g.mbps),
+            num(g.latency_us.all.mean)
+        ));
     }
     if s.errors.total > 0 {
         text.push_str(&format!("I/O errors: {}\n", s.errors.total));

@@ -109,12 +109,23 @@ pub fn describe(plan: &RunPlan) -> String {
             RunLength::Time(d) => format!("{} measured", crate::units::format_duration(d)),
             RunLength::Ios(k) => format!("{k} I/Os per worker measured"),
         };
-        let _ = writeln!(out, "engine: {}   ramp: {} (not measured)   run: {}   seed: {}", engine_name(s), crate::units::format_duration(s.ramp), run, s.seed);
+        let _ = writeln!(
+            out,
+            "engine: {}   ramp: {} (not measured)   run: {}   seed: {}",
+            engine_name(s),
+            crate::units::format_duration(s.ramp),
+            run,
+            s.seed
+        );
         let region = match s.size {
             Some(len) => format!("{} from offset {}", len, s.offset),
             None => format!("whole target from offset {}", s.offset),
         };
-        let _ = writeln!(out, "region on each target: {region}{}", if s.buffered { "   (buffered: page cache in the path)" } else { "   (direct I/O)" });
+        let _ = writeln!(
+            out,
+            "region on each target: {region}{}",
+            if s.buffered { "   (buffered: page cache in the path)" } else { "   (direct I/O)" }
+        );
         for (ti, t) in s.targets.iter().enumerate() {
             let _ = writeln!(out, "target {ti}: {t}");
         }

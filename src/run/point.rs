@@ -122,7 +122,9 @@ pub fn run_point(
             ("run", now - measure_start, if let RunLength::Time(d) = spec.run { Some(d) } else { None })
         };
         let last_done = (now.saturating_duration_since(measure_start).as_secs() as u32).checked_sub(1);
-        let figures = last_done.and_then(|i| slices.get(&i)).map(|s| (s.ios_read + s.ios_written, s.bytes_read + s.bytes_written, s.latency.quantile_ns(0.99)));
+        let figures = last_done
+            .and_then(|i| slices.get(&i))
+            .map(|s| (s.ios_read + s.ios_written, s.bytes_read + s.bytes_written, s.latency.quantile_ns(0.99)));
         if shown != Some((phase, elapsed.as_secs())) {
             shown = Some((phase, elapsed.as_secs()));
             let (ios, bytes, p99) = figures.unwrap_or((0, 0, 0));
@@ -157,7 +159,10 @@ pub fn run_point(
         total += &o.recorder;
         by_group[o.group] += &o.recorder;
     }
-    let reason = outcomes.iter().find_map(|o| o.failure.clone()).or_else(|| (status == Status::Interrupted).then(|| "interrupted by a signal (Ctrl-C)".to_string()));
+    let reason = outcomes
+        .iter()
+        .find_map(|o| o.failure.clone())
+        .or_else(|| (status == Status::Interrupted).then(|| "interrupted by a signal (Ctrl-C)".to_string()));
     if reason.is_some() && status == Status::Completed {
         status = Status::Failed;
     }

@@ -53,7 +53,9 @@ struct Slot {
 /// Builds the engine for a worker's targets: every target of one worker must use
 /// the same engine family (checked by the planner).
 pub fn build_engine(choice: EngineChoice, targets: &[&OpenTarget], pool: BufferPool) -> std::io::Result<Box<dyn Engine>> {
-    if let Some(luns) = targets.iter().map(|t| if let Handle::Mem(l) = &t.handle { Some(l.clone()) } else { None }).collect::<Option<Vec<_>>>() {
+    if let Some(luns) =
+        targets.iter().map(|t| if let Handle::Mem(l) = &t.handle { Some(l.clone()) } else { None }).collect::<Option<Vec<_>>>()
+    {
         return Ok(Box::new(engine::mem::MemEngine::new(luns, pool)));
     }
     let fds: Vec<_> = targets.iter().filter_map(|t| t.raw_fd()).collect();
@@ -90,7 +92,10 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
     let mut engine = match engine {
         Ok(e) => e,
         Err(e) => {
-            outcome.failure = Some(format!("could not set up the engine for {}: {e}", mine.iter().map(|t| t.facts.uri.as_str()).collect::<Vec<_>>().join(", ")));
+            outcome.failure = Some(format!(
+                "could not set up the engine for {}: {e}",
+                mine.iter().map(|t| t.facts.uri.as_str()).collect::<Vec<_>>().join(", ")
+            ));
             ctl.fail();
             return outcome;
         }
@@ -154,7 +159,8 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
             if let Some(errno) = completion_error(c.result, s.len) {
                 let uri = &mine[s.target as usize].facts.uri;
                 let message = engine::errno_name(errno);
-                outcome.failure = Some(format!("{uri}: {} at offset {} failed: {message}", if s.op == Op::Read { "read" } else { "write" }, s.offset));
+                outcome.failure =
+                    Some(format!("{uri}: {} at offset {} failed: {message}", if s.op == Op::Read { "read" } else { "write" }, s.offset));
                 rec.record_error(IoErrorRecord { target: uri.clone(), offset: s.offset, op: s.op, errno, message });
                 ctl.fail();
                 break 'run;

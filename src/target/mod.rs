@@ -239,7 +239,10 @@ fn open_device(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool, flags:
         if meta.is_dir() {
             return Err(TargetError::Directory { path: display });
         }
-        return Err(TargetError::Io { path: display, source: io::Error::other("not a block device (lunmark writes only to block devices under /dev)") });
+        return Err(TargetError::Io {
+            path: display,
+            source: io::Error::other("not a block device (lunmark writes only to block devices under /dev)"),
+        });
     }
     if writes {
         if !flags.destructive {
@@ -267,7 +270,7 @@ fn open_device(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool, flags:
 
 fn check_alignment(spec: &WorkloadSpec, uri: &str, sector: u64) -> Result<(), TargetError> {
     let mis = |what: &str, value: u64| TargetError::Misaligned { uri: uri.into(), what: what.into(), value, sector };
-    if spec.offset.get() % sector != 0 {
+    if !spec.offset.get().is_multiple_of(sector) {
         return Err(mis("offset", spec.offset.get()));
     }
     for line in spec.groups.iter().flat_map(|g| g.access.iter()) {

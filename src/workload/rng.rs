@@ -70,10 +70,12 @@ mod tests {
 
     #[test]
     fn same_seed_same_stream_and_streams_differ() {
-        let a: Vec<u64> = (0..8).map({
-            let mut r = Rng::new(42);
-            move |_| r.next_u64()
-        }).collect();
+        let a: Vec<u64> = (0..8)
+            .map({
+                let mut r = Rng::new(42);
+                move |_| r.next_u64()
+            })
+            .collect();
         let mut r = Rng::new(42);
         assert!(a.iter().all(|&v| v == r.next_u64()));
         assert_ne!(Rng::for_stream(1, 0).next_u64(), Rng::for_stream(1, 1).next_u64());

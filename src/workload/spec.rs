@@ -127,10 +127,7 @@ impl WorkloadSpec {
 
     /// I/Os in flight at once across all workers.
     pub fn total_in_flight(&self) -> u64 {
-        self.groups
-            .iter()
-            .map(|g| g.workers as u64 * g.qd as u64 * self.group_targets(g).len() as u64)
-            .sum()
+        self.groups.iter().map(|g| g.workers as u64 * g.qd as u64 * self.group_targets(g).len() as u64).sum()
     }
 
     pub fn max_block_size(&self) -> u64 {
