@@ -149,6 +149,10 @@ fn finish(
 
 fn open_file(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool) -> Result<OpenTarget, TargetError> {
     let display = path.display().to_string();
+    if !spec.buffered {
+        // Checked before anything is created: a rejected run leaves no file behind.
+        check_alignment(spec, uri, 512)?;
+    }
     let wanted = spec.size.map(|s| spec.offset.get() + s.get());
     let created = match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => return Err(TargetError::Directory { path: display }),
@@ -185,11 +189,7 @@ fn open_file(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool) -> Resul
             TargetError::Io { path: display.clone(), source: e }
         }
     })?;
-    let target = finish(uri, TargetKind::File, size, spec, Handle::Fd(file.into()), created, None, filesystem_of(path))?;
-    if !spec.buffered {
-        check_alignment(spec, uri, 512)?;
-    }
-    Ok(target)
+    finish(uri, TargetKind::File, size, spec, Handle::Fd(file.into()), created, None, filesystem_of(path))
 }
 
 /// Writes incompressible data over every hole (and any missing tail) of the first

@@ -1,1 +1,207 @@
-// core tests
+//! Core: counts agree with the kernel, device safety, bad input, Ctrl-C, and the
+//! shape of the result.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::common::*;
+use crate::require_root;
+
+/// The I/O counts and bytes in a result match what the kernel saw on a loop
+/// device (/sys/block/loopN/stat), within 1%, for reads and for writes.
+#[test]
+fn result_counts_match_the_kernel_on_a_loop_device() {
+    require_root!();
+    let dir = shm_dir();
+    let dev = LoopDevice::new(dir.path(), 256 << 20);
+    let json = dir.path().join("r.json");
+    let before = dev.stat();
+    let out = run(&[
+        "run", "-q", "--target", dev.path.to_str().unwrap(), "--destructive", "--read", "60", "--random", "100",
+        "--qd", "16", "--ramp", "0", "--ios", "60000", "--json", json.to_str().unwrap(),
+    ]);
+    let after = dev.stat();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    let s = &r["points"][0]["summary"];
+    let (reads, read_sectors, writes, write_sectors) = (after.0 - before.0, after.1 - before.1, after.2 - before.2, after.3 - before.3);
+    let close = |ours: u64, kernel: u64| (ours as f64 - kernel as f64).abs() <= 0.01 * kernel as f64;
+    let ios_read = s["ios_read"].as_u64().unwrap();
+    let ios_written = s["ios_written"].as_u64().unwrap();
+    assert_eq!(ios_read + ios_written, 60_000);
+    assert!(close(ios_read, reads), "reads: lunmark {ios_read}, kernel {reads}");
+    assert!(close(ios_written, writes), "writes: lunmark {ios_written}, kernel {writes}");
+    assert!(close(s["bytes_read"].as_u64().unwrap(), read_sectors * 512), "bytes read vs kernel sectors");
+    assert!(close(s["bytes_written"].as_u64().unwrap(), write_sectors * 512), "bytes written vs kernel sectors");
+}
+
+#[test]
+fn writes_to_a_block_device_need_destructive() {
+    require_root!();
+    let dir = shm_dir();
+    let dev = LoopDevice::new(dir.path(), 64 << 20);
+    let out = run(&["run", "-q", "--target", dev.path.to_str().unwrap(), "--time", "1s", "--ramp", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("--destructive") && err.contains(dev.path.to_str().unwrap()), "{err}");
+    // A read-only run is harmless and allowed.
+    let out = run(&["run", "-q", "--target", dev.path.to_str().unwrap(), "--read", "100", "--time", "1s", "--ramp", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn a_device_holding_a_filesystem_is_refused_even_with_destructive() {
+    require_root!();
+    let dir = shm_dir();
+    let dev = LoopDevice::new(dir.path(), 64 << 20);
+    let mkfs = Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&dev.path).output().expect("mkfs.ext4");
+    assert!(mkfs.status.success(), "{}", stderr(&mkfs));
+    let target = dev.path.to_str().unwrap();
+    let out = run(&["run", "-q", "--target", target, "--destructive", "--time", "1s", "--ramp", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("ext2/3/4 filesystem") && err.contains("--force"), "{err}");
+
+    // Mounted: the message says where.
+    let mnt = dir.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    assert!(Command::new("mount").arg(&dev.path).arg(&mnt).status().unwrap().success());
+    let out = run(&["run", "-q", "--target", target, "--destructive", "--time", "1s", "--ramp", "0"]);
+    let _ = Command::new("umount").arg(&mnt).status();
+    assert!(stderr(&out).contains("mounted on"), "{}", stderr(&out));
+
+    // --force as well: the user insisted.
+    let out = run(&["run", "-q", "--target", target, "--destructive", "--force", "--time", "1s", "--ramp", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+fn assert_rejected(args: &[&str], expect: &[&str]) {
+    let out = run(args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "args {args:?} should fail with 1; stderr: {err}");
+    assert!(!err.contains("panicked"), "panic on {args:?}: {err}");
+    for e in expect {
+        assert!(err.contains(e), "args {args:?}: message should mention '{e}': {err}");
+    }
+}
+
+#[test]
+fn bad_input_gets_a_clear_message_and_a_nonzero_exit() {
+    let dir = shm_dir();
+    let f = dir.path().join("f.dat");
+    let f = f.to_str().unwrap();
+    assert_rejected(&["run", "-t", f, "--size", "0"], &["size must be greater than 0"]);
+    assert_rejected(&["run", "-t", "mem:16m", "--read", "150"], &["--read", "'150'", "0 to 100"]);
+    assert_rejected(&["run", "-t", "mem:16m", "--engine", "spdk"], &["unknown engine 'spdk'", "io_uring"]);
+    assert_rejected(&["run", "-t", f, "--read", "100"], &["does not exist", "--size"]);
+    assert_rejected(&["run", "-t", dir.path().to_str().unwrap()], &["is a directory"]);
+    assert_rejected(&["run", "-t", "mem:16m", "--bs", "4x"], &["--bs", "'4x' is not a size"]);
+    assert_rejected(&["run", "-t", "mem:16m", "--qd", "0"], &["qd must be greater than 0"]);
+    assert_rejected(&["run", "-t", "mem:4k", "--bs", "8k"], &["smaller than the largest transfer"]);
+    assert_rejected(&["run", "-t", "nfs://x/y"], &["unknown scheme 'nfs'"]);
+    assert_rejected(&["run", "-t", f, "--size", "1m", "--bs", "1000"], &["not a multiple of the 512-byte logical block size", "--buffered"]);
+    // Nothing was created by the rejected runs.
+    assert!(!std::path::Path::new(f).exists());
+}
+
+/// Ctrl-C mid-run: the result is still written, status "interrupted", covering the time measured.
+#[test]
+fn sigint_mid_run_keeps_an_interrupted_result() {
+    let dir = shm_dir();
+    let json = dir.path().join("r.json");
+    let child = lunmark()
+        .args(["run", "-q", "-t", "mem:64m", "--time", "60s", "--ramp", "0", "--json", json.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    // SAFETY: kill(2) on the PID of the child we spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(2), "stopped within a second or so");
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let r = read_json(&json);
+    assert_eq!(r["status"], "interrupted");
+    let s = &r["points"][0]["summary"];
+    let d = s["duration_s"].as_f64().unwrap();
+    assert!((2.0..4.0).contains(&d), "measured {d}s");
+    assert!(s["iops"].as_f64().unwrap() > 0.0);
+}
+
+/// The result carries every field the schema promises.
+#[test]
+fn the_result_has_the_documented_fields() {
+    let dir = shm_dir();
+    let json = dir.path().join("r.json");
+    let f = dir.path().join("data");
+    let out = run(&["run", "-q", "-t", f.to_str().unwrap(), "--size", "32m", "--time", "2s", "--ramp", "1s", "--json", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    for key in ["schema_version", "id", "lunmark_version", "started_at", "status", "command_line", "host", "workload", "points"] {
+        assert!(!r[key].is_null(), "missing {key}");
+    }
+    assert_eq!(r["status"], "completed");
+    for key in ["kernel", "cpu_model", "cores", "memory_bytes"] {
+        assert!(!r["host"][key].is_null(), "missing host.{key}");
+    }
+    let s = &r["points"][0]["summary"];
+    for key in [
+        "iops", "read_iops", "write_iops", "mbps", "read_mbps", "write_mbps", "bytes_read", "bytes_written", "ios_read", "ios_written",
+        "duration_s", "errors", "intervals",
+    ] {
+        assert!(!s[key].is_null(), "missing summary.{key}");
+    }
+    for op in ["read", "write", "all"] {
+        for p in ["mean", "p50", "p90", "p99", "p99_9", "p99_99", "max"] {
+            assert!(s["latency_us"][op][p].is_number(), "missing latency_us.{op}.{p}");
+        }
+    }
+    for key in ["utilization_pct", "process_pct", "per_core_pct", "iops_per_cpu_pct", "mbps_per_cpu_pct", "service_demand_us_per_kb"] {
+        assert!(!s["cpu"][key].is_null(), "missing cpu.{key}");
+    }
+    let iops = s["iops"].as_f64().unwrap();
+    let util = s["cpu"]["utilization_pct"].as_f64().unwrap();
+    assert!((s["cpu"]["iops_per_cpu_pct"].as_f64().unwrap() - iops / util).abs() < 1e-6 * iops);
+    // 70% read by default: observed within 2 points over a couple of seconds of I/O.
+    let reads = s["ios_read"].as_f64().unwrap() / (s["ios_read"].as_f64().unwrap() + s["ios_written"].as_f64().unwrap());
+    assert!((reads - 0.70).abs() < 0.02, "read share {reads}");
+    let intervals = s["intervals"].as_array().unwrap();
+    assert_eq!(intervals.len(), 2, "one interval per measured second");
+    assert!(!f.exists() || f.metadata().unwrap().len() == 32 << 20);
+}
+
+/// `lunmark run` with no arguments: a real run on a scratch file in the current
+/// directory, removed afterwards.
+#[test]
+fn the_default_run_uses_and_removes_a_scratch_file() {
+    let dir = shm_dir();
+    let out = lunmark().current_dir(dir.path()).args(["run", "--dry-run"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("lunmark-scratch-") && text.contains("I/Os in flight"), "{text}");
+    let out = lunmark().current_dir(dir.path()).args(["run", "-q", "--time", "1s", "--ramp", "0", "--size", "16m"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("IOPS"));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "scratch file removed");
+}
+
+/// --dry-run prints the effective spec and touches nothing.
+#[test]
+fn dry_run_describes_the_workload() {
+    let out = run(&["run", "--dry-run", "-t", "mem:1g", "-t", "mem:1g", "--workers", "2", "--qd", "8", "--bs", "8k", "--read", "35"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("2 workers x 2 targets x 8 outstanding = 32 I/Os in flight"), "{text}");
+    assert!(text.contains("8k transfers, 35% read / 65% write"), "{text}");
+}
+
+#[test]
+fn psync_with_queue_depth_warns() {
+    let dir = shm_dir();
+    let f = dir.path().join("data");
+    let out = run(&["run", "-q", "-t", f.to_str().unwrap(), "--size", "8m", "--engine", "psync", "--qd", "8", "--time", "1s", "--ramp", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("psync engine does one I/O at a time"), "{}", stderr(&out));
+}
