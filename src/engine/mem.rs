@@ -86,7 +86,8 @@ impl Drop for MemLun {
 }
 
 pub struct MemEngine {
-    luns: Vec<Arc<MemLun>>,
+    /// None: a null: target, which completes every I/O without moving data.
+    luns: Option<Vec<Arc<MemLun>>>,
     pool: BufferPool,
     done: VecDeque<Completion>,
 }
@@ -94,18 +95,32 @@ pub struct MemEngine {
 impl MemEngine {
     pub fn new(luns: Vec<Arc<MemLun>>, pool: BufferPool) -> Self {
         let done = VecDeque::with_capacity(pool.slots());
-        MemEngine { luns, pool, done }
+        MemEngine { luns: Some(luns), pool, done }
+    }
+
+    /// The engine of null: targets: every I/O completes at once, no bytes move.
+    pub fn null(pool: BufferPool) -> Self {
+        let done = VecDeque::with_capacity(pool.slots());
+        MemEngine { luns: None, pool, done }
     }
 }
 
 impl Engine for MemEngine {
     fn name(&self) -> &'static str {
-        "mem"
+        if self.luns.is_some() {
+            "mem"
+        } else {
+            "null"
+        }
     }
 
     #[inline]
     fn queue(&mut self, req: IoRequest) -> io::Result<()> {
-        let lun = &self.luns[req.target as usize];
+        let Some(luns) = &self.luns else {
+            self.done.push_back(Completion { slot: req.slot, result: req.len as i64 });
+            return Ok(());
+        };
+        let lun = &luns[req.target as usize];
         let buf = self.pool.slot_ptr(req.slot);
         let len = req.len as usize;
         assert!(len <= self.pool.slot_size());

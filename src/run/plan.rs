@@ -42,6 +42,7 @@ pub enum PlanError {
 pub fn engine_for(uri: &TargetUri, choice: EngineChoice) -> &'static str {
     match uri {
         TargetUri::Mem(_) => "mem",
+        TargetUri::Null(_) => "null",
         TargetUri::File(_) | TargetUri::Device(_) => match choice {
             EngineChoice::Psync => "psync",
             EngineChoice::IoUring => "io_uring",

@@ -53,6 +53,9 @@ struct Slot {
 /// Builds the engine for a worker's targets: every target of one worker must use
 /// the same engine family (checked by the planner).
 pub fn build_engine(choice: EngineChoice, targets: &[&OpenTarget], pool: BufferPool) -> std::io::Result<Box<dyn Engine>> {
+    if targets.iter().all(|t| matches!(t.handle, Handle::Null)) {
+        return Ok(Box::new(engine::mem::MemEngine::null(pool)));
+    }
     if let Some(luns) =
         targets.iter().map(|t| if let Handle::Mem(l) = &t.handle { Some(l.clone()) } else { None }).collect::<Option<Vec<_>>>()
     {
@@ -60,7 +63,7 @@ pub fn build_engine(choice: EngineChoice, targets: &[&OpenTarget], pool: BufferP
     }
     let fds: Vec<_> = targets.iter().filter_map(|t| t.raw_fd()).collect();
     if fds.len() != targets.len() {
-        return Err(std::io::Error::other("one worker's targets mix mem: with files or devices"));
+        return Err(std::io::Error::other("one worker's targets mix mem: or null: with files or devices"));
     }
     match choice {
         EngineChoice::Psync => Ok(Box::new(engine::psync::PsyncEngine::new(fds, pool))),

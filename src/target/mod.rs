@@ -37,6 +37,7 @@ pub enum TargetKind {
     File,
     BlockDevice,
     Mem,
+    Null,
 }
 
 /// What the result records about a target.
@@ -58,6 +59,8 @@ pub struct TargetFacts {
 pub enum Handle {
     Fd(OwnedFd),
     Mem(Arc<MemLun>),
+    /// No storage at all (null: targets).
+    Null,
 }
 
 pub struct OpenTarget {
@@ -72,7 +75,7 @@ impl OpenTarget {
     pub fn raw_fd(&self) -> Option<RawFd> {
         match &self.handle {
             Handle::Fd(fd) => Some(fd.as_raw_fd()),
-            Handle::Mem(_) => None,
+            Handle::Mem(_) | Handle::Null => None,
         }
     }
 }
@@ -116,6 +119,7 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags) -> Result<Vec<OpenTarge
                 let lun = MemLun::new(size.get()).map_err(io_err(Path::new(uri)))?;
                 finish(uri, TargetKind::Mem, size.get(), spec, Handle::Mem(Arc::new(lun)), None, None, None)?
             }
+            TargetUri::Null(size) => finish(uri, TargetKind::Null, size.get(), spec, Handle::Null, None, None, None)?,
             TargetUri::File(path) => open_file(uri, &path, spec, writes)?,
             TargetUri::Device(path) => open_device(uri, &path, spec, writes, flags)?,
         };

@@ -14,11 +14,14 @@ pub enum TargetUri {
     Device(PathBuf),
     /// An in-process RAM LUN of this size.
     Mem(Bytes),
+    /// An in-process sink of this size that moves no data: lunmark's own per-I/O
+    /// cost, the exact peer of fio's null engine.
+    Null(Bytes),
 }
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum UriError {
-    #[error("target '{uri}': {why}. Targets are /path/file, file:/path, /dev/NAME, mem:SIZE (for example mem:1G), nbd://host[:port]/export or iscsi://host[:port]/IQN/LUN")]
+    #[error("target '{uri}': {why}. Targets are /path/file, file:/path, /dev/NAME, mem:SIZE (for example mem:1G), null:SIZE, nbd://host[:port]/export or iscsi://host[:port]/IQN/LUN")]
     Bad { uri: String, why: String },
 }
 
@@ -27,12 +30,14 @@ pub fn parse(uri: &str) -> Result<TargetUri, UriError> {
     if uri.trim().is_empty() {
         return Err(bad("the target is empty"));
     }
-    if let Some(size) = uri.strip_prefix("mem:") {
-        let size = parse_size(size).map_err(|e| bad(&e.to_string()))?;
-        if size.get() == 0 {
-            return Err(bad("a mem: target needs a size above 0"));
+    for (prefix, make) in [("mem:", TargetUri::Mem as fn(Bytes) -> TargetUri), ("null:", TargetUri::Null)] {
+        if let Some(size) = uri.strip_prefix(prefix) {
+            let size = parse_size(size).map_err(|e| bad(&e.to_string()))?;
+            if size.get() == 0 {
+                return Err(bad(&format!("a {prefix} target needs a size above 0, for example {prefix}1G")));
+            }
+            return Ok(make(size));
         }
-        return Ok(TargetUri::Mem(size));
     }
     let path = if let Some(p) = uri.strip_prefix("file://") {
         p
@@ -62,6 +67,7 @@ mod tests {
     #[test]
     fn parses_each_form() {
         assert_eq!(parse("mem:1G"), Ok(TargetUri::Mem(Bytes(1 << 30))));
+        assert_eq!(parse("null:4k"), Ok(TargetUri::Null(Bytes(4096))));
         assert_eq!(parse("/tmp/x"), Ok(TargetUri::File("/tmp/x".into())));
         assert_eq!(parse("file:/tmp/x"), Ok(TargetUri::File("/tmp/x".into())));
         assert_eq!(parse("/dev/shm/x"), Ok(TargetUri::File("/dev/shm/x".into())));

@@ -126,3 +126,66 @@ mod tests {
         }
     }
 }
+
+/// Statistical and golden tests of the stream. The golden file holds cases in the
+/// raft-rs style: a header line naming the seed and the access lines, `----`, then
+/// the first I/Os. Run with LUNMARK_BLESS=1 to rewrite it after a deliberate change.
+#[cfg(test)]
+mod stream_tests {
+    use super::*;
+    use crate::units::Bytes;
+    use std::fmt::Write;
+
+    fn mixed() -> Vec<AccessLine> {
+        vec![
+            AccessLine { share: 50.0, bs: Bytes(4096), read: 70.0, random: 100.0, align: None },
+            AccessLine { share: 30.0, bs: Bytes(8192), read: 35.0, random: 50.0, align: Some(Bytes(4096)) },
+            AccessLine { share: 20.0, bs: Bytes(65536), read: 0.0, random: 0.0, align: None },
+        ]
+    }
+
+    #[test]
+    fn observed_shares_match_the_spec_within_one_point() {
+        let access = mixed();
+        let mut g = Generator::new(1234, 0, &access, vec![Region { start: 0, len: 1 << 30 }]);
+        let n = 200_000;
+        let mut per_line = [(0u64, 0u64, 0u64); 3]; // (count, reads, randoms)
+        for _ in 0..n {
+            let io = g.next(0);
+            let l = &mut per_line[io.line as usize];
+            l.0 += 1;
+            l.1 += (io.op == Op::Read) as u64;
+            l.2 += io.random as u64;
+            assert_eq!(io.len as u64, access[io.line as usize].bs.get());
+        }
+        for (spec, (count, reads, randoms)) in access.iter().zip(per_line) {
+            let pct = |a: u64, b: u64| a as f64 * 100.0 / b as f64;
+            assert!((pct(count, n) - spec.share).abs() < 1.0, "share {} vs {}", pct(count, n), spec.share);
+            assert!((pct(reads, count) - spec.read).abs() < 1.0, "read {} vs {}", pct(reads, count), spec.read);
+            assert!((pct(randoms, count) - spec.random).abs() < 1.0, "random {} vs {}", pct(randoms, count), spec.random);
+        }
+    }
+
+    fn render(seed: u64, n: usize) -> String {
+        let mut g = Generator::new(seed, 0, &mixed(), vec![Region { start: 0, len: 16 << 20 }]);
+        let mut out = format!("seed={seed} lines=50%:4k:r70:rand100,30%:8k:r35:rand50:align4k,20%:64k:r0:rand0 region=0+16m\n----\n");
+        for _ in 0..n {
+            let io = g.next(0);
+            let _ = writeln!(out, "{} {} {} {}", if io.op == Op::Read { "R" } else { "W" }, io.offset, io.len, if io.random { "rand" } else { "seq" });
+        }
+        out
+    }
+
+    #[test]
+    fn same_seed_gives_the_golden_stream() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/generator.txt");
+        let got = render(42, 40);
+        if std::env::var_os("LUNMARK_BLESS").is_some() {
+            std::fs::write(path, &got).unwrap();
+        }
+        let want = std::fs::read_to_string(path).expect("golden file (LUNMARK_BLESS=1 creates it)");
+        assert_eq!(got, want, "the stream for seed 42 changed: journals and comparisons across versions depend on it");
+        assert_eq!(render(42, 40), got, "same seed, same stream");
+        assert_ne!(render(43, 40), got, "another seed, another stream");
+    }
+}
