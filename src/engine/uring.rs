@@ -1,6 +1,11 @@
 //! The io_uring engine: registered buffers (one per slot) and registered files,
 //! batched submission (every queued I/O goes in with the next wait, one syscall)
 //! and batched reaping. `user_data` is the slot index.
+//!
+//! Waits must be bounded (so a stalled device cannot keep a worker from seeing
+//! Ctrl-C or the end of the run), but a timeout on every io_uring_enter arms a
+//! kernel timer per call. Instead one multishot timeout request ticks every
+//! `TICK_PERIOD` and wakes any wait; older kernels fall back to per-call timeouts.
 
 use std::io;
 use std::os::fd::RawFd;
@@ -11,8 +16,17 @@ use io_uring::{opcode, types, IoUring};
 use super::{BufferPool, Completion, Engine, IoRequest};
 use crate::workload::Op;
 
+/// `user_data` of the tick request (slots are u32, so it never collides).
+const TICK: u64 = u64::MAX;
+const TICK_PERIOD: Duration = Duration::from_millis(50);
+
 pub struct UringEngine {
     ring: IoUring,
+    /// The tick's timespec; the kernel copies it when the request is prepared,
+    /// it is kept here only so its address stays valid until then.
+    _tick: Box<types::Timespec>,
+    /// The kernel accepted the multishot tick (false: use per-call timeouts).
+    ticking: bool,
     pool: Option<BufferPool>,
     /// Buffers registered with the ring (ReadFixed/WriteFixed) or not (Read/Write).
     fixed_buffers: bool,
@@ -28,13 +42,27 @@ impl UringEngine {
     /// `fds` must stay open while the engine lives (the targets own them).
     pub fn new(fds: &[RawFd], pool: BufferPool) -> io::Result<Self> {
         let entries = (pool.slots().max(8) as u32).next_power_of_two();
-        let ring = IoUring::builder().setup_single_issuer().setup_coop_taskrun().build(entries).or_else(|_| IoUring::new(entries))?;
+        // Deferred task work (6.1+) runs completions only when we ask for them, on
+        // this thread: fewer interruptions. Each worker creates and uses its own
+        // ring on its own thread, as single-issuer requires.
+        let ring = IoUring::builder()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .build(entries)
+            .or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries))
+            .or_else(|_| IoUring::new(entries))?;
         let iovecs = pool.iovecs();
         // SAFETY: the iovecs point into `pool`, which this engine owns and keeps alive
         // (or leaks, see Drop) for as long as the ring exists.
         let fixed_buffers = pool.slots() <= u16::MAX as usize && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
         ring.submitter().register_files(fds)?;
-        Ok(UringEngine { ring, pool: Some(pool), fixed_buffers, in_flight: 0 })
+        let tick = Box::new(types::Timespec::new().sec(TICK_PERIOD.as_secs()).nsec(TICK_PERIOD.subsec_nanos()));
+        let mut engine = UringEngine { ring, _tick: tick, ticking: false, pool: Some(pool), fixed_buffers, in_flight: 0 };
+        let entry = opcode::Timeout::new(&*engine._tick).flags(types::TimeoutFlags::MULTISHOT).build().user_data(TICK);
+        // SAFETY: the timespec is boxed in the engine and outlives the submission;
+        // a timeout request references no I/O buffer.
+        engine.ticking = unsafe { engine.ring.submission().push(&entry) }.is_ok() && engine.ring.submit().is_ok();
+        Ok(engine)
     }
 
     fn pool(&self) -> &BufferPool {
@@ -75,6 +103,8 @@ impl Engine for UringEngine {
     fn reap(&mut self, min: usize, timeout: Option<Duration>, out: &mut Vec<Completion>) -> io::Result<()> {
         let min = min.min(self.in_flight);
         let result = match timeout {
+            // The tick bounds the wait: at most TICK_PERIOD when nothing completes.
+            Some(_) if self.ticking => self.ring.submit_and_wait(min),
             Some(t) if min > 0 => {
                 let ts = types::Timespec::new().sec(t.as_secs()).nsec(t.subsec_nanos());
                 let args = types::SubmitArgs::new().timespec(&ts);
@@ -89,7 +119,17 @@ impl Engine for UringEngine {
             Err(e) => return Err(e),
         }
         let before = out.len();
-        out.extend(self.ring.completion().map(|cqe| Completion { slot: cqe.user_data() as u32, result: cqe.result() as i64 }));
+        for cqe in self.ring.completion() {
+            if cqe.user_data() == TICK {
+                // -ETIME is a normal tick; anything else (-EINVAL on kernels without
+                // multishot timeouts) means there is no tick: use per-call timeouts.
+                if cqe.result() != -libc::ETIME {
+                    self.ticking = false;
+                }
+                continue;
+            }
+            out.push(Completion { slot: cqe.user_data() as u32, result: cqe.result() as i64 });
+        }
         self.in_flight -= out.len() - before;
         Ok(())
     }

@@ -171,7 +171,14 @@ mod stream_tests {
         let mut out = format!("seed={seed} lines=50%:4k:r70:rand100,30%:8k:r35:rand50:align4k,20%:64k:r0:rand0 region=0+16m\n----\n");
         for _ in 0..n {
             let io = g.next(0);
-            let _ = writeln!(out, "{} {} {} {}", if io.op == Op::Read { "R" } else { "W" }, io.offset, io.len, if io.random { "rand" } else { "seq" });
+            let _ = writeln!(
+                out,
+                "{} {} {} {}",
+                if io.op == Op::Read { "R" } else { "W" },
+                io.offset,
+                io.len,
+                if io.random { "rand" } else { "seq" }
+            );
         }
         out
     }

@@ -17,8 +17,23 @@ fn result_counts_match_the_kernel_on_a_loop_device() {
     let json = dir.path().join("r.json");
     let before = dev.stat();
     let out = run(&[
-        "run", "-q", "--target", dev.path.to_str().unwrap(), "--destructive", "--read", "60", "--random", "100",
-        "--qd", "16", "--ramp", "0", "--ios", "60000", "--json", json.to_str().unwrap(),
+        "run",
+        "-q",
+        "--target",
+        dev.path.to_str().unwrap(),
+        "--destructive",
+        "--read",
+        "60",
+        "--random",
+        "100",
+        "--qd",
+        "16",
+        "--ramp",
+        "0",
+        "--ios",
+        "60000",
+        "--json",
+        json.to_str().unwrap(),
     ]);
     let after = dev.stat();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -99,7 +114,10 @@ fn bad_input_gets_a_clear_message_and_a_nonzero_exit() {
     assert_rejected(&["run", "-t", "mem:16m", "--qd", "0"], &["qd must be greater than 0"]);
     assert_rejected(&["run", "-t", "mem:4k", "--bs", "8k"], &["smaller than the largest transfer"]);
     assert_rejected(&["run", "-t", "nfs://x/y"], &["unknown scheme 'nfs'"]);
-    assert_rejected(&["run", "-t", f, "--size", "1m", "--bs", "1000"], &["not a multiple of the 512-byte logical block size", "--buffered"]);
+    assert_rejected(
+        &["run", "-t", f, "--size", "1m", "--bs", "1000"],
+        &["not a multiple of the 512-byte logical block size", "--buffered"],
+    );
     // Nothing was created by the rejected runs.
     assert!(!std::path::Path::new(f).exists());
 }
@@ -136,7 +154,8 @@ fn the_result_has_the_documented_fields() {
     let dir = shm_dir();
     let json = dir.path().join("r.json");
     let f = dir.path().join("data");
-    let out = run(&["run", "-q", "-t", f.to_str().unwrap(), "--size", "32m", "--time", "2s", "--ramp", "1s", "--json", json.to_str().unwrap()]);
+    let out =
+        run(&["run", "-q", "-t", f.to_str().unwrap(), "--size", "32m", "--time", "2s", "--ramp", "1s", "--json", json.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     let r = read_json(&json);
     for key in ["schema_version", "id", "lunmark_version", "started_at", "status", "command_line", "host", "workload", "points"] {
@@ -148,8 +167,19 @@ fn the_result_has_the_documented_fields() {
     }
     let s = &r["points"][0]["summary"];
     for key in [
-        "iops", "read_iops", "write_iops", "mbps", "read_mbps", "write_mbps", "bytes_read", "bytes_written", "ios_read", "ios_written",
-        "duration_s", "errors", "intervals",
+        "iops",
+        "read_iops",
+        "write_iops",
+        "mbps",
+        "read_mbps",
+        "write_mbps",
+        "bytes_read",
+        "bytes_written",
+        "ios_read",
+        "ios_written",
+        "duration_s",
+        "errors",
+        "intervals",
     ] {
         assert!(!s[key].is_null(), "missing summary.{key}");
     }
@@ -201,7 +231,8 @@ fn dry_run_describes_the_workload() {
 fn psync_with_queue_depth_warns() {
     let dir = shm_dir();
     let f = dir.path().join("data");
-    let out = run(&["run", "-q", "-t", f.to_str().unwrap(), "--size", "8m", "--engine", "psync", "--qd", "8", "--time", "1s", "--ramp", "0"]);
+    let out =
+        run(&["run", "-q", "-t", f.to_str().unwrap(), "--size", "8m", "--engine", "psync", "--qd", "8", "--time", "1s", "--ramp", "0"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("psync engine does one I/O at a time"), "{}", stderr(&out));
 }
