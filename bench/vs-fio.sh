@@ -65,7 +65,8 @@ fio_row() { # fio-args... -> "iops ios cpu_s"
         --time_based --runtime="$DURATION" --ramp_time=0 "$@")
   python3 - "$json" "$cpu" <<'PY'
 import json, sys
-j = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+text = open(sys.argv[1]).read()
+j = json.loads(text[text.index("{"):])["jobs"][0]["read"]  # fio may print notes before the JSON
 print(j["iops"], j["total_ios"], sys.argv[2])
 PY
 }

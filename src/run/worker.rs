@@ -65,12 +65,13 @@ pub fn build_engine(choice: EngineChoice, targets: &[&OpenTarget], pool: BufferP
     if fds.len() != targets.len() {
         return Err(std::io::Error::other("one worker's targets mix mem: or null: with files or devices"));
     }
+    let taskrun = engine::uring::TaskRun::for_devices(targets.iter().all(|t| t.facts.kind == crate::target::TargetKind::BlockDevice));
     match choice {
         EngineChoice::Psync => Ok(Box::new(engine::psync::PsyncEngine::new(fds, pool))),
-        EngineChoice::IoUring => Ok(Box::new(engine::uring::UringEngine::new(&fds, pool)?)),
+        EngineChoice::IoUring => Ok(Box::new(engine::uring::UringEngine::new(&fds, pool, taskrun)?)),
         EngineChoice::Auto => {
             if engine::uring::available() {
-                Ok(Box::new(engine::uring::UringEngine::new(&fds, pool)?))
+                Ok(Box::new(engine::uring::UringEngine::new(&fds, pool, taskrun)?))
             } else {
                 Ok(Box::new(engine::psync::PsyncEngine::new(fds, pool)))
             }
