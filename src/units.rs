@@ -9,9 +9,30 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// A count of bytes. Sizes typed by users are binary multiples (k = 1024).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
+/// Serialised as the text users type ("4k", "1g"); read from text or a number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Bytes(pub u64);
+
+impl Serialize for Bytes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Form {
+            Number(u64),
+            Text(String),
+        }
+        match Form::deserialize(d)? {
+            Form::Number(n) => Ok(Bytes(n)),
+            Form::Text(t) => parse_size(&t).map_err(serde::de::Error::custom),
+        }
+    }
+}
 
 impl Bytes {
     pub const KIB: u64 = 1024;

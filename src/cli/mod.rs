@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod profiles;
 pub mod run;
 
 /// Exit codes (documented in the README).
@@ -35,14 +36,20 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run a benchmark (with no arguments: a short default run on a scratch file here).
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
+    /// List the built-in profiles, or show one as TOML.
+    Profiles {
+        #[command(subcommand)]
+        action: Option<profiles::ProfilesAction>,
+    },
 }
 
 /// Parses the command line and runs it; returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Some(Command::Run(args)) => run::execute(args),
+        Some(Command::Run(args)) => run::execute(*args),
+        Some(Command::Profiles { action }) => profiles::execute(action),
         None => run::execute(run::RunArgs::default_run()),
     };
     match outcome {

@@ -9,13 +9,45 @@ use clap::Args;
 use super::exit;
 use crate::report;
 use crate::results::model::{RunResult, Status};
-use crate::run::{self, plan, NoObserver, RunContext};
+use crate::results::repeats::Pick;
+use crate::run::plan::{Overrides, PlanRequest};
+use crate::run::{self, plan, RunContext, RunObserver, RunPlan};
 use crate::target::SafetyFlags;
 use crate::units::{parse_duration, parse_percent, parse_size, Bytes};
-use crate::workload::{AccessLine, EngineChoice, RunLength, WorkerGroup, WorkloadSpec};
+use crate::workload::profile::{self, Phase, Profile};
+use crate::workload::sweep::{self, Sweep};
+use crate::workload::{AccessLine, RunLength, WorkerGroup};
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct RunArgs {
+    /// A built-in profile (`lunmark profiles` lists them). Without one, and without
+    /// --bs/--read/--random, the `quick` profile runs.
+    #[arg(value_name = "PROFILE")]
+    pub profile: Option<String>,
+    /// Run the profile in this TOML file (as `lunmark profiles show NAME` prints).
+    #[arg(long, value_name = "FILE", conflicts_with = "profile")]
+    pub profile_file: Option<PathBuf>,
+    /// Sweep a parameter: qd=2,4,8 | bs=4k,8k | workers=1,2 | targets=1,2 | read=0,35,70,100 | random=0,100. Repeat for a cartesian product.
+    #[arg(long, value_name = "KEY=V1,V2,..")]
+    pub sweep: Vec<String>,
+    /// Run each point N times and report the spread.
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<u32>,
+    /// Which repeat a point reports: mean (nearest the mean IOPS), median or best.
+    #[arg(long, value_name = "HOW", default_value = "mean")]
+    pub pick: String,
+    /// Issue I/Os on a fixed schedule: total IOPS, spread over the workers.
+    #[arg(long, value_name = "IOPS")]
+    pub rate: Option<f64>,
+    /// Jetstress: number of mailboxes (rate = mailboxes x IOPS per mailbox).
+    #[arg(long, value_name = "N")]
+    pub mailboxes: Option<u64>,
+    /// Jetstress: IOPS per mailbox.
+    #[arg(long, value_name = "X")]
+    pub iops_per_mailbox: Option<f64>,
+    /// Pass criteria judged on every point, e.g. 'read_lat_avg<20ms,read_lat_max<50ms'. A failure exits with 4.
+    #[arg(long, value_name = "CRITERIA")]
+    pub pass: Option<String>,
     /// Target: /path/file, file:/path, /dev/NAME, mem:SIZE. Repeat for several targets.
     #[arg(long = "target", short = 't', value_name = "URI")]
     pub targets: Vec<String>,
@@ -81,55 +113,131 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
-/// The default benchmark (DESIGN.md): 4 KiB random, 70% read, 32 outstanding,
-/// 1 worker, 10 s after a 2 s ramp, on a 1 GiB scratch file here.
-pub const DEFAULT_BS: Bytes = Bytes(4096);
-pub const DEFAULT_READ: f64 = 70.0;
-pub const DEFAULT_RANDOM: f64 = 100.0;
-pub const DEFAULT_QD: u32 = 32;
-pub const DEFAULT_TIME: &str = "10s";
-pub const DEFAULT_RAMP: &str = "2s";
+/// Size of the scratch file of a run without targets.
 pub const DEFAULT_SCRATCH_SIZE: Bytes = Bytes(Bytes::GIB);
-pub const DEFAULT_SEED: u64 = 1;
 
 impl RunArgs {
     pub fn default_run() -> Self {
-        RunArgs::default()
+        RunArgs { pick: "mean".into(), ..RunArgs::default() }
     }
 
-    /// The workload the flags describe (defaults where a flag is absent).
-    pub fn to_spec(&self, targets: Vec<String>) -> Result<WorkloadSpec> {
-        let size = self.size.as_deref().map(parse_size).transpose().context("--size")?;
-        let bs = self.bs.as_deref().map(parse_size).transpose().context("--bs")?.unwrap_or(DEFAULT_BS);
-        let align = self.align.as_deref().map(parse_size).transpose().context("--align")?;
-        let read = self.read.as_deref().map(parse_percent).transpose().context("--read")?.unwrap_or(DEFAULT_READ);
-        let random = self.random.as_deref().map(parse_percent).transpose().context("--random")?.unwrap_or(DEFAULT_RANDOM);
-        let run = match (self.ios, &self.time) {
-            (Some(n), _) => RunLength::Ios(n),
-            (None, t) => RunLength::Time(parse_duration(t.as_deref().unwrap_or(DEFAULT_TIME)).context("--time")?),
+    /// True when the flags themselves describe the access pattern.
+    fn shapes_workload(&self) -> bool {
+        self.bs.is_some() || self.read.is_some() || self.random.is_some() || self.align.is_some()
+    }
+
+    /// The profile the run starts from, and the name to record.
+    fn base_profile(&self) -> Result<(Profile, Option<String>)> {
+        if let Some(path) = &self.profile_file {
+            let p = profile::load_file(path)?;
+            let name = p.name.clone();
+            return Ok((p, Some(name)));
+        }
+        if let Some(name) = &self.profile {
+            return Ok((profile::builtin(name)?, Some(name.clone())));
+        }
+        if self.shapes_workload() {
+            return Ok((flags_profile(), None));
+        }
+        Ok((profile::builtin("quick")?, Some("quick".into())))
+    }
+
+    /// The run plan these flags describe.
+    pub fn to_plan(&self, targets: Vec<String>) -> Result<RunPlan> {
+        let (profile, profile_name) = self.base_profile()?;
+        let mut sweeps: Vec<Sweep> = self.sweep.iter().map(|t| sweep::parse(t)).collect::<Result<_, _>>()?;
+        // --bs 4k,8k,16k is a sweep over transfer sizes.
+        let bs = match self.bs.as_deref() {
+            Some(list) if list.contains(',') => {
+                sweeps.push(sweep::parse(&format!("bs={list}"))?);
+                None
+            }
+            Some(one) => Some(parse_size(one).context("--bs")?),
+            None => None,
         };
-        let ramp = parse_duration(self.ramp.as_deref().unwrap_or(DEFAULT_RAMP)).context("--ramp")?;
-        let offset = self.offset.as_deref().map(parse_size).transpose().context("--offset")?.unwrap_or_default();
-        let engine: EngineChoice = self.engine.as_deref().unwrap_or("auto").parse().context("--engine")?;
-        Ok(WorkloadSpec {
-            targets,
-            size,
-            offset,
-            ramp,
+        let run = match (self.ios, &self.time) {
+            (Some(n), _) => Some(RunLength::Ios(n)),
+            (None, Some(t)) => Some(RunLength::Time(parse_duration(t).context("--time")?)),
+            (None, None) => None,
+        };
+        let overrides = Overrides {
+            workers: self.workers,
+            qd: self.qd,
+            bs,
+            read: self.read.as_deref().map(parse_percent).transpose().context("--read")?,
+            random: self.random.as_deref().map(parse_percent).transpose().context("--random")?,
+            align: self.align.as_deref().map(parse_size).transpose().context("--align")?,
             run,
-            seed: self.seed.unwrap_or(DEFAULT_SEED),
-            engine,
+            ramp: self.ramp.as_deref().map(parse_duration).transpose().context("--ramp")?,
+            size: self.size.as_deref().map(parse_size).transpose().context("--size")?,
+            offset: self.offset.as_deref().map(parse_size).transpose().context("--offset")?,
+            seed: self.seed,
+            engine: self.engine.as_deref().map(str::parse).transpose().context("--engine")?,
             buffered: self.buffered,
+            rate: self.rate,
+            mailboxes: self.mailboxes,
+            iops_per_mailbox: self.iops_per_mailbox,
+        };
+        let pick: Pick = self.pick.parse().map_err(anyhow::Error::msg).context("--pick")?;
+        let request = PlanRequest { profile, profile_name, targets, overrides, sweeps, repeat: self.repeat, pick, pass: self.pass.clone() };
+        Ok(plan::build(request)?)
+    }
+}
+
+/// The single-phase workload of a run described by flags alone: 4 KiB random,
+/// 70% read, 32 outstanding, 1 worker (each flag replaces its part).
+fn flags_profile() -> Profile {
+    Profile {
+        name: "flags".into(),
+        description: "the workload given by command-line flags".into(),
+        source: String::new(),
+        ramp: None,
+        time: None,
+        size: None,
+        sweep: Vec::new(),
+        repeat: None,
+        rate: None,
+        mailboxes: None,
+        iops_per_mailbox: None,
+        pass: None,
+        phases: vec![Phase {
+            name: "main".into(),
             groups: vec![WorkerGroup {
                 name: "main".into(),
-                workers: self.workers.unwrap_or(1),
-                qd: self.qd.unwrap_or(DEFAULT_QD),
+                workers: 1,
+                qd: 32,
                 targets: vec![],
                 rate: None,
-                access: vec![AccessLine { share: 100.0, bs, read, random, align }],
+                follow: None,
+                worker_per_target: false,
+                access: vec![AccessLine { share: 100.0, bs: Bytes(4096), read: 70.0, random: 100.0, align: None }],
             }],
-        })
+        }],
     }
+}
+
+/// Writes the result as JSON after every point, so an interrupted sweep keeps
+/// the points it finished. Writes a temporary file and renames it, so a reader
+/// never sees half a file.
+struct JsonAfterEachPoint {
+    path: Option<PathBuf>,
+    error: Option<String>,
+}
+
+impl RunObserver for JsonAfterEachPoint {
+    fn point_finished(&mut self, result: &RunResult) {
+        if let Some(path) = &self.path {
+            if let Err(e) = write_atomically(path, report::json::render(result).as_bytes()) {
+                self.error = Some(format!("could not write {}: {e}", path.display()));
+            }
+        }
+    }
+}
+
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
 }
 
 /// Removes a scratch file lunmark created, however the run ends.
@@ -155,8 +263,7 @@ pub fn execute(args: RunArgs) -> Result<i32> {
             scratch.0 = Some(path);
         }
     }
-    let spec = args.to_spec(targets)?;
-    let plan = plan::single(spec)?;
+    let plan = args.to_plan(targets)?;
     if args.dry_run {
         print!("{}", plan::describe(&plan));
         return Ok(exit::OK);
@@ -168,8 +275,13 @@ pub fn execute(args: RunArgs) -> Result<i32> {
         safety: SafetyFlags { destructive: args.destructive, force: args.force },
         quiet: args.quiet,
     };
-    let result = run::execute(&plan, &ctx, &mut NoObserver)?;
+    let json_file = args.json.as_deref().filter(|j| *j != "-").map(PathBuf::from);
+    let mut observer = JsonAfterEachPoint { path: json_file, error: None };
+    let result = run::execute(&plan, &ctx, &mut observer)?;
     emit(&result, args.json.as_deref())?;
+    if let Some(e) = observer.error {
+        eprintln!("warning: {e}");
+    }
     Ok(exit_code(&result))
 }
 
@@ -193,6 +305,9 @@ pub fn emit(result: &RunResult, json: Option<&str>) -> Result<()> {
 
 pub fn exit_code(result: &RunResult) -> i32 {
     match result.status {
+        Status::Completed | Status::Running if result.points.iter().any(|p| p.verdict.as_ref().is_some_and(|v| !v.passed)) => {
+            exit::VERDICT_FAILED
+        }
         Status::Completed | Status::Running => exit::OK,
         Status::Interrupted => exit::INTERRUPTED,
         Status::Failed => exit::RUN_FAILED,

@@ -127,7 +127,8 @@ impl Engine for UringEngine {
         let min = min.min(self.in_flight);
         let result = match timeout {
             // The tick bounds the wait: at most TICK_PERIOD when nothing completes.
-            Some(_) if self.ticking => self.ring.submit_and_wait(min),
+            // Shorter waits (paced workers waiting for the next due I/O) use a timeout.
+            Some(t) if self.ticking && t >= TICK_PERIOD => self.ring.submit_and_wait(min),
             Some(t) if min > 0 => {
                 let ts = types::Timespec::new().sec(t.as_secs()).nsec(t.subsec_nanos());
                 let args = types::SubmitArgs::new().timespec(&ts);

@@ -97,20 +97,76 @@ pub fn render_point(p: &Point) -> String {
         opt(c.mbps_per_cpu_pct),
         opt(c.service_demand_us_per_kb)
     ));
+    text.push_str(&pacing_lines(p));
+    if s.errors.total > 0 {
+        text.push_str(&format!("I/O errors: {}\n", s.errors.total));
+        for e in &s.errors.first {
+            text.push_str(&format!("  {} offset {} ({:?}): {}\n", e.target, e.offset, e.op, e.message));
+        }
+    }
+    text
+}
+
+/// Rate, service time, group ratios, repeats and verdict, where the point has them.
+fn pacing_lines(p: &Point) -> String {
+    let s = &p.summary;
+    let mut text = String::new();
+    if let Some(svc) = &s.service_latency_us {
+        text.push_str(&format!(
+            "latency above is from each I/O's scheduled time; service time from submission: mean {} us, p99 {} us, max {} us\n",
+            num(svc.all.mean),
+            num(svc.all.p99),
+            num(svc.all.max)
+        ));
+    }
+    if let Some(r) = &s.rate {
+        text.push_str(&format!(
+            "rate: target {} IOPS, achieved {} IOPS{}\n",
+            num(r.target_iops),
+            num(r.achieved_iops),
+            if r.held { ", held" } else { "" }
+        ));
+        if let Some(note) = &r.note {
+            text.push_str(&format!("  {note}\n"));
+        }
+    }
     for g in &p.groups {
         text.push_str(&format!(
-            "group {} ({} workers): {} IOPS, {} MB/s, mean latency {} us\n",
+            "group {} ({} workers): {} IOPS, {} MB/s, mean latency {} us",
             g.name,
             g.workers,
             num(g.iops),
             num(g.mbps),
             num(g.latency_us.all.mean)
         ));
+        if let Some(f) = &g.follow {
+            text.push_str(&format!(
+                "; {}:{} IOPS ratio {:.2}:1 (asked {:.2}:1)",
+                f.group,
+                g.name,
+                1.0 / f.achieved_ratio.max(1e-12),
+                1.0 / f.target_ratio
+            ));
+        }
+        text.push('\n');
     }
-    if s.errors.total > 0 {
-        text.push_str(&format!("I/O errors: {}\n", s.errors.total));
-        for e in &s.errors.first {
-            text.push_str(&format!("  {} offset {} ({:?}): {}\n", e.target, e.offset, e.op, e.message));
+    if let Some(r) = &p.repeats {
+        text.push_str(&format!(
+            "repeats: {} runs, IOPS mean {} stdev {} (CV {:.1}%) min {} max {}; reporting run {} ({:?})\n",
+            r.count,
+            num(r.iops.mean),
+            num(r.iops.stdev),
+            r.iops.cv_pct,
+            num(r.iops.min),
+            num(r.iops.max),
+            r.picked,
+            r.pick
+        ));
+    }
+    if let Some(v) = &p.verdict {
+        text.push_str(&format!("verdict: {}\n", if v.passed { "PASS" } else { "FAIL" }));
+        for c in &v.checks {
+            text.push_str(&format!("  {} {}: measured {} {}\n", if c.passed { "pass" } else { "FAIL" }, c.criterion, num(c.value), c.unit));
         }
     }
     text

@@ -3,6 +3,7 @@
 
 pub mod host;
 pub mod model;
+pub mod repeats;
 pub mod summarize;
 
 pub use model::{Point, RunResult, Status, Summary, SCHEMA_VERSION};

@@ -69,6 +69,12 @@ pub struct Point {
     /// Per worker group, when the workload has more than one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<GroupSummary>,
+    /// With `--repeat`: the spread of the repeats and which one this point reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<crate::results::repeats::RepeatStats>,
+    /// With `--pass` (or a profile's criteria): the verdict on this point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::workload::pass::Verdict>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -80,6 +86,33 @@ pub struct GroupSummary {
     pub write_iops: f64,
     pub mbps: f64,
     pub latency_us: LatencyByOp,
+    /// For a group that follows another: the IOPS ratio it was to hold and the one it got.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follow: Option<FollowOutcome>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FollowOutcome {
+    /// The group followed.
+    pub group: String,
+    /// This group's IOPS ÷ the followed group's IOPS, as asked.
+    pub target_ratio: f64,
+    /// The same, as measured.
+    pub achieved_ratio: f64,
+}
+
+/// For rate-limited points: the schedule asked for against what was done.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RateOutcome {
+    /// The scheduled rate of the rate-limited groups, I/Os per second.
+    pub target_iops: f64,
+    /// What those groups completed per second in the measured interval.
+    pub achieved_iops: f64,
+    /// True when the achieved rate is within 1% of the target.
+    pub held: bool,
+    /// Said plainly when the rate was not held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -101,7 +134,13 @@ pub struct Summary {
     pub ios_written: u64,
     /// Length of the measured interval (ramp excluded).
     pub duration_s: f64,
+    /// Latency per I/O. For rate-limited I/O it is counted from the I/O's scheduled
+    /// time (no coordinated omission); `service_latency_us` has the time from submission.
     pub latency_us: LatencyByOp,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_latency_us: Option<LatencyByOp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<RateOutcome>,
     pub cpu: CpuStats,
     pub errors: ErrorSummary,
     /// One entry per second of the measured interval.

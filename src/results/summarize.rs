@@ -62,6 +62,8 @@ pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, durat
         ios_written: rec.ios_written,
         duration_s,
         latency_us: latency_by_op(rec),
+        service_latency_us: None,
+        rate: None,
         cpu: CpuStats::from_usage(cpu, iops, mbps, bytes),
         errors: ErrorSummary { total: rec.error_count(), by_errno, first: rec.first_errors.clone() },
         intervals: slices.iter().map(|s| interval(s, duration_s)).collect(),
@@ -94,6 +96,7 @@ pub fn group_summary(name: &str, workers: u32, rec: &Recorder, duration_s: f64) 
         write_iops: rate(rec.ios_written),
         mbps: rate(rec.bytes_read + rec.bytes_written) / 1e6,
         latency_us: latency_by_op(rec),
+        follow: None,
     }
 }
 

@@ -4,6 +4,8 @@
 
 pub mod control;
 pub mod live;
+pub mod paced_outcome;
+pub mod pacing;
 pub mod plan;
 pub mod point;
 pub mod signals;
@@ -57,45 +59,68 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         status_reason: None,
         command_line: ctx.command_line.clone(),
         label: ctx.label.clone(),
-        profile: ctx.profile.clone(),
+        profile: plan.profile.clone().or_else(|| ctx.profile.clone()),
         host: host_facts(),
         workload: first.clone(),
         targets: Vec::new(),
         engine: plan::engine_name(first),
         points: Vec::new(),
     };
+    target::preflight(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>(), ctx.safety)?;
     let mut live = live::Live::new(ctx.quiet);
     for w in &plan.warnings {
         live.note(&format!("warning: {w}"));
     }
-    for (i, p) in plan.points.iter().enumerate() {
-        if interrupt.load(Ordering::Relaxed) {
-            result.status = Status::Interrupted;
-            result.status_reason = Some("interrupted by a signal (Ctrl-C)".into());
-            break;
-        }
-        let targets = match target::open_all(&p.spec, ctx.safety) {
-            Ok(t) => t,
-            Err(e) if i == 0 => return Err(e.into()),
-            Err(e) => {
-                result.status = Status::Failed;
-                result.status_reason = Some(format!("point {}: {e}", i + 1));
+    'points: for (i, p) in plan.points.iter().enumerate() {
+        let mut outcomes: Vec<point::PointOutcome> = Vec::new();
+        for r in 0..plan.repeat {
+            if interrupt.load(Ordering::Relaxed) {
+                result.status = Status::Interrupted;
+                result.status_reason = Some("interrupted by a signal (Ctrl-C)".into());
+                break 'points;
+            }
+            let targets = match target::open_all(&p.spec, ctx.safety) {
+                Ok(t) => t,
+                Err(e) if i == 0 && r == 0 => return Err(e.into()),
+                Err(e) => {
+                    result.status = Status::Failed;
+                    result.status_reason = Some(format!("point {}: {e}", i + 1));
+                    break 'points;
+                }
+            };
+            if result.targets.is_empty() {
+                result.targets = targets.iter().map(|t| t.facts.clone()).collect();
+            }
+            let label = if plan.repeat > 1 { format!("{} repeat {}/{}", p.label, r + 1, plan.repeat) } else { p.label.clone() };
+            let position = point::PointPosition { index: i, count: plan.points.len(), label: label.trim() };
+            let outcome = point::run_point(&p.spec, p.params.clone(), targets, position, &mut live, &interrupt);
+            let done = outcome.status == Status::Completed;
+            outcomes.push(outcome);
+            if !done {
                 break;
             }
-        };
-        if result.targets.is_empty() {
-            result.targets = targets.iter().map(|t| t.facts.clone()).collect();
         }
-        let position = point::PointPosition { index: i, count: plan.points.len(), label: &p.label };
-        let outcome = point::run_point(&p.spec, p.params.clone(), targets, position, &mut live, &interrupt);
-        result.points.push(outcome.point);
-        let done = outcome.status == Status::Completed;
-        if !done {
-            result.status = outcome.status;
-            result.status_reason = outcome.reason;
+        let last = outcomes.last().expect("at least one run of each point");
+        let (status, reason) = (last.status, last.reason.clone());
+        let mut point = if status == Status::Completed && outcomes.len() > 1 {
+            let summaries: Vec<_> = outcomes.iter().map(|o| o.point.summary.clone()).collect();
+            let (index, stats) = crate::results::repeats::combine(&summaries, plan.pick);
+            let mut point = outcomes.swap_remove(index).point;
+            point.repeats = Some(stats);
+            point
+        } else {
+            outcomes.pop().expect("at least one run").point
+        };
+        if !plan.criteria.is_empty() && status == Status::Completed {
+            point.verdict = Some(crate::workload::pass::judge(&plan.criteria, &point.summary, &point.groups));
+        }
+        result.points.push(point);
+        if status != Status::Completed {
+            result.status = status;
+            result.status_reason = reason;
         }
         observer.point_finished(&result);
-        if !done {
+        if status != Status::Completed {
             break;
         }
     }

@@ -8,7 +8,12 @@ use std::fmt::Write;
 use thiserror::Error;
 
 use crate::engine::uring;
+use crate::results::repeats::Pick;
 use crate::target::{self, TargetUri, UriError};
+use crate::units::Bytes;
+use crate::workload::pass::{self, Criterion, PassError};
+use crate::workload::profile::Profile;
+use crate::workload::sweep::{self, Sweep, SweepError};
 use crate::workload::{EngineChoice, RunLength, SpecError, WorkloadSpec};
 
 #[derive(Clone, Debug)]
@@ -24,6 +29,13 @@ pub struct PlannedPoint {
 pub struct RunPlan {
     pub points: Vec<PlannedPoint>,
     pub warnings: Vec<String>,
+    /// Runs of each point (1 = no repeats).
+    pub repeat: u32,
+    pub pick: Pick,
+    /// Judged on every point (empty: no verdict).
+    pub criteria: Vec<Criterion>,
+    /// The profile the points come from (None: flags only).
+    pub profile: Option<String>,
 }
 
 #[derive(Debug, Error)]
@@ -34,6 +46,12 @@ pub enum PlanError {
     Uri(#[from] UriError),
     #[error("group '{group}' mixes target kinds ({kinds}): one worker drives targets through one engine, so put mem:, local and network targets in separate groups or runs")]
     MixedKinds { group: String, kinds: String },
+    #[error(transparent)]
+    Sweep(#[from] SweepError),
+    #[error(transparent)]
+    Pass(#[from] PassError),
+    #[error("--repeat must be at least 1")]
+    ZeroRepeat,
     #[error("--engine io_uring was asked for, but this kernel refuses io_uring (check /proc/sys/kernel/io_uring_disabled): use --engine psync or auto")]
     NoUring,
 }
@@ -91,7 +109,141 @@ pub fn effective(mut spec: WorkloadSpec) -> Result<(WorkloadSpec, Vec<String>), 
 /// A plan of one point.
 pub fn single(spec: WorkloadSpec) -> Result<RunPlan, PlanError> {
     let (spec, warnings) = effective(spec)?;
-    Ok(RunPlan { points: vec![PlannedPoint { params: BTreeMap::new(), label: String::new(), spec }], warnings })
+    Ok(RunPlan {
+        points: vec![PlannedPoint { params: BTreeMap::new(), label: String::new(), spec }],
+        warnings,
+        repeat: 1,
+        pick: Pick::Mean,
+        criteria: Vec::new(),
+        profile: None,
+    })
+}
+
+/// Values given on the command line; each replaces the profile's everywhere it
+/// applies (every group, every access line).
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub workers: Option<u32>,
+    pub qd: Option<u32>,
+    pub bs: Option<Bytes>,
+    pub read: Option<f64>,
+    pub random: Option<f64>,
+    pub align: Option<Bytes>,
+    pub run: Option<RunLength>,
+    pub ramp: Option<std::time::Duration>,
+    pub size: Option<Bytes>,
+    pub offset: Option<Bytes>,
+    pub seed: Option<u64>,
+    pub engine: Option<EngineChoice>,
+    pub buffered: bool,
+    /// Total rate, I/Os per second.
+    pub rate: Option<f64>,
+    pub mailboxes: Option<u64>,
+    pub iops_per_mailbox: Option<f64>,
+}
+
+/// Everything a plan is built from.
+#[derive(Clone, Debug)]
+pub struct PlanRequest {
+    pub profile: Profile,
+    /// Name to record in the result (None when the workload came from flags only).
+    pub profile_name: Option<String>,
+    pub targets: Vec<String>,
+    pub overrides: Overrides,
+    /// Sweeps from the command line; they replace the profile's sweep of the same key.
+    pub sweeps: Vec<Sweep>,
+    pub repeat: Option<u32>,
+    pub pick: Pick,
+    /// Pass criteria from the command line; they replace the profile's.
+    pub pass: Option<String>,
+}
+
+/// Default measured time and ramp when neither the profile nor a flag sets them.
+pub const DEFAULT_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+pub const DEFAULT_RAMP: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Builds the points: every phase of the profile, times the product of the
+/// sweeps, with the command line's overrides applied.
+pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
+    let p = &req.profile;
+    let o = &req.overrides;
+    let mut sweeps: Vec<Sweep> = p.sweep.iter().map(|t| sweep::parse(t)).collect::<Result<_, _>>()?;
+    sweeps.retain(|s| !req.sweeps.iter().any(|c| c.key == s.key));
+    sweeps.extend(req.sweeps.iter().cloned());
+    let combos = sweep::product(&sweeps)?;
+    let repeat = req.repeat.or(p.repeat).unwrap_or(1);
+    if repeat == 0 {
+        return Err(PlanError::ZeroRepeat);
+    }
+    let criteria = match req.pass.as_deref().or(p.pass.as_deref()) {
+        Some(text) => pass::parse(text)?,
+        None => Vec::new(),
+    };
+    let total_rate = o.rate.or(p.rate).or_else(|| {
+        let mailboxes = o.mailboxes.or(p.mailboxes)?;
+        Some(mailboxes as f64 * o.iops_per_mailbox.or(p.iops_per_mailbox).unwrap_or(1.0))
+    });
+
+    let mut points = Vec::new();
+    let mut warnings: Vec<String> = Vec::new();
+    for phase in &p.phases {
+        let mut base = WorkloadSpec {
+            targets: req.targets.clone(),
+            size: o.size.or(p.size),
+            offset: o.offset.unwrap_or_default(),
+            ramp: o.ramp.or(p.ramp).unwrap_or(DEFAULT_RAMP),
+            run: o.run.unwrap_or(RunLength::Time(p.time.unwrap_or(DEFAULT_TIME))),
+            seed: o.seed.unwrap_or(1),
+            engine: o.engine.unwrap_or_default(),
+            buffered: o.buffered,
+            groups: phase.groups.clone(),
+        };
+        for g in &mut base.groups {
+            g.workers = o.workers.unwrap_or(g.workers);
+            g.qd = o.qd.unwrap_or(g.qd);
+            for l in &mut g.access {
+                l.bs = o.bs.unwrap_or(l.bs);
+                l.read = o.read.unwrap_or(l.read);
+                l.random = o.random.unwrap_or(l.random);
+                l.align = o.align.or(l.align);
+            }
+        }
+        for combo in &combos {
+            let mut spec = base.clone();
+            let mut params = BTreeMap::new();
+            if p.phases.len() > 1 {
+                params.insert("phase".to_string(), serde_json::Value::from(phase.name.clone()));
+            }
+            for (key, value) in combo {
+                sweep::apply(&mut spec, key, value)?;
+                params.insert(key.to_string(), value.clone());
+            }
+            if let Some(rate) = total_rate {
+                spread_rate(&mut spec, rate);
+            }
+            let (spec, w) = effective(spec)?;
+            for w in w {
+                if !warnings.contains(&w) {
+                    warnings.push(w);
+                }
+            }
+            let label = params.iter().map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"'))).collect::<Vec<_>>().join(" ");
+            points.push(PlannedPoint { params, label, spec });
+        }
+    }
+    Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name })
+}
+
+/// Spreads a total rate over the groups that follow no other group, in
+/// proportion to their workers (followers keep their ratio on top of it).
+fn spread_rate(spec: &mut WorkloadSpec, total: f64) {
+    let workers: Vec<u32> = spec.groups.iter().map(|g| spec.group_workers(g)).collect();
+    let leaders: u32 = spec.groups.iter().zip(&workers).filter(|(g, _)| g.follow.is_none()).map(|(_, w)| *w).sum();
+    for (g, w) in spec.groups.iter_mut().zip(workers) {
+        if g.follow.is_none() && leaders > 0 {
+            g.rate = Some(total * w as f64 / leaders as f64);
+        }
+    }
 }
 
 /// What `--dry-run` prints: the effective workload, in words a user can check.
@@ -136,11 +288,14 @@ pub fn describe(plan: &RunPlan) -> String {
                 out,
                 "group '{}': {} workers x {} targets x {} outstanding = {} I/Os in flight{}",
                 g.name,
-                g.workers,
-                nt,
+                s.group_workers(g),
+                if g.worker_per_target { 1 } else { nt },
                 g.qd,
-                g.workers as u64 * nt as u64 * g.qd as u64,
-                g.rate.map(|r| format!(", rate {r} IOPS")).unwrap_or_default()
+                s.group_workers(g) as u64 * s.targets_per_worker(g) as u64 * g.qd as u64,
+                g.rate
+                    .map(|r| format!(", rate {r:.0} IOPS"))
+                    .or(g.follow.as_ref().map(|f| format!(", IOPS held at {} x group '{}'", f.ratio, f.group)))
+                    .unwrap_or_default()
             );
             for l in &g.access {
                 let _ = writeln!(
@@ -157,6 +312,12 @@ pub fn describe(plan: &RunPlan) -> String {
             }
         }
         let _ = writeln!(out, "total: {} workers, {} I/Os in flight", s.total_workers(), s.total_in_flight());
+    }
+    if plan.repeat > 1 {
+        let _ = writeln!(out, "each point runs {} times; the point reports the {:?} repeat", plan.repeat, plan.pick);
+    }
+    if !plan.criteria.is_empty() {
+        let _ = writeln!(out, "pass criteria: {}", plan.criteria.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(", "));
     }
     out
 }

@@ -3,13 +3,14 @@
 //! the one-second slices, and merges the recorders into the point's summary.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use super::control::Control;
 use super::live::{Live, LiveFigures};
+use super::pacing::Pacing;
 use super::worker::{run_worker, WorkerOutcome, WorkerPlan};
 use crate::metrics::{cpu, IntervalSlice, Recorder};
 use crate::results::model::{Point, Status};
@@ -32,18 +33,40 @@ pub struct PointPosition<'a> {
 
 pub fn worker_plans(spec: &WorkloadSpec) -> Vec<WorkerPlan> {
     let mut plans = Vec::new();
+    // One completion counter per group that another group follows.
+    let counters: Vec<Option<Arc<AtomicU64>>> = spec
+        .groups
+        .iter()
+        .map(|g| spec.groups.iter().any(|o| o.follow.as_ref().is_some_and(|f| f.group == g.name)).then(|| Arc::new(AtomicU64::new(0))))
+        .collect();
     for (gi, g) in spec.groups.iter().enumerate() {
-        for _ in 0..g.workers {
+        let targets = spec.group_targets(g);
+        let workers = spec.group_workers(g);
+        let pacing = match (g.rate, &g.follow) {
+            (Some(rate), _) => Pacing::Rate { interval: Duration::from_secs_f64(workers as f64 / rate) },
+            (None, Some(f)) => {
+                let leader = spec.groups.iter().position(|o| o.name == f.group).expect("validated: the leader exists");
+                Pacing::Follow {
+                    leader: counters[leader].clone().expect("a counter for every followed group"),
+                    ratio: f.ratio / workers as f64,
+                    allowance: g.qd as u64 * spec.targets_per_worker(g) as u64,
+                }
+            }
+            (None, None) => Pacing::Unpaced,
+        };
+        for w in 0..workers {
             plans.push(WorkerPlan {
                 group: gi,
                 index: plans.len() as u32,
-                targets: spec.group_targets(g),
+                targets: if g.worker_per_target { vec![targets[w as usize]] } else { targets.clone() },
                 qd: g.qd,
                 access: g.access.clone(),
                 seed: spec.seed,
                 engine: spec.engine,
                 ramp: spec.ramp,
                 run: spec.run,
+                pacing: pacing.clone(),
+                publish: counters[gi].clone(),
             });
         }
     }
@@ -170,11 +193,14 @@ pub fn run_point(
     let mut summary = summarize(&total, &slices, &usage, duration_s);
     summary.intervals.retain(|i| i.t_s < duration_s);
     let groups = if spec.groups.len() > 1 {
-        spec.groups.iter().zip(&by_group).map(|(g, r)| group_summary(&g.name, g.workers, r, duration_s)).collect()
+        spec.groups.iter().zip(&by_group).map(|(g, r)| group_summary(&g.name, spec.group_workers(g), r, duration_s)).collect()
     } else {
         Vec::new()
     };
-    PointOutcome { point: Point { params, summary, groups }, status, reason }
+    super::paced_outcome::add(spec, &total, &by_group, &mut summary, &groups);
+    let mut groups = groups;
+    super::paced_outcome::add_follow_ratios(spec, &mut groups);
+    PointOutcome { point: Point { params, summary, groups, repeats: None, verdict: None }, status, reason }
 }
 
 fn merge_slice(slices: &mut BTreeMap<u32, IntervalSlice>, slice: IntervalSlice) {

@@ -4,12 +4,13 @@
 //! shared with other threads except a relaxed stop flag; one-second slices go to
 //! the main thread through a channel once per second.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::control::Control;
+use super::pacing::{Pacer, Pacing};
 use crate::engine::{self, completion_error, BufferPool, Completion, Engine, IoRequest};
 use crate::metrics::{IntervalSlice, IoErrorRecord, Recorder};
 use crate::target::{Handle, OpenTarget};
@@ -29,6 +30,9 @@ pub struct WorkerPlan {
     pub engine: EngineChoice,
     pub ramp: Duration,
     pub run: RunLength,
+    pub pacing: Pacing,
+    /// Where this worker adds its completions when another group follows its group.
+    pub publish: Option<Arc<AtomicU64>>,
 }
 
 /// What a worker hands back when it ends.
@@ -47,6 +51,8 @@ struct Slot {
     offset: u64,
     len: u32,
     target: u32,
+    /// When the I/O was due: its submission, or its scheduled time when paced.
+    due: Instant,
     submitted: Instant,
 }
 
@@ -114,14 +120,30 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
 
     let mut slots: Vec<Slot> = Vec::with_capacity(nslots as usize);
     let mut in_flight = 0usize;
-    let issue = |engine: &mut Box<dyn Engine>, gen: &mut Generator, slot: u32, target: u32, now: Instant| -> std::io::Result<Slot> {
+    let issue = |engine: &mut Box<dyn Engine>, gen: &mut Generator, slot: u32, target: u32, due: Instant, now: Instant| {
         let io = gen.next(target as usize);
         engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })?;
-        Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, submitted: now })
+        std::io::Result::Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, due, submitted: now })
     };
+    let mut pacer = Pacer::new(plan.pacing.clone(), t0);
+    let paced = pacer.paced();
+    if paced {
+        // The default 50 us timer slack would make every wait for a due I/O late,
+        // and that lateness would count as latency from schedule.
+        // SAFETY: PR_SET_TIMERSLACK takes a plain integer and affects only this thread.
+        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+    }
+    // Paced workers keep idle slots here until their I/O is due; slot i drives target i % ntargets.
+    let mut idle: Vec<u32> = Vec::new();
     let now = Instant::now();
     for slot in 0..nslots {
-        match issue(&mut engine, &mut gen, slot, slot % ntargets, now) {
+        let placeholder = Slot { op: Op::Read, offset: 0, len: 0, target: slot % ntargets, due: now, submitted: now };
+        if paced {
+            slots.push(placeholder);
+            idle.push(slot);
+            continue;
+        }
+        match issue(&mut engine, &mut gen, slot, slot % ntargets, now, now) {
             Ok(s) => slots.push(s),
             Err(e) => {
                 outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[(slot % ntargets) as usize].facts.uri));
@@ -131,6 +153,7 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
         }
         in_flight += 1;
     }
+    idle.reverse();
 
     let rec = &mut outcome.recorder;
     let mut done: Vec<Completion> = Vec::with_capacity(nslots as usize);
@@ -139,7 +162,10 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
     let mut measured_ios = 0u64;
     'run: loop {
         done.clear();
-        if let Err(e) = engine.reap(1, Some(WAIT_SLICE), &mut done) {
+        let wait = if paced && !idle.is_empty() { pacer.wait(Instant::now()).min(WAIT_SLICE) } else { WAIT_SLICE };
+        if in_flight == 0 && paced {
+            std::thread::sleep(wait);
+        } else if let Err(e) = engine.reap(1, Some(wait), &mut done) {
             outcome.failure = Some(format!("{}: waiting for completions failed: {e}", mine[0].facts.uri));
             ctl.fail();
             break;
@@ -170,19 +196,43 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
                 break 'run;
             }
             if measuring {
-                let ns = now.duration_since(s.submitted).as_nanos() as u64;
+                let ns = now.duration_since(s.due).as_nanos() as u64;
                 rec.record(s.op, s.len, ns);
                 slice.record(s.op, s.len, ns);
+                if paced {
+                    rec.record_service(s.op, now.duration_since(s.submitted).as_nanos() as u64);
+                }
                 measured_ios += 1;
                 outcome.last_measured = Some(now);
             }
             if measured_ios >= io_limit {
                 break 'run;
             }
-            match issue(&mut engine, &mut gen, c.slot, s.target, now) {
+            if paced {
+                idle.push(c.slot);
+                continue;
+            }
+            match issue(&mut engine, &mut gen, c.slot, s.target, now, now) {
                 Ok(next) => slots[c.slot as usize] = next,
                 Err(e) => {
                     outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[s.target as usize].facts.uri));
+                    ctl.fail();
+                    break 'run;
+                }
+            }
+            in_flight += 1;
+        }
+        if let Some(counter) = &plan.publish {
+            counter.fetch_add(done.len() as u64, Ordering::Relaxed);
+        }
+        while paced && !idle.is_empty() {
+            let Some(due) = pacer.take_due(now) else { break };
+            let slot = idle.pop().expect("checked non-empty");
+            let target = slots[slot as usize].target;
+            match issue(&mut engine, &mut gen, slot, target, due, now) {
+                Ok(next) => slots[slot as usize] = next,
+                Err(e) => {
+                    outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[target as usize].facts.uri));
                     ctl.fail();
                     break 'run;
                 }

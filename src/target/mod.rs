@@ -108,6 +108,44 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> TargetError + '_ {
     move |source| TargetError::Io { path: path.display().to_string(), source }
 }
 
+/// Checks, before anything runs or is created, what would make any point of a
+/// run fail to open its targets: bad URIs, directories, missing files without a
+/// size, and block devices that must not be written. A run of several points is
+/// refused up front rather than at the point that first writes.
+pub fn preflight(specs: &[&WorkloadSpec], flags: SafetyFlags) -> Result<(), TargetError> {
+    let mut checked: Vec<(String, bool)> = Vec::new();
+    for spec in specs {
+        let writes = spec.has_writes();
+        for uri in &spec.targets {
+            if checked.contains(&(uri.clone(), writes)) {
+                continue;
+            }
+            checked.push((uri.clone(), writes));
+            match parse(uri)? {
+                TargetUri::Device(path) if writes => {
+                    if !flags.destructive {
+                        return Err(TargetError::DeviceNeedsDestructive { path: path.display().to_string() });
+                    }
+                    let found = safety::findings(&path);
+                    if !found.is_empty() && !flags.force {
+                        return Err(TargetError::DeviceInUse { path: path.display().to_string(), findings: found.join("; ") });
+                    }
+                }
+                TargetUri::File(path) => match std::fs::metadata(&path) {
+                    Ok(m) if m.is_dir() => return Err(TargetError::Directory { path: path.display().to_string() }),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound && spec.size.is_none() => {
+                        let hint = "Give --size (for example --size 1G) and lunmark creates and fills it".to_string();
+                        return Err(TargetError::Missing { path: path.display().to_string(), hint });
+                    }
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Opens every target of a workload (files created and filled where needed).
 pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags) -> Result<Vec<OpenTarget>, TargetError> {
     let writes = spec.has_writes();

@@ -2,8 +2,11 @@
 //! the seeded generator that turns it into a stream of offsets and sizes.
 
 pub mod generator;
+pub mod pass;
+pub mod profile;
 pub mod rng;
 pub mod spec;
+pub mod sweep;
 
 pub use generator::{Generator, IoShape, Op, Region};
 pub use spec::{AccessLine, EngineChoice, RunLength, SpecError, WorkerGroup, WorkloadSpec};

@@ -49,7 +49,23 @@ pub struct WorkerGroup {
     /// Fixed issue rate for the whole group, I/Os per second (None: as fast as possible).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
+    /// Keep this group's IOPS at a fixed ratio of another group's (Exchange's log
+    /// at a quarter of the database): its workers hold back while ahead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follow: Option<Follow>,
+    /// One worker per target (IOmeter's "1 worker per target"): `workers` is ignored
+    /// and each worker drives one of the group's targets.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub worker_per_target: bool,
     pub access: Vec<AccessLine>,
+}
+
+/// This group's IOPS = `ratio` x the IOPS of `group`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Follow {
+    pub group: String,
+    pub ratio: f64,
 }
 
 /// How long the measured phase lasts.
@@ -121,13 +137,31 @@ impl WorkloadSpec {
         }
     }
 
+    /// Worker threads a group runs.
+    pub fn group_workers(&self, group: &WorkerGroup) -> u32 {
+        if group.worker_per_target {
+            self.group_targets(group).len() as u32
+        } else {
+            group.workers
+        }
+    }
+
+    /// Targets each worker of a group drives.
+    pub fn targets_per_worker(&self, group: &WorkerGroup) -> usize {
+        if group.worker_per_target {
+            1
+        } else {
+            self.group_targets(group).len()
+        }
+    }
+
     pub fn total_workers(&self) -> u32 {
-        self.groups.iter().map(|g| g.workers).sum()
+        self.groups.iter().map(|g| self.group_workers(g)).sum()
     }
 
     /// I/Os in flight at once across all workers.
     pub fn total_in_flight(&self) -> u64 {
-        self.groups.iter().map(|g| g.workers as u64 * g.qd as u64 * self.group_targets(g).len() as u64).sum()
+        self.groups.iter().map(|g| self.group_workers(g) as u64 * g.qd as u64 * self.targets_per_worker(g) as u64).sum()
     }
 
     pub fn max_block_size(&self) -> u64 {
@@ -171,6 +205,14 @@ impl WorkloadSpec {
             if let Some(rate) = g.rate {
                 if !(rate.is_finite() && rate > 0.0) {
                     return Err(SpecError::BadRate { group: g.name.clone(), value: rate });
+                }
+            }
+            if let Some(f) = &g.follow {
+                if f.group == g.name || !self.groups.iter().any(|o| o.name == f.group && o.follow.is_none()) {
+                    return Err(SpecError::BadFollow { group: g.name.clone(), leader: f.group.clone() });
+                }
+                if !(f.ratio.is_finite() && f.ratio > 0.0) {
+                    return Err(SpecError::BadRate { group: g.name.clone(), value: f.ratio });
                 }
             }
             for &t in &g.targets {
@@ -228,8 +270,28 @@ pub enum SpecError {
     BadTargetIndex { group: String, index: usize, count: usize },
     #[error("group '{group}': rate {value} is not a positive number of I/Os per second")]
     BadRate { group: String, value: f64 },
+    #[error("group '{group}' follows '{leader}', which is not another group of this workload that itself follows none")]
+    BadFollow { group: String, leader: String },
     #[error("unknown engine '{value}': choose auto, io_uring or psync")]
     UnknownEngine { value: String },
+}
+
+/// Serde for optional durations as text.
+pub mod opt_duration_text {
+    use super::*;
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_str(&format_duration(*d)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        let text = String::deserialize(d)?;
+        parse_duration(&text).map(Some).map_err(serde::de::Error::custom)
+    }
 }
 
 /// Serde for durations as the text users type ("10s", "500ms").
@@ -267,6 +329,8 @@ mod tests {
                 qd: 4,
                 targets: vec![],
                 rate: None,
+                follow: None,
+                worker_per_target: false,
                 access: vec![AccessLine { share: 100.0, bs: Bytes(4096), read: 70.0, random: 100.0, align: None }],
             }],
         }

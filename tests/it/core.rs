@@ -128,7 +128,7 @@ fn sigint_mid_run_keeps_an_interrupted_result() {
     let dir = shm_dir();
     let json = dir.path().join("r.json");
     let child = lunmark()
-        .args(["run", "-q", "-t", "mem:64m", "--time", "60s", "--ramp", "0", "--json", json.to_str().unwrap()])
+        .args(["run", "-q", "-t", "mem:64m", "--read", "70", "--time", "60s", "--ramp", "0", "--json", json.to_str().unwrap()])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -154,8 +154,22 @@ fn the_result_has_the_documented_fields() {
     let dir = shm_dir();
     let json = dir.path().join("r.json");
     let f = dir.path().join("data");
-    let out =
-        run(&["run", "-q", "-t", f.to_str().unwrap(), "--size", "32m", "--time", "2s", "--ramp", "1s", "--json", json.to_str().unwrap()]);
+    let out = run(&[
+        "run",
+        "-q",
+        "-t",
+        f.to_str().unwrap(),
+        "--size",
+        "32m",
+        "--read",
+        "70",
+        "--time",
+        "2s",
+        "--ramp",
+        "1s",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let r = read_json(&json);
     for key in ["schema_version", "id", "lunmark_version", "started_at", "status", "command_line", "host", "workload", "points"] {

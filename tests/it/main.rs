@@ -4,3 +4,4 @@
 
 mod common;
 mod core;
+mod workloads;

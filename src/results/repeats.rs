@@ -1,0 +1,135 @@
+//! Repeats of one point: the spread of the headline figures and which repeat the
+//! point reports. The papers either average repeats (001) or keep the best
+//! repeatable one (000); `--pick mean|median|best` says which, and the choice is
+//! recorded. `mean` reports the repeat nearest the mean IOPS, so every figure of
+//! the point (percentiles included) comes from one real run.
+
+use serde::{Deserialize, Serialize};
+
+use super::model::Summary;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Pick {
+    #[default]
+    Mean,
+    Median,
+    Best,
+}
+
+impl std::str::FromStr for Pick {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "mean" => Ok(Pick::Mean),
+            "median" => Ok(Pick::Median),
+            "best" => Ok(Pick::Best),
+            _ => Err(format!("unknown pick '{s}': choose mean, median or best")),
+        }
+    }
+}
+
+/// Mean, standard deviation (sample), coefficient of variation, min and max.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    pub mean: f64,
+    pub stdev: f64,
+    /// stdev ÷ mean × 100.
+    pub cv_pct: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    pub fn of(values: &[f64]) -> Spread {
+        let n = values.len() as f64;
+        if values.is_empty() {
+            return Spread::default();
+        }
+        let mean = values.iter().sum::<f64>() / n;
+        let var = if values.len() > 1 { values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+        let stdev = var.sqrt();
+        Spread {
+            mean,
+            stdev,
+            cv_pct: if mean != 0.0 { stdev / mean * 100.0 } else { 0.0 },
+            min: values.iter().copied().fold(f64::INFINITY, f64::min),
+            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+/// One repeat's headline figures.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RepeatRun {
+    pub iops: f64,
+    pub mbps: f64,
+    pub lat_mean_us: f64,
+    pub lat_p99_us: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RepeatStats {
+    pub count: usize,
+    pub pick: Pick,
+    /// Which repeat the point's summary is (1-based).
+    pub picked: usize,
+    pub iops: Spread,
+    pub mbps: Spread,
+    pub lat_mean_us: Spread,
+    pub lat_p99_us: Spread,
+    pub runs: Vec<RepeatRun>,
+}
+
+/// The spread of `summaries` and the index of the one to report.
+pub fn combine(summaries: &[Summary], pick: Pick) -> (usize, RepeatStats) {
+    let runs: Vec<RepeatRun> = summaries
+        .iter()
+        .map(|s| RepeatRun { iops: s.iops, mbps: s.mbps, lat_mean_us: s.latency_us.all.mean, lat_p99_us: s.latency_us.all.p99 })
+        .collect();
+    let col = |f: fn(&RepeatRun) -> f64| Spread::of(&runs.iter().map(f).collect::<Vec<_>>());
+    let iops = col(|r| r.iops);
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by(|&a, &b| runs[a].iops.total_cmp(&runs[b].iops));
+    let index = match pick {
+        Pick::Best => *order.last().unwrap_or(&0),
+        Pick::Median => order[(order.len().saturating_sub(1)) / 2],
+        Pick::Mean => {
+            (0..runs.len()).min_by(|&a, &b| (runs[a].iops - iops.mean).abs().total_cmp(&(runs[b].iops - iops.mean).abs())).unwrap_or(0)
+        }
+    };
+    let stats = RepeatStats {
+        count: runs.len(),
+        pick,
+        picked: index + 1,
+        iops,
+        mbps: col(|r| r.mbps),
+        lat_mean_us: col(|r| r.lat_mean_us),
+        lat_p99_us: col(|r| r.lat_p99_us),
+        runs,
+    };
+    (index, stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_iops(v: f64) -> Summary {
+        Summary { iops: v, ..Default::default() }
+    }
+
+    #[test]
+    fn spread_and_pick() {
+        let s = Spread::of(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
+        assert_eq!(s.mean, 5.0);
+        assert!((s.stdev - 2.138).abs() < 1e-3);
+        assert_eq!((s.min, s.max), (2.0, 9.0));
+        let runs = [with_iops(100.0), with_iops(130.0), with_iops(90.0)];
+        assert_eq!(combine(&runs, Pick::Best).0, 1);
+        assert_eq!(combine(&runs, Pick::Median).0, 0);
+        // mean 106.7: nearest is 100.
+        assert_eq!(combine(&runs, Pick::Mean).0, 0);
+        assert_eq!(combine(&runs, Pick::Best).1.picked, 2);
+    }
+}

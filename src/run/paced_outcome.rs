@@ -1,0 +1,48 @@
+//! What pacing adds to a point's summary: service latency beside latency from
+//! schedule, the achieved rate against the target, and followers' IOPS ratios.
+
+use crate::metrics::Recorder;
+use crate::results::model::{FollowOutcome, GroupSummary, LatencyByOp, RateOutcome, Summary};
+use crate::results::summarize::latency_stats;
+use crate::workload::WorkloadSpec;
+
+/// A rate is held when the achieved rate is within this share of the target.
+const HELD_WITHIN: f64 = 0.01;
+
+pub fn add(spec: &WorkloadSpec, total: &Recorder, by_group: &[Recorder], summary: &mut Summary, _groups: &[GroupSummary]) {
+    let paced = spec.groups.iter().any(|g| g.rate.is_some() || g.follow.is_some());
+    if !paced {
+        return;
+    }
+    let mut all = total.service_read.clone();
+    all.add(&total.service_write);
+    summary.service_latency_us = Some(LatencyByOp {
+        read: latency_stats(&total.service_read),
+        write: latency_stats(&total.service_write),
+        all: latency_stats(&all),
+    });
+    let target: f64 = spec.groups.iter().filter_map(|g| g.rate).sum();
+    if target > 0.0 && summary.duration_s > 0.0 {
+        let ios: u64 = spec.groups.iter().zip(by_group).filter(|(g, _)| g.rate.is_some()).map(|(_, r)| r.ios_read + r.ios_written).sum();
+        let achieved = ios as f64 / summary.duration_s;
+        let held = achieved >= target * (1.0 - HELD_WITHIN);
+        let note = (!held).then(|| {
+            format!(
+                "the target rate of {target:.0} IOPS could not be held: {achieved:.0} IOPS were completed ({:.1}% short). The target is slower than asked at this queue depth; latency from schedule shows the backlog",
+                (1.0 - achieved / target) * 100.0
+            )
+        });
+        summary.rate = Some(RateOutcome { target_iops: target, achieved_iops: achieved, held, note });
+    }
+}
+
+pub fn add_follow_ratios(spec: &WorkloadSpec, groups: &mut [GroupSummary]) {
+    let iops: Vec<(String, f64)> = groups.iter().map(|g| (g.name.clone(), g.iops)).collect();
+    for (g, spec_group) in groups.iter_mut().zip(&spec.groups) {
+        if let Some(f) = &spec_group.follow {
+            let leader = iops.iter().find(|(n, _)| *n == f.group).map(|(_, v)| *v).unwrap_or(0.0);
+            let achieved = if leader > 0.0 { g.iops / leader } else { 0.0 };
+            g.follow = Some(FollowOutcome { group: f.group.clone(), target_ratio: f.ratio, achieved_ratio: achieved });
+        }
+    }
+}

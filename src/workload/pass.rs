@@ -1,0 +1,270 @@
+//! Pass/fail criteria (Jetstress-style verdicts): `read_lat_avg<20ms,read_lat_max<50ms`.
+//! A criterion is `[GROUP.]METRIC OP VALUE[UNIT]`: latency metrics
+//! `{read,write,}lat_{avg,min,max,p50,p90,p99,p99.9,p99.99}` take a unit (us, ms, s);
+//! rates `iops`, `read_iops`, `write_iops`, `mbps` and `cpu` (utilization %) and
+//! `errors` take plain numbers. OP is <, <=, > or >=.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::results::model::{GroupSummary, LatencyStats, Summary};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Criterion {
+    pub text: String,
+    pub group: Option<String>,
+    pub metric: Metric,
+    pub op: Op,
+    /// In the metric's unit: microseconds for latency.
+    pub limit: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Metric {
+    Latency { op: LatOp, stat: LatStat },
+    Iops,
+    ReadIops,
+    WriteIops,
+    Mbps,
+    Cpu,
+    Errors,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LatOp {
+    Read,
+    Write,
+    All,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LatStat {
+    Avg,
+    Min,
+    Max,
+    P50,
+    P90,
+    P99,
+    P999,
+    P9999,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Op {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// The verdict on one point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub passed: bool,
+    pub checks: Vec<Check>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    pub criterion: String,
+    /// Measured value, in `unit`.
+    pub value: f64,
+    pub unit: String,
+    pub passed: bool,
+}
+
+#[derive(Debug, Error, PartialEq)]
+pub enum PassError {
+    #[error("pass criterion '{text}': {why}. Write [GROUP.]METRIC<VALUE, for example read_lat_avg<20ms or db.read_lat_max<50ms or iops>=1000; latency metrics are read_lat_, write_lat_ or lat_ followed by avg, min, max, p50, p90, p99, p99.9 or p99.99")]
+    Bad { text: String, why: String },
+}
+
+pub fn parse(list: &str) -> Result<Vec<Criterion>, PassError> {
+    let criteria: Vec<Criterion> = list.split(',').map(str::trim).filter(|t| !t.is_empty()).map(parse_one).collect::<Result<_, _>>()?;
+    if criteria.is_empty() {
+        return Err(PassError::Bad { text: list.into(), why: "no criterion given".into() });
+    }
+    Ok(criteria)
+}
+
+fn parse_one(text: &str) -> Result<Criterion, PassError> {
+    let bad = |why: &str| PassError::Bad { text: text.into(), why: why.into() };
+    let at = text.find(['<', '>']).ok_or_else(|| bad("no comparison (<, <=, > or >=)"))?;
+    let (lhs, rest) = text.split_at(at);
+    let (op, rhs) = if let Some(r) = rest.strip_prefix("<=") {
+        (Op::Le, r)
+    } else if let Some(r) = rest.strip_prefix(">=") {
+        (Op::Ge, r)
+    } else if let Some(r) = rest.strip_prefix('<') {
+        (Op::Lt, r)
+    } else {
+        (Op::Gt, &rest[1..])
+    };
+    let lhs = lhs.trim();
+    let (group, name) = match lhs.rsplit_once('.') {
+        // "p99.9" contains a dot too: only a prefix before the metric name is a group.
+        Some((g, n)) if !g.contains("lat_") && !g.is_empty() => (Some(g.to_string()), n),
+        _ => (None, lhs),
+    };
+    let metric = metric(name).ok_or_else(|| bad(&format!("unknown metric '{name}'")))?;
+    let rhs = rhs.trim();
+    let split = rhs.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rhs.len());
+    let (num, unit) = rhs.split_at(split);
+    let value: f64 = num.parse().map_err(|_| bad(&format!("'{rhs}' is not a number")))?;
+    let limit = match (metric, unit.trim()) {
+        (Metric::Latency { .. }, "us" | "µs") => value,
+        (Metric::Latency { .. }, "ms") => value * 1e3,
+        (Metric::Latency { .. }, "s") => value * 1e6,
+        (Metric::Latency { .. }, u) => return Err(bad(&format!("latency needs a unit (us, ms or s), got '{u}'"))),
+        (_, "") => value,
+        (_, u) => return Err(bad(&format!("'{name}' takes a plain number, not '{u}'"))),
+    };
+    Ok(Criterion { text: text.to_string(), group, metric, op, limit })
+}
+
+fn metric(name: &str) -> Option<Metric> {
+    let simple = match name {
+        "iops" => Some(Metric::Iops),
+        "read_iops" => Some(Metric::ReadIops),
+        "write_iops" => Some(Metric::WriteIops),
+        "mbps" => Some(Metric::Mbps),
+        "cpu" => Some(Metric::Cpu),
+        "errors" => Some(Metric::Errors),
+        _ => None,
+    };
+    if simple.is_some() {
+        return simple;
+    }
+    let (op, stat) = if let Some(s) = name.strip_prefix("read_lat_") {
+        (LatOp::Read, s)
+    } else if let Some(s) = name.strip_prefix("write_lat_") {
+        (LatOp::Write, s)
+    } else {
+        (LatOp::All, name.strip_prefix("lat_")?)
+    };
+    let stat = match stat {
+        "avg" | "mean" => LatStat::Avg,
+        "min" => LatStat::Min,
+        "max" => LatStat::Max,
+        "p50" => LatStat::P50,
+        "p90" => LatStat::P90,
+        "p99" => LatStat::P99,
+        "p99.9" | "p99_9" => LatStat::P999,
+        "p99.99" | "p99_99" => LatStat::P9999,
+        _ => return None,
+    };
+    Some(Metric::Latency { op, stat })
+}
+
+/// Judges a point: each criterion against the point's summary, or a group's.
+/// A criterion naming a group the point does not have fails, saying so.
+pub fn judge(criteria: &[Criterion], summary: &Summary, groups: &[GroupSummary]) -> Verdict {
+    let checks: Vec<Check> = criteria
+        .iter()
+        .map(|c| {
+            let group = c.group.as_ref().map(|g| groups.iter().find(|s| &s.name == g));
+            let value = match group {
+                Some(None) => None,
+                Some(Some(g)) => measure_group(c.metric, g),
+                None => Some(measure(c.metric, summary)),
+            };
+            let unit = if matches!(c.metric, Metric::Latency { .. }) { "us" } else { "" };
+            match value {
+                Some(v) => {
+                    let passed = match c.op {
+                        Op::Lt => v < c.limit,
+                        Op::Le => v <= c.limit,
+                        Op::Gt => v > c.limit,
+                        Op::Ge => v >= c.limit,
+                    };
+                    Check { criterion: c.text.clone(), value: v, unit: unit.into(), passed }
+                }
+                None => Check {
+                    criterion: format!("{} (no such group in this point)", c.text),
+                    value: f64::NAN,
+                    unit: unit.into(),
+                    passed: false,
+                },
+            }
+        })
+        .collect();
+    Verdict { passed: checks.iter().all(|c| c.passed), checks }
+}
+
+fn stat(l: &LatencyStats, s: LatStat) -> f64 {
+    match s {
+        LatStat::Avg => l.mean,
+        LatStat::Min => l.min,
+        LatStat::Max => l.max,
+        LatStat::P50 => l.p50,
+        LatStat::P90 => l.p90,
+        LatStat::P99 => l.p99,
+        LatStat::P999 => l.p99_9,
+        LatStat::P9999 => l.p99_99,
+    }
+}
+
+fn measure(m: Metric, s: &Summary) -> f64 {
+    match m {
+        Metric::Latency { op: LatOp::Read, stat: st } => stat(&s.latency_us.read, st),
+        Metric::Latency { op: LatOp::Write, stat: st } => stat(&s.latency_us.write, st),
+        Metric::Latency { op: LatOp::All, stat: st } => stat(&s.latency_us.all, st),
+        Metric::Iops => s.iops,
+        Metric::ReadIops => s.read_iops,
+        Metric::WriteIops => s.write_iops,
+        Metric::Mbps => s.mbps,
+        Metric::Cpu => s.cpu.utilization_pct,
+        Metric::Errors => s.errors.total as f64,
+    }
+}
+
+fn measure_group(m: Metric, g: &GroupSummary) -> Option<f64> {
+    Some(match m {
+        Metric::Latency { op: LatOp::Read, stat: st } => stat(&g.latency_us.read, st),
+        Metric::Latency { op: LatOp::Write, stat: st } => stat(&g.latency_us.write, st),
+        Metric::Latency { op: LatOp::All, stat: st } => stat(&g.latency_us.all, st),
+        Metric::Iops => g.iops,
+        Metric::ReadIops => g.read_iops,
+        Metric::WriteIops => g.write_iops,
+        Metric::Mbps => g.mbps,
+        Metric::Cpu | Metric::Errors => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn criteria_parse_with_units_and_groups() {
+        let c = parse("read_lat_avg<20ms, db.read_lat_max<=50ms,iops>=1000,lat_p99.9<2s").unwrap();
+        assert_eq!(c[0].limit, 20_000.0);
+        assert_eq!(c[1].group.as_deref(), Some("db"));
+        assert_eq!(c[1].op, Op::Le);
+        assert_eq!(c[2].metric, Metric::Iops);
+        assert_eq!(c[3].metric, Metric::Latency { op: LatOp::All, stat: LatStat::P999 });
+        assert_eq!(c[3].limit, 2e6);
+    }
+
+    #[test]
+    fn bad_criteria_explain_themselves() {
+        assert!(parse("read_lat_avg=20ms").unwrap_err().to_string().contains("no comparison"));
+        assert!(parse("read_latency<20ms").unwrap_err().to_string().contains("unknown metric 'read_latency'"));
+        assert!(parse("read_lat_avg<20").unwrap_err().to_string().contains("needs a unit"));
+        assert!(parse("iops>10ms").unwrap_err().to_string().contains("plain number"));
+        assert!(parse("iops>x").unwrap_err().to_string().contains("not a number"));
+        assert!(parse("").unwrap_err().to_string().contains("no criterion"));
+    }
+
+    #[test]
+    fn judging_compares_measured_values() {
+        let mut s = Summary::default();
+        s.latency_us.read.mean = 15_000.0;
+        s.latency_us.read.max = 60_000.0;
+        let v = judge(&parse("read_lat_avg<20ms,read_lat_max<50ms").unwrap(), &s, &[]);
+        assert!(!v.passed);
+        assert!(v.checks[0].passed && !v.checks[1].passed);
+        let v = judge(&parse("nope.iops>1").unwrap(), &s, &[]);
+        assert!(!v.passed && v.checks[0].criterion.contains("no such group"));
+    }
+}

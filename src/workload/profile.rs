@@ -1,0 +1,237 @@
+//! Profiles: named workloads in a TOML file a user can read, save, edit and run.
+//! A profile holds one or more phases (each a point of the run, in order), each
+//! phase a list of worker groups with their access specifications, plus run
+//! settings (ramp, time, sweeps, rate, pass criteria). The built-in profiles are
+//! TOML files compiled into the binary, so `lunmark profiles show NAME` prints
+//! exactly the text that `--profile-file` reads back.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::spec::{opt_duration_text, RunLength, SpecError, WorkerGroup, WorkloadSpec};
+use crate::units::Bytes;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    pub name: String,
+    pub description: String,
+    /// Where the workload comes from (which paper, which table).
+    #[serde(default)]
+    pub source: String,
+    #[serde(default, with = "opt_duration_text", skip_serializing_if = "Option::is_none")]
+    pub ramp: Option<Duration>,
+    #[serde(default, with = "opt_duration_text", skip_serializing_if = "Option::is_none")]
+    pub time: Option<Duration>,
+    /// Region length on each target (and the size of files lunmark creates).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Bytes>,
+    /// Sweeps, as on the command line: "qd=2,4,8".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sweep: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
+    /// Total issue rate, I/Os per second, spread over the groups that follow none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    /// Jetstress-style rate: mailboxes x IOPS per mailbox = database IOPS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mailboxes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iops_per_mailbox: Option<f64>,
+    /// Pass criteria, as `--pass` takes them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass: Option<String>,
+    pub phases: Vec<Phase>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Phase {
+    pub name: String,
+    pub groups: Vec<WorkerGroup>,
+}
+
+/// The built-in profiles: (name, TOML text).
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("quick", include_str!("builtin/quick.toml")),
+    ("exchange", include_str!("builtin/exchange.toml")),
+    ("jetstress", include_str!("builtin/jetstress.toml")),
+    ("oltp-db", include_str!("builtin/oltp-db.toml")),
+    ("oltp-redo", include_str!("builtin/oltp-redo.toml")),
+    ("oltp-archive", include_str!("builtin/oltp-archive.toml")),
+    ("data-warehouse", include_str!("builtin/data-warehouse.toml")),
+    ("database", include_str!("builtin/database.toml")),
+    ("fcoe-mix", include_str!("builtin/fcoe-mix.toml")),
+    ("bandwidth", include_str!("builtin/bandwidth.toml")),
+    ("line-rate", include_str!("builtin/line-rate.toml")),
+    ("max-iops", include_str!("builtin/max-iops.toml")),
+    ("service-demand", include_str!("builtin/service-demand.toml")),
+];
+
+#[derive(Debug, Error)]
+pub enum ProfileError {
+    #[error("unknown profile '{name}'{}. `lunmark profiles` lists them all", suggestion.as_ref().map(|s| format!(": did you mean '{s}'?")).unwrap_or_default())]
+    Unknown { name: String, suggestion: Option<String> },
+    #[error("{origin}, line {line}: {message}")]
+    Syntax { origin: String, line: usize, message: String },
+    #[error("{origin}{}: phase '{phase}': {error}", line.map(|l| format!(", line {l}")).unwrap_or_default())]
+    Invalid { origin: String, line: Option<usize>, phase: String, error: SpecError },
+    #[error("{origin}: the profile has no phases: add at least one [[phases]] with a [[phases.groups]]")]
+    NoPhases { origin: String },
+    #[error("{path}: {source}")]
+    Read { path: String, source: std::io::Error },
+}
+
+/// A built-in profile by name.
+pub fn builtin(name: &str) -> Result<Profile, ProfileError> {
+    match BUILTIN.iter().find(|(n, _)| *n == name) {
+        Some((n, text)) => parse(text, &format!("built-in profile '{n}'")),
+        None => Err(ProfileError::Unknown { name: name.to_string(), suggestion: nearest(name, BUILTIN.iter().map(|(n, _)| *n)) }),
+    }
+}
+
+pub fn load_file(path: &Path) -> Result<Profile, ProfileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read { path: path.display().to_string(), source })?;
+    parse(&text, &path.display().to_string())
+}
+
+/// Parses and checks a profile. `origin` names it in errors (a path, or "built-in profile 'x'").
+pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
+    let profile: Profile = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
+        ProfileError::Syntax { origin: origin.to_string(), line, message: e.message().trim().to_string() }
+    })?;
+    if profile.phases.is_empty() {
+        return Err(ProfileError::NoPhases { origin: origin.to_string() });
+    }
+    for phase in &profile.phases {
+        // Check each phase as a workload on stand-in targets; real targets come later.
+        let ntargets = phase.groups.iter().flat_map(|g| g.targets.iter()).max().map(|m| m + 1).unwrap_or(1);
+        let spec = WorkloadSpec {
+            targets: vec!["mem:1m".into(); ntargets],
+            size: None,
+            offset: Bytes(0),
+            ramp: Duration::ZERO,
+            run: RunLength::Time(Duration::from_secs(1)),
+            seed: 1,
+            engine: Default::default(),
+            buffered: false,
+            groups: phase.groups.clone(),
+        };
+        if let Err(error) = spec.validate() {
+            let line = locate(text, &phase.name, &error);
+            return Err(ProfileError::Invalid { origin: origin.to_string(), line, phase: phase.name.clone(), error });
+        }
+    }
+    Ok(profile)
+}
+
+/// The profile as TOML that `parse` reads back to the same profile.
+pub fn to_toml(profile: &Profile) -> String {
+    toml::to_string(profile).expect("a profile always serialises to TOML")
+}
+
+fn line_of(text: &str, byte: usize) -> usize {
+    text[..byte.min(text.len())].matches('\n').count() + 1
+}
+
+/// The line a validation error points at: the first line naming the offending
+/// field after the phase's (and group's) name.
+fn locate(text: &str, phase: &str, error: &SpecError) -> Option<usize> {
+    let field = match error {
+        SpecError::Zero { field } | SpecError::TooLarge { field, .. } | SpecError::BadPercent { field, .. } => field.clone(),
+        SpecError::SharesNot100 { group, .. } | SpecError::NoLines { group } => format!("group '{group}' share"),
+        SpecError::BadRate { group, .. } | SpecError::BadFollow { group, .. } => format!("group '{group}' follow"),
+        SpecError::BadTargetIndex { group, .. } => format!("group '{group}' targets"),
+        _ => return None,
+    };
+    let group = field.split('\'').nth(1);
+    let key = field.rsplit(' ').next()?;
+    let lines: Vec<&str> = text.lines().collect();
+    let name_line = |name: &str, from: usize| {
+        (from..lines.len()).find(|&i| {
+            let l = lines[i].trim();
+            l.starts_with("name") && l.contains(&format!("\"{name}\""))
+        })
+    };
+    let mut at = name_line(phase, 0)?;
+    if let Some(g) = group {
+        at = name_line(g, at).unwrap_or(at);
+    }
+    (at..lines.len()).find(|&i| lines[i].trim_start().starts_with(key)).map(|i| i + 1)
+}
+
+/// The candidate closest to `name` by edit distance, if it is close enough to be a typo.
+pub fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
+    candidates
+        .map(|c| (edit_distance(name, c), c))
+        .filter(|(d, c)| *d <= 3.max(c.len() / 3))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c.to_string())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + (ca != *cb) as usize).min(row[j] + 1).min(row[j + 1] + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_round_trips_through_toml() {
+        for (name, _) in BUILTIN {
+            let p = builtin(name).unwrap();
+            assert_eq!(&p.name, name);
+            assert!(!p.source.is_empty(), "{name} names its source");
+            let back = parse(&to_toml(&p), "round trip").unwrap();
+            assert_eq!(p, back, "{name}");
+        }
+    }
+
+    #[test]
+    fn unknown_names_get_the_nearest_match() {
+        let e = builtin("exchnage").unwrap_err().to_string();
+        assert!(e.contains("did you mean 'exchange'"), "{e}");
+        let e = builtin("zzzzzzzzzzzz").unwrap_err().to_string();
+        assert!(!e.contains("did you mean"), "{e}");
+    }
+
+    #[test]
+    fn bad_profiles_name_line_field_and_value() {
+        let text = builtin_text("quick").replacen("read = 100.0", "read = 150.0", 1);
+        let e = parse(&text, "my.toml").unwrap_err().to_string();
+        assert!(e.contains("my.toml, line 18") && e.contains("read is 150"), "{e}");
+        let text = builtin_text("quick").replacen("qd = 32", "qd = 32\nqueue = 4", 1);
+        let e = parse(&text, "my.toml").unwrap_err().to_string();
+        assert!(e.contains("line 14") && e.contains("unknown field `queue`"), "{e}");
+        let text = builtin_text("quick").replacen("share = 100.0", "share = 60.0", 1);
+        let e = parse(&text, "my.toml").unwrap_err().to_string();
+        assert!(e.contains("add up to 60%"), "{e}");
+        let text = builtin_text("quick").replacen("bs = \"4k\"", "bs = \"4q\"", 1);
+        let e = parse(&text, "my.toml").unwrap_err().to_string();
+        assert!(e.contains("line 17") && e.contains("'4q' is not a size"), "{e}");
+        let text = builtin_text("quick").replacen("qd = 32", "qd = 0", 1);
+        let e = parse(&text, "my.toml").unwrap_err().to_string();
+        assert!(e.contains("line 13") && e.contains("qd must be greater than 0"), "{e}");
+    }
+
+    fn builtin_text(name: &str) -> String {
+        BUILTIN.iter().find(|(n, _)| *n == name).unwrap().1.to_string()
+    }
+}

@@ -1,0 +1,301 @@
+//! Workloads: built-in profiles, profile files, sweeps, repeats, rate-limited
+//! load and pass/fail verdicts.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::*;
+use crate::require_root;
+
+const PROFILES: &[&str] = &[
+    "quick",
+    "exchange",
+    "jetstress",
+    "oltp-db",
+    "oltp-redo",
+    "oltp-archive",
+    "data-warehouse",
+    "database",
+    "fcoe-mix",
+    "bandwidth",
+    "line-rate",
+    "max-iops",
+    "service-demand",
+];
+
+fn run_json(args: &[&str]) -> (std::process::Output, Value) {
+    let dir = shm_dir();
+    let json = dir.path().join("r.json");
+    let mut all: Vec<&str> = args.to_vec();
+    let j = json.to_str().unwrap().to_string();
+    all.extend(["--json", &j, "-q"]);
+    let out = run(&all);
+    let value = if json.exists() { read_json(&json) } else { Value::Null };
+    (out, value)
+}
+
+/// Every built-in profile: `profiles show` prints TOML that runs back as the
+/// same workload, and a short run of it gives the expected points and groups.
+#[test]
+fn every_builtin_profile_round_trips_and_runs() {
+    let dir = shm_dir();
+    for name in PROFILES {
+        let shown = run(&["profiles", "show", name]);
+        assert!(shown.status.success(), "{name}: {}", stderr(&shown));
+        let file = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&file, &shown.stdout).unwrap();
+        let common = ["-t", "mem:64m", "-t", "mem:64m", "--dry-run"];
+        let from_name = run(&[&["run", name][..], &common].concat());
+        let from_file = run(&[&["run", "--profile-file", file.to_str().unwrap()][..], &common].concat());
+        assert!(from_name.status.success(), "{name}: {}", stderr(&from_name));
+        assert_eq!(stdout(&from_name), stdout(&from_file), "{name}: the saved profile runs the same workload");
+
+        let toml: toml::Value = toml::from_str(&stdout(&shown)).unwrap();
+        let phases = toml["phases"].as_array().unwrap();
+        let sweep_values: usize = toml
+            .get("sweep")
+            .and_then(|s| s.as_array())
+            .map(|s| s.iter().map(|v| v.as_str().unwrap().split(',').count()).product())
+            .unwrap_or(1);
+        let (out, r) = run_json(&["run", name, "-t", "mem:64m", "--time", "300ms", "--ramp", "0"]);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        let points = r["points"].as_array().unwrap();
+        assert_eq!(points.len(), phases.len() * sweep_values, "{name}: points");
+        assert_eq!(r["profile"], *name);
+        for (i, p) in points.iter().enumerate() {
+            let groups = phases[i / sweep_values]["groups"].as_array().unwrap().len();
+            let got = p["groups"].as_array().map(|g| g.len()).unwrap_or(1);
+            assert_eq!(got, groups, "{name} point {i}: groups");
+            assert!(
+                p["summary"]["ios_read"].as_u64().unwrap() + p["summary"]["ios_written"].as_u64().unwrap() > 0,
+                "{name} point {i} did I/O"
+            );
+        }
+    }
+}
+
+/// Exchange: 4 database workers at 8K random 35% read, 1 log worker, DB:log IOPS 4:1.
+#[test]
+fn exchange_holds_db_to_log_at_four_to_one() {
+    let dir = shm_dir();
+    let f = dir.path().join("lun");
+    let (out, r) =
+        run_json(&["run", "exchange", "-t", f.to_str().unwrap(), "--size", "64m", "--sweep", "qd=8", "--time", "2s", "--ramp", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let groups = r["points"][0]["groups"].as_array().unwrap();
+    let db = groups.iter().find(|g| g["name"] == "db").unwrap();
+    let log = groups.iter().find(|g| g["name"] == "log").unwrap();
+    let ratio = db["iops"].as_f64().unwrap() / log["iops"].as_f64().unwrap();
+    assert!((ratio - 4.0).abs() <= 0.4, "DB:log {ratio}");
+    let read_share = db["read_iops"].as_f64().unwrap() / db["iops"].as_f64().unwrap();
+    assert!((read_share - 0.35).abs() < 0.02, "db read share {read_share}");
+    assert_eq!(db["workers"], 4);
+    assert_eq!(log["write_iops"], log["iops"], "the log only writes");
+    assert!((log["follow"]["achieved_ratio"].as_f64().unwrap() - 0.25).abs() < 0.025);
+    assert!(stdout(&out).contains("db:log IOPS ratio"));
+}
+
+#[test]
+fn two_sweeps_give_the_cartesian_product_in_order() {
+    let (out, r) =
+        run_json(&["run", "-t", "mem:16m", "--read", "100", "--sweep", "qd=1,2", "--sweep", "bs=4k,8k", "--time", "300ms", "--ramp", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let params: Vec<(u64, String)> = r["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["params"]["qd"].as_u64().unwrap(), p["params"]["bs"].as_str().unwrap().to_string()))
+        .collect();
+    let want: Vec<(u64, String)> = vec![(1, "4k".into()), (1, "8k".into()), (2, "4k".into()), (2, "8k".into())];
+    assert_eq!(params, want);
+    // Each point really ran with its own transfer size.
+    for p in r["points"].as_array().unwrap() {
+        let bs = if p["params"]["bs"] == "4k" { 4096.0 } else { 8192.0 };
+        let s = &p["summary"];
+        assert_eq!(s["bytes_read"].as_f64().unwrap() / s["ios_read"].as_f64().unwrap(), bs);
+    }
+}
+
+/// Ctrl-C during point 3 keeps points 1 and 2 in the JSON written so far.
+#[test]
+fn sigint_during_point_three_keeps_points_one_and_two() {
+    let dir = shm_dir();
+    let json = dir.path().join("r.json");
+    let child = lunmark()
+        .args([
+            "run",
+            "-q",
+            "-t",
+            "mem:16m",
+            "--read",
+            "100",
+            "--sweep",
+            "qd=1,2,4,8",
+            "--time",
+            "1s",
+            "--ramp",
+            "0",
+            "--json",
+            json.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    // SAFETY: kill(2) on the child we spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let r = read_json(&json);
+    assert_eq!(r["status"], "interrupted");
+    let points = r["points"].as_array().unwrap();
+    assert!(points.len() >= 2, "points kept: {}", points.len());
+    assert_eq!(points[0]["params"]["qd"], 1);
+    assert_eq!(points[1]["params"]["qd"], 2);
+    assert!((points[1]["summary"]["duration_s"].as_f64().unwrap() - 1.0).abs() < 0.05, "point 2 complete");
+}
+
+#[test]
+fn repeats_report_spread_and_the_picked_run() {
+    let (out, r) =
+        run_json(&["run", "-t", "mem:16m", "--read", "100", "--repeat", "3", "--pick", "best", "--time", "300ms", "--ramp", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let p = &r["points"][0];
+    let rep = &p["repeats"];
+    assert_eq!(rep["count"], 3);
+    let runs: Vec<f64> = rep["runs"].as_array().unwrap().iter().map(|x| x["iops"].as_f64().unwrap()).collect();
+    let best = runs.iter().cloned().fold(f64::MIN, f64::max);
+    assert_eq!(p["summary"]["iops"].as_f64().unwrap(), best, "best repeat reported");
+    assert_eq!(rep["iops"]["max"].as_f64().unwrap(), best);
+    let mean = runs.iter().sum::<f64>() / 3.0;
+    assert!((rep["iops"]["mean"].as_f64().unwrap() - mean).abs() < 1e-6 * mean);
+    assert!(stdout(&out).contains("repeats: 3 runs"));
+}
+
+/// A fixed rate against mem: is held within 2%.
+#[test]
+fn rate_limit_is_held_within_two_percent() {
+    let (out, r) = run_json(&["run", "-t", "mem:16m", "--read", "70", "--rate", "2000", "--time", "3s", "--ramp", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = &r["points"][0]["summary"];
+    let iops = s["iops"].as_f64().unwrap();
+    assert!((iops - 2000.0).abs() / 2000.0 < 0.02, "achieved {iops}");
+    assert_eq!(s["rate"]["held"], true);
+    assert!(s["service_latency_us"]["all"]["count"].as_u64().unwrap() > 5000);
+}
+
+/// A target made to stall (writes to a frozen ext4 filesystem on a loop device):
+/// latency from schedule grows with the backlog, service time does not.
+#[test]
+fn a_stall_shows_in_latency_from_schedule_not_in_service_time() {
+    require_root!();
+    let dir = shm_dir();
+    let dev = LoopDevice::new(dir.path(), 128 << 20);
+    assert!(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&dev.path).status().unwrap().success());
+    let mnt = dir.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    assert!(Command::new("mount").arg(&dev.path).arg(&mnt).status().unwrap().success());
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("fsfreeze").arg("-u").arg(&self.0).status();
+            let _ = Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(mnt.clone());
+    let file = mnt.join("lun");
+    let json = dir.path().join("r.json");
+    let child = lunmark()
+        .args([
+            "run",
+            "-q",
+            "-t",
+            file.to_str().unwrap(),
+            "--size",
+            "32m",
+            "--read",
+            "0",
+            "--qd",
+            "4",
+            "--rate",
+            "2000",
+            "--time",
+            "4s",
+            "--ramp",
+            "0",
+        ])
+        .args(["--json", json.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(Command::new("fsfreeze").arg("-f").arg(&mnt).status().unwrap().success());
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(Command::new("fsfreeze").arg("-u").arg(&mnt).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = &read_json(&json)["points"][0]["summary"];
+    let from_schedule = &s["latency_us"]["all"];
+    let service = &s["service_latency_us"]["all"];
+    // ~2000 I/Os were due during the 1 s freeze and waited for it.
+    assert!(from_schedule["p90"].as_f64().unwrap() > 100_000.0, "latency from schedule p90 {}", from_schedule["p90"]);
+    assert!(service["p90"].as_f64().unwrap() < 20_000.0, "service p90 {}", service["p90"]);
+    assert!(from_schedule["mean"].as_f64().unwrap() > 10.0 * service["mean"].as_f64().unwrap());
+}
+
+#[test]
+fn a_failed_verdict_exits_with_four() {
+    let (out, r) =
+        run_json(&["run", "-t", "mem:16m", "--read", "100", "--time", "300ms", "--ramp", "0", "--pass", "read_lat_avg<1us,iops>1"]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let v = &r["points"][0]["verdict"];
+    assert_eq!(v["passed"], false);
+    assert_eq!(v["checks"][0]["passed"], false);
+    assert_eq!(v["checks"][1]["passed"], true);
+    assert!(stdout(&out).contains("verdict: FAIL"));
+    let (out, _) = run_json(&["run", "-t", "mem:16m", "--read", "100", "--time", "300ms", "--ramp", "0", "--pass", "read_lat_avg<1s"]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn bad_profiles_and_sweeps_get_clear_errors() {
+    let dir = shm_dir();
+    let check = |args: &[&str], expect: &[&str]| {
+        let out = run(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        for e in expect {
+            assert!(err.contains(e), "{args:?}: expected '{e}' in: {err}");
+        }
+    };
+    check(&["run", "exchnage", "-t", "mem:1m", "--dry-run"], &["unknown profile 'exchnage'", "did you mean 'exchange'"]);
+    check(&["run", "-t", "mem:1m", "--sweep", "depth=1,2", "--dry-run"], &["unknown key 'depth'", "qd"]);
+    check(&["run", "-t", "mem:1m", "--sweep", "qd=1,x", "--dry-run"], &["'x' is not a valid qd"]);
+    check(&["run", "-t", "mem:1m", "--sweep", "targets=1,2", "--dry-run"], &["only 1 targets"]);
+    check(&["run", "-t", "mem:1m", "--pass", "read_lat<2ms", "--dry-run"], &["unknown metric 'read_lat'"]);
+    let shown = run(&["profiles", "show", "quick"]);
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, stdout(&shown).replacen("read = 100.0", "read = 150.0", 1)).unwrap();
+    check(
+        &["run", "--profile-file", bad.to_str().unwrap(), "-t", "mem:1m", "--dry-run"],
+        &["bad.toml, line 18", "read is 150", "between 0 and 100"],
+    );
+    std::fs::write(&bad, stdout(&shown).replacen("qd = 32", "depth = 32", 1)).unwrap();
+    check(&["run", "--profile-file", bad.to_str().unwrap(), "-t", "mem:1m", "--dry-run"], &["bad.toml, line 13", "unknown field `depth`"]);
+    check(&["run", "--profile-file", "/nonexistent/p.toml", "-t", "mem:1m"], &["/nonexistent/p.toml"]);
+}
+
+/// Flags override the profile, and --dry-run shows the merge.
+#[test]
+fn flags_override_the_profile_in_the_dry_run() {
+    let out = run(&["run", "database", "-t", "mem:1m", "--qd", "3", "--workers", "2", "--dry-run"]);
+    let text = stdout(&out);
+    assert!(text.contains("2 workers x 1 targets x 3 outstanding"), "{text}");
+    assert!(text.contains("66.667% read"), "{text}");
+    assert!(!text.contains("x 12 outstanding"), "{text}");
+}
