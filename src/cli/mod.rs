@@ -3,7 +3,10 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod compare;
 pub mod profiles;
+pub mod report;
+pub mod results;
 pub mod run;
 
 /// Exit codes (documented in the README).
@@ -31,12 +34,24 @@ pub mod exit {
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The result store (default: $LUNMARK_STORE, else $XDG_DATA_HOME/lunmark/results.db).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub store: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run a benchmark (with no arguments: a short default run on a scratch file here).
     Run(Box<run::RunArgs>),
+    /// Browse stored results: list, show, export, import, delete.
+    Results {
+        #[command(subcommand)]
+        action: Option<results::ResultsAction>,
+    },
+    /// Compare stored results side by side: % difference, ratio and which is better, for every metric.
+    Compare(compare::CompareArgs),
+    /// Write a report with charts: one self-contained HTML file, or Markdown with SVGs.
+    Report(report::ReportArgs),
     /// List the built-in profiles, or show one as TOML.
     Profiles {
         #[command(subcommand)]
@@ -48,9 +63,12 @@ pub enum Command {
 pub fn main() -> i32 {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Some(Command::Run(args)) => run::execute(*args),
+        Some(Command::Run(args)) => run::execute(*args, cli.store.as_deref()),
+        Some(Command::Report(args)) => report::execute(args, cli.store.as_deref()),
+        Some(Command::Compare(args)) => compare::execute(args, cli.store.as_deref()),
+        Some(Command::Results { action }) => results::execute(action, cli.store.as_deref()),
         Some(Command::Profiles { action }) => profiles::execute(action),
-        None => run::execute(run::RunArgs::default_run()),
+        None => run::execute(run::RunArgs::default_run(), cli.store.as_deref()),
     };
     match outcome {
         Ok(code) => code,

@@ -10,6 +10,7 @@ use super::exit;
 use crate::report;
 use crate::results::model::{RunResult, Status};
 use crate::results::repeats::Pick;
+use crate::results::store::{self, Store};
 use crate::run::plan::{Overrides, PlanRequest};
 use crate::run::{self, plan, RunContext, RunObserver, RunPlan};
 use crate::target::SafetyFlags;
@@ -216,21 +217,40 @@ fn flags_profile() -> Profile {
     }
 }
 
-/// Writes the result as JSON after every point, so an interrupted sweep keeps
-/// the points it finished. Writes a temporary file and renames it, so a reader
-/// never sees half a file.
-struct JsonAfterEachPoint {
-    path: Option<PathBuf>,
-    error: Option<String>,
+/// Keeps the result after every point, so an interrupted sweep keeps the points
+/// it finished: in the store, and in `--json FILE` (written to a temporary file
+/// and renamed, so a reader never sees half a file). A failure to keep it is
+/// remembered and reported; it never stops the run.
+struct KeepAfterEachPoint {
+    json: Option<PathBuf>,
+    store: Option<Store>,
+    errors: Vec<String>,
 }
 
-impl RunObserver for JsonAfterEachPoint {
-    fn point_finished(&mut self, result: &RunResult) {
-        if let Some(path) = &self.path {
+impl KeepAfterEachPoint {
+    fn keep(&mut self, result: &RunResult) {
+        if let Some(path) = &self.json {
             if let Err(e) = write_atomically(path, report::json::render(result).as_bytes()) {
-                self.error = Some(format!("could not write {}: {e}", path.display()));
+                push_once(&mut self.errors, format!("could not write {}: {e}", path.display()));
             }
         }
+        if let Some(store) = &mut self.store {
+            if let Err(e) = store.save(result) {
+                push_once(&mut self.errors, format!("could not save the result in the store {}: {e:#}", store.path().display()));
+            }
+        }
+    }
+}
+
+fn push_once(list: &mut Vec<String>, text: String) {
+    if !list.contains(&text) {
+        list.push(text);
+    }
+}
+
+impl RunObserver for KeepAfterEachPoint {
+    fn point_finished(&mut self, result: &RunResult) {
+        self.keep(result);
     }
 }
 
@@ -251,7 +271,7 @@ impl Drop for Scratch {
     }
 }
 
-pub fn execute(args: RunArgs) -> Result<i32> {
+pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i32> {
     let mut scratch = Scratch(None);
     let mut targets = args.targets.clone();
     let mut args = args;
@@ -276,11 +296,22 @@ pub fn execute(args: RunArgs) -> Result<i32> {
         quiet: args.quiet,
     };
     let json_file = args.json.as_deref().filter(|j| *j != "-").map(PathBuf::from);
-    let mut observer = JsonAfterEachPoint { path: json_file, error: None };
-    let result = run::execute(&plan, &ctx, &mut observer)?;
+    let store_path = store::default_path(store_flag);
+    let mut keep = KeepAfterEachPoint { json: json_file, store: None, errors: Vec::new() };
+    match Store::open(&store_path) {
+        Ok(s) => keep.store = Some(s),
+        Err(e) => keep.errors.push(format!("the result store cannot be used, so this run will not be saved there: {e:#}")),
+    }
+    let result = run::execute(&plan, &ctx, &mut keep)?;
+    keep.keep(&result);
     emit(&result, args.json.as_deref())?;
-    if let Some(e) = observer.error {
+    for e in &keep.errors {
         eprintln!("warning: {e}");
+    }
+    if keep.store.is_some() && keep.errors.is_empty() {
+        eprintln!("saved as {} in {}", result.id, store_path.display());
+    } else if args.json.is_none() {
+        eprintln!("the result was printed above but not saved anywhere: rerun with --json FILE, or fix the store (--store PATH)");
     }
     Ok(exit_code(&result))
 }

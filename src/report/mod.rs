@@ -1,5 +1,47 @@
 //! Exporters: a result in, bytes out. They never do I/O; the caller decides
 //! where the bytes go.
 
+pub mod charts;
+pub mod compare;
+pub mod html;
 pub mod json;
+pub mod rows;
 pub mod table;
+
+/// Snapshot tests of the exporters: two recorded results in, text out, compared
+/// with files in tests/golden/ (LUNMARK_BLESS=1 rewrites them after a deliberate change).
+#[cfg(test)]
+mod snapshots {
+    use crate::results::model::RunResult;
+
+    fn fixture(name: &str) -> RunResult {
+        let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    fn check(name: &str, got: &str) {
+        let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+        if std::env::var_os("LUNMARK_BLESS").is_some() {
+            std::fs::write(&path, got).unwrap();
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{path} missing: run with LUNMARK_BLESS=1"));
+        assert_eq!(got, want, "{name} changed; rerun with LUNMARK_BLESS=1 if that was meant");
+    }
+
+    #[test]
+    fn exporters_match_their_snapshots() {
+        let (a, b) = (fixture("result-a.json"), fixture("result-b.json"));
+        check("export-a.txt", &super::table::render(&a));
+        check("export-a.csv", &super::rows::csv(&[&a, &b]));
+        check("export-a.md", &super::rows::markdown(&[&a, &b]));
+        let c = super::compare::compare(&[&a, &b]);
+        check("compare.md", &super::compare::render_markdown(&c));
+        check("compare.csv", &super::compare::render_csv(&c));
+        check("compare.json", &super::compare::render_json(&c));
+        let charts = super::html::charts(&[&a, &b]);
+        check("chart-iops.svg", &charts.iter().find(|c| c.id == "iops").unwrap().svg);
+        // JSON export is the model itself: it round-trips exactly.
+        let back: RunResult = serde_json::from_str(&super::json::render(&a)).unwrap();
+        assert_eq!(back, a);
+    }
+}

@@ -4,6 +4,7 @@
 pub mod host;
 pub mod model;
 pub mod repeats;
+pub mod store;
 pub mod summarize;
 
 pub use model::{Point, RunResult, Status, Summary, SCHEMA_VERSION};

@@ -4,4 +4,5 @@
 
 mod common;
 mod core;
+mod results;
 mod workloads;

@@ -1,0 +1,48 @@
+//! `lunmark compare A B [C...]`: stored results side by side, the first as baseline.
+
+use anyhow::{bail, Result};
+use clap::Args;
+
+use super::exit;
+use crate::report::compare;
+use crate::results::store::{self, Store};
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Result ids (unique prefixes work); the first is the baseline.
+    #[arg(required = true, num_args = 2..)]
+    pub ids: Vec<String>,
+    /// Output: table, md, csv or json.
+    #[arg(long, default_value = "table")]
+    pub format: String,
+    /// Compare even when the workloads differ.
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub fn execute(args: CompareArgs, store_flag: Option<&std::path::Path>) -> Result<i32> {
+    let store = Store::open(&store::default_path(store_flag))?;
+    let results = args.ids.iter().map(|id| store.load(id)).collect::<Result<Vec<_>>>()?;
+    for r in &results[1..] {
+        let diff = compare::workload_differences(&results[0], r);
+        if !diff.is_empty() && !args.force {
+            bail!(
+                "the workloads of {} and {} differ, so their figures are not comparable:\n  {}\nadd --force to compare them anyway",
+                results[0].id,
+                r.id,
+                diff.join("\n  ")
+            );
+        }
+    }
+    let refs: Vec<_> = results.iter().collect();
+    let c = compare::compare(&refs);
+    let text = match args.format.as_str() {
+        "table" => compare::render_table(&c),
+        "md" => compare::render_markdown(&c),
+        "csv" => compare::render_csv(&c),
+        "json" => compare::render_json(&c),
+        other => bail!("unknown format '{other}': choose table, md, csv or json"),
+    };
+    print!("{text}");
+    Ok(exit::OK)
+}

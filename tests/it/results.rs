@@ -1,0 +1,317 @@
+//! Results: the store, browsing, compare, and the HTML report in a real browser.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::*;
+
+/// A store of this test's own.
+struct Store {
+    dir: tempfile::TempDir,
+}
+
+impl Store {
+    fn new() -> Store {
+        Store { dir: shm_dir() }
+    }
+    fn path(&self) -> PathBuf {
+        self.dir.path().join("results.db")
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        lunmark().env("LUNMARK_STORE", self.path()).args(args).output().unwrap()
+    }
+    /// Runs lunmark, returns the id it saved the result as.
+    fn measure(&self, args: &[&str]) -> String {
+        let out = self.run(&[&["run", "-q"][..], args].concat());
+        assert!(out.status.success(), "{}", stderr(&out));
+        let err = stderr(&out);
+        let line = err.lines().find(|l| l.starts_with("saved as ")).unwrap_or_else(|| panic!("no 'saved as' in: {err}"));
+        line.split_whitespace().nth(2).unwrap().to_string()
+    }
+    fn json(&self, args: &[&str]) -> Value {
+        let out = self.run(args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+}
+
+#[test]
+fn a_result_round_trips_through_the_store() {
+    let s = Store::new();
+    let json = s.dir.path().join("r.json");
+    let id = s.measure(&[
+        "-t",
+        "mem:16m",
+        "--read",
+        "100",
+        "--sweep",
+        "qd=1,4",
+        "--time",
+        "500ms",
+        "--ramp",
+        "0",
+        "--label",
+        "first",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let written = read_json(&json);
+    let exported = s.json(&["results", "export", &id[..6], "--format", "json"]);
+    assert_eq!(written, exported, "the stored result equals the one written by --json");
+    let id2 = s.measure(&["-t", "mem:16m", "--read", "100", "--time", "300ms", "--ramp", "0"]);
+    let list = stdout(&s.run(&["results", "list"]));
+    assert!(list.contains(&id) && list.contains(&id2) && list.contains("first"), "{list}");
+    let csv = stdout(&s.run(&["results", "export", &id, "--format", "csv"]));
+    assert_eq!(csv.lines().count(), 3, "header and two points: {csv}");
+    assert!(csv.lines().next().unwrap().starts_with("id,label,point,params,iops"));
+    let md = stdout(&s.run(&["results", "export", &id, "--format", "md"]));
+    assert!(md.starts_with("| id | label |") && md.contains("qd=4"), "{md}");
+
+    // Import into another store, delete from the first.
+    let other = Store::new();
+    let out = other.run(&["results", "import", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(other.json(&["results", "export", &id, "--format", "json"]), written);
+    let out = other.run(&["results", "import", json.to_str().unwrap()]);
+    assert!(stderr(&out).contains("already in"), "{}", stderr(&out));
+    assert!(s.run(&["results", "delete", &id]).status.success());
+    let out = s.run(&["results", "show", &id]);
+    assert!(!out.status.success() && stderr(&out).contains("no result with id"), "{}", stderr(&out));
+}
+
+#[test]
+fn ids_resolve_by_unique_prefix_and_ambiguity_is_explained() {
+    let s = Store::new();
+    // 17 ids: two share their first hex digit (pigeonhole).
+    let ids: Vec<String> = (0..17).map(|_| s.measure(&["-t", "mem:1m", "--read", "100", "--time", "100ms", "--ramp", "0"])).collect();
+    let first: Vec<char> = ids.iter().map(|i| i.chars().next().unwrap()).collect();
+    let shared = first.iter().find(|c| first.iter().filter(|d| d == c).count() > 1).expect("17 ids over 16 digits");
+    let out = s.run(&["results", "show", &shared.to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("matches") && stderr(&out).contains("give more digits"), "{}", stderr(&out));
+    let out = s.run(&["results", "show", &ids[0][..10]]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// SIGKILL in the middle of a sweep: the store stays readable and holds the
+/// points that finished.
+#[test]
+fn sigkill_mid_sweep_leaves_a_readable_store_with_finished_points() {
+    let s = Store::new();
+    let earlier = s.measure(&["-t", "mem:1m", "--read", "100", "--time", "100ms", "--ramp", "0"]);
+    let child = lunmark()
+        .env("LUNMARK_STORE", s.path())
+        .args(["run", "-q", "-t", "mem:16m", "--read", "100", "--sweep", "qd=1,2,4,8,16", "--time", "1s", "--ramp", "0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2600));
+    // SAFETY: kill(2) on the child we spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    let _ = child.wait_with_output();
+    let list = stdout(&s.run(&["results", "list"]));
+    assert!(list.contains(&earlier), "earlier result intact: {list}");
+    let killed = list.lines().find(|l| l.contains("running")).unwrap_or_else(|| panic!("the killed run is listed as running: {list}"));
+    let id = killed.split_whitespace().nth(1).unwrap();
+    let r = s.json(&["results", "export", id, "--format", "json"]);
+    let points = r["points"].as_array().unwrap();
+    assert!(points.len() >= 2, "finished points kept: {}", points.len());
+    assert_eq!(points[0]["params"]["qd"], 1);
+    assert!(points[1]["summary"]["iops"].as_f64().unwrap() > 0.0);
+}
+
+/// Two real runs of one workload on two targets: percent and ratio as
+/// METHODOLOGY.md defines them, and the right direction per metric.
+#[test]
+fn compare_computes_difference_ratio_and_direction() {
+    let s = Store::new();
+    let file = s.dir.path().join("lun");
+    let common = ["--read", "100", "--qd", "8", "--time", "1s", "--ramp", "0"];
+    let a = s.measure(&[&["-t", "mem:16m", "--label", "mem"][..], &common].concat());
+    let b = s.measure(&[&["-t", file.to_str().unwrap(), "--size", "16m", "--label", "tmpfs"][..], &common].concat());
+    let c = s.json(&["compare", &a, &b, "--format", "json"]);
+    assert_eq!(c["results"], serde_json::json!(["mem", "tmpfs"]));
+    let base = s.json(&["results", "export", &a]);
+    let other = s.json(&["results", "export", &b]);
+    let rows = c["points"][0]["rows"].as_array().unwrap();
+    let row = |m: &str| rows.iter().find(|r| r["metric"] == m).unwrap_or_else(|| panic!("no {m}"));
+    let check = |metric: &str, path: &[&str], higher_better: bool| {
+        let get = |r: &Value| path.iter().fold(&r["points"][0]["summary"], |v, k| &v[*k]).as_f64().unwrap();
+        let (x, y) = (get(&base), get(&other));
+        let r = row(metric);
+        assert_eq!(r["baseline"].as_f64().unwrap(), x);
+        let v = &r["versus"][0];
+        assert!((v["diff_pct"].as_f64().unwrap() - (y - x) / x * 100.0).abs() < 1e-9, "{metric} diff");
+        assert!((v["ratio"].as_f64().unwrap() - y / x).abs() < 1e-12, "{metric} ratio");
+        let better = if higher_better { y > x } else { y < x };
+        assert_eq!(v["verdict"], if better { "better" } else { "worse" }, "{metric}: {x} vs {y}");
+        assert_eq!(r["better"], if higher_better { "higher" } else { "lower" });
+    };
+    check("IOPS", &["iops"], true);
+    check("MB/s", &["mbps"], true);
+    check("latency p99", &["latency_us", "all", "p99"], false);
+    check("CPU", &["cpu", "utilization_pct"], false);
+    check("IOPS per CPU%", &["cpu", "iops_per_cpu_pct"], true);
+    check("service demand", &["cpu", "service_demand_us_per_kb"], false);
+    let table = stdout(&s.run(&["compare", &a, &b]));
+    assert!(table.contains("mem (baseline)") && table.contains("tmpfs"), "{table}");
+    let md = stdout(&s.run(&["compare", &a, &b, "--format", "md"]));
+    assert!(md.contains("| IOPS | IO/s |"), "{md}");
+
+    // A different workload is refused, naming the difference.
+    let d = s.measure(&["-t", "mem:16m", "--read", "70", "--qd", "8", "--time", "300ms", "--ramp", "0"]);
+    let out = s.run(&["compare", &a, &d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("groups[0].access[0].read: 100.0 vs 70.0") && stderr(&out).contains("--force"), "{}", stderr(&out));
+    assert!(s.run(&["compare", &a, &d, "--force"]).status.success());
+}
+
+/// Repeats: a difference smaller than the spread is not significant.
+#[test]
+fn compare_marks_differences_within_the_spread() {
+    let s = Store::new();
+    let args = ["-t", "mem:16m", "--read", "100", "--repeat", "3", "--time", "300ms", "--ramp", "0"];
+    let a = s.measure(&args);
+    let b = s.measure(&args);
+    let c = s.json(&["compare", &a, &b, "--format", "json"]);
+    let iops = c["points"][0]["rows"].as_array().unwrap().iter().find(|r| r["metric"] == "IOPS").unwrap().clone();
+    let ra = s.json(&["results", "export", &a]);
+    let rb = s.json(&["results", "export", &b]);
+    let (x, y) = (ra["points"][0]["summary"]["iops"].as_f64().unwrap(), rb["points"][0]["summary"]["iops"].as_f64().unwrap());
+    let noise =
+        ra["points"][0]["repeats"]["iops"]["stdev"].as_f64().unwrap().max(rb["points"][0]["repeats"]["iops"]["stdev"].as_f64().unwrap());
+    let want = if (x - y).abs() <= noise {
+        "not significant"
+    } else if y > x {
+        "better"
+    } else {
+        "worse"
+    };
+    assert_eq!(iops["versus"][0]["verdict"], want);
+}
+
+fn chromium(args: &[&str]) -> Output {
+    let profile = tempfile::tempdir().unwrap();
+    Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .args(["--no-first-run", "--hide-scrollbars", "--enable-logging=stderr", "--v=1"])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args)
+        .output()
+        .expect("chromium (Debian's chromium package; scripts/setup.sh installs it)")
+}
+
+/// The report opened in real headless Chromium: no console errors, every chart's
+/// SVG present with data marks, and a screenshot that is not blank.
+#[test]
+fn the_report_renders_in_a_real_browser() {
+    let s = Store::new();
+    let file = s.dir.path().join("lun");
+    let common = ["--read", "100", "--sweep", "bs=4k,64k", "--sweep", "qd=1,8", "--time", "500ms", "--ramp", "0"];
+    let a = s.measure(&[&["-t", "mem:64m", "--label", "mem: (no kernel)"][..], &common].concat());
+    let b = s.measure(&[&["-t", file.to_str().unwrap(), "--size", "64m", "--label", "tmpfs file"][..], &common].concat());
+    let html = s.dir.path().join("report.html");
+    let out = s.run(&["report", &a, &b, "-o", html.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&html).unwrap();
+    // Self-contained: no external resource (xmlns URIs are names, not fetches).
+    for fetch in ["src=\"http", "href=\"http", "url(http", "@import", "<link"] {
+        assert!(!text.contains(fetch), "the report fetches something: {fetch}");
+    }
+
+    let url = format!("file://{}", html.display());
+    let dom = chromium(&["--dump-dom", &url]);
+    let dom_text = stdout(&dom);
+    let log = stderr(&dom);
+    assert!(!log.lines().any(|l| l.contains("CONSOLE") && (l.contains("rror") || l.contains("Uncaught"))), "console errors: {log}");
+    assert!(!log.contains("Failed to load resource"), "the page fetched something: {log}");
+    let figures: Vec<&str> = dom_text.split("<figure").skip(1).collect();
+    assert!(figures.len() >= 7, "charts: {}", figures.len());
+    for f in &figures {
+        assert!(f.contains("<svg"), "a chart without SVG");
+        let marks = f.matches("<rect").count() + f.matches("<polyline").count() + f.matches("<circle").count();
+        assert!(marks > 5, "a chart without data marks: {}", &f[..200.min(f.len())]);
+    }
+    for label in ["mem: (no kernel)", "tmpfs file", "IOPS (I/O per second)", "latency (us)", "bs=64k qd=8", "outstanding I/Os"] {
+        assert!(dom_text.contains(label) || text.contains(label), "missing label {label}");
+    }
+
+    let png = s.dir.path().join("report.png");
+    let shot = chromium(&["--window-size=1240,3400", &format!("--screenshot={}", png.display()), &url]);
+    assert!(png.exists(), "{}", stderr(&shot));
+    let (colors, ink) = picture_stats(&png);
+    assert!(colors > 8, "a blank screenshot: {colors} colours");
+    assert!(ink > 0.03, "a blank screenshot: {:.1}% non-white", ink * 100.0);
+    if std::env::var_os("LUNMARK_KEEP_SCREENSHOT").is_some() {
+        std::fs::copy(&png, concat!(env!("CARGO_MANIFEST_DIR"), "/docs/report.png")).unwrap();
+    }
+}
+
+/// `--format md`: Markdown with the charts as SVG files beside it; a transfer-size
+/// sweep gives bars by transfer size.
+#[test]
+fn the_markdown_report_has_svg_files_beside_it() {
+    let s = Store::new();
+    let common = ["--read", "100", "--sweep", "bs=4k,16k,64k", "--time", "300ms", "--ramp", "0"];
+    let a = s.measure(&[&["-t", "mem:16m", "--label", "one"][..], &common].concat());
+    let b = s.measure(&[&["-t", "null:16m", "--label", "two"][..], &common].concat());
+    let md = s.dir.path().join("rep.md");
+    assert!(s.run(&["report", &a, &b, "--format", "md", "-o", md.to_str().unwrap()]).status.success());
+    let text = std::fs::read_to_string(&md).unwrap();
+    let svgs: Vec<&str> =
+        text.lines().filter_map(|l| l.strip_prefix("![")).filter_map(|l| l.split("](").nth(1)).map(|l| l.trim_end_matches(')')).collect();
+    assert!(svgs.len() >= 5, "{text}");
+    for f in svgs {
+        let svg = std::fs::read_to_string(s.dir.path().join(f)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("<rect"), "{f}");
+    }
+    let bars = std::fs::read_to_string(s.dir.path().join("rep-iops.svg")).unwrap();
+    assert!(bars.contains("transfer size") && bars.contains("16k") && bars.contains("one") && bars.contains("two"));
+}
+
+/// (distinct colours, share of non-white pixels) of a PNG.
+fn picture_stats(path: &Path) -> (usize, f64) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let mut colors = std::collections::HashSet::new();
+    let mut ink = 0usize;
+    let pixels = buf[..info.buffer_size()].chunks(channels);
+    let total = pixels.len();
+    for px in pixels {
+        colors.insert(px[..3].to_vec());
+        if px[..3].iter().any(|&c| c < 240) {
+            ink += 1;
+        }
+    }
+    (colors.len(), ink as f64 / total as f64)
+}
+
+/// A store that cannot be written: the run still prints its result and says
+/// where it could not save it.
+#[test]
+fn an_unwritable_store_does_not_lose_the_result() {
+    let out = lunmark()
+        .env("LUNMARK_STORE", "/proc/lunmark-cannot-be-here/results.db")
+        .args(["run", "-t", "mem:1m", "--read", "100", "--time", "200ms", "--ramp", "0"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("IOPS"), "the result is printed");
+    let err = stderr(&out);
+    assert!(err.contains("/proc/lunmark-cannot-be-here") && err.contains("will not be saved"), "{err}");
+    assert!(err.contains("--json FILE"), "{err}");
+}
