@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::exit;
+use crate::metrics::power::PowerRequest;
 use crate::report;
 use crate::results::model::{RunResult, Status};
 use crate::results::repeats::Pick;
@@ -109,6 +110,18 @@ pub struct RunArgs {
     /// A label stored with the result ("FC 8G port 1", "after firmware update").
     #[arg(long)]
     pub label: Option<String>,
+    /// Power source: auto (RAPL, then IPMI DCMI), rapl, ipmi, cmd, log or none.
+    #[arg(long, value_name = "SOURCE")]
+    pub power: Option<String>,
+    /// A command that prints watts (a smart PDU, a USB meter), run once a second.
+    #[arg(long, value_name = "COMMAND")]
+    pub power_cmd: Option<String>,
+    /// A CSV of timestamp,watts from an external meter, matched to the measured interval afterwards.
+    #[arg(long, value_name = "FILE")]
+    pub power_log: Option<PathBuf>,
+    /// Measure idle power for this long before the run (the baseline for per-delta-watt figures).
+    #[arg(long, value_name = "DURATION")]
+    pub idle: Option<String>,
     /// No live line or periodic progress.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -294,6 +307,12 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
         profile: None,
         safety: SafetyFlags { destructive: args.destructive, force: args.force },
         quiet: args.quiet,
+        power: PowerRequest {
+            source: args.power.clone(),
+            command: args.power_cmd.clone(),
+            log: args.power_log.clone(),
+            idle: args.idle.as_deref().map(parse_duration).transpose().context("--idle")?,
+        },
     };
     let json_file = args.json.as_deref().filter(|j| *j != "-").map(PathBuf::from);
     let store_path = store::default_path(store_flag);

@@ -3,6 +3,7 @@
 
 pub mod cpu;
 pub mod histogram;
+pub mod power;
 pub mod recorder;
 
 pub use histogram::LatencyHistogram;

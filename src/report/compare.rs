@@ -62,6 +62,21 @@ pub const METRICS: &[Metric] = &[
     Metric { name: "IOPS per CPU%", unit: "IO/s/%", better: Better::Higher, get: |s| s.cpu.iops_per_cpu_pct, spread: None },
     Metric { name: "MB/s per CPU%", unit: "MB/s/%", better: Better::Higher, get: |s| s.cpu.mbps_per_cpu_pct, spread: None },
     Metric { name: "service demand", unit: "us/KB", better: Better::Lower, get: |s| s.cpu.service_demand_us_per_kb, spread: None },
+    Metric { name: "power", unit: "W", better: Better::Lower, get: |s| s.power.as_ref()?.avg_watts, spread: None },
+    Metric {
+        name: "IOPS per delta watt",
+        unit: "IO/s/W",
+        better: Better::Higher,
+        get: |s| s.power.as_ref()?.iops_per_delta_watt,
+        spread: None,
+    },
+    Metric {
+        name: "MB/s per delta watt",
+        unit: "MB/s/W",
+        better: Better::Higher,
+        get: |s| s.power.as_ref()?.mbps_per_delta_watt,
+        spread: None,
+    },
 ];
 
 #[derive(Clone, Debug, Serialize)]

@@ -143,6 +143,21 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
             &by_category(results, &cats, |s| s.cpu.iops_per_cpu_pct),
         ),
     });
+    let has_power = results.iter().any(|r| r.points.iter().any(|p| p.summary.power.as_ref().is_some_and(|w| w.avg_watts.is_some())));
+    if has_power {
+        let per_watt = |s: &Summary| s.power.as_ref().and_then(|p| p.iops_per_delta_watt.or(p.iops_per_watt));
+        out.push(Chart {
+            id: "power-efficiency".into(),
+            caption: format!("Power efficiency by {x} (per watt above idle where an idle baseline was measured, else per watt)"),
+            svg: charts::grouped_bars(
+                &format!("Power efficiency by {x}"),
+                x,
+                "IOPS per watt",
+                &cats,
+                &by_category(results, &cats, per_watt),
+            ),
+        });
+    }
     // The per-second series, points one after another.
     let longest = results.iter().map(|r| r.points.iter().map(|p| p.summary.intervals.len()).sum::<usize>()).max().unwrap_or(0);
     let secs: Vec<f64> = (0..longest).map(|i| i as f64).collect();

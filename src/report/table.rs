@@ -98,6 +98,29 @@ pub fn render_point(p: &Point) -> String {
         opt(c.service_demand_us_per_kb)
     ));
     text.push_str(&pacing_lines(p));
+    if let Some(pw) = &s.power {
+        match pw.avg_watts {
+            Some(w) => {
+                text.push_str(&format!("power {} W average ({})", num(w), pw.source.as_deref().unwrap_or("?")));
+                if let (Some(idle), Some(d)) = (pw.idle_watts, pw.delta_watts) {
+                    text.push_str(&format!(
+                        ", idle {} W, delta {} W: {} IOPS and {} MB/s per delta watt",
+                        num(idle),
+                        num(d),
+                        opt(pw.iops_per_delta_watt),
+                        opt(pw.mbps_per_delta_watt)
+                    ));
+                } else {
+                    text.push_str(&format!(": {} IOPS and {} MB/s per watt", opt(pw.iops_per_watt), opt(pw.mbps_per_watt)));
+                }
+                text.push('\n');
+                if let Some(r) = &pw.reason {
+                    text.push_str(&format!("  note: {r}\n"));
+                }
+            }
+            None => text.push_str(&format!("power: not measured ({})\n", pw.reason.as_deref().unwrap_or("no source"))),
+        }
+    }
     if s.errors.total > 0 {
         text.push_str(&format!("I/O errors: {}\n", s.errors.total));
         for e in &s.errors.first {

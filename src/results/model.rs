@@ -142,6 +142,9 @@ pub struct Summary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<RateOutcome>,
     pub cpu: CpuStats,
+    /// Watts and per-watt efficiency (null figures with a reason when there is no source).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<crate::metrics::power::PowerStats>,
     pub errors: ErrorSummary,
     /// One entry per second of the measured interval.
     pub intervals: Vec<Interval>,
@@ -223,4 +226,7 @@ pub struct Interval {
     pub mbps: f64,
     pub lat_mean_us: f64,
     pub lat_p99_us: f64,
+    /// Average watts in this second, when power is measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watts: Option<f64>,
 }

@@ -65,6 +65,7 @@ pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, durat
         service_latency_us: None,
         rate: None,
         cpu: CpuStats::from_usage(cpu, iops, mbps, bytes),
+        power: None,
         errors: ErrorSummary { total: rec.error_count(), by_errno, first: rec.first_errors.clone() },
         intervals: slices.iter().map(|s| interval(s, duration_s)).collect(),
     }
@@ -83,6 +84,7 @@ fn interval(s: &IntervalSlice, duration_s: f64) -> Interval {
         mbps: per_second(s.bytes_read + s.bytes_written, len) / 1e6,
         lat_mean_us: s.latency.mean_ns() / 1e3,
         lat_p99_us: s.latency.quantile_ns(0.99) as f64 / 1e3,
+        watts: None,
     }
 }
 

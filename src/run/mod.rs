@@ -8,6 +8,7 @@ pub mod paced_outcome;
 pub mod pacing;
 pub mod plan;
 pub mod point;
+pub mod power_meter;
 pub mod signals;
 pub mod worker;
 
@@ -28,6 +29,7 @@ pub struct RunContext {
     pub profile: Option<String>,
     pub safety: SafetyFlags,
     pub quiet: bool,
+    pub power: crate::metrics::power::PowerRequest,
 }
 
 /// Told about the result as it grows: after each point and at the end.
@@ -71,6 +73,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
     for w in &plan.warnings {
         live.note(&format!("warning: {w}"));
     }
+    let meter = power_meter::PowerMeter::new(&ctx.power, &interrupt, &live);
     'points: for (i, p) in plan.points.iter().enumerate() {
         let mut outcomes: Vec<point::PointOutcome> = Vec::new();
         for r in 0..plan.repeat {
@@ -93,7 +96,9 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             }
             let label = if plan.repeat > 1 { format!("{} repeat {}/{}", p.label, r + 1, plan.repeat) } else { p.label.clone() };
             let position = point::PointPosition { index: i, count: plan.points.len(), label: label.trim() };
-            let outcome = point::run_point(&p.spec, p.params.clone(), targets, position, &mut live, &interrupt);
+            let sampling = meter.start();
+            let mut outcome = point::run_point(&p.spec, p.params.clone(), targets, position, &mut live, &interrupt);
+            meter.finish(sampling, &mut outcome);
             let done = outcome.status == Status::Completed;
             outcomes.push(outcome);
             if !done {

@@ -22,6 +22,8 @@ pub struct PointOutcome {
     pub point: Point,
     pub status: Status,
     pub reason: Option<String>,
+    /// The measured interval in Unix seconds, for matching power readings.
+    pub span: (f64, f64),
 }
 
 /// Where this point sits in the run, for the live line.
@@ -174,6 +176,7 @@ pub fn run_point(
     // With an I/O count the interval ends at the last measured completion.
     let t_end = if end.is_none() { outcomes.iter().filter_map(|o| o.last_measured).max().unwrap_or(t_end) } else { t_end };
     let duration_s = t_end.saturating_duration_since(measure_start).as_secs_f64();
+    let unix_start = crate::metrics::power::unix_now() - Instant::now().saturating_duration_since(measure_start).as_secs_f64();
     let usage = cpu_start.map(|a| cpu::usage_between(&a, &cpu_end)).unwrap_or_default();
 
     let mut total = Recorder::default();
@@ -200,7 +203,12 @@ pub fn run_point(
     super::paced_outcome::add(spec, &total, &by_group, &mut summary, &groups);
     let mut groups = groups;
     super::paced_outcome::add_follow_ratios(spec, &mut groups);
-    PointOutcome { point: Point { params, summary, groups, repeats: None, verdict: None }, status, reason }
+    PointOutcome {
+        point: Point { params, summary, groups, repeats: None, verdict: None },
+        status,
+        reason,
+        span: (unix_start, unix_start + duration_s),
+    }
 }
 
 fn merge_slice(slices: &mut BTreeMap<u32, IntervalSlice>, slice: IntervalSlice) {

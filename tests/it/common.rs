@@ -8,10 +8,26 @@ use std::process::{Command, Output};
 
 /// A `lunmark` command for the binary built with these tests.
 pub fn lunmark() -> Command {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(remove_stale_stores);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_lunmark"));
     // Keep every test's results away from the user's store.
     cmd.env("LUNMARK_STORE", std::env::temp_dir().join(format!("lunmark-test-store-{}.db", std::process::id())));
     cmd
+}
+
+/// The test store of a test process lives until the process ends (the harness
+/// has no teardown), so each run removes those of processes that are gone.
+fn remove_stale_stores() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix("lunmark-test-store-") else { continue };
+        let pid: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        if !pid.is_empty() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 /// Runs lunmark with `args`, returning its output.

@@ -4,5 +4,6 @@
 
 mod common;
 mod core;
+mod power;
 mod results;
 mod workloads;

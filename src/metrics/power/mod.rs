@@ -1,0 +1,218 @@
+//! Power: watts during the measured interval, the idle baseline before the run,
+//! and IOPS and MB/s per watt above idle (METHODOLOGY.md, paper 002).
+//!
+//! Every source becomes a `Trace`: cumulative energy (joules) at wall-clock
+//! times. RAPL gives energy directly (its counters unwrapped); IPMI DCMI, a
+//! command and a meter's CSV log give watts, integrated between readings. The
+//! average power over any interval is then the energy difference over the time.
+//! With no source the power figures are null with the reason, never zero.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+pub mod ipmi;
+pub mod log;
+pub mod rapl;
+pub mod sampler;
+
+/// Seconds since the Unix epoch.
+pub fn unix_now() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64()
+}
+
+/// Cumulative energy over time: (unix seconds, joules since the first sample), increasing in time.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    pub samples: Vec<(f64, f64)>,
+}
+
+impl Trace {
+    /// A trace from watt readings: energy integrated with the trapezoid rule.
+    pub fn from_watts(readings: &[(f64, f64)]) -> Trace {
+        let mut samples = Vec::with_capacity(readings.len());
+        let mut energy = 0.0;
+        for (i, &(t, w)) in readings.iter().enumerate() {
+            if i > 0 {
+                let (t0, w0) = readings[i - 1];
+                energy += (t - t0) * (w + w0) / 2.0;
+            }
+            samples.push((t, energy));
+        }
+        Trace { samples }
+    }
+
+    /// Energy at time t, interpolated; None outside the trace.
+    fn energy_at(&self, t: f64) -> Option<f64> {
+        let s = &self.samples;
+        let first = s.first()?;
+        let last = s.last()?;
+        if t < first.0 - 1e-9 || t > last.0 + 1e-9 {
+            return None;
+        }
+        let i = s.partition_point(|p| p.0 < t);
+        if i == 0 {
+            return Some(first.1);
+        }
+        if i >= s.len() {
+            return Some(last.1);
+        }
+        let (t0, e0) = s[i - 1];
+        let (t1, e1) = s[i];
+        Some(if t1 > t0 { e0 + (e1 - e0) * (t - t0) / (t1 - t0) } else { e1 })
+    }
+
+    /// Average watts over [from, to], when the trace covers it.
+    pub fn avg_watts(&self, from: f64, to: f64) -> Option<f64> {
+        if to <= from {
+            return None;
+        }
+        Some((self.energy_at(to)? - self.energy_at(from)?) / (to - from))
+    }
+}
+
+/// What the user asked for with --power, --power-cmd and --power-log.
+#[derive(Clone, Debug, Default)]
+pub struct PowerRequest {
+    /// auto (default), rapl, ipmi, cmd, log or none.
+    pub source: Option<String>,
+    pub command: Option<String>,
+    pub log: Option<std::path::PathBuf>,
+    pub idle: Option<Duration>,
+}
+
+/// A source that was found and works.
+#[derive(Clone, Debug)]
+pub enum Source {
+    Rapl(rapl::Rapl),
+    Ipmi(ipmi::Ipmi),
+    Command(String),
+    Log(std::path::PathBuf),
+}
+
+impl Source {
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Rapl(r) => format!("rapl ({})", r.domain_names().join(" + ")),
+            Source::Ipmi(_) => "ipmi dcmi".into(),
+            Source::Command(c) => format!("command: {c}"),
+            Source::Log(p) => format!("log: {}", p.display()),
+        }
+    }
+}
+
+/// Chooses the source: the one asked for, or the first that works of RAPL,
+/// then IPMI DCMI. Err is the reason there is none, said so it can be fixed.
+pub fn resolve(req: &PowerRequest) -> Result<Source, String> {
+    if let Some(c) = &req.command {
+        return Ok(Source::Command(c.clone()));
+    }
+    if let Some(p) = &req.log {
+        return Ok(Source::Log(p.clone()));
+    }
+    match req.source.as_deref().unwrap_or("auto") {
+        "none" => Err("power measurement turned off (--power none)".into()),
+        "rapl" => rapl::Rapl::discover().map(Source::Rapl),
+        "ipmi" => ipmi::Ipmi::discover().map(Source::Ipmi),
+        "cmd" => Err("--power cmd needs --power-cmd 'COMMAND' (a command that prints watts)".into()),
+        "log" => Err("--power log needs --power-log FILE (a CSV of timestamp,watts)".into()),
+        "auto" => {
+            let rapl = match rapl::Rapl::discover() {
+                Ok(r) => return Ok(Source::Rapl(r)),
+                Err(e) => e,
+            };
+            let ipmi = match ipmi::Ipmi::discover() {
+                Ok(i) => return Ok(Source::Ipmi(i)),
+                Err(e) => e,
+            };
+            Err(format!("no power source: {rapl}; {ipmi}; or give --power-cmd 'COMMAND' or --power-log FILE"))
+        }
+        other => Err(format!("unknown power source '{other}': choose auto, rapl, ipmi, cmd, log or none")),
+    }
+}
+
+/// Power figures of one point (or why there are none).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PowerStats {
+    /// The source, e.g. "rapl (package-0 + dram)"; null when there is none.
+    pub source: Option<String>,
+    /// Why the figures are null, when they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Average watts over the measured interval.
+    pub avg_watts: Option<f64>,
+    /// Average watts over the idle period before the run (--idle).
+    pub idle_watts: Option<f64>,
+    /// avg_watts - idle_watts.
+    pub delta_watts: Option<f64>,
+    /// IOPS ÷ delta watts.
+    pub iops_per_delta_watt: Option<f64>,
+    /// MB/s ÷ delta watts.
+    pub mbps_per_delta_watt: Option<f64>,
+    /// IOPS ÷ average watts (whole-system efficiency, without a baseline).
+    pub iops_per_watt: Option<f64>,
+    pub mbps_per_watt: Option<f64>,
+}
+
+impl PowerStats {
+    pub fn unavailable(reason: &str) -> PowerStats {
+        PowerStats { reason: Some(reason.to_string()), ..Default::default() }
+    }
+
+    /// The figures for a point, from its average and the idle baseline.
+    pub fn measured(source: &str, avg: Option<f64>, idle: Option<f64>, iops: f64, mbps: f64) -> PowerStats {
+        let Some(avg) = avg else {
+            return PowerStats {
+                source: Some(source.into()),
+                reason: Some("the power source gave no readings covering the measured interval".into()),
+                ..Default::default()
+            };
+        };
+        let delta = idle.map(|i| avg - i);
+        let per = |rate: f64, w: Option<f64>| w.filter(|w| *w > 0.0).map(|w| rate / w);
+        let mut reason = None;
+        if delta.is_some_and(|d| d <= 0.0) {
+            reason = Some(format!(
+                "the run drew no more than idle ({avg:.1} W against {:.1} W idle): per-delta-watt figures are undefined",
+                idle.unwrap_or_default()
+            ));
+        }
+        PowerStats {
+            source: Some(source.into()),
+            reason,
+            avg_watts: Some(avg),
+            idle_watts: idle,
+            delta_watts: delta,
+            iops_per_delta_watt: per(iops, delta),
+            mbps_per_delta_watt: per(mbps, delta),
+            iops_per_watt: per(iops, Some(avg)),
+            mbps_per_watt: per(mbps, Some(avg)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn traces_average_energy_over_time() {
+        // 100 W for 2 s then 200 W for 2 s.
+        let t = Trace::from_watts(&[(0.0, 100.0), (2.0, 100.0), (2.0, 200.0), (4.0, 200.0)]);
+        assert!((t.avg_watts(0.0, 4.0).unwrap() - 150.0).abs() < 1e-9);
+        assert!((t.avg_watts(2.5, 3.5).unwrap() - 200.0).abs() < 1e-9);
+        assert!(t.avg_watts(3.0, 5.0).is_none(), "outside the trace");
+    }
+
+    #[test]
+    fn per_delta_watt_figures() {
+        let p = PowerStats::measured("test", Some(250.0), Some(211.0), 39_000.0, 3_900.0);
+        assert_eq!(p.delta_watts, Some(39.0));
+        assert_eq!(p.iops_per_delta_watt, Some(1000.0));
+        assert_eq!(p.mbps_per_delta_watt, Some(100.0));
+        let p = PowerStats::measured("test", Some(200.0), Some(211.0), 1.0, 1.0);
+        assert!(p.iops_per_delta_watt.is_none() && p.reason.unwrap().contains("no more than idle"));
+        let none = PowerStats::unavailable("no source");
+        assert!(none.avg_watts.is_none() && none.reason.is_some());
+    }
+}

@@ -1,0 +1,207 @@
+//! Power: RAPL through a powercap tree laid out like the kernel's, IPMI DCMI
+//! through recorded output, a command, a meter's log, and no source at all.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::*;
+
+fn write_atomically(path: &Path, text: &str) {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(tmp, path).unwrap();
+}
+
+fn zone(root: &Path, dir: &str, name: &str, max_uj: u64) {
+    let z = root.join("class/powercap").join(dir);
+    std::fs::create_dir_all(&z).unwrap();
+    std::fs::write(z.join("name"), format!("{name}\n")).unwrap();
+    std::fs::write(z.join("max_energy_range_uj"), format!("{max_uj}\n")).unwrap();
+    std::fs::write(z.join("energy_uj"), "0\n").unwrap();
+}
+
+/// Advances the energy counters of a fake powercap tree at fixed watts until
+/// dropped, wrapping them at their max range like the hardware does.
+struct Advancer {
+    stop: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<u32>>,
+}
+
+impl Advancer {
+    fn start(root: &Path, zones: Vec<(&'static str, f64, u64)>) -> Advancer {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let base = root.join("class/powercap");
+        let handle = std::thread::spawn(move || {
+            let start = Instant::now();
+            let mut wraps = 0;
+            let mut last = vec![0u64; zones.len()];
+            while !flag.load(Ordering::Relaxed) {
+                let t = start.elapsed().as_secs_f64();
+                for (i, (dir, watts, max)) in zones.iter().enumerate() {
+                    let uj = ((watts * t * 1e6) as u64) % max;
+                    if uj < last[i] {
+                        wraps += 1;
+                    }
+                    last[i] = uj;
+                    write_atomically(&base.join(dir).join("energy_uj"), &format!("{uj}\n"));
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            wraps
+        });
+        Advancer { stop, handle: Some(handle) }
+    }
+
+    fn stop(mut self) -> u32 {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle.take().unwrap().join().unwrap()
+    }
+}
+
+fn run_json(env: &[(&str, &str)], args: &[&str]) -> (std::process::Output, Value) {
+    let dir = shm_dir();
+    let json = dir.path().join("r.json");
+    let mut cmd = lunmark();
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.args(args).args(["-q", "--json", json.to_str().unwrap()]).output().unwrap();
+    let v = if json.exists() { read_json(&json) } else { Value::Null };
+    (out, v)
+}
+
+/// Watts from RAPL counters advanced at known rates, with a wrap-around: the
+/// package (40 W) and its DRAM sub-domain (5 W) count; core (inside the package)
+/// and psys (the whole platform) do not.
+#[test]
+fn rapl_watts_match_what_the_counters_say_across_a_wrap() {
+    let dir = shm_dir();
+    let root = dir.path();
+    zone(root, "intel-rapl:0", "package-0", 60_000_000);
+    zone(root, "intel-rapl:0:0", "core", 262_143_328_850);
+    zone(root, "intel-rapl:0:1", "dram", 262_143_328_850);
+    zone(root, "intel-rapl:1", "psys", 262_143_328_850);
+    let adv = Advancer::start(
+        root,
+        vec![
+            ("intel-rapl:0", 40.0, 60_000_000),
+            ("intel-rapl:0:0", 30.0, 262_143_328_850),
+            ("intel-rapl:0:1", 5.0, 262_143_328_850),
+            ("intel-rapl:1", 90.0, 262_143_328_850),
+        ],
+    );
+    let (out, r) = run_json(
+        &[("LUNMARK_SYSFS_ROOT", root.to_str().unwrap())],
+        &["run", "-t", "mem:16m", "--read", "100", "--time", "3s", "--ramp", "0"],
+    );
+    let wraps = adv.stop();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(wraps >= 2, "the package counter wrapped during the run ({wraps})");
+    let p = &r["points"][0]["summary"]["power"];
+    assert_eq!(p["source"], "rapl (package-0 + dram)");
+    let w = p["avg_watts"].as_f64().unwrap();
+    assert!((w - 45.0).abs() / 45.0 < 0.01, "avg {w} W, the counters said 45 W");
+    for i in r["points"][0]["summary"]["intervals"].as_array().unwrap() {
+        let w = i["watts"].as_f64().unwrap();
+        assert!((w - 45.0).abs() / 45.0 < 0.03, "per-second {w} W");
+    }
+    assert!(stdout(&out).contains("power 45.0 W average") || stdout(&out).contains("power 45 W"), "{}", stdout(&out));
+}
+
+/// IPMI DCMI: the watts of recorded `ipmitool dcmi power reading` output; a
+/// deactivated reading gives null power with the reason.
+#[test]
+fn ipmi_dcmi_readings_from_recorded_output() {
+    let dir = shm_dir();
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ipmi");
+    for (fixture, watts) in [("ipmitool-activated.txt", Some(220.0)), ("ipmitool-deactivated.txt", None)] {
+        let tool = dir.path().join("ipmitool");
+        std::fs::write(&tool, format!("#!/bin/sh\n[ \"$1 $2 $3\" = \"dcmi power reading\" ] || exit 2\ncat {fixtures}/{fixture}\n"))
+            .unwrap();
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let env = [("LUNMARK_SYSFS_ROOT", dir.path().to_str().unwrap()), ("LUNMARK_IPMITOOL", tool.to_str().unwrap())];
+        let (out, r) = run_json(&env, &["run", "-t", "mem:16m", "--read", "100", "--time", "1s", "--ramp", "0", "--power", "ipmi"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let p = &r["points"][0]["summary"]["power"];
+        match watts {
+            Some(w) => {
+                assert_eq!(p["avg_watts"].as_f64(), Some(w), "{fixture}");
+                assert_eq!(p["source"], "ipmi dcmi");
+            }
+            None => {
+                assert!(p["avg_watts"].is_null(), "{fixture}");
+                assert!(p["reason"].as_str().unwrap().contains("deactivated"), "{p}");
+            }
+        }
+    }
+}
+
+/// --power-cmd with an idle baseline: idle at 100 W, the run at 160 W, so 60 W
+/// above idle and IOPS per delta watt = IOPS / 60.
+#[test]
+fn power_command_with_an_idle_baseline() {
+    let dir = shm_dir();
+    let watts = dir.path().join("watts");
+    std::fs::write(&watts, "100\n").unwrap();
+    let json = dir.path().join("r.json");
+    let child = lunmark()
+        .env("LUNMARK_SYSFS_ROOT", dir.path())
+        .args(["run", "-q", "-t", "mem:16m", "--read", "100", "--time", "2s", "--ramp", "1500ms", "--idle", "2s"])
+        .args(["--power-cmd", &format!("echo $(cat {}) W", watts.display()), "--json", json.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Idle ends 2 s in; the measured interval starts 1.5 s after that.
+    std::thread::sleep(Duration::from_millis(2700));
+    std::fs::write(&watts, "160\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let s = &read_json(&json)["points"][0]["summary"];
+    let p = &s["power"];
+    assert!((p["idle_watts"].as_f64().unwrap() - 100.0).abs() < 1.0, "{p}");
+    assert!((p["avg_watts"].as_f64().unwrap() - 160.0).abs() < 1.6, "{p}");
+    let delta = p["delta_watts"].as_f64().unwrap();
+    assert!((delta - 60.0).abs() < 1.7, "{p}");
+    let iops = s["iops"].as_f64().unwrap();
+    assert!((p["iops_per_delta_watt"].as_f64().unwrap() - iops / delta).abs() < 1e-6 * iops);
+    assert!((p["mbps_per_delta_watt"].as_f64().unwrap() - s["mbps"].as_f64().unwrap() / delta).abs() < 1e-6 * iops);
+}
+
+/// --power-log: a meter's CSV matched to the measured interval afterwards.
+#[test]
+fn power_log_is_matched_to_the_measured_interval() {
+    let dir = shm_dir();
+    let log = dir.path().join("meter.csv");
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
+    let mut csv = String::from("timestamp,watts\n");
+    for i in -60..=60 {
+        csv += &format!("{:.1},{}\n", now + i as f64, 230 + (i % 2) * 10);
+    }
+    std::fs::write(&log, csv).unwrap();
+    let (out, r) =
+        run_json(&[], &["run", "-t", "mem:16m", "--read", "100", "--time", "4s", "--ramp", "0", "--power-log", log.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let p = &r["points"][0]["summary"]["power"];
+    // Alternating 230/240 W readings, integrated: 235 W on average.
+    assert!((p["avg_watts"].as_f64().unwrap() - 235.0).abs() < 235.0 * 0.01, "{p}");
+    assert!(p["source"].as_str().unwrap().starts_with("log: "));
+}
+
+#[test]
+fn no_source_gives_null_power_with_a_reason() {
+    let dir = shm_dir();
+    let env = [("LUNMARK_SYSFS_ROOT", dir.path().to_str().unwrap()), ("LUNMARK_IPMITOOL", "/nonexistent/ipmitool")];
+    let (out, r) = run_json(&env, &["run", "-t", "mem:16m", "--read", "100", "--time", "500ms", "--ramp", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let p = &r["points"][0]["summary"]["power"];
+    assert!(p["avg_watts"].is_null() && p["delta_watts"].is_null() && p["iops_per_delta_watt"].is_null());
+    let reason = p["reason"].as_str().unwrap();
+    assert!(reason.contains("no RAPL") && reason.contains("no IPMI") && reason.contains("--power-cmd"), "{reason}");
+    assert!(r["points"][0]["summary"]["intervals"][0]["watts"].is_null());
+}
