@@ -8,9 +8,12 @@
 pub mod cli;
 pub mod engine;
 pub mod metrics;
+#[cfg(test)]
+mod parsers_proptest;
 pub mod report;
 pub mod results;
 pub mod run;
 pub mod target;
 pub mod units;
+pub mod verify;
 pub mod workload;

@@ -8,6 +8,7 @@ pub mod profiles;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod verify;
 
 /// Exit codes (documented in the README).
 pub mod exit {
@@ -21,6 +22,8 @@ pub mod exit {
     pub const RUN_FAILED: i32 = 3;
     /// The run completed but a --pass criterion failed.
     pub const VERDICT_FAILED: i32 = 4;
+    /// --verify found data that is not what was written (the run completed).
+    pub const CORRUPT: i32 = 5;
     /// Interrupted by Ctrl-C or SIGTERM; the partial result was kept.
     pub const INTERRUPTED: i32 = 130;
 }
@@ -52,6 +55,8 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Write a report with charts: one self-contained HTML file, or Markdown with SVGs.
     Report(report::ReportArgs),
+    /// Check a target against the journal of a --verify run (also after a crash).
+    Verify(verify::VerifyArgs),
     /// List the built-in profiles, or show one as TOML.
     Profiles {
         #[command(subcommand)]
@@ -64,6 +69,7 @@ pub fn main() -> i32 {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Some(Command::Run(args)) => run::execute(*args, cli.store.as_deref()),
+        Some(Command::Verify(args)) => verify::execute(args),
         Some(Command::Report(args)) => report::execute(args, cli.store.as_deref()),
         Some(Command::Compare(args)) => compare::execute(args, cli.store.as_deref()),
         Some(Command::Results { action }) => results::execute(action, cli.store.as_deref()),

@@ -122,6 +122,15 @@ pub struct RunArgs {
     /// Measure idle power for this long before the run (the baseline for per-delta-watt figures).
     #[arg(long, value_name = "DURATION")]
     pub idle: Option<String>,
+    /// Check every byte read against what lunmark wrote (headers, patterns, checksums).
+    #[arg(long)]
+    pub verify: bool,
+    /// With --verify: end the run at the first mismatch.
+    #[arg(long)]
+    pub verify_stop: bool,
+    /// With --verify: record every block's write generation here, for `lunmark verify` later.
+    #[arg(long, value_name = "FILE")]
+    pub journal: Option<PathBuf>,
     /// No live line or periodic progress.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -313,6 +322,8 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
             log: args.power_log.clone(),
             idle: args.idle.as_deref().map(parse_duration).transpose().context("--idle")?,
         },
+        verify: (args.verify || args.verify_stop || args.journal.is_some())
+            .then(|| crate::verify::VerifyOptions { stop_on_mismatch: args.verify_stop, journal: args.journal.clone() }),
     };
     let json_file = args.json.as_deref().filter(|j| *j != "-").map(PathBuf::from);
     let store_path = store::default_path(store_flag);
@@ -354,6 +365,10 @@ pub fn emit(result: &RunResult, json: Option<&str>) -> Result<()> {
 }
 
 pub fn exit_code(result: &RunResult) -> i32 {
+    let corrupt = result.points.iter().any(|p| p.summary.verify.as_ref().is_some_and(|v| v.mismatches > 0));
+    if corrupt && result.status == Status::Completed {
+        return exit::CORRUPT;
+    }
     match result.status {
         Status::Completed | Status::Running if result.points.iter().any(|p| p.verdict.as_ref().is_some_and(|v| !v.passed)) => {
             exit::VERDICT_FAILED

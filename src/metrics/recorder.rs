@@ -37,6 +37,7 @@ pub struct Recorder {
     pub bytes_written: u64,
     pub errors: BTreeMap<i32, u64>,
     pub first_errors: Vec<IoErrorRecord>,
+    pub verify: crate::verify::VerifyStats,
 }
 
 impl Recorder {
@@ -99,6 +100,7 @@ impl AddAssign<&Recorder> for Recorder {
         }
         let room = FIRST_ERRORS_KEPT.saturating_sub(self.first_errors.len());
         self.first_errors.extend(other.first_errors.iter().take(room).cloned());
+        self.verify += &other.verify;
     }
 }
 

@@ -121,6 +121,23 @@ pub fn render_point(p: &Point) -> String {
             None => text.push_str(&format!("power: not measured ({})\n", pw.reason.as_deref().unwrap_or("no source"))),
         }
     }
+    if let Some(v) = &s.verify {
+        text.push_str(&format!(
+            "verify: {} blocks checked, {} mismatches ({} blocks written; {} reads of never-written blocks not checked; {} busy draws avoided)\n",
+            v.blocks_checked, v.mismatches, v.blocks_written, v.blocks_unchecked, v.conflicts
+        ));
+        for m in &v.first {
+            text.push_str(&format!(
+                "  MISMATCH {} offset {}: {}; expected generation {}, found {}; first differing byte at {}\n",
+                m.target,
+                m.offset,
+                m.what,
+                m.expected.generation,
+                m.found.map(|h| format!("generation {} offset {}", h.generation, h.offset)).unwrap_or_else(|| "no header".into()),
+                m.first_bad_byte.map(|b| b.to_string()).unwrap_or_else(|| "-".into())
+            ));
+        }
+    }
     if s.errors.total > 0 {
         text.push_str(&format!("I/O errors: {}\n", s.errors.total));
         for e in &s.errors.first {

@@ -146,6 +146,9 @@ pub struct Summary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power: Option<crate::metrics::power::PowerStats>,
     pub errors: ErrorSummary,
+    /// With --verify: blocks checked, conflicts avoided, mismatches found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::verify::VerifyStats>,
     /// One entry per second of the measured interval.
     pub intervals: Vec<Interval>,
 }

@@ -67,6 +67,7 @@ pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, durat
         cpu: CpuStats::from_usage(cpu, iops, mbps, bytes),
         power: None,
         errors: ErrorSummary { total: rec.error_count(), by_errno, first: rec.first_errors.clone() },
+        verify: None,
         intervals: slices.iter().map(|s| interval(s, duration_s)).collect(),
     }
 }

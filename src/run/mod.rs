@@ -30,6 +30,8 @@ pub struct RunContext {
     pub safety: SafetyFlags,
     pub quiet: bool,
     pub power: crate::metrics::power::PowerRequest,
+    /// With --verify.
+    pub verify: Option<crate::verify::VerifyOptions>,
 }
 
 /// Told about the result as it grows: after each point and at the end.
@@ -74,6 +76,13 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         live.note(&format!("warning: {w}"));
     }
     let meter = power_meter::PowerMeter::new(&ctx.power, &interrupt, &live);
+    // Verification state lives for the whole run: blocks written at one point are checked at the next.
+    let mut verify: Option<std::sync::Arc<crate::verify::VerifyShared>> = None;
+    if ctx.verify.is_some() {
+        for p in &plan.points {
+            crate::verify::block_size(&p.spec).map_err(anyhow::Error::msg)?;
+        }
+    }
     'points: for (i, p) in plan.points.iter().enumerate() {
         let mut outcomes: Vec<point::PointOutcome> = Vec::new();
         for r in 0..plan.repeat {
@@ -94,10 +103,13 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             if result.targets.is_empty() {
                 result.targets = targets.iter().map(|t| t.facts.clone()).collect();
             }
+            if let (Some(opts), None) = (&ctx.verify, &verify) {
+                verify = Some(std::sync::Arc::new(crate::verify::VerifyShared::new(opts, &p.spec, &targets)?));
+            }
             let label = if plan.repeat > 1 { format!("{} repeat {}/{}", p.label, r + 1, plan.repeat) } else { p.label.clone() };
             let position = point::PointPosition { index: i, count: plan.points.len(), label: label.trim() };
             let sampling = meter.start();
-            let mut outcome = point::run_point(&p.spec, p.params.clone(), targets, position, &mut live, &interrupt);
+            let mut outcome = point::run_point(&p.spec, p.params.clone(), targets, position, &mut live, &interrupt, verify.as_ref());
             meter.finish(sampling, &mut outcome);
             let done = outcome.status == Status::Completed;
             outcomes.push(outcome);

@@ -33,7 +33,7 @@ pub struct PointPosition<'a> {
     pub label: &'a str,
 }
 
-pub fn worker_plans(spec: &WorkloadSpec) -> Vec<WorkerPlan> {
+pub fn worker_plans(spec: &WorkloadSpec, verify: Option<&Arc<crate::verify::VerifyShared>>) -> Vec<WorkerPlan> {
     let mut plans = Vec::new();
     // One completion counter per group that another group follows.
     let counters: Vec<Option<Arc<AtomicU64>>> = spec
@@ -69,6 +69,7 @@ pub fn worker_plans(spec: &WorkloadSpec) -> Vec<WorkerPlan> {
                 run: spec.run,
                 pacing: pacing.clone(),
                 publish: counters[gi].clone(),
+                verify: verify.cloned(),
             });
         }
     }
@@ -82,8 +83,9 @@ pub fn run_point(
     position: PointPosition,
     live: &mut Live,
     interrupt: &AtomicBool,
+    verify: Option<&Arc<crate::verify::VerifyShared>>,
 ) -> PointOutcome {
-    let plans = worker_plans(spec);
+    let plans = worker_plans(spec, verify);
     let nworkers = plans.len();
     let ctl = Arc::new(Control::new(nworkers));
     let targets = Arc::new(targets);
@@ -194,6 +196,9 @@ pub fn run_point(
     }
     let slices = fill_gaps(slices, duration_s);
     let mut summary = summarize(&total, &slices, &usage, duration_s);
+    if verify.is_some() {
+        summary.verify = Some(total.verify.clone());
+    }
     summary.intervals.retain(|i| i.t_s < duration_s);
     let groups = if spec.groups.len() > 1 {
         spec.groups.iter().zip(&by_group).map(|(g, r)| group_summary(&g.name, spec.group_workers(g), r, duration_s)).collect()

@@ -14,6 +14,7 @@ use super::pacing::{Pacer, Pacing};
 use crate::engine::{self, completion_error, BufferPool, Completion, Engine, IoRequest};
 use crate::metrics::{IntervalSlice, IoErrorRecord, Recorder};
 use crate::target::{Handle, OpenTarget};
+use crate::verify::{Verifier, VerifyShared, MAX_DRAWS};
 use crate::workload::{AccessLine, EngineChoice, Generator, Op, RunLength};
 
 /// What one worker is to do.
@@ -33,6 +34,8 @@ pub struct WorkerPlan {
     pub pacing: Pacing,
     /// Where this worker adds its completions when another group follows its group.
     pub publish: Option<Arc<AtomicU64>>,
+    /// Shared verification state, with --verify.
+    pub verify: Option<Arc<VerifyShared>>,
 }
 
 /// What a worker hands back when it ends.
@@ -120,8 +123,29 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
 
     let mut slots: Vec<Slot> = Vec::with_capacity(nslots as usize);
     let mut in_flight = 0usize;
-    let issue = |engine: &mut Box<dyn Engine>, gen: &mut Generator, slot: u32, target: u32, due: Instant, now: Instant| {
-        let io = gen.next(target as usize);
+    let mut verifier = plan.verify.clone().map(|v| Verifier::new(v, plan.targets.clone(), nslots as usize));
+    let issue = |engine: &mut Box<dyn Engine>,
+                 gen: &mut Generator,
+                 verifier: &mut Option<Verifier>,
+                 slot: u32,
+                 target: u32,
+                 due: Instant,
+                 now: Instant| {
+        let mut io = gen.next(target as usize);
+        if let Some(v) = verifier.as_mut() {
+            // Only issue an I/O whose blocks no other I/O has in flight (verify/table.rs).
+            let mut draws = 1;
+            while !v.take(slot, target, io.op == Op::Write, io.offset, io.len, engine.buffers().slot(slot)) {
+                v.stats.conflicts += 1;
+                if draws == MAX_DRAWS {
+                    io.op = Op::Read;
+                    v.force_unchecked(slot);
+                    break;
+                }
+                draws += 1;
+                io = gen.next(target as usize);
+            }
+        }
         engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })?;
         std::io::Result::Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, due, submitted: now })
     };
@@ -143,7 +167,7 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
             idle.push(slot);
             continue;
         }
-        match issue(&mut engine, &mut gen, slot, slot % ntargets, now, now) {
+        match issue(&mut engine, &mut gen, &mut verifier, slot, slot % ntargets, now, now) {
             Ok(s) => slots.push(s),
             Err(e) => {
                 outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[(slot % ntargets) as usize].facts.uri));
@@ -162,6 +186,11 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
     let mut measured_ios = 0u64;
     'run: loop {
         done.clear();
+        if let Some(Err(e)) = verifier.as_mut().map(|v| v.flush_journal()) {
+            outcome.failure = Some(format!("writing the verify journal failed: {e}"));
+            ctl.fail();
+            break;
+        }
         let wait = if paced && !idle.is_empty() { pacer.wait(Instant::now()).min(WAIT_SLICE) } else { WAIT_SLICE };
         if in_flight == 0 && paced {
             std::thread::sleep(wait);
@@ -173,6 +202,21 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
         let now = Instant::now();
         in_flight -= done.len();
         if ctl.stop.load(Ordering::Relaxed) || end.is_some_and(|e| now >= e) {
+            // Completions of this last batch are not measured, but verification
+            // must still see them end (their blocks are released, writes recorded).
+            if let Some(v) = verifier.as_mut() {
+                for c in &done {
+                    let s = slots[c.slot as usize];
+                    v.complete(
+                        c.slot,
+                        s.target,
+                        s.offset,
+                        s.len,
+                        completion_error(c.result, s.len).is_none(),
+                        engine.buffers().slot(c.slot),
+                    );
+                }
+            }
             break;
         }
         if !measuring && now >= measure_start {
@@ -186,6 +230,16 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
         }
         for c in &done {
             let s = slots[c.slot as usize];
+            if let Some(v) = verifier.as_mut() {
+                let ok = completion_error(c.result, s.len).is_none();
+                if let Some(m) = v.complete(c.slot, s.target, s.offset, s.len, ok, engine.buffers().slot(c.slot)) {
+                    if v.shared.stop_on_mismatch {
+                        outcome.failure = Some(format!("{}: data mismatch at offset {}: {} (--verify-stop)", m.target, m.offset, m.what));
+                        ctl.fail();
+                        break 'run;
+                    }
+                }
+            }
             if let Some(errno) = completion_error(c.result, s.len) {
                 let uri = &mine[s.target as usize].facts.uri;
                 let message = engine::errno_name(errno);
@@ -212,7 +266,7 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
                 idle.push(c.slot);
                 continue;
             }
-            match issue(&mut engine, &mut gen, c.slot, s.target, now, now) {
+            match issue(&mut engine, &mut gen, &mut verifier, c.slot, s.target, now, now) {
                 Ok(next) => slots[c.slot as usize] = next,
                 Err(e) => {
                     outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[s.target as usize].facts.uri));
@@ -229,7 +283,7 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
             let Some(due) = pacer.take_due(now) else { break };
             let slot = idle.pop().expect("checked non-empty");
             let target = slots[slot as usize].target;
-            match issue(&mut engine, &mut gen, slot, target, due, now) {
+            match issue(&mut engine, &mut gen, &mut verifier, slot, target, due, now) {
                 Ok(next) => slots[slot as usize] = next,
                 Err(e) => {
                     outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[target as usize].facts.uri));
@@ -243,18 +297,34 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
     if measuring {
         let _ = slices.send(slice);
     }
-    drain(&mut engine, in_flight);
+    drain(&mut engine, in_flight, |engine, c| {
+        // Drained I/Os still end their verification: their blocks are released
+        // (and written generations recorded) for the points that follow.
+        if let Some(v) = verifier.as_mut() {
+            let s = slots[c.slot as usize];
+            let ok = completion_error(c.result, s.len).is_none();
+            v.complete(c.slot, s.target, s.offset, s.len, ok, engine.buffers().slot(c.slot));
+        }
+    });
+    if let Some(mut v) = verifier {
+        let _ = v.flush_journal();
+        outcome.recorder.verify += &v.stats;
+    }
     outcome
 }
 
-/// Waits (bounded) for I/Os still in flight so their buffers can be released.
-fn drain(engine: &mut Box<dyn Engine>, mut in_flight: usize) {
+/// Waits (bounded) for I/Os still in flight so their buffers can be released,
+/// handing each completion to `done`.
+fn drain(engine: &mut Box<dyn Engine>, mut in_flight: usize, mut done: impl FnMut(&mut Box<dyn Engine>, &Completion)) {
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut sink = Vec::new();
     while in_flight > 0 && Instant::now() < deadline {
         sink.clear();
         if engine.reap(in_flight, Some(WAIT_SLICE), &mut sink).is_err() {
             return;
+        }
+        for c in &sink {
+            done(engine, c);
         }
         in_flight -= sink.len().min(in_flight);
     }

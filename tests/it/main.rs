@@ -6,4 +6,5 @@ mod common;
 mod core;
 mod power;
 mod results;
+mod trust;
 mod workloads;

@@ -1,0 +1,259 @@
+//! Data integrity at benchmark speed (`--verify`): every written block carries a
+//! header and a pattern (block.rs), every read is checked, a shared block table
+//! keeps reads from being checked against writes in flight (table.rs), and an
+//! optional journal lets `lunmark verify` check the region later (journal.rs).
+//! docs/verify.md explains the rules.
+
+pub mod block;
+pub mod journal;
+pub mod table;
+
+use std::fs::File;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use block::{Expect, Mismatch};
+use table::{BlockTable, Generation};
+
+/// How many times a worker draws a new offset when the blocks of an I/O are busy.
+pub const MAX_DRAWS: usize = 16;
+/// Mismatches kept in full (the rest are counted).
+pub const MISMATCHES_KEPT: usize = 8;
+
+/// What verification needs across all workers of a run.
+pub struct VerifyShared {
+    pub stamp: u32,
+    pub block: u64,
+    /// One per run-level target.
+    pub tables: Vec<BlockTable>,
+    pub uris: Vec<String>,
+    pub journal: Option<Mutex<File>>,
+    /// End the run at the first mismatch.
+    pub stop_on_mismatch: bool,
+}
+
+impl std::fmt::Debug for VerifyShared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "VerifyShared(stamp {:08x}, {}-byte blocks, {} targets)", self.stamp, self.block, self.tables.len())
+    }
+}
+
+/// What the user asked for with --verify, --verify-stop and --journal.
+#[derive(Clone, Debug, Default)]
+pub struct VerifyOptions {
+    pub stop_on_mismatch: bool,
+    pub journal: Option<std::path::PathBuf>,
+}
+
+impl VerifyShared {
+    /// Sets up verification for a run's targets (as opened for its first point).
+    pub fn new(
+        opts: &VerifyOptions,
+        spec: &crate::workload::WorkloadSpec,
+        targets: &[crate::target::OpenTarget],
+    ) -> anyhow::Result<VerifyShared> {
+        let block = block_size(spec).map_err(anyhow::Error::msg)?;
+        let stamp = {
+            let id = crate::results::host::new_id();
+            u32::from_str_radix(&id[..8], 16).unwrap_or(0x5eed) | 1
+        };
+        let uris: Vec<String> = targets.iter().map(|t| t.facts.uri.clone()).collect();
+        let tables = targets.iter().map(|t| table::BlockTable::new(t.region.start, t.region.len, block)).collect();
+        let journal = match &opts.journal {
+            Some(path) => {
+                let header = journal::JournalHeader {
+                    magic: "lunmark-journal".into(),
+                    version: 1,
+                    stamp,
+                    block,
+                    targets: targets
+                        .iter()
+                        .map(|t| journal::JournalTarget { uri: t.facts.uri.clone(), start: t.region.start, len: t.region.len })
+                        .collect(),
+                };
+                Some(Mutex::new(journal::create(path, &header)?))
+            }
+            None => None,
+        };
+        Ok(VerifyShared { stamp, block, tables, uris, journal, stop_on_mismatch: opts.stop_on_mismatch })
+    }
+}
+
+/// Per-worker verification counters; merged with `+=`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerifyStats {
+    /// Blocks whose content was checked.
+    pub blocks_checked: u64,
+    /// Blocks read that had not been written in this run (pre-filled data) or whose write failed: not checked.
+    pub blocks_unchecked: u64,
+    pub blocks_written: u64,
+    /// I/Os that had to be drawn again because their blocks were busy.
+    pub conflicts: u64,
+    /// I/Os issued as unchecked reads after MAX_DRAWS busy draws.
+    pub forced_unchecked_reads: u64,
+    pub mismatches: u64,
+    pub first: Vec<Mismatch>,
+}
+
+impl std::ops::AddAssign<&VerifyStats> for VerifyStats {
+    fn add_assign(&mut self, o: &VerifyStats) {
+        self.blocks_checked += o.blocks_checked;
+        self.blocks_unchecked += o.blocks_unchecked;
+        self.blocks_written += o.blocks_written;
+        self.conflicts += o.conflicts;
+        self.forced_unchecked_reads += o.forced_unchecked_reads;
+        self.mismatches += o.mismatches;
+        let room = MISMATCHES_KEPT.saturating_sub(self.first.len());
+        self.first.extend(o.first.iter().take(room).cloned());
+    }
+}
+
+/// What a slot's I/O took from the block table.
+#[derive(Clone, Debug, Default)]
+pub enum Taken {
+    #[default]
+    Nothing,
+    Write(Vec<Generation>),
+    Read(Vec<Option<Generation>>),
+}
+
+/// A worker's side of verification.
+pub struct Verifier {
+    pub shared: Arc<VerifyShared>,
+    /// Run-level index of each of the worker's targets.
+    pub targets: Vec<usize>,
+    pub taken: Vec<Taken>,
+    pub stats: VerifyStats,
+    pending: Vec<u8>,
+}
+
+impl Verifier {
+    pub fn new(shared: Arc<VerifyShared>, targets: Vec<usize>, slots: usize) -> Verifier {
+        Verifier { shared, targets, taken: vec![Taken::Nothing; slots], stats: VerifyStats::default(), pending: Vec::new() }
+    }
+
+    fn table(&self, target: u32) -> &BlockTable {
+        &self.shared.tables[self.targets[target as usize]]
+    }
+
+    /// Tries to take the blocks of an I/O for `slot`. For a write, fills `buf`.
+    pub fn take(&mut self, slot: u32, target: u32, write: bool, offset: u64, len: u32, buf: &mut [u8]) -> bool {
+        let taken = if write {
+            let Some(gens) = self.table(target).take_for_write(offset, len) else { return false };
+            let (b, stamp, run_target) = (self.shared.block, self.shared.stamp, self.targets[target as usize] as u32);
+            for (i, g) in gens.iter().enumerate() {
+                let at = i * b as usize;
+                block::fill(&mut buf[at..at + b as usize], stamp, run_target, offset + i as u64 * b, *g);
+            }
+            if self.shared.journal.is_some() {
+                let first = (offset - self.table(target).start) / b;
+                for (i, g) in gens.iter().enumerate() {
+                    self.pending.extend_from_slice(&journal::record(journal::SUBMITTED, run_target, first + i as u64, *g));
+                }
+            }
+            self.stats.blocks_written += gens.len() as u64;
+            Taken::Write(gens)
+        } else {
+            match self.table(target).take_for_read(offset, len) {
+                Some(g) => Taken::Read(g),
+                None => return false,
+            }
+        };
+        self.taken[slot as usize] = taken;
+        true
+    }
+
+    /// Marks a slot's I/O as an unchecked read (after too many busy draws).
+    pub fn force_unchecked(&mut self, slot: u32) {
+        self.stats.forced_unchecked_reads += 1;
+        self.taken[slot as usize] = Taken::Nothing;
+    }
+
+    /// Appends the journal records gathered since the last flush: called before
+    /// the engine submits, so "submitted" records precede the writes.
+    pub fn flush_journal(&mut self) -> std::io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        if let Some(j) = &self.shared.journal {
+            j.lock().expect("journal lock").write_all(&self.pending)?;
+        }
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Ends a slot's I/O: releases its blocks and checks what a read returned.
+    /// Returns the first mismatch found, if any.
+    pub fn complete(&mut self, slot: u32, target: u32, offset: u64, len: u32, ok: bool, buf: &[u8]) -> Option<Mismatch> {
+        let taken = std::mem::take(&mut self.taken[slot as usize]);
+        let b = self.shared.block;
+        let run_target = self.targets[target as usize];
+        let mut found = None;
+        match taken {
+            Taken::Nothing => {}
+            Taken::Write(gens) => {
+                self.table(target).end_write(offset, len, &gens, ok);
+                if self.shared.journal.is_some() {
+                    let first = (offset - self.table(target).start) / b;
+                    let kind = if ok { journal::COMPLETED } else { journal::FAILED };
+                    for (i, g) in gens.iter().enumerate() {
+                        self.pending.extend_from_slice(&journal::record(kind, run_target as u32, first + i as u64, *g));
+                    }
+                }
+            }
+            Taken::Read(gens) => {
+                if ok {
+                    for (i, g) in gens.iter().enumerate() {
+                        match g {
+                            Some(g) if *g > 0 => {
+                                let at = i * b as usize;
+                                let expect = Expect {
+                                    stamp: self.shared.stamp,
+                                    target: run_target as u32,
+                                    offset: offset + i as u64 * b,
+                                    generation: *g,
+                                };
+                                self.stats.blocks_checked += 1;
+                                if let Some(m) = block::check(&buf[at..at + b as usize], expect, &self.shared.uris[run_target]) {
+                                    self.stats.mismatches += 1;
+                                    if self.stats.first.len() < MISMATCHES_KEPT {
+                                        self.stats.first.push(m.clone());
+                                    }
+                                    found.get_or_insert(m);
+                                }
+                            }
+                            _ => self.stats.blocks_unchecked += 1,
+                        }
+                    }
+                }
+                self.table(target).end_read(offset, len);
+            }
+        }
+        found
+    }
+}
+
+/// The block size verification uses: the smallest transfer of the workload.
+/// Every transfer, alignment and the region start must be multiples of it.
+pub fn block_size(spec: &crate::workload::WorkloadSpec) -> Result<u64, String> {
+    let lines: Vec<_> = spec.groups.iter().flat_map(|g| g.access.iter()).collect();
+    let block = lines.iter().map(|l| l.bs.get()).min().unwrap_or(4096);
+    if block < 512 {
+        return Err(format!("--verify needs transfers of at least 512 bytes (the smallest here is {block})"));
+    }
+    for l in &lines {
+        if l.bs.get() % block != 0 || l.alignment() % block != 0 {
+            return Err(format!(
+                "--verify checks {block}-byte blocks (the smallest transfer), so every transfer size and alignment must be a multiple of it; {} aligned to {} is not",
+                l.bs,
+                crate::units::Bytes(l.alignment())
+            ));
+        }
+    }
+    if !spec.offset.get().is_multiple_of(block) {
+        return Err(format!("--verify: the region offset {} is not a multiple of the {block}-byte block", spec.offset));
+    }
+    Ok(block)
+}
