@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod engine;
+pub mod lab;
 pub mod metrics;
 #[cfg(test)]
 mod parsers_proptest;

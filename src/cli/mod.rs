@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 
 pub mod compare;
+pub mod lab;
 pub mod profiles;
 pub mod report;
 pub mod results;
@@ -57,6 +58,11 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Check a target against the journal of a --verify run (also after a crash).
     Verify(verify::VerifyArgs),
+    /// Start real RAM targets on loopback and run a study against them.
+    Lab {
+        #[command(subcommand)]
+        study: lab::Study,
+    },
     /// List the built-in profiles, or show one as TOML.
     Profiles {
         #[command(subcommand)]
@@ -69,6 +75,7 @@ pub fn main() -> i32 {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Some(Command::Run(args)) => run::execute(*args, cli.store.as_deref()),
+        Some(Command::Lab { study }) => lab::execute(study, cli.store.as_deref()),
         Some(Command::Verify(args)) => verify::execute(args),
         Some(Command::Report(args)) => report::execute(args, cli.store.as_deref()),
         Some(Command::Compare(args)) => compare::execute(args, cli.store.as_deref()),

@@ -92,6 +92,9 @@ pub struct RunArgs {
     /// I/O engine for files and devices: auto, io_uring, psync.
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<String>,
+    /// Connections each worker opens to each network (NBD) target.
+    #[arg(long, value_name = "N")]
+    pub connections: Option<u32>,
     /// Go through the page cache instead of O_DIRECT.
     #[arg(long)]
     pub buffered: bool,
@@ -197,6 +200,7 @@ impl RunArgs {
             seed: self.seed,
             engine: self.engine.as_deref().map(str::parse).transpose().context("--engine")?,
             buffered: self.buffered,
+            connections: self.connections,
             rate: self.rate,
             mailboxes: self.mailboxes,
             iops_per_mailbox: self.iops_per_mailbox,
@@ -310,40 +314,62 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
         print!("{}", plan::describe(&plan));
         return Ok(exit::OK);
     }
-    let ctx = RunContext {
-        command_line: std::env::args().collect(),
-        label: args.label.clone(),
-        profile: None,
-        safety: SafetyFlags { destructive: args.destructive, force: args.force },
-        quiet: args.quiet,
-        power: PowerRequest {
-            source: args.power.clone(),
-            command: args.power_cmd.clone(),
-            log: args.power_log.clone(),
-            idle: args.idle.as_deref().map(parse_duration).transpose().context("--idle")?,
-        },
-        verify: (args.verify || args.verify_stop || args.journal.is_some())
-            .then(|| crate::verify::VerifyOptions { stop_on_mismatch: args.verify_stop, journal: args.journal.clone() }),
-    };
-    let json_file = args.json.as_deref().filter(|j| *j != "-").map(PathBuf::from);
+    let ctx = args.context()?;
+    let result = measure_and_keep(&plan, &ctx, args.json.as_deref(), store_flag, true)?;
+    Ok(exit_code(&result))
+}
+
+impl RunArgs {
+    /// Who runs it and how: safety, power and verification settings from the flags.
+    pub fn context(&self) -> Result<RunContext> {
+        Ok(RunContext {
+            command_line: std::env::args().collect(),
+            label: self.label.clone(),
+            profile: None,
+            safety: SafetyFlags { destructive: self.destructive, force: self.force },
+            quiet: self.quiet,
+            power: PowerRequest {
+                source: self.power.clone(),
+                command: self.power_cmd.clone(),
+                log: self.power_log.clone(),
+                idle: self.idle.as_deref().map(parse_duration).transpose().context("--idle")?,
+            },
+            verify: (self.verify || self.verify_stop || self.journal.is_some())
+                .then(|| crate::verify::VerifyOptions { stop_on_mismatch: self.verify_stop, journal: self.journal.clone() }),
+        })
+    }
+}
+
+/// Runs a plan, keeping the result after every point (store, and `--json FILE`),
+/// prints it when `print` is set, and says where it was saved or why it was not.
+pub fn measure_and_keep(
+    plan: &RunPlan,
+    ctx: &RunContext,
+    json: Option<&str>,
+    store_flag: Option<&std::path::Path>,
+    print: bool,
+) -> Result<RunResult> {
+    let json_file = json.filter(|j| *j != "-").map(PathBuf::from);
     let store_path = store::default_path(store_flag);
     let mut keep = KeepAfterEachPoint { json: json_file, store: None, errors: Vec::new() };
     match Store::open(&store_path) {
         Ok(s) => keep.store = Some(s),
         Err(e) => keep.errors.push(format!("the result store cannot be used, so this run will not be saved there: {e:#}")),
     }
-    let result = run::execute(&plan, &ctx, &mut keep)?;
+    let result = run::execute(plan, ctx, &mut keep)?;
     keep.keep(&result);
-    emit(&result, args.json.as_deref())?;
+    if print {
+        emit(&result, json)?;
+    }
     for e in &keep.errors {
         eprintln!("warning: {e}");
     }
     if keep.store.is_some() && keep.errors.is_empty() {
         eprintln!("saved as {} in {}", result.id, store_path.display());
-    } else if args.json.is_none() {
+    } else if json.is_none() {
         eprintln!("the result was printed above but not saved anywhere: rerun with --json FILE, or fix the store (--store PATH)");
     }
-    Ok(exit_code(&result))
+    Ok(result)
 }
 
 /// Prints the summary and writes the JSON where asked. With `--json -` the

@@ -19,6 +19,10 @@ pub struct VerifyArgs {
     /// The journal written by `lunmark run --verify --journal FILE`.
     #[arg(long, value_name = "FILE")]
     pub journal: PathBuf,
+    /// Read the data from this copy of the target instead (an image taken with
+    /// nbdcopy or dd): how a network LUN is checked through the server's own tools.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
 }
 
 pub fn execute(args: VerifyArgs) -> Result<i32> {
@@ -31,7 +35,11 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
             h.targets.iter().map(|t| t.uri.as_str()).collect::<Vec<_>>().join(", ")
         );
     };
-    let path = args.target.strip_prefix("file:").unwrap_or(&args.target);
+    let path = match &args.from {
+        Some(p) => p.to_str().unwrap_or_default().to_string(),
+        None => args.target.strip_prefix("file:").unwrap_or(&args.target).to_string(),
+    };
+    let path = path.as_str();
     let file = std::fs::File::open(path).with_context(|| format!("opening {path} to verify it"))?;
     let region = &h.targets[ti];
     let mut buf = vec![0u8; h.block as usize];

@@ -14,6 +14,7 @@ use crate::workload::Op;
 
 pub mod buffers;
 pub mod mem;
+pub mod nbd;
 pub mod psync;
 pub mod uring;
 

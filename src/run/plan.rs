@@ -61,6 +61,7 @@ pub fn engine_for(uri: &TargetUri, choice: EngineChoice) -> &'static str {
     match uri {
         TargetUri::Mem(_) => "mem",
         TargetUri::Null(_) => "null",
+        TargetUri::Nbd(_) => "nbd",
         TargetUri::File(_) | TargetUri::Device(_) => match choice {
             EngineChoice::Psync => "psync",
             EngineChoice::IoUring => "io_uring",
@@ -136,6 +137,7 @@ pub struct Overrides {
     pub seed: Option<u64>,
     pub engine: Option<EngineChoice>,
     pub buffered: bool,
+    pub connections: Option<u32>,
     /// Total rate, I/Os per second.
     pub rate: Option<f64>,
     pub mailboxes: Option<u64>,
@@ -196,6 +198,7 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             seed: o.seed.unwrap_or(1),
             engine: o.engine.unwrap_or_default(),
             buffered: o.buffered,
+            connections: o.connections.unwrap_or(1),
             groups: phase.groups.clone(),
         };
         for g in &mut base.groups {
@@ -280,7 +283,11 @@ pub fn describe(plan: &RunPlan) -> String {
             if s.buffered { "   (buffered: page cache in the path)" } else { "   (direct I/O)" }
         );
         for (ti, t) in s.targets.iter().enumerate() {
-            let _ = writeln!(out, "target {ti}: {t}");
+            let how = match target::parse(t) {
+                Ok(TargetUri::Nbd(_)) => format!("   (NBD through libnbd: each worker opens {} connection(s))", s.connections.max(1)),
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "target {ti}: {t}{how}");
         }
         for g in &s.groups {
             let nt = s.group_targets(g).len();

@@ -70,6 +70,7 @@ pub fn worker_plans(spec: &WorkloadSpec, verify: Option<&Arc<crate::verify::Veri
                 pacing: pacing.clone(),
                 publish: counters[gi].clone(),
                 verify: verify.cloned(),
+                connections: spec.connections,
             });
         }
     }

@@ -36,6 +36,8 @@ pub struct WorkerPlan {
     pub publish: Option<Arc<AtomicU64>>,
     /// Shared verification state, with --verify.
     pub verify: Option<Arc<VerifyShared>>,
+    /// Connections per network target.
+    pub connections: u32,
 }
 
 /// What a worker hands back when it ends.
@@ -61,7 +63,12 @@ struct Slot {
 
 /// Builds the engine for a worker's targets: every target of one worker must use
 /// the same engine family (checked by the planner).
-pub fn build_engine(choice: EngineChoice, targets: &[&OpenTarget], pool: BufferPool) -> std::io::Result<Box<dyn Engine>> {
+pub fn build_engine(choice: EngineChoice, targets: &[&OpenTarget], pool: BufferPool, connections: u32) -> std::io::Result<Box<dyn Engine>> {
+    if let Some(uris) =
+        targets.iter().map(|t| if let Handle::Remote(u) = &t.handle { Some(u.clone()) } else { None }).collect::<Option<Vec<_>>>()
+    {
+        return Ok(Box::new(engine::nbd::NbdEngine::connect(&uris, connections, pool)?));
+    }
     if targets.iter().all(|t| matches!(t.handle, Handle::Null)) {
         return Ok(Box::new(engine::mem::MemEngine::null(pool)));
     }
@@ -99,7 +106,7 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
     let nslots = plan.qd * ntargets;
     let max_bs = plan.access.iter().map(|l| l.bs.get()).max().unwrap_or(4096) as usize;
     let pool = BufferPool::new(nslots as usize, max_bs, plan.seed ^ plan.index as u64);
-    let engine = build_engine(plan.engine, &mine, pool);
+    let engine = build_engine(plan.engine, &mine, pool, plan.connections);
     // Every worker reaches the barrier, even a failed one, so nobody waits forever.
     let t0 = ctl.wait_for_start();
     let mut engine = match engine {

@@ -38,6 +38,7 @@ pub enum TargetKind {
     BlockDevice,
     Mem,
     Null,
+    Nbd,
 }
 
 /// What the result records about a target.
@@ -61,6 +62,8 @@ pub enum Handle {
     Mem(Arc<MemLun>),
     /// No storage at all (null: targets).
     Null,
+    /// A network export: each worker's engine opens its own connections to this URI.
+    Remote(String),
 }
 
 pub struct OpenTarget {
@@ -75,7 +78,7 @@ impl OpenTarget {
     pub fn raw_fd(&self) -> Option<RawFd> {
         match &self.handle {
             Handle::Fd(fd) => Some(fd.as_raw_fd()),
-            Handle::Mem(_) | Handle::Null => None,
+            Handle::Mem(_) | Handle::Null | Handle::Remote(_) => None,
         }
     }
 }
@@ -102,6 +105,8 @@ pub enum TargetError {
     Misaligned { uri: String, what: String, value: u64, sector: u64 },
     #[error("{path}: {source}")]
     Io { path: String, source: io::Error },
+    #[error("{message}. Is the server running, and the address, port, socket and export name right?")]
+    Remote { message: String },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> TargetError + '_ {
@@ -158,6 +163,14 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags) -> Result<Vec<OpenTarge
                 finish(uri, TargetKind::Mem, size.get(), spec, Handle::Mem(Arc::new(lun)), None, None, None)?
             }
             TargetUri::Null(size) => finish(uri, TargetKind::Null, size.get(), spec, Handle::Null, None, None, None)?,
+            TargetUri::Nbd(u) => {
+                // Connect once now: a refused connection or an unknown export is a
+                // clear error before any load starts.
+                let conn = crate::engine::nbd::Connection::open(&u, crate::engine::nbd::CONNECT_TIMEOUT)
+                    .map_err(|message| TargetError::Remote { message })?;
+                let size = conn.size().map_err(|message| TargetError::Remote { message })?;
+                finish(uri, TargetKind::Nbd, size, spec, Handle::Remote(u), None, Some("NBD export".into()), None)?
+            }
             TargetUri::File(path) => open_file(uri, &path, spec, writes)?,
             TargetUri::Device(path) => open_device(uri, &path, spec, writes, flags)?,
         };

@@ -17,6 +17,9 @@ pub enum TargetUri {
     /// An in-process sink of this size that moves no data: lunmark's own per-I/O
     /// cost, the exact peer of fio's null engine.
     Null(Bytes),
+    /// An NBD export: `nbd://host[:port]/export` or `nbd+unix:///export?socket=PATH`
+    /// (libnbd's URI forms).
+    Nbd(String),
 }
 
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -38,6 +41,15 @@ pub fn parse(uri: &str) -> Result<TargetUri, UriError> {
             }
             return Ok(make(size));
         }
+    }
+    if uri.starts_with("nbd://") || uri.starts_with("nbd+unix://") {
+        if uri.starts_with("nbd+unix://") && !uri.contains("socket=") {
+            return Err(bad("an nbd+unix:// URI needs ?socket=PATH, for example nbd+unix:///?socket=/tmp/nbd.sock"));
+        }
+        if uri.starts_with("nbd://") && uri["nbd://".len()..].split('/').next().unwrap_or("").is_empty() {
+            return Err(bad("an nbd:// URI needs a host, for example nbd://127.0.0.1:10809/export"));
+        }
+        return Ok(TargetUri::Nbd(uri.to_string()));
     }
     let path = if let Some(p) = uri.strip_prefix("file://") {
         p
@@ -76,5 +88,8 @@ mod tests {
         assert!(parse("mem:lots").unwrap_err().to_string().contains("mem:lots"));
         assert!(parse("ftp://x/y").unwrap_err().to_string().contains("unknown scheme 'ftp'"));
         assert!(parse("").is_err());
+        assert_eq!(parse("nbd://127.0.0.1:10809/x"), Ok(TargetUri::Nbd("nbd://127.0.0.1:10809/x".into())));
+        assert!(parse("nbd+unix:///x").unwrap_err().to_string().contains("socket=PATH"));
+        assert!(parse("nbd:///x").unwrap_err().to_string().contains("needs a host"));
     }
 }

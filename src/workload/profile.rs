@@ -120,6 +120,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
             seed: 1,
             engine: Default::default(),
             buffered: false,
+            connections: 1,
             groups: phase.groups.clone(),
         };
         if let Err(error) = spec.validate() {

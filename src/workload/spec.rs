@@ -124,6 +124,9 @@ pub struct WorkloadSpec {
     /// Use the page cache (no O_DIRECT).
     #[serde(default)]
     pub buffered: bool,
+    /// Connections each worker opens to each network target.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub connections: u32,
     pub groups: Vec<WorkerGroup>,
 }
 
@@ -276,6 +279,14 @@ pub enum SpecError {
     UnknownEngine { value: String },
 }
 
+fn one() -> u32 {
+    1
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+
 /// Serde for optional durations as text.
 pub mod opt_duration_text {
     use super::*;
@@ -323,6 +334,7 @@ mod tests {
             seed: 1,
             engine: EngineChoice::Auto,
             buffered: false,
+            connections: 1,
             groups: vec![WorkerGroup {
                 name: "main".into(),
                 workers: 1,

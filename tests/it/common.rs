@@ -110,3 +110,79 @@ pub fn rand_suffix() -> String {
 pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("result JSON exists")).expect("result is JSON")
 }
+
+/// An nbdkit server this test started (on its own unix socket or a free TCP
+/// port on 127.0.0.1), stopped by PID when dropped.
+pub struct Nbdkit {
+    pub child: Option<std::process::Child>,
+    pub uri: String,
+    pub socket: Option<PathBuf>,
+}
+
+impl Nbdkit {
+    /// `nbdkit OPTIONS memory SIZE PARAMS` on a unix socket in `dir`: `extra`
+    /// holds options (--threads, --filter=...) and then `key=value` parameters
+    /// (the plugin's and filters'), which nbdkit wants after the plugin name.
+    pub fn unix(dir: &Path, size: &str, extra: &[&str]) -> Nbdkit {
+        let (params, options): (Vec<&str>, Vec<&str>) = extra.iter().partition(|a| a.contains('=') && !a.starts_with("--"));
+        let socket = dir.join(format!("nbd-{}.sock", rand_suffix()));
+        let child = Command::new("nbdkit")
+            .args(["-f", "--exit-with-parent", "-U"])
+            .arg(&socket)
+            .args(&options)
+            .args(["memory", size])
+            .args(&params)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("nbdkit (Debian's nbdkit package; scripts/setup.sh installs it)");
+        wait_for(|| socket.exists());
+        let uri = format!("nbd+unix:///?socket={}", socket.display());
+        Nbdkit { child: Some(child), uri, socket: Some(socket) }
+    }
+
+    /// The same on 127.0.0.1 at a free port.
+    pub fn tcp(size: &str, extra: &[&str]) -> Nbdkit {
+        let (params, options): (Vec<&str>, Vec<&str>) = extra.iter().partition(|a| a.contains('=') && !a.starts_with("--"));
+        let port = free_port();
+        let child = Command::new("nbdkit")
+            .args(["-f", "--exit-with-parent", "-i", "127.0.0.1", "-p", &port.to_string()])
+            .args(&options)
+            .args(["memory", size])
+            .args(&params)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("nbdkit");
+        wait_for(|| std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+        Nbdkit { child: Some(child), uri: format!("nbd://127.0.0.1:{port}/"), socket: None }
+    }
+
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Nbdkit {
+    fn drop(&mut self) {
+        self.kill();
+        if let Some(s) = &self.socket {
+            let _ = std::fs::remove_file(s);
+        }
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn wait_for(ready: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !ready() {
+        assert!(std::time::Instant::now() < deadline, "server did not start within 10 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -4,6 +4,7 @@
 
 mod common;
 mod core;
+mod network;
 mod power;
 mod results;
 mod trust;

@@ -1,0 +1,4 @@
+//! Labs: real targets started on loopback and a study run against them.
+
+pub mod protocols;
+pub mod servers;

@@ -1,0 +1,106 @@
+//! `lunmark lab protocols`: the papers' protocol comparison on one host. RAM
+//! targets reached through each path — lunmark alone (mem:), the local kernel
+//! (a file in /dev/shm), NBD over a unix socket and over TCP on 127.0.0.1
+//! (nbdkit memory) — run the same workload, each saved with a label, and the
+//! comparison is printed: what each protocol costs in IOPS, latency and CPU.
+
+use anyhow::Result;
+
+use super::servers;
+use crate::cli::run::{measure_and_keep, RunArgs};
+use crate::results::model::RunResult;
+
+/// A target of the study: its label and URI, or why it was skipped.
+pub struct Leg {
+    pub label: String,
+    pub target: Result<String, String>,
+}
+
+pub fn run(args: &RunArgs, size: &str, store_flag: Option<&std::path::Path>) -> Result<Vec<(String, Result<RunResult, String>)>> {
+    let dir = tempfile::Builder::new().prefix("lunmark-lab-").tempdir_in("/dev/shm")?;
+    let file = dir.path().join("lun");
+    // Servers live until the end of this function, whatever happens in between.
+    let unix = servers::nbdkit_unix(dir.path(), size, &[], &[]);
+    let tcp = servers::nbdkit_tcp(size, &[], &[]);
+    let legs = vec![
+        Leg { label: "mem: (lunmark alone)".into(), target: Ok(format!("mem:{size}")) },
+        Leg { label: "file in /dev/shm (local kernel)".into(), target: Ok(file.display().to_string()) },
+        Leg { label: "NBD unix socket".into(), target: unix.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()) },
+        Leg { label: "NBD TCP 127.0.0.1".into(), target: tcp.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()) },
+        Leg {
+            label: "iSCSI (tgtd)".into(),
+            target: Err(
+                "not measured: lunmark has no iSCSI initiator yet (it needs libiscsi's async API; see the issue's closing note)".into()
+            ),
+        },
+    ];
+    let mut out = Vec::new();
+    for leg in legs {
+        let target = match leg.target {
+            Ok(t) => t,
+            Err(why) => {
+                out.push((leg.label, Err(why)));
+                continue;
+            }
+        };
+        let mut a = args.clone();
+        a.targets = vec![target.clone()];
+        a.size = Some(size.to_string());
+        a.label = Some(format!("lab protocols: {}", leg.label));
+        let plan = a.to_plan(vec![target])?;
+        let ctx = a.context()?;
+        let interrupted = crate::run::signals::interrupt_flag().load(std::sync::atomic::Ordering::Relaxed);
+        if interrupted {
+            break;
+        }
+        eprintln!("== {}", leg.label);
+        let r = measure_and_keep(&plan, &ctx, None, store_flag, false).map_err(|e| format!("{e:#}"));
+        out.push((leg.label, r));
+    }
+    drop(unix);
+    drop(tcp);
+    Ok(out)
+}
+
+/// The comparison table: one row per target and point.
+pub fn render(rows: &[(String, Result<RunResult, String>)]) -> String {
+    use comfy_table::{presets::UTF8_BORDERS_ONLY, Table};
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY).set_header(vec![
+        "target",
+        "point",
+        "IOPS",
+        "MB/s",
+        "lat mean us",
+        "p99 us",
+        "CPU %",
+        "IOPS/CPU%",
+        "us CPU/KB",
+        "result",
+    ]);
+    let mut notes = String::new();
+    for (label, r) in rows {
+        match r {
+            Ok(r) => {
+                for p in &r.points {
+                    let s = &p.summary;
+                    let f = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
+                    t.add_row(vec![
+                        label.clone(),
+                        crate::report::rows::params_text(p),
+                        format!("{:.0}", s.iops),
+                        format!("{:.1}", s.mbps),
+                        format!("{:.1}", s.latency_us.all.mean),
+                        format!("{:.1}", s.latency_us.all.p99),
+                        format!("{:.1}", s.cpu.utilization_pct),
+                        f(s.cpu.iops_per_cpu_pct),
+                        format!("{:.3}", s.cpu.service_demand_us_per_kb.unwrap_or(0.0)),
+                        r.id.clone(),
+                    ]);
+                }
+            }
+            Err(why) => notes.push_str(&format!("{label}: {why}\n")),
+        }
+    }
+    format!("{t}\n{notes}Compare any two with `lunmark compare ID ID`; chart them with `lunmark report ID... -o lab.html`.\n")
+}
