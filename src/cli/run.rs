@@ -170,6 +170,8 @@ impl RunArgs {
 
     /// The run plan these flags describe.
     pub fn to_plan(&self, targets: Vec<String>) -> Result<RunPlan> {
+        // CHAP secrets leave the URIs here, before anything can record them.
+        let targets = targets.iter().map(|t| crate::target::credentials::hide(t)).collect();
         let (profile, profile_name) = self.base_profile()?;
         let mut sweeps: Vec<Sweep> = self.sweep.iter().map(|t| sweep::parse(t)).collect::<Result<_, _>>()?;
         // --bs 4k,8k,16k is a sweep over transfer sizes.
@@ -323,7 +325,7 @@ impl RunArgs {
     /// Who runs it and how: safety, power and verification settings from the flags.
     pub fn context(&self) -> Result<RunContext> {
         Ok(RunContext {
-            command_line: std::env::args().collect(),
+            command_line: std::env::args().map(|a| crate::target::credentials::hide_in_arg(&a)).collect(),
             label: self.label.clone(),
             profile: None,
             safety: SafetyFlags { destructive: self.destructive, force: self.force },

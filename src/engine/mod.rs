@@ -13,6 +13,7 @@ use std::time::Duration;
 use crate::workload::Op;
 
 pub mod buffers;
+pub mod iscsi;
 pub mod mem;
 pub mod nbd;
 pub mod psync;

@@ -1,9 +1,10 @@
 //! Servers the labs start on loopback, each stopped by its PID when dropped
 //! (also on error and Ctrl-C, since the labs only return through their
-//! destructors). nbdkit runs with --exit-with-parent, so it also dies with
-//! lunmark if lunmark itself is killed.
+//! destructors). nbdkit runs with --exit-with-parent and tgtd with a parent-death
+//! signal, so both also die with lunmark if lunmark itself is killed.
 
 use std::path::{Path, PathBuf};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -13,20 +14,49 @@ pub struct Server {
     pub name: String,
     pub uri: String,
     child: Option<Child>,
+    /// tgtd's management channel (`-C N`), when the server is a tgtd.
+    tgtd_control: Option<u16>,
 }
 
 impl Server {
     pub fn pid(&self) -> Option<u32> {
         self.child.as_ref().map(|c| c.id())
     }
+
+    /// Runs a `tgtadm` command against this tgtd (for example to add CHAP accounts).
+    pub fn tgtadm(&self, args: &[&str]) -> Result<()> {
+        match self.tgtd_control {
+            Some(port) => tgtadm(port, args),
+            None => bail!("{} is not a tgtd", self.name),
+        }
+    }
+
+    /// Stops the server by its PID (tgtd: its targets are deleted first, since
+    /// tgtd ignores SIGTERM while it has targets).
+    pub fn stop(&mut self) {
+        let Some(mut c) = self.child.take() else { return };
+        if let Some(port) = self.tgtd_control {
+            let _ = tgtadm(port, &["--op", "delete", "--force", "--mode", "target", "--tid", "1"]);
+            // SAFETY: kill(2) on the PID of a child we spawned and have not reaped.
+            unsafe { libc::kill(c.id() as libc::pid_t, libc::SIGTERM) };
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while Instant::now() < deadline && matches!(c.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        let _ = c.kill();
+        let _ = c.wait();
+        if let Some(port) = self.tgtd_control {
+            for suffix in ["", ".lock"] {
+                let _ = std::fs::remove_file(format!("/var/run/tgtd/socket.{port}{suffix}"));
+            }
+        }
+    }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
+        self.stop();
     }
 }
 
@@ -76,6 +106,7 @@ pub fn nbdkit_unix(dir: &Path, size: &str, filters: &[String], params: &[String]
         name: "NBD (nbdkit memory, unix socket)".into(),
         uri: format!("nbd+unix:///?socket={}", socket.display()),
         child: Some(child),
+        tgtd_control: None,
     })
 }
 
@@ -93,5 +124,85 @@ pub fn nbdkit_tcp(size: &str, filters: &[String], params: &[String]) -> Result<S
         .spawn()
         .context("starting nbdkit")?;
     wait_until("nbdkit", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(), &mut child)?;
-    Ok(Server { name: "NBD (nbdkit memory, TCP 127.0.0.1)".into(), uri: format!("nbd://127.0.0.1:{port}/"), child: Some(child) })
+    Ok(Server {
+        name: "NBD (nbdkit memory, TCP 127.0.0.1)".into(),
+        uri: format!("nbd://127.0.0.1:{port}/"),
+        child: Some(child),
+        tgtd_control: None,
+    })
+}
+
+/// The IQN of the lab's iSCSI target.
+pub const LAB_IQN: &str = "iqn.2026-11.org.lunmark:lab";
+
+/// `tgtd` serving `backing` (a file, normally in /dev/shm) as LUN 1 of one
+/// target on 127.0.0.1 at a free port, open to any initiator.
+pub fn tgtd(backing: &Path) -> Result<Server> {
+    tgtd_with(backing, &[])
+}
+
+/// The same, with extra `tgtadm` options for the LUN (for example
+/// `--bsoflags direct`).
+pub fn tgtd_with(backing: &Path, lun_options: &[&str]) -> Result<Server> {
+    require("tgtd", "tgt")?;
+    require("tgtadm", "tgt")?;
+    let port = free_port()?;
+    let control = free_control_port();
+    let mut cmd = Command::new("tgtd");
+    cmd.args(["-f", "-C", &control.to_string(), "--iscsi", &format!("portal=127.0.0.1:{port}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: the closure runs in the forked child before exec and only makes
+    // one async-signal-safe syscall (prctl), so tgtd gets SIGKILL if lunmark dies.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().context("starting tgtd")?;
+    let mut server = Server {
+        name: "iSCSI (tgtd, TCP 127.0.0.1)".into(),
+        uri: format!("iscsi://127.0.0.1:{port}/{LAB_IQN}/1"),
+        child: Some(child),
+        tgtd_control: Some(control),
+    };
+    let child = server.child.as_mut().expect("just spawned");
+    wait_until("tgtd", || std::path::Path::new(&format!("/var/run/tgtd/socket.{control}")).exists(), child)?;
+    let backing = backing.to_str().context("the backing file's path is not UTF-8")?;
+    for args in [
+        &["--op", "new", "--mode", "target", "--tid", "1", "-T", LAB_IQN][..],
+        &[&["--op", "new", "--mode", "logicalunit", "--tid", "1", "--lun", "1", "-b", backing], lun_options].concat(),
+        &["--op", "bind", "--mode", "target", "--tid", "1", "-I", "ALL"],
+    ] {
+        tgtadm(control, args)?;
+    }
+    wait_until("tgtd", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(), child)?;
+    Ok(server)
+}
+
+/// A number for tgtd's management channel (`-C`, at most 32767), a unix socket
+/// /var/run/tgtd/socket.N: one no other tgtd uses, so that two labs (or tests)
+/// never share one.
+fn free_control_port() -> u16 {
+    let mut n = (std::process::id() as u64 ^ free_port().unwrap_or(0) as u64) % 30_000 + 1_000;
+    while std::path::Path::new(&format!("/var/run/tgtd/socket.{n}")).exists() {
+        n = (n + 7) % 30_000 + 1_000;
+    }
+    n as u16
+}
+
+/// Runs `tgtadm -C CONTROL --lld iscsi ARGS`; its message on failure.
+fn tgtadm(control: u16, args: &[&str]) -> Result<()> {
+    let out = Command::new("tgtadm")
+        .args(["-C", &control.to_string(), "--lld", "iscsi"])
+        .args(args)
+        .output()
+        .context("running tgtadm")?;
+    if !out.status.success() {
+        bail!("tgtadm {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(())
 }

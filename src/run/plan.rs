@@ -62,6 +62,7 @@ pub fn engine_for(uri: &TargetUri, choice: EngineChoice) -> &'static str {
         TargetUri::Mem(_) => "mem",
         TargetUri::Null(_) => "null",
         TargetUri::Nbd(_) => "nbd",
+        TargetUri::Iscsi(_) => "iscsi",
         TargetUri::File(_) | TargetUri::Device(_) => match choice {
             EngineChoice::Psync => "psync",
             EngineChoice::IoUring => "io_uring",
@@ -285,6 +286,9 @@ pub fn describe(plan: &RunPlan) -> String {
         for (ti, t) in s.targets.iter().enumerate() {
             let how = match target::parse(t) {
                 Ok(TargetUri::Nbd(_)) => format!("   (NBD through libnbd: each worker opens {} connection(s))", s.connections.max(1)),
+                Ok(TargetUri::Iscsi(_)) => {
+                    format!("   (iSCSI through libiscsi: each worker logs in {} session(s), READ16/WRITE16)", s.connections.max(1))
+                }
                 _ => String::new(),
             };
             let _ = writeln!(out, "target {ti}: {t}{how}");

@@ -67,6 +67,9 @@ pub fn build_engine(choice: EngineChoice, targets: &[&OpenTarget], pool: BufferP
     if let Some(uris) =
         targets.iter().map(|t| if let Handle::Remote(u) = &t.handle { Some(u.clone()) } else { None }).collect::<Option<Vec<_>>>()
     {
+        if uris.iter().all(|u| u.starts_with("iscsi://")) {
+            return Ok(Box::new(engine::iscsi::IscsiEngine::connect(&uris, connections, pool)?));
+        }
         return Ok(Box::new(engine::nbd::NbdEngine::connect(&uris, connections, pool)?));
     }
     if targets.iter().all(|t| matches!(t.handle, Handle::Null)) {

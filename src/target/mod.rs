@@ -17,6 +17,7 @@ use crate::engine::mem::MemLun;
 use crate::workload::rng::Rng;
 use crate::workload::{Region, WorkloadSpec};
 
+pub mod credentials;
 pub mod safety;
 pub mod uri;
 
@@ -39,6 +40,7 @@ pub enum TargetKind {
     Mem,
     Null,
     Nbd,
+    Iscsi,
 }
 
 /// What the result records about a target.
@@ -101,8 +103,8 @@ pub enum TargetError {
     RegionTooLarge { uri: String, offset: u64, len: u64, size: u64 },
     #[error("{uri}: the region ({len} bytes) is smaller than the largest transfer ({bs} bytes): raise --size or lower --bs")]
     RegionTooSmall { uri: String, len: u64, bs: u64 },
-    #[error("{uri}: {what} {value} is not a multiple of the {sector}-byte logical block size, which direct I/O requires: use a multiple, or --buffered")]
-    Misaligned { uri: String, what: String, value: u64, sector: u64 },
+    #[error("{uri}: {what} {value} is not a multiple of the {sector}-byte logical block size, which {needs}")]
+    Misaligned { uri: String, what: String, value: u64, sector: u64, needs: &'static str },
     #[error("{path}: {source}")]
     Io { path: String, source: io::Error },
     #[error("{message}. Is the server running, and the address, port, socket and export name right?")]
@@ -170,6 +172,14 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags) -> Result<Vec<OpenTarge
                     .map_err(|message| TargetError::Remote { message })?;
                 let size = conn.size().map_err(|message| TargetError::Remote { message })?;
                 finish(uri, TargetKind::Nbd, size, spec, Handle::Remote(u), None, Some("NBD export".into()), None)?
+            }
+            TargetUri::Iscsi(u) => {
+                // Log in once now, for the same reason, and to learn the LUN's
+                // size and block size (every I/O must be a whole number of blocks).
+                let session = crate::engine::iscsi::Session::open(&u).map_err(|message| TargetError::Remote { message })?;
+                check_alignment(spec, uri, session.block_size as u64)?;
+                let model = Some(format!("iSCSI LUN, {}-byte blocks", session.block_size));
+                finish(uri, TargetKind::Iscsi, session.size, spec, Handle::Remote(u), None, model, None)?
             }
             TargetUri::File(path) => open_file(uri, &path, spec, writes)?,
             TargetUri::Device(path) => open_device(uri, &path, spec, writes, flags)?,
@@ -250,7 +260,7 @@ fn open_file(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool) -> Resul
 /// Writes incompressible data over every hole (and any missing tail) of the first
 /// `size` bytes, so that no read in the run ever hits a hole: reading a hole costs
 /// the filesystem nothing and would flatter the result.
-fn fill_holes(file: &File, size: u64, seed: u64) -> io::Result<()> {
+pub fn fill_holes(file: &File, size: u64, seed: u64) -> io::Result<()> {
     use std::os::unix::fs::FileExt;
     let current = file.metadata()?.len();
     if current < size {
@@ -324,7 +334,12 @@ fn open_device(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool, flags:
 }
 
 fn check_alignment(spec: &WorkloadSpec, uri: &str, sector: u64) -> Result<(), TargetError> {
-    let mis = |what: &str, value: u64| TargetError::Misaligned { uri: uri.into(), what: what.into(), value, sector };
+    let needs = if uri.starts_with("iscsi://") {
+        "SCSI commands address in: use a multiple"
+    } else {
+        "direct I/O requires: use a multiple, or --buffered"
+    };
+    let mis = |what: &str, value: u64| TargetError::Misaligned { uri: uri.into(), what: what.into(), value, sector, needs };
     if !spec.offset.get().is_multiple_of(sector) {
         return Err(mis("offset", spec.offset.get()));
     }

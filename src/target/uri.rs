@@ -20,6 +20,9 @@ pub enum TargetUri {
     /// An NBD export: `nbd://host[:port]/export` or `nbd+unix:///export?socket=PATH`
     /// (libnbd's URI forms).
     Nbd(String),
+    /// An iSCSI LUN: `iscsi://[user@]host[:port]/IQN/LUN` (libiscsi's URI form;
+    /// a CHAP secret was already taken out by `credentials::hide`).
+    Iscsi(String),
 }
 
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -50,6 +53,14 @@ pub fn parse(uri: &str) -> Result<TargetUri, UriError> {
             return Err(bad("an nbd:// URI needs a host, for example nbd://127.0.0.1:10809/export"));
         }
         return Ok(TargetUri::Nbd(uri.to_string()));
+    }
+    if let Some(rest) = uri.strip_prefix("iscsi://") {
+        let parts: Vec<&str> = rest.splitn(3, '/').collect();
+        let lun_ok = parts.get(2).is_some_and(|l| !l.is_empty() && l.parse::<u16>().is_ok());
+        if parts.len() < 3 || parts[0].is_empty() || parts[1].is_empty() || !lun_ok {
+            return Err(bad("an iscsi:// URI is iscsi://[user[%secret]@]host[:port]/IQN/LUN, for example iscsi://127.0.0.1:3260/iqn.2026-11.org.example:lun0/1"));
+        }
+        return Ok(TargetUri::Iscsi(uri.to_string()));
     }
     let path = if let Some(p) = uri.strip_prefix("file://") {
         p
@@ -91,5 +102,10 @@ mod tests {
         assert_eq!(parse("nbd://127.0.0.1:10809/x"), Ok(TargetUri::Nbd("nbd://127.0.0.1:10809/x".into())));
         assert!(parse("nbd+unix:///x").unwrap_err().to_string().contains("socket=PATH"));
         assert!(parse("nbd:///x").unwrap_err().to_string().contains("needs a host"));
+        let iscsi = "iscsi://127.0.0.1:3261/iqn.2026-11.org.lunmark:t/1";
+        assert_eq!(parse(iscsi), Ok(TargetUri::Iscsi(iscsi.into())));
+        for bad in ["iscsi://127.0.0.1/iqn.x", "iscsi:///iqn.x/1", "iscsi://h/iqn.x/lun", "iscsi://h//1"] {
+            assert!(parse(bad).unwrap_err().to_string().contains("iscsi://[user[%secret]@]host[:port]/IQN/LUN"), "{bad}");
+        }
     }
 }

@@ -179,7 +179,7 @@ pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-fn wait_for(ready: impl Fn() -> bool) {
+pub fn wait_for(ready: impl Fn() -> bool) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !ready() {
         assert!(std::time::Instant::now() < deadline, "server did not start within 10 s");

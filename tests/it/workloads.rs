@@ -201,8 +201,16 @@ fn a_stall_shows_in_latency_from_schedule_not_in_service_time() {
     struct Unmount(std::path::PathBuf);
     impl Drop for Unmount {
         fn drop(&mut self) {
-            let _ = Command::new("fsfreeze").arg("-u").arg(&self.0).status();
-            let _ = Command::new("umount").arg(&self.0).status();
+            let _ = Command::new("fsfreeze").arg("-u").arg(&self.0).stderr(Stdio::null()).status();
+            // umount can meet a briefly busy filesystem right after the run:
+            // retry, then detach it lazily so the loop device can go.
+            for _ in 0..20 {
+                if Command::new("umount").arg(&self.0).stderr(Stdio::null()).status().is_ok_and(|s| s.success()) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
         }
     }
     let _unmount = Unmount(mnt.clone());

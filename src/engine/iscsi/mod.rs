@@ -1,0 +1,288 @@
+//! The iSCSI engine: each worker logs in to the target through libiscsi (one
+//! session per connection, `--connections N` to open several) and keeps its
+//! whole queue in flight with READ16/WRITE16 tasks. Data moves straight between
+//! the slot buffers and the socket (the `_iov_` task forms), so the engine copies
+//! nothing. Completions arrive as libiscsi callbacks while the engine services
+//! the sockets; each callback records (slot, status) in a list the engine owns.
+//!
+//! Sessions never reconnect on their own: a target that goes away ends the run
+//! with an error naming it, rather than stalling it. Login has a deadline
+//! (`CONNECT_TIMEOUT`), and every command one (`COMMAND_TIMEOUT`).
+
+pub mod ffi;
+
+use std::ffi::{c_int, c_void, CString};
+use std::io;
+use std::time::{Duration, Instant};
+
+use super::{BufferPool, Completion, Engine, IoRequest};
+use crate::target::credentials;
+use crate::workload::Op;
+use ffi::IscsiContext;
+
+/// How long connecting and logging in may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long one command may take before it fails with a timeout.
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
+/// The name lunmark logs in with (targets may restrict access by it).
+const INITIATOR_NAME: &str = "iqn.2026-11.org.lunmark:initiator";
+
+/// One logged-in iSCSI session to one LUN; logged out and freed on drop.
+pub struct Session {
+    ctx: *mut IscsiContext,
+    lun: c_int,
+    /// The URI without its CHAP secret, for messages.
+    pub uri: String,
+    pub block_size: u32,
+    pub size: u64,
+}
+
+// SAFETY: a libiscsi context has no thread affinity; lunmark uses each one from
+// the single worker thread that owns it.
+unsafe impl Send for Session {}
+
+impl Session {
+    /// Logs in to `uri` (CHAP secret from the URI or from libiscsi's
+    /// LIBISCSI_CHAP_* variables) and reads the LUN's capacity.
+    pub fn open(uri: &str) -> Result<Session, String> {
+        let fail = |what: &str, why: String| Err(format!("{uri}: {what}: {}", credentials::scrub(&why)));
+        let name = CString::new(INITIATOR_NAME).expect("no NUL in the initiator name");
+        // SAFETY: name is a NUL-terminated string; the context is owned by the
+        // Session below and destroyed once in Drop.
+        let ctx = unsafe { ffi::iscsi_create_context(name.as_ptr()) };
+        if ctx.is_null() {
+            return fail("libiscsi could not create a context", "out of memory?".into());
+        }
+        let mut s = Session { ctx, lun: 0, uri: uri.to_string(), block_size: 512, size: 0 };
+        let full = CString::new(credentials::reveal(uri)).map_err(|_| format!("{uri}: the URI contains a NUL byte"))?;
+        // SAFETY: ctx is live, full is NUL-terminated; the returned url (or null)
+        // is read here and freed with iscsi_destroy_url before leaving the block.
+        let portal = unsafe {
+            let url = ffi::iscsi_parse_full_url(ctx, full.as_ptr());
+            if url.is_null() {
+                return fail(
+                    "not an iSCSI URI libiscsi accepts (iscsi://[user[%secret]@]host[:port]/IQN/LUN)",
+                    ffi::last_error(ctx),
+                );
+            }
+            let u = &*url;
+            s.lun = u.lun;
+            ffi::iscsi_set_targetname(ctx, u.target.as_ptr());
+            ffi::iscsi_set_session_type(ctx, ffi::ISCSI_SESSION_NORMAL);
+            if u.user[0] != 0 {
+                ffi::iscsi_set_initiator_username_pwd(ctx, u.user.as_ptr(), u.passwd.as_ptr());
+            }
+            let portal = CString::from(std::ffi::CStr::from_ptr(u.portal.as_ptr()));
+            ffi::iscsi_destroy_url(url);
+            portal
+        };
+        // SAFETY: ctx is live; these only set fields of the context.
+        unsafe {
+            ffi::iscsi_set_noautoreconnect(ctx, 1);
+            ffi::iscsi_set_timeout(ctx, CONNECT_TIMEOUT.as_secs() as c_int);
+        }
+        // SAFETY: ctx is live and portal NUL-terminated.
+        if unsafe { ffi::iscsi_full_connect_sync(ctx, portal.as_ptr(), s.lun) } != 0 {
+            return fail("cannot log in", ffi::last_error(ctx));
+        }
+        // SAFETY: ctx is logged in; the task returned (or null) is freed below and
+        // the capacity is copied out of it before that.
+        unsafe {
+            let task = ffi::iscsi_readcapacity16_sync(ctx, s.lun);
+            if task.is_null() || (*task).status != ffi::SCSI_STATUS_GOOD {
+                let why = ffi::last_error(ctx);
+                if !task.is_null() {
+                    ffi::scsi_free_scsi_task(task);
+                }
+                return fail("READ CAPACITY(16) failed", why);
+            }
+            let cap = ffi::scsi_datain_unmarshall(task) as *const ffi::ReadCapacity16;
+            if cap.is_null() {
+                ffi::scsi_free_scsi_task(task);
+                return fail("READ CAPACITY(16) failed", "the reply could not be decoded".into());
+            }
+            s.block_size = (*cap).block_length;
+            s.size = ((*cap).returned_lba + 1) * (*cap).block_length as u64;
+            ffi::scsi_free_scsi_task(task);
+            ffi::iscsi_set_timeout(ctx, COMMAND_TIMEOUT.as_secs() as c_int);
+        }
+        Ok(s)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // SAFETY: the context was created by iscsi_create_context and is destroyed
+        // once. Commands still in flight complete with SCSI_STATUS_CANCELLED in
+        // their callbacks during this call, which is why IscsiEngine destroys its
+        // sessions before the completion list and the buffers (see its Drop).
+        unsafe { ffi::iscsi_destroy_context(self.ctx) };
+    }
+}
+
+/// What a command's callback needs: where to record the completion, and which
+/// slot it was. One per slot, at a fixed address for the engine's lifetime.
+struct Tag {
+    done: *mut Vec<(u32, c_int)>,
+    slot: u32,
+}
+
+/// Called by libiscsi inside iscsi_service (or iscsi_destroy_context) when a
+/// command ends.
+unsafe extern "C" fn command_done(_ctx: *mut IscsiContext, status: c_int, command_data: *mut c_void, private: *mut c_void) {
+    // SAFETY: private is the &Tag given when the task was queued; tags and the
+    // completion list outlive every session (IscsiEngine's Drop order).
+    let tag = unsafe { &*(private as *const Tag) };
+    // SAFETY: done points at the engine's boxed list; only this thread touches it.
+    unsafe { (*tag.done).push((tag.slot, status)) };
+    if !command_data.is_null() {
+        // SAFETY: for SCSI commands command_data is the task, now ours to free.
+        unsafe { ffi::scsi_free_scsi_task(command_data as *mut ffi::ScsiTask) };
+    }
+}
+
+pub struct IscsiEngine {
+    /// sessions[target][k]: the worker's sessions to each of its targets.
+    sessions: Vec<Vec<Session>>,
+    tags: Box<[Tag]>,
+    iovs: Box<[ffi::ScsiIovec]>,
+    done: Box<Vec<(u32, c_int)>>,
+    /// Length of the command in flight on each slot (0: none).
+    in_flight: Vec<u32>,
+    pending: usize,
+    pool: BufferPool,
+}
+
+impl IscsiEngine {
+    pub fn connect(uris: &[String], connections: u32, pool: BufferPool) -> io::Result<IscsiEngine> {
+        let mut sessions = Vec::new();
+        for uri in uris {
+            let mut per = Vec::new();
+            for _ in 0..connections.max(1) {
+                per.push(Session::open(uri).map_err(io::Error::other)?);
+            }
+            sessions.push(per);
+        }
+        let slots = pool.slots();
+        let mut done = Box::new(Vec::with_capacity(slots));
+        let done_ptr: *mut Vec<(u32, c_int)> = &mut *done;
+        let tags = (0..slots as u32).map(|slot| Tag { done: done_ptr, slot }).collect();
+        let iovs = vec![ffi::ScsiIovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; slots].into_boxed_slice();
+        Ok(IscsiEngine { sessions, tags, iovs, done, in_flight: vec![0; slots], pending: 0, pool })
+    }
+
+    fn collect(&mut self, out: &mut Vec<Completion>) {
+        for (slot, status) in self.done.drain(..) {
+            let len = std::mem::take(&mut self.in_flight[slot as usize]);
+            self.pending -= 1;
+            let result = match status {
+                ffi::SCSI_STATUS_GOOD => len as i64,
+                ffi::SCSI_STATUS_TIMEOUT => -libc::ETIMEDOUT as i64,
+                ffi::SCSI_STATUS_CANCELLED => -libc::ECANCELED as i64,
+                _ => -libc::EIO as i64,
+            };
+            out.push(Completion { slot, result });
+        }
+    }
+
+    /// Waits up to `timeout` for any session's socket, then lets libiscsi do its
+    /// work (which runs the completion callbacks).
+    fn wait(&mut self, timeout: Duration) -> io::Result<()> {
+        let mut fds = Vec::new();
+        for s in self.sessions.iter().flatten() {
+            // SAFETY: s.ctx is a live, logged-in context owned by this engine.
+            let (fd, events) = unsafe { (ffi::iscsi_get_fd(s.ctx), ffi::iscsi_which_events(s.ctx)) };
+            if fd < 0 {
+                return Err(lost(s));
+            }
+            fds.push(libc::pollfd { fd, events: events as i16, revents: 0 });
+        }
+        // libiscsi asks for no events while it has nothing to say: poll anyway,
+        // briefly, so its timeouts are still serviced.
+        let ms = timeout.as_millis().min(100) as i32;
+        // SAFETY: fds is a valid array of pollfd for the duration of the call.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            return if e.raw_os_error() == Some(libc::EINTR) { Ok(()) } else { Err(e) };
+        }
+        for (s, p) in self.sessions.iter().flatten().zip(&fds) {
+            // SAFETY: s.ctx is live; revents 0 only runs libiscsi's timeout scan.
+            if unsafe { ffi::iscsi_service(s.ctx, p.revents as c_int) } < 0 {
+                return Err(lost(s));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn lost(s: &Session) -> io::Error {
+    io::Error::other(format!("{}: the connection to the iSCSI target was lost: {}", s.uri, credentials::scrub(&ffi::last_error(s.ctx))))
+}
+
+impl Engine for IscsiEngine {
+    fn name(&self) -> &'static str {
+        "iscsi"
+    }
+
+    fn queue(&mut self, req: IoRequest) -> io::Result<()> {
+        let per = &self.sessions[req.target as usize];
+        let s = &per[(req.slot as usize) % per.len()];
+        let i = req.slot as usize;
+        self.iovs[i] = ffi::ScsiIovec { iov_base: self.pool.slot_ptr(req.slot) as *mut c_void, iov_len: req.len as usize };
+        let lba = req.offset / s.block_size as u64;
+        let bs = s.block_size as c_int;
+        let iov: *mut ffi::ScsiIovec = &mut self.iovs[i];
+        let tag = &self.tags[i] as *const Tag as *mut c_void;
+        // SAFETY: s.ctx is a live session. The iovec and the slot buffer it names
+        // stay in place and untouched until this slot's completion is collected
+        // (the worker reuses a slot only then; Drop ends every session before
+        // freeing them). The tag lives as long as the engine.
+        let task = unsafe {
+            match req.op {
+                Op::Read => ffi::iscsi_read16_iov_task(s.ctx, s.lun, lba, req.len, bs, 0, 0, 0, 0, 0, command_done, tag, iov, 1),
+                Op::Write => {
+                    ffi::iscsi_write16_iov_task(s.ctx, s.lun, lba, std::ptr::null_mut(), req.len, bs, 0, 0, 0, 0, 0, command_done, tag, iov, 1)
+                }
+            }
+        };
+        if task.is_null() {
+            return Err(io::Error::other(format!("{}: cannot queue the command: {}", s.uri, credentials::scrub(&ffi::last_error(s.ctx)))));
+        }
+        self.in_flight[i] = req.len;
+        self.pending += 1;
+        Ok(())
+    }
+
+    fn reap(&mut self, min: usize, timeout: Option<Duration>, out: &mut Vec<Completion>) -> io::Result<()> {
+        let start = out.len();
+        let deadline = Instant::now() + timeout.unwrap_or(Duration::from_secs(3600));
+        // Hand the queued commands to the socket before waiting for anything.
+        self.wait(Duration::ZERO)?;
+        loop {
+            self.collect(out);
+            let got = out.len() - start;
+            if min == 0 || got >= min.min(got + self.pending) {
+                return Ok(());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            self.wait(left)?;
+        }
+    }
+
+    fn buffers(&mut self) -> &mut BufferPool {
+        &mut self.pool
+    }
+}
+
+impl Drop for IscsiEngine {
+    fn drop(&mut self) {
+        // Sessions first: destroying a context cancels its commands, whose
+        // callbacks still write to `done` through the tags and may still hold the
+        // slot buffers. Only then may the other fields go.
+        self.sessions.clear();
+    }
+}
