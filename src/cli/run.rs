@@ -134,6 +134,18 @@ pub struct RunArgs {
     /// With --verify: record every block's write generation here, for `lunmark verify` later.
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
+    /// A host-side cache in front of every target: a size (256m) or a share of the region (25%).
+    #[arg(long, value_name = "SIZE|N%")]
+    pub cache: Option<String>,
+    /// With --cache: writethrough (default), writeback or readonly.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub cache_mode: Option<crate::engine::cache::CacheMode>,
+    /// With --cache: keep the cache blocks in this file or device (an SSD) instead of RAM.
+    #[arg(long, value_name = "PATH")]
+    pub cache_dev: Option<PathBuf>,
+    /// With --cache: the cache block (every transfer must cover whole blocks).
+    #[arg(long, value_name = "SIZE", default_value = "4k")]
+    pub cache_block: String,
     /// No live line or periodic progress.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -314,6 +326,14 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
     let plan = args.to_plan(targets)?;
     if args.dry_run {
         print!("{}", plan::describe(&plan));
+        if let Some(c) = args.cache_config()? {
+            let size = match c.size {
+                crate::engine::cache::config::CacheSize::Bytes(b) => crate::units::Bytes(b).to_string(),
+                crate::engine::cache::config::CacheSize::Percent(p) => format!("{p}% of each region"),
+            };
+            let place = c.dev.as_ref().map(|d| d.display().to_string()).unwrap_or_else(|| "RAM".into());
+            println!("cache: {size} in {place}, {}, {}-byte blocks, cold at the start of each point", c.mode, c.block_bytes);
+        }
         return Ok(exit::OK);
     }
     let ctx = args.context()?;
@@ -338,7 +358,25 @@ impl RunArgs {
             },
             verify: (self.verify || self.verify_stop || self.journal.is_some())
                 .then(|| crate::verify::VerifyOptions { stop_on_mismatch: self.verify_stop, journal: self.journal.clone() }),
+            cache: self.cache_config()?,
         })
+    }
+
+    /// The cache tier the flags ask for (None without --cache).
+    pub fn cache_config(&self) -> Result<Option<crate::engine::cache::config::CacheConfig>> {
+        let Some(size) = &self.cache else {
+            if self.cache_mode.is_some() || self.cache_dev.is_some() {
+                anyhow::bail!("--cache-mode and --cache-dev set up a cache: add --cache SIZE or --cache N% as well");
+            }
+            return Ok(None);
+        };
+        let block = parse_size(&self.cache_block).context("--cache-block")?.get();
+        Ok(Some(crate::engine::cache::config::CacheConfig {
+            size: size.parse().context("--cache")?,
+            mode: self.cache_mode.unwrap_or_default(),
+            dev: self.cache_dev.clone(),
+            block_bytes: u32::try_from(block).map_err(|_| anyhow::anyhow!("--cache-block {block} is too large"))?,
+        }))
     }
 }
 

@@ -117,7 +117,7 @@ impl Engine for MemEngine {
     #[inline]
     fn queue(&mut self, req: IoRequest) -> io::Result<()> {
         let Some(luns) = &self.luns else {
-            self.done.push_back(Completion { slot: req.slot, result: req.len as i64 });
+            self.done.push_back(Completion { slot: req.slot, result: req.len as i64, from_cache: None });
             return Ok(());
         };
         let lun = &luns[req.target as usize];
@@ -133,7 +133,7 @@ impl Engine for MemEngine {
             }
         };
         let result = if ok { req.len as i64 } else { -(libc::EINVAL as i64) };
-        self.done.push_back(Completion { slot: req.slot, result });
+        self.done.push_back(Completion { slot: req.slot, result, from_cache: None });
         Ok(())
     }
 

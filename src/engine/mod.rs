@@ -13,6 +13,7 @@ use std::time::Duration;
 use crate::workload::Op;
 
 pub mod buffers;
+pub mod cache;
 pub mod iscsi;
 pub mod mem;
 pub mod nbd;
@@ -38,6 +39,8 @@ pub struct IoRequest {
 pub struct Completion {
     pub slot: u32,
     pub result: i64,
+    /// Behind a cache tier: whether the cache served it (None: no cache).
+    pub from_cache: Option<bool>,
 }
 
 pub trait Engine {
@@ -54,6 +57,12 @@ pub trait Engine {
 
     /// The worker's buffers, one per slot.
     fn buffers(&mut self) -> &mut BufferPool;
+
+    /// Called once when the worker is done and nothing is in flight: work the
+    /// engine still owes the target (a write-back cache's dirty blocks).
+    fn finish(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Turns a completion result into an error when it is negative or short.

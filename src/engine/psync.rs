@@ -46,7 +46,7 @@ impl Engine for PsyncEngine {
                 }
             };
             let result = if n < 0 { -(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) as i64) } else { n as i64 };
-            out.push(Completion { slot: req.slot, result });
+            out.push(Completion { slot: req.slot, result, from_cache: None });
         }
         Ok(())
     }

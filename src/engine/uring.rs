@@ -152,7 +152,7 @@ impl Engine for UringEngine {
                 }
                 continue;
             }
-            out.push(Completion { slot: cqe.user_data() as u32, result: cqe.result() as i64 });
+            out.push(Completion { slot: cqe.user_data() as u32, result: cqe.result() as i64, from_cache: None });
         }
         self.in_flight -= out.len() - before;
         Ok(())

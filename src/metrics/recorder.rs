@@ -38,9 +38,52 @@ pub struct Recorder {
     pub errors: BTreeMap<i32, u64>,
     pub first_errors: Vec<IoErrorRecord>,
     pub verify: crate::verify::VerifyStats,
+    /// Behind a cache tier (--cache): hits and misses apart.
+    pub cache: Option<Box<CacheCounters>>,
+}
+
+/// I/Os a cache tier served (hits) or passed to the target (misses), and the
+/// latency of each kind.
+#[derive(Clone, Debug, Default)]
+pub struct CacheCounters {
+    pub hit: LatencyHistogram,
+    pub miss: LatencyHistogram,
+    pub read_hits: u64,
+    pub read_misses: u64,
+    pub write_hits: u64,
+    pub write_misses: u64,
+}
+
+impl CacheCounters {
+    fn add(&mut self, o: &CacheCounters) {
+        self.hit.add(&o.hit);
+        self.miss.add(&o.miss);
+        self.read_hits += o.read_hits;
+        self.read_misses += o.read_misses;
+        self.write_hits += o.write_hits;
+        self.write_misses += o.write_misses;
+    }
 }
 
 impl Recorder {
+    /// Whether the cache tier served a measured I/O (its latency also goes through `record`).
+    #[inline]
+    pub fn record_cache(&mut self, op: Op, hit: bool, latency_ns: u64) {
+        let c = self.cache.get_or_insert_with(Default::default);
+        let n = match (op, hit) {
+            (Op::Read, true) => &mut c.read_hits,
+            (Op::Read, false) => &mut c.read_misses,
+            (Op::Write, true) => &mut c.write_hits,
+            (Op::Write, false) => &mut c.write_misses,
+        };
+        *n += 1;
+        if hit {
+            c.hit.record(latency_ns);
+        } else {
+            c.miss.record(latency_ns);
+        }
+    }
+
     #[inline]
     pub fn record(&mut self, op: Op, bytes: u32, latency_ns: u64) {
         match op {
@@ -101,6 +144,9 @@ impl AddAssign<&Recorder> for Recorder {
         let room = FIRST_ERRORS_KEPT.saturating_sub(self.first_errors.len());
         self.first_errors.extend(other.first_errors.iter().take(room).cloned());
         self.verify += &other.verify;
+        if let Some(o) = &other.cache {
+            self.cache.get_or_insert_with(Default::default).add(o);
+        }
     }
 }
 

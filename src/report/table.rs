@@ -16,6 +16,28 @@ fn num(v: f64) -> String {
     }
 }
 
+/// The cache tier's part of the summary: its setting, hit ratios, where I/Os
+/// were served, and hit and miss latency apart.
+fn cache_lines(k: &crate::results::model::CacheSummary) -> String {
+    format!(
+        "cache {} {} ({:.0}% of the region, {}-byte blocks): hit ratio {:.1}%, reads {:.1}% ({} from cache, {} from target), writes {} to cache, {} to target\n  latency us: hits mean {} p99 {}; misses mean {} p99 {}\n",
+        k.mode,
+        crate::units::Bytes(k.size_bytes),
+        k.size_pct,
+        k.block_bytes,
+        k.hit_ratio * 100.0,
+        k.read_hit_ratio * 100.0,
+        k.reads_from_cache,
+        k.reads_from_target,
+        k.writes_to_cache,
+        k.writes_to_target,
+        num(k.hit_latency_us.mean),
+        num(k.hit_latency_us.p99),
+        num(k.miss_latency_us.mean),
+        num(k.miss_latency_us.p99),
+    )
+}
+
 fn opt(v: Option<f64>) -> String {
     v.map(num).unwrap_or_else(|| "-".into())
 }
@@ -98,6 +120,9 @@ pub fn render_point(p: &Point) -> String {
         opt(c.service_demand_us_per_kb)
     ));
     text.push_str(&pacing_lines(p));
+    if let Some(k) = &s.cache {
+        text.push_str(&cache_lines(k));
+    }
     if let Some(pw) = &s.power {
         match pw.avg_watts {
             Some(w) => {

@@ -149,8 +149,32 @@ pub struct Summary {
     /// With --verify: blocks checked, conflicts avoided, mismatches found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<crate::verify::VerifyStats>,
+    /// Behind a cache tier (--cache): what it served and how fast.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheSummary>,
     /// One entry per second of the measured interval.
     pub intervals: Vec<Interval>,
+}
+
+/// The cache tier of a point: its setting and what it did in the measured interval.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CacheSummary {
+    pub mode: String,
+    pub size_bytes: u64,
+    /// The cache's size as a share of the region, %.
+    pub size_pct: f64,
+    pub block_bytes: u32,
+    /// I/Os the cache served / all I/Os.
+    pub hit_ratio: f64,
+    /// Reads the cache served / all reads.
+    pub read_hit_ratio: f64,
+    pub reads_from_cache: u64,
+    pub reads_from_target: u64,
+    /// Writes completed in the cache (writeback).
+    pub writes_to_cache: u64,
+    pub writes_to_target: u64,
+    pub hit_latency_us: LatencyStats,
+    pub miss_latency_us: LatencyStats,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -68,7 +68,24 @@ pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, durat
         power: None,
         errors: ErrorSummary { total: rec.error_count(), by_errno, first: rec.first_errors.clone() },
         verify: None,
+        cache: rec.cache.as_deref().map(cache_summary),
         intervals: slices.iter().map(|s| interval(s, duration_s)).collect(),
+    }
+}
+
+/// Counts and latencies of a cache tier; its setting is filled in by the run.
+fn cache_summary(c: &crate::metrics::recorder::CacheCounters) -> super::model::CacheSummary {
+    let ratio = |a: u64, b: u64| if a + b > 0 { a as f64 / (a + b) as f64 } else { 0.0 };
+    super::model::CacheSummary {
+        hit_ratio: ratio(c.read_hits + c.write_hits, c.read_misses + c.write_misses),
+        read_hit_ratio: ratio(c.read_hits, c.read_misses),
+        reads_from_cache: c.read_hits,
+        reads_from_target: c.read_misses,
+        writes_to_cache: c.write_hits,
+        writes_to_target: c.write_misses,
+        hit_latency_us: latency_stats(&c.hit),
+        miss_latency_us: latency_stats(&c.miss),
+        ..Default::default()
     }
 }
 

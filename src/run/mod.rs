@@ -32,6 +32,8 @@ pub struct RunContext {
     pub power: crate::metrics::power::PowerRequest,
     /// With --verify.
     pub verify: Option<crate::verify::VerifyOptions>,
+    /// With --cache: the host-side cache tier in front of every target.
+    pub cache: Option<crate::engine::cache::config::CacheConfig>,
 }
 
 /// Told about the result as it grows: after each point and at the end.
@@ -91,9 +93,16 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 result.status_reason = Some("interrupted by a signal (Ctrl-C)".into());
                 break 'points;
             }
-            let targets = match target::open_all(&p.spec, ctx.safety) {
+            let opened = target::open_all(&p.spec, ctx.safety).map_err(anyhow::Error::from).and_then(|mut t| {
+                if let Some(cfg) = &ctx.cache {
+                    crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)?;
+                    crate::engine::cache::config::attach(cfg, &mut t)?;
+                }
+                Ok(t)
+            });
+            let targets = match opened {
                 Ok(t) => t,
-                Err(e) if i == 0 && r == 0 => return Err(e.into()),
+                Err(e) if i == 0 && r == 0 => return Err(e),
                 Err(e) => {
                     result.status = Status::Failed;
                     result.status_reason = Some(format!("point {}: {e}", i + 1));
@@ -108,9 +117,13 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             }
             let label = if plan.repeat > 1 { format!("{} repeat {}/{}", p.label, r + 1, plan.repeat) } else { p.label.clone() };
             let position = point::PointPosition { index: i, count: plan.points.len(), label: label.trim() };
+            let region_bytes = targets.first().map(|t| t.region.len).unwrap_or(0);
             let sampling = meter.start();
             let mut outcome = point::run_point(&p.spec, p.params.clone(), targets, position, &mut live, &interrupt, verify.as_ref());
             meter.finish(sampling, &mut outcome);
+            if let (Some(cfg), Some(c)) = (&ctx.cache, outcome.point.summary.cache.as_mut()) {
+                crate::engine::cache::config::describe(cfg, region_bytes, c);
+            }
             let done = outcome.status == Status::Completed;
             outcomes.push(outcome);
             if !done {

@@ -63,7 +63,35 @@ struct Slot {
 
 /// Builds the engine for a worker's targets: every target of one worker must use
 /// the same engine family (checked by the planner).
-pub fn build_engine(choice: EngineChoice, targets: &[&OpenTarget], pool: BufferPool, connections: u32) -> std::io::Result<Box<dyn Engine>> {
+/// `user_slots` of the pool are the worker's; the rest (see `cache_slots`) the cache tier's.
+pub fn build_engine(
+    choice: EngineChoice,
+    targets: &[&OpenTarget],
+    pool: BufferPool,
+    connections: u32,
+    user_slots: u32,
+) -> std::io::Result<Box<dyn Engine>> {
+    let inner = build_plain_engine(choice, targets, pool, connections)?;
+    match targets.iter().find_map(|t| t.cache.as_ref()) {
+        Some((_, mode)) => {
+            let caches = targets.iter().map(|t| t.cache.as_ref().map(|(c, _)| c.clone())).collect();
+            Ok(Box::new(engine::cache::CacheEngine::new(inner, caches, *mode, user_slots)))
+        }
+        None => Ok(inner),
+    }
+}
+
+/// Extra buffer slots a cache tier needs for writing dirty blocks back, given
+/// the worker's own slots (none without a cache).
+pub fn cache_slots(targets: &[&OpenTarget], user_slots: u32) -> u32 {
+    if targets.iter().any(|t| t.cache.is_some()) {
+        user_slots.clamp(4, 64)
+    } else {
+        0
+    }
+}
+
+fn build_plain_engine(choice: EngineChoice, targets: &[&OpenTarget], pool: BufferPool, connections: u32) -> std::io::Result<Box<dyn Engine>> {
     if let Some(uris) =
         targets.iter().map(|t| if let Handle::Remote(u) = &t.handle { Some(u.clone()) } else { None }).collect::<Option<Vec<_>>>()
     {
@@ -108,8 +136,9 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
     let ntargets = mine.len() as u32;
     let nslots = plan.qd * ntargets;
     let max_bs = plan.access.iter().map(|l| l.bs.get()).max().unwrap_or(4096) as usize;
-    let pool = BufferPool::new(nslots as usize, max_bs, plan.seed ^ plan.index as u64);
-    let engine = build_engine(plan.engine, &mine, pool, plan.connections);
+    let extra = cache_slots(&mine, nslots);
+    let pool = BufferPool::new((nslots + extra) as usize, max_bs, plan.seed ^ plan.index as u64);
+    let engine = build_engine(plan.engine, &mine, pool, plan.connections, nslots);
     // Every worker reaches the barrier, even a failed one, so nobody waits forever.
     let t0 = ctl.wait_for_start();
     let mut engine = match engine {
@@ -262,6 +291,9 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
             if measuring {
                 let ns = now.duration_since(s.due).as_nanos() as u64;
                 rec.record(s.op, s.len, ns);
+                if let Some(hit) = c.from_cache {
+                    rec.record_cache(s.op, hit, ns);
+                }
                 slice.record(s.op, s.len, ns);
                 if paced {
                     rec.record_service(s.op, now.duration_since(s.submitted).as_nanos() as u64);
@@ -316,6 +348,14 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
             v.complete(c.slot, s.target, s.offset, s.len, ok, engine.buffers().slot(c.slot));
         }
     });
+    // What the engine still owes the target (a write-back cache's dirty blocks)
+    // is done before the worker reports: the run's data is then on the target.
+    if let Err(e) = engine.finish() {
+        if outcome.failure.is_none() {
+            outcome.failure = Some(format!("{}: {e}", mine[0].facts.uri));
+            ctl.fail();
+        }
+    }
     if let Some(mut v) = verifier {
         let _ = v.flush_journal();
         outcome.recorder.verify += &v.stats;

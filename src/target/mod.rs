@@ -74,6 +74,8 @@ pub struct OpenTarget {
     pub handle: Handle,
     /// Created by lunmark for this run (removed afterwards when it was a scratch file).
     pub created: Option<PathBuf>,
+    /// The host-side cache tier in front of it (--cache), shared by all workers.
+    pub cache: Option<(Arc<crate::engine::cache::TargetCache>, crate::engine::cache::CacheMode)>,
 }
 
 impl OpenTarget {
@@ -209,7 +211,7 @@ fn finish(
         return Err(TargetError::RegionTooLarge { uri: uri.into(), offset, len, size });
     }
     let facts = TargetFacts { uri: uri.into(), kind, size_bytes: size, region_offset: offset, region_bytes: len, model, filesystem };
-    Ok(OpenTarget { facts, region: Region { start: offset, len }, handle, created })
+    Ok(OpenTarget { facts, region: Region { start: offset, len }, handle, created, cache: None })
 }
 
 fn open_file(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool) -> Result<OpenTarget, TargetError> {

@@ -181,7 +181,7 @@ impl IscsiEngine {
                 ffi::SCSI_STATUS_CANCELLED => -libc::ECANCELED as i64,
                 _ => -libc::EIO as i64,
             };
-            out.push(Completion { slot, result });
+            out.push(Completion { slot, result, from_cache: None });
         }
     }
 

@@ -134,7 +134,7 @@ impl NbdEngine {
                         let e = unsafe { ffi::nbd_get_errno() };
                         -(if e > 0 { e } else { libc::EIO }) as i64
                     };
-                    out.push(Completion { slot, result });
+                    out.push(Completion { slot, result, from_cache: None });
                 }
             }
         }

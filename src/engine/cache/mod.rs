@@ -1,0 +1,253 @@
+//! The host-side cache tier (`--cache`): an engine in front of any other
+//! engine, like the flash cache the QLogic adapter keeps in front of an array.
+//! It is transparent to the workload: the worker queues and reaps as usual.
+//!
+//! - A read whose blocks are all held is a hit: it is copied from the cache and
+//!   completes without touching the target. Any other read is a miss: it goes to
+//!   the target through the inner engine (as many misses in flight as the worker
+//!   has I/Os: nothing is serialized), and its blocks join the cache when it ends.
+//! - Writes, by mode: `writethrough` sends them to the target and keeps the data
+//!   in the cache when they end; `readonly` sends them to the target and drops
+//!   the blocks from the cache; `writeback` keeps them in the cache only
+//!   (dirty) and completes at once; a dirty block pushed out of the cache, and
+//!   every dirty block at the end of the run (`finish`), is written to the
+//!   target through the inner engine on slots of its own.
+//!
+//! Each completion says whether the cache served it, so hits and misses are
+//! measured apart.
+
+pub mod config;
+pub mod store;
+
+use std::collections::VecDeque;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{BufferPool, Completion, Engine, IoRequest};
+use crate::workload::Op;
+pub use store::TargetCache;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheMode {
+    /// Reads and writes go into the cache; writes also reach the target before they complete (the paper's "read-write-through").
+    #[default]
+    Writethrough,
+    /// Writes complete in the cache and reach the target when pushed out or at the end of the run.
+    Writeback,
+    /// Only reads fill the cache; writes go to the target and drop the blocks they cover.
+    Readonly,
+}
+
+impl std::fmt::Display for CacheMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            CacheMode::Writethrough => "writethrough",
+            CacheMode::Writeback => "writeback",
+            CacheMode::Readonly => "readonly",
+        })
+    }
+}
+
+/// What a slot's I/O in the inner engine is for.
+#[derive(Clone, Copy)]
+enum Pending {
+    /// A worker I/O to a target without a cache.
+    Direct,
+    /// A worker read that missed; its blocks fill the cache when it ends.
+    ReadMiss { target: u32, offset: u64, len: u32 },
+    /// A worker write that goes to the target (writethrough, readonly).
+    Write { target: u32, offset: u64, len: u32 },
+    /// The cache writing a dirty block back (an internal slot).
+    WriteBack { target: u32, block: u64 },
+}
+
+pub struct CacheEngine {
+    inner: Box<dyn Engine>,
+    /// The cache of each of the engine's targets (None: that target has no cache).
+    caches: Vec<Option<Arc<TargetCache>>>,
+    mode: CacheMode,
+    /// Slots below this are the worker's; the rest are for write-backs.
+    user_slots: u32,
+    pending: Vec<Option<Pending>>,
+    free_internal: Vec<u32>,
+    /// Dirty blocks waiting for an internal slot: (target, block, data).
+    backlog: VecDeque<(u32, u64, Vec<u8>)>,
+    /// Hits, completed at queue time, handed out at the next reap.
+    ready: Vec<Completion>,
+    scratch: Vec<Completion>,
+    /// The first write-back that failed: the run fails with it.
+    failed: Option<String>,
+}
+
+impl CacheEngine {
+    /// `inner` must have been built over a pool of `user_slots` + some internal slots.
+    pub fn new(inner: Box<dyn Engine>, caches: Vec<Option<Arc<TargetCache>>>, mode: CacheMode, user_slots: u32) -> CacheEngine {
+        let mut inner = inner;
+        let total = inner.buffers().slots() as u32;
+        CacheEngine {
+            inner,
+            caches,
+            mode,
+            user_slots,
+            pending: vec![None; total as usize],
+            free_internal: (user_slots..total).rev().collect(),
+            backlog: VecDeque::new(),
+            ready: Vec::new(),
+            scratch: Vec::new(),
+            failed: None,
+        }
+    }
+
+    fn cache(&self, target: u32) -> Option<Arc<TargetCache>> {
+        self.caches.get(target as usize).cloned().flatten()
+    }
+
+    /// Starts as many queued write-backs as there are free internal slots.
+    fn start_write_backs(&mut self) -> io::Result<()> {
+        while let (Some(&slot), false) = (self.free_internal.last(), self.backlog.is_empty()) {
+            let (target, block, data) = self.backlog.pop_front().expect("checked non-empty");
+            self.free_internal.pop();
+            self.inner.buffers().slot(slot)[..data.len()].copy_from_slice(&data);
+            let offset = block * data.len() as u64;
+            self.pending[slot as usize] = Some(Pending::WriteBack { target, block });
+            self.inner.queue(IoRequest { slot, target, op: Op::Write, offset, len: data.len() as u32 })?;
+        }
+        Ok(())
+    }
+
+    /// Handles completions from the inner engine: cache fills, write-backs
+    /// retired, and the worker's completions passed on (marked hit or miss).
+    fn absorb(&mut self, done: &mut Vec<Completion>, out: &mut Vec<Completion>) -> io::Result<()> {
+        for c in done.drain(..) {
+            let Some(p) = self.pending[c.slot as usize].take() else { continue };
+            let ok = super::completion_error(c.result, 1).is_none();
+            match p {
+                Pending::Direct => out.push(c),
+                Pending::ReadMiss { target, offset, len } | Pending::Write { target, offset, len } => {
+                    let cache = self.cache(target).expect("pending cache I/O has a cache");
+                    let fills = matches!(p, Pending::ReadMiss { .. }) || self.mode == CacheMode::Writethrough;
+                    if ok && fills {
+                        let evicted = cache.fill(offset, len, &self.inner.buffers().slot(c.slot)[..len as usize], false)?;
+                        self.backlog.extend(evicted.into_iter().map(|e| (target, e.block, e.data)));
+                    }
+                    out.push(Completion { from_cache: Some(false), ..c });
+                }
+                Pending::WriteBack { target, block } => {
+                    self.free_internal.push(c.slot);
+                    if let Some(cache) = self.cache(target) {
+                        cache.written_back(block);
+                    }
+                    if !ok && self.failed.is_none() {
+                        let errno = super::completion_error(c.result, 1).unwrap_or(libc::EIO);
+                        self.failed = Some(format!("writing a dirty cache block back to the target failed: {}", super::errno_name(errno)));
+                    }
+                }
+            }
+        }
+        self.start_write_backs()
+    }
+
+    /// Waits for the inner engine once, keeping worker completions in `ready`.
+    fn step(&mut self) -> io::Result<()> {
+        let mut done = std::mem::take(&mut self.scratch);
+        let mut ready = std::mem::take(&mut self.ready);
+        let r = self.inner.reap(1, Some(Duration::from_millis(50)), &mut done).and_then(|_| self.absorb(&mut done, &mut ready));
+        self.scratch = done;
+        self.ready = ready;
+        r
+    }
+
+    fn internal_busy(&self) -> bool {
+        self.free_internal.len() < self.pending.len() - self.user_slots as usize
+    }
+}
+
+impl Engine for CacheEngine {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    fn queue(&mut self, req: IoRequest) -> io::Result<()> {
+        let Some(cache) = self.cache(req.target) else {
+            self.pending[req.slot as usize] = Some(Pending::Direct);
+            return self.inner.queue(req);
+        };
+        let (target, offset, len) = (req.target, req.offset, req.len);
+        match req.op {
+            Op::Read => {
+                // A block on its way back to the target must land before the target is read.
+                while cache.writing_back(offset, len) {
+                    self.start_write_backs()?;
+                    self.step()?;
+                }
+                if cache.read_hit(offset, len, &mut self.inner.buffers().slot(req.slot)[..len as usize])? {
+                    self.ready.push(Completion { slot: req.slot, result: len as i64, from_cache: Some(true) });
+                    return Ok(());
+                }
+                self.pending[req.slot as usize] = Some(Pending::ReadMiss { target, offset, len });
+                self.inner.queue(req)
+            }
+            Op::Write if self.mode == CacheMode::Writeback => {
+                // Bound the dirty blocks still owed to the target: when they pile
+                // up, the worker waits for the target, as a real cache does.
+                while self.backlog.len() > self.user_slots as usize {
+                    self.step()?;
+                }
+                let evicted = cache.fill(offset, len, &self.inner.buffers().slot(req.slot)[..len as usize], true)?;
+                self.backlog.extend(evicted.into_iter().map(|e| (target, e.block, e.data)));
+                self.start_write_backs()?;
+                self.ready.push(Completion { slot: req.slot, result: len as i64, from_cache: Some(true) });
+                Ok(())
+            }
+            Op::Write => {
+                if self.mode == CacheMode::Readonly {
+                    cache.invalidate(offset, len);
+                }
+                self.pending[req.slot as usize] = Some(Pending::Write { target, offset, len });
+                self.inner.queue(req)
+            }
+        }
+    }
+
+    fn reap(&mut self, min: usize, timeout: Option<Duration>, out: &mut Vec<Completion>) -> io::Result<()> {
+        if let Some(why) = self.failed.take() {
+            return Err(io::Error::other(why));
+        }
+        let mut done = std::mem::take(&mut self.scratch);
+        let r = if self.ready.is_empty() {
+            self.inner.reap(min, timeout, &mut done)
+        } else {
+            // Hits are ready now: only collect what the target has already finished.
+            out.append(&mut self.ready);
+            self.inner.reap(0, Some(Duration::ZERO), &mut done)
+        };
+        let r = r.and_then(|_| self.absorb(&mut done, out));
+        self.scratch = done;
+        out.append(&mut self.ready);
+        r
+    }
+
+    fn buffers(&mut self) -> &mut BufferPool {
+        self.inner.buffers()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        for cache in self.caches.iter().enumerate().filter_map(|(t, c)| c.clone().map(|c| (t as u32, c))).collect::<Vec<_>>() {
+            let (target, cache) = cache;
+            let dirty = cache.take_dirty()?;
+            self.backlog.extend(dirty.into_iter().map(|e| (target, e.block, e.data)));
+        }
+        self.start_write_backs()?;
+        while !self.backlog.is_empty() || self.internal_busy() {
+            self.step()?;
+        }
+        match self.failed.take() {
+            Some(why) => Err(io::Error::other(why)),
+            None => Ok(()),
+        }
+    }
+}
