@@ -232,7 +232,8 @@ fn ratio_below(hist: &[f64], blocks: u64, total: u64) -> f64 {
         return 0.0;
     }
     let upto = (blocks.min(hist.len() as u64)) as usize;
-    (hist[..upto].iter().sum::<f64>() / total as f64).clamp(0.0, 1.0)
+    // A fold from +0.0: an empty f64 sum is -0.0, which would print as "-0.0%".
+    (hist[..upto].iter().fold(0.0, |a, b| a + b) / total as f64).clamp(0.0, 1.0)
 }
 
 impl MissRatioCurve {

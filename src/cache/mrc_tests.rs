@@ -88,7 +88,7 @@ fn blocks_of_an_io_are_the_ones_it_touches() {
     let r = |target, offset, len| TraceRecord { t_ns: 0, op: Op::Read, target, offset, len };
     let records = [r(0, 4095, 2), r(1, 8192, 4096), r(0, 0, 0), r(2, u64::MAX - 10, 100)];
     let blocks: Vec<u64> = block_accesses(&records, 4096).map(|a| a.block).collect();
-    let max_block = u64::MAX / 4096 & ((1 << 48) - 1);
+    let max_block = (u64::MAX / 4096) & ((1 << 48) - 1);
     assert_eq!(blocks, vec![0, 1, (1 << 48) | 2, (2 << 48) | max_block]);
     assert_eq!(count_block_accesses(&records, 4096), 4);
 }

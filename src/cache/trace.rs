@@ -295,6 +295,19 @@ mod tests {
     }
 
     #[test]
+    fn a_record_is_laid_out_as_documented() {
+        // The example in docs/trace-format.md.
+        let bytes = [0x0f, 0, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0];
+        assert_eq!(encode(15, OP_READ, 0, 8192, 4096), bytes);
+        let mut w = TraceWriter::new(Vec::new()).unwrap();
+        w.record(Op::Read, 0, 8192, 4096, 15_999).unwrap();
+        let out = w.finish().unwrap();
+        assert_eq!(out.len(), HEADER_LEN + RECORD_LEN);
+        assert_eq!(&out[..HEADER_LEN], b"LMTRACE1\x01\x00\x14\x00\x00\x00\x00\x00");
+        assert_eq!(out[HEADER_LEN..], bytes);
+    }
+
+    #[test]
     fn records_round_trip() {
         let bytes = write(&sample());
         assert_eq!(&bytes[..8], b"LMTRACE1");
