@@ -221,3 +221,20 @@ fn measure_shards_error() {
         }
     }
 }
+
+#[test]
+fn auto_is_exact_up_to_the_limit_and_sampled_above() {
+    let r = |offset, len| TraceRecord { t_ns: 0, op: Op::Read, target: 0, offset, len };
+    let small = [r(0, 8192), r(0, 4096)];
+    let curve = MissRatioCurve::auto(&small, 4096);
+    // Blocks 0, 1, 0: the re-access has distance 1, so it hits from 2 blocks on.
+    assert_eq!((curve.method, curve.error_bound(), curve.hit_ratio(1), curve.hit_ratio(2)), (Method::Exact, 0.0, 0.0, 1.0 / 3.0));
+    // One 4 GiB - 1 I/O in 128-byte blocks: 33.5M accesses, above the 20M limit.
+    let big = [r(0, u32::MAX)];
+    assert!(count_block_accesses(&big, 128) > super::mrc::AUTO_EXACT_LIMIT);
+    let curve = MissRatioCurve::auto(&big, 128);
+    assert!(matches!(curve.method, Method::Shards { rate } if (rate - 0.01).abs() < 1e-6), "{:?}", curve.method);
+    assert_eq!(curve.total_accesses, 1 << 25);
+    assert!(curve.error_bound() > 0.0 && curve.error_bound() < 0.01);
+    assert_eq!(curve.hit_ratio(u64::MAX), 0.0, "all cold");
+}

@@ -345,7 +345,7 @@ pub fn render(r: &CurveReport) -> String {
                 right(pct(row.served_ratio)),
                 right(format!("{:.1}", p.predicted_latency_us)),
                 right(count(p.predicted_iops)),
-                right(format!("{:+.1}%", -p.latency_reduction_pct)),
+                right(format!("{:+.1}%", 0.0 - p.latency_reduction_pct)), // 0.0 - x: never "-0.0%"
                 right(format!("{:+.1}%", p.iops_increase_pct)),
             ]);
         }
@@ -413,7 +413,8 @@ mod tests {
         let p = r.rows[1].prediction.unwrap();
         let h = r.rows[1].served_ratio;
         assert!((p.predicted_latency_us - (h * 100.0 + (1.0 - h) * 4700.0)).abs() < 1e-9);
-        assert!(render(&r).contains("Little's law"));
+        let text = render(&r);
+        assert!(text.contains("Little's law") && !text.contains("-0.0%"), "{text}");
         let err = report_of(&fixture(), &["--hit-us", "100"]).unwrap_err().to_string();
         assert!(err.contains("missing: --miss-us, --outstanding"), "{err}");
     }
