@@ -5,7 +5,7 @@
 //! anyone builds it; the numbers come from `crate::cache`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -364,21 +364,22 @@ pub fn render(r: &CurveReport) -> String {
     out
 }
 
-/// For tests: the report of a trace file with default flags.
-pub fn report_of(file: &Path, extra: &[&str]) -> Result<CurveReport> {
-    use clap::Parser;
-    #[derive(Parser)]
-    struct Wrap {
-        #[command(flatten)]
-        args: CacheCurveArgs,
-    }
-    let argv = ["cache-curve", file.to_str().unwrap_or_default()].into_iter().chain(extra.iter().copied());
-    build(&Wrap::try_parse_from(argv)?.args)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    /// For tests: the report of a trace file with default flags.
+    fn report_of(file: &Path, extra: &[&str]) -> Result<CurveReport> {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Wrap {
+            #[command(flatten)]
+            args: CacheCurveArgs,
+        }
+        let argv = ["cache-curve", file.to_str().unwrap_or_default()].into_iter().chain(extra.iter().copied());
+        build(&Wrap::try_parse_from(argv)?.args)
+    }
 
     fn fixture() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/blkparse/sample.txt")
