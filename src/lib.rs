@@ -5,6 +5,7 @@
 //! record into per-worker recorders; the merged recorders become a `Summary` in
 //! the `RunResult`; exporters turn results into text.
 
+pub mod cache;
 pub mod cli;
 pub mod engine;
 pub mod lab;

@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod cache_curve;
 pub mod compare;
 pub mod lab;
 pub mod profiles;
@@ -58,6 +59,8 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Check a target against the journal of a --verify run (also after a crash).
     Verify(verify::VerifyArgs),
+    /// Cache sizing from a trace: hit ratio per cache size (% of the region), and latency/IOPS with measured latencies.
+    CacheCurve(cache_curve::CacheCurveArgs),
     /// Start real RAM targets on loopback and run a study against them.
     Lab {
         #[command(subcommand)]
@@ -77,6 +80,7 @@ pub fn main() -> i32 {
         Some(Command::Run(args)) => run::execute(*args, cli.store.as_deref()),
         Some(Command::Lab { study }) => lab::execute(study, cli.store.as_deref()),
         Some(Command::Verify(args)) => verify::execute(args),
+        Some(Command::CacheCurve(args)) => cache_curve::execute(args),
         Some(Command::Report(args)) => report::execute(args, cli.store.as_deref()),
         Some(Command::Compare(args)) => compare::execute(args, cli.store.as_deref()),
         Some(Command::Results { action }) => results::execute(action, cli.store.as_deref()),

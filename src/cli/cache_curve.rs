@@ -1,0 +1,453 @@
+//! `lunmark cache-curve FILE`: how much a read-write-through LRU cache of each
+//! size (a % of the region, as in METHODOLOGY.md's cache table) would hit on a
+//! recorded trace, and, given measured hit and miss latencies, what mean
+//! latency and IOPS to expect. Answers "how big must the cache be" before
+//! anyone builds it; the numbers come from `crate::cache`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
+use serde::Serialize;
+
+use super::exit;
+use crate::cache::mrc::{block_accesses, count_block_accesses, Method, MissRatioCurve, AUTO_EXACT_LIMIT};
+use crate::cache::predict::{predict, CacheSize, LatencyModel, Prediction};
+use crate::cache::trace::{load_trace, TraceKind, TraceRecord};
+use crate::units::{parse_size, Bytes};
+use crate::workload::Op;
+
+const DEFAULT_SIZES: &str = "0,25,30,50,75,100";
+
+#[derive(Args, Debug)]
+pub struct CacheCurveArgs {
+    /// The trace: a lunmark binary trace (docs/trace-format.md) or `blkparse` text output.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The cache block size: an I/O touches every block its bytes fall in.
+    #[arg(long, value_name = "SIZE", default_value = "4k")]
+    pub block_size: String,
+    /// Cache sizes to report, as % of the region, comma-separated.
+    #[arg(long, value_name = "PCT,..", default_value = DEFAULT_SIZES)]
+    pub sizes: String,
+    /// The region of each target the cache % refers to (default: the highest offset + length the trace reaches on it).
+    #[arg(long, value_name = "SIZE")]
+    pub region: Option<String>,
+    /// Measured mean latency of a cache hit, µs (with --miss-us and --outstanding: predict latency and IOPS).
+    #[arg(long, value_name = "US")]
+    pub hit_us: Option<f64>,
+    /// Measured mean latency of a miss (the backing store), µs.
+    #[arg(long, value_name = "US")]
+    pub miss_us: Option<f64>,
+    /// I/Os outstanding in total (workers × queue depth), for IOPS by Little's law.
+    #[arg(long, value_name = "N")]
+    pub outstanding: Option<u32>,
+    /// Estimate with SHARDS sampling at this rate (0 < RATE <= 1) instead of the default choice.
+    #[arg(long, value_name = "RATE", conflicts_with = "exact")]
+    pub sampled: Option<f64>,
+    /// Compute the exact curve whatever the trace's length (the default is exact up to 20M block accesses).
+    #[arg(long)]
+    pub exact: bool,
+    /// Also write the table as JSON to PATH.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+}
+
+/// One cache size of the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct CurveRow {
+    pub cache_pct: f64,
+    pub cache_blocks: u64,
+    pub cache_bytes: u64,
+    /// Accesses (reads and writes) that find their block in the cache.
+    pub hit_ratio: f64,
+    /// Reads that find their block, over reads (None without reads).
+    pub read_hit_ratio: Option<f64>,
+    /// Accesses completed from the cache: read hits over all accesses.
+    pub served_ratio: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prediction: Option<Prediction>,
+}
+
+/// Everything the command reports (also its JSON form).
+#[derive(Clone, Debug, Serialize)]
+pub struct CurveReport {
+    pub trace: String,
+    pub format: &'static str,
+    pub ios: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub targets: usize,
+    pub block_size: u64,
+    /// Region of each target, bytes, by target index.
+    pub region_bytes: BTreeMap<u16, u64>,
+    pub region_blocks: u64,
+    pub block_accesses: u64,
+    pub distinct_blocks: f64,
+    pub sampled_accesses: u64,
+    #[serde(flatten)]
+    pub method: Method,
+    /// Expected mean absolute error of the ratios (0 when exact).
+    pub error_bound: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<LatencyModel>,
+    pub rows: Vec<CurveRow>,
+}
+
+pub fn execute(args: CacheCurveArgs) -> Result<i32> {
+    let report = build(&args)?;
+    print!("{}", render(&report));
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, text + "\n").with_context(|| format!("writing --json {}", path.display()))?;
+    }
+    Ok(exit::OK)
+}
+
+/// Parses "0,25,30%,100" into percentages in 0..=100.
+pub fn parse_sizes(text: &str) -> Result<Vec<f64>> {
+    let mut sizes = Vec::new();
+    for part in text.split(',') {
+        let item = part.trim();
+        if item.is_empty() {
+            bail!(
+                "--sizes '{text}' has an empty entry: give cache sizes as % of the region separated by commas, for example {DEFAULT_SIZES}"
+            );
+        }
+        let pct = item.trim_end_matches('%').trim().parse::<f64>().ok().filter(|v| (0.0..=100.0).contains(v));
+        match pct {
+            Some(v) => sizes.push(v),
+            None => bail!(
+                "--sizes: '{item}' is not a percentage between 0 and 100; give cache sizes as % of the region, for example {DEFAULT_SIZES}"
+            ),
+        }
+    }
+    Ok(sizes)
+}
+
+/// The region of each target: `region` for all, or the highest byte each reaches.
+pub fn regions(records: &[TraceRecord], region: Option<u64>) -> BTreeMap<u16, u64> {
+    let mut reached: BTreeMap<u16, u64> = BTreeMap::new();
+    for r in records {
+        let end = r.offset.saturating_add(r.len as u64);
+        let e = reached.entry(r.target).or_insert(0);
+        *e = (*e).max(end);
+    }
+    if let Some(size) = region {
+        reached.values_mut().for_each(|v| *v = size);
+    }
+    reached
+}
+
+fn latency_model(args: &CacheCurveArgs) -> Result<Option<LatencyModel>> {
+    match (args.hit_us, args.miss_us, args.outstanding) {
+        (None, None, None) => Ok(None),
+        (Some(hit), Some(miss), Some(n)) => Ok(Some(LatencyModel::new(hit, miss, n)?)),
+        (hit, miss, n) => {
+            let missing: Vec<&str> = [(hit.is_none(), "--hit-us"), (miss.is_none(), "--miss-us"), (n.is_none(), "--outstanding")]
+                .iter()
+                .filter(|(absent, _)| *absent)
+                .map(|(_, flag)| *flag)
+                .collect();
+            bail!(
+                "--hit-us, --miss-us and --outstanding go together: give all three to predict latency and IOPS (missing: {})",
+                missing.join(", ")
+            )
+        }
+    }
+}
+
+/// Loads the trace and computes the report (no printing).
+pub fn build(args: &CacheCurveArgs) -> Result<CurveReport> {
+    let block_size = parse_size(&args.block_size).map_err(|e| anyhow::anyhow!("--block-size: {e}"))?.get();
+    if block_size == 0 {
+        bail!("--block-size 0: the cache block size must be at least 1 byte, for example 4k");
+    }
+    let region = args.region.as_deref().map(|r| parse_size(r).map_err(|e| anyhow::anyhow!("--region: {e}"))).transpose()?;
+    if region == Some(Bytes(0)) {
+        bail!("--region 0: the region must be above 0 bytes, for example 10g");
+    }
+    let sizes = parse_sizes(&args.sizes)?;
+    let model = latency_model(args)?;
+    if let Some(rate) = args.sampled {
+        if !(rate > 0.0 && rate <= 1.0) {
+            bail!("--sampled {rate}: the SHARDS sampling rate must be above 0 and at most 1, for example 0.01 (1% of blocks)");
+        }
+    }
+    if !args.file.exists() {
+        bail!("{}: no such file; give a lunmark binary trace or blkparse text output", args.file.display());
+    }
+    let (kind, records) = load_trace(&args.file)?;
+    if records.is_empty() {
+        bail!("{}: the trace holds no I/O records, so there is no curve to compute", args.file.display());
+    }
+    let regions = regions(&records, region.map(Bytes::get));
+    if let Some(size) = region {
+        let reached = records.iter().map(|r| r.offset.saturating_add(r.len as u64)).max().unwrap_or(0);
+        if reached > size.get() {
+            eprintln!(
+                "warning: the trace reaches byte {reached}, beyond --region {size}; cache % are of a region smaller than what is used"
+            );
+        }
+    }
+    let region_blocks: u64 = regions.values().map(|&bytes| bytes.div_ceil(block_size)).sum();
+
+    let curve = if args.exact {
+        MissRatioCurve::exact(block_accesses(&records, block_size))
+    } else if let Some(rate) = args.sampled {
+        MissRatioCurve::sampled(block_accesses(&records, block_size), rate)
+    } else {
+        MissRatioCurve::auto(&records, block_size)
+    };
+    let rows = curve_rows(&curve, &sizes, region_blocks, block_size, model.as_ref());
+    let reads = records.iter().filter(|r| r.op == Op::Read).count() as u64;
+    Ok(CurveReport {
+        trace: args.file.display().to_string(),
+        format: match kind {
+            TraceKind::Binary => "lunmark binary trace",
+            TraceKind::Blkparse => "blkparse text",
+        },
+        ios: records.len() as u64,
+        reads,
+        writes: records.len() as u64 - reads,
+        targets: regions.len(),
+        block_size,
+        region_bytes: regions,
+        region_blocks,
+        block_accesses: count_block_accesses(&records, block_size),
+        distinct_blocks: curve.distinct_blocks(),
+        sampled_accesses: curve.sampled_accesses,
+        method: curve.method,
+        error_bound: curve.error_bound(),
+        model,
+        rows,
+    })
+}
+
+/// The ratios (and predictions) at each size, as % of `region_blocks`.
+pub fn curve_rows(
+    curve: &MissRatioCurve,
+    sizes: &[f64],
+    region_blocks: u64,
+    block_size: u64,
+    model: Option<&LatencyModel>,
+) -> Vec<CurveRow> {
+    let rows: Vec<CurveRow> = sizes
+        .iter()
+        .map(|&pct| {
+            let blocks = MissRatioCurve::blocks_at_fraction(pct / 100.0, region_blocks);
+            CurveRow {
+                cache_pct: pct,
+                cache_blocks: blocks,
+                cache_bytes: blocks.saturating_mul(block_size),
+                hit_ratio: curve.hit_ratio(blocks),
+                read_hit_ratio: (curve.read_accesses > 0).then(|| curve.read_hit_ratio(blocks)),
+                served_ratio: curve.served_ratio(blocks),
+                prediction: None,
+            }
+        })
+        .collect();
+    let Some(model) = model else { return rows };
+    let points: Vec<CacheSize> =
+        rows.iter().map(|r| CacheSize { cache_pct: r.cache_pct, cache_bytes: r.cache_bytes, hit_ratio: r.served_ratio }).collect();
+    rows.into_iter().zip(predict(model, &points)).map(|(row, p)| CurveRow { prediction: Some(p), ..row }).collect()
+}
+
+/// "1.5 GiB", "512 KiB", "300 B".
+fn human_bytes(bytes: u64) -> String {
+    let exact = Bytes(bytes).to_string();
+    if exact.len() <= 5 && exact.ends_with(|c: char| c.is_ascii_alphabetic()) {
+        let (num, unit) = exact.split_at(exact.len() - 1);
+        return format!("{num} {}iB", unit.to_ascii_uppercase());
+    }
+    let mut v = bytes as f64;
+    for unit in ["B", "KiB", "MiB", "GiB", "TiB"] {
+        if v < 1024.0 || unit == "TiB" {
+            return if unit == "B" { format!("{bytes} B") } else { format!("{v:.2} {unit}") };
+        }
+        v /= 1024.0;
+    }
+    unreachable!()
+}
+
+fn pct(v: f64) -> String {
+    format!("{:.1}%", v * 100.0)
+}
+
+fn count(v: f64) -> String {
+    let digits = format!("{:.0}", v.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn right(text: String) -> Cell {
+    Cell::new(text).set_alignment(CellAlignment::Right)
+}
+
+/// The terminal form of a report.
+pub fn render(r: &CurveReport) -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "trace: {} ({}): {} I/Os, {} reads, {} writes, {} target{}\n",
+        r.trace,
+        r.format,
+        count(r.ios as f64),
+        count(r.reads as f64),
+        count(r.writes as f64),
+        r.targets,
+        if r.targets == 1 { "" } else { "s" }
+    ));
+    let regions: Vec<String> = r.region_bytes.values().map(|&b| human_bytes(b)).collect();
+    out.push_str(&format!(
+        "cache: LRU, {} blocks, write-through with write-allocate; region {} = {} blocks ({})\n",
+        human_bytes(r.block_size),
+        regions.join(" + "),
+        count(r.region_blocks as f64),
+        if r.targets == 1 { "cache % are of this region" } else { "cache % are of the sum over targets" }
+    ));
+    out.push_str(&format!("accesses: {} block accesses, {} distinct blocks\n", count(r.block_accesses as f64), count(r.distinct_blocks)));
+    out.push_str(&match r.method {
+        Method::Exact => "method: exact LRU stack distances (every access; no sampling error)\n".to_string(),
+        Method::Shards { rate } => format!(
+            "method: SHARDS sampling at R = {rate:.4} ({} of {} accesses); expected mean absolute error of the ratios \
+             <= {:.3} (single sizes next to a knee of the curve can be off by more; --exact removes it)\n",
+            count(r.sampled_accesses as f64),
+            count(r.block_accesses as f64),
+            r.error_bound
+        ),
+    });
+    if r.method == Method::Exact && r.block_accesses > AUTO_EXACT_LIMIT {
+        out.push_str("note: above 20M accesses; --sampled 0.01 would be faster and use less memory\n");
+    }
+    let mut table = Table::new();
+    let mut header = vec!["cache %", "cache size", "hit ratio", "read hit ratio"];
+    if r.model.is_some() {
+        header.extend(["served", "latency us", "IOPS", "latency vs 0%", "IOPS vs 0%"]);
+    }
+    table.load_preset(UTF8_BORDERS_ONLY).set_header(header);
+    for row in &r.rows {
+        let mut cells = vec![
+            right(format!("{}", row.cache_pct)),
+            right(human_bytes(row.cache_bytes)),
+            right(pct(row.hit_ratio)),
+            right(row.read_hit_ratio.map(pct).unwrap_or_else(|| "-".into())),
+        ];
+        if let Some(p) = &row.prediction {
+            cells.extend([
+                right(pct(row.served_ratio)),
+                right(format!("{:.1}", p.predicted_latency_us)),
+                right(count(p.predicted_iops)),
+                right(format!("{:+.1}%", 0.0 - p.latency_reduction_pct)), // 0.0 - x: never "-0.0%"
+                right(format!("{:+.1}%", p.iops_increase_pct)),
+            ]);
+        }
+        table.add_row(cells);
+    }
+    out.push_str(&table.to_string());
+    out.push('\n');
+    out.push_str("hit ratio: accesses (reads and writes) whose block is in the cache; read hit ratio: over reads only.\n");
+    if let Some(m) = &r.model {
+        out.push_str(&format!(
+            "prediction: served = read hits / all accesses (writes are written through and pay the miss latency); \
+             latency = served × {} + (1 − served) × {} µs; IOPS = {} outstanding / latency (Little's law); changes vs no cache.\n",
+            m.hit_us, m.miss_us, m.outstanding
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// For tests: the report of a trace file with default flags.
+    fn report_of(file: &Path, extra: &[&str]) -> Result<CurveReport> {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Wrap {
+            #[command(flatten)]
+            args: CacheCurveArgs,
+        }
+        let argv = ["cache-curve", file.to_str().unwrap_or_default()].into_iter().chain(extra.iter().copied());
+        build(&Wrap::try_parse_from(argv)?.args)
+    }
+
+    fn fixture() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/blkparse/sample.txt")
+    }
+
+    #[test]
+    fn sizes_parse_and_bad_ones_say_what_is_allowed() {
+        assert_eq!(parse_sizes("0, 25,30%,100").unwrap(), vec![0.0, 25.0, 30.0, 100.0]);
+        let err = parse_sizes("0,120").unwrap_err().to_string();
+        assert!(err.starts_with("--sizes: '120' is not a percentage between 0 and 100"), "{err}");
+        assert!(parse_sizes("0,,5").unwrap_err().to_string().contains("empty entry"));
+        assert!(parse_sizes("ten").unwrap_err().to_string().contains("'ten'"));
+    }
+
+    #[test]
+    fn the_fixture_gives_a_curve_that_rises_to_every_reuse() {
+        let r = report_of(&fixture(), &[]).unwrap();
+        assert_eq!((r.ios, r.reads, r.writes, r.targets), (13, 9, 4, 2));
+        assert_eq!(r.method, Method::Exact);
+        assert_eq!(r.rows.len(), 6);
+        assert_eq!(r.rows[0].hit_ratio.to_bits(), 0.0f64.to_bits(), "no cache, no hits (and not -0)");
+        assert!(r.rows.windows(2).all(|w| w[0].hit_ratio <= w[1].hit_ratio), "hit ratios grow with the cache");
+        let full = r.rows.last().unwrap();
+        let reuse = 1.0 - r.distinct_blocks / r.block_accesses as f64;
+        assert!((full.hit_ratio - reuse).abs() < 1e-12, "at 100% only cold misses remain: {} vs {reuse}", full.hit_ratio);
+        assert!(render(&r).contains("method: exact"));
+    }
+
+    #[test]
+    fn predictions_appear_with_all_three_latency_flags_only() {
+        let r = report_of(&fixture(), &["--hit-us", "100", "--miss-us", "4700", "--outstanding", "5", "--sizes", "0,100"]).unwrap();
+        let p = r.rows[1].prediction.unwrap();
+        let h = r.rows[1].served_ratio;
+        assert!((p.predicted_latency_us - (h * 100.0 + (1.0 - h) * 4700.0)).abs() < 1e-9);
+        let text = render(&r);
+        assert!(text.contains("Little's law") && !text.contains("-0.0%"), "{text}");
+        let err = report_of(&fixture(), &["--hit-us", "100"]).unwrap_err().to_string();
+        assert!(err.contains("missing: --miss-us, --outstanding"), "{err}");
+    }
+
+    #[test]
+    fn sampling_region_and_missing_file_errors() {
+        let r = report_of(&fixture(), &["--sampled", "1"]).unwrap();
+        assert_eq!(r.method, Method::Shards { rate: 1.0 });
+        let err = report_of(&fixture(), &["--sampled", "2"]).unwrap_err().to_string();
+        assert!(err.contains("--sampled 2"), "{err}");
+        let r = report_of(&fixture(), &["--region", "1g", "--block-size", "1m"]).unwrap();
+        assert_eq!(r.region_blocks, 2 * 1024);
+        let err = report_of(Path::new("/nonexistent/trace"), &[]).unwrap_err().to_string();
+        assert!(err.contains("/nonexistent/trace: no such file"), "{err}");
+    }
+
+    #[test]
+    fn an_empty_binary_trace_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("empty.lmtrace");
+        crate::cache::TraceWriter::create(&path).unwrap().finish().unwrap();
+        let err = report_of(&path, &[]).unwrap_err().to_string();
+        assert!(err.contains("holds no I/O records"), "{err}");
+    }
+
+    #[test]
+    fn bytes_print_for_people() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(4096), "4 KiB");
+        assert_eq!(human_bytes(3 << 30), "3 GiB");
+        assert_eq!(human_bytes(1536 * 1024 + 1), "1.50 MiB");
+        assert_eq!(human_bytes(1536), "1.50 KiB");
+        assert_eq!(count(1234567.0), "1,234,567");
+    }
+}
