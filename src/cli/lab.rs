@@ -10,6 +10,39 @@ use super::run::RunArgs;
 pub enum Study {
     /// mem:, a /dev/shm file, NBD over a unix socket and over TCP: same workload, side by side.
     Protocols(Box<ProtocolsArgs>),
+    /// A slow LUN (nbdkit + delay) behind a host cache of 0-100% of it: measured and predicted, the QLogic table.
+    Cache(Box<CacheArgs>),
+}
+
+#[derive(Args, Debug)]
+pub struct CacheArgs {
+    /// Size of the slow LUN.
+    #[arg(long = "lun-size", default_value = "256m", value_name = "SIZE")]
+    pub lun_size: String,
+    /// Latency the backend adds to every read and write (nbdkit's delay filter): 5ms is a 10K disk.
+    #[arg(long, default_value = "5ms", value_name = "DURATION")]
+    pub delay: String,
+    /// Cache sizes to measure, % of the LUN.
+    #[arg(long = "cache-sizes", default_value = "0,25,30,50,75,100", value_name = "PCT,...")]
+    pub cache_sizes: String,
+    /// A built-in profile to run (default: jetstress, without its fixed rate).
+    #[arg(long = "profile", value_name = "NAME")]
+    pub profile_name: Option<String>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// `--cache-sizes 0,25,50`: each a percentage of the LUN.
+fn parse_cache_sizes(list: &str) -> Result<Vec<f64>> {
+    list.split(',')
+        .map(|s| {
+            let v: f64 = s.trim().trim_end_matches('%').parse().map_err(|_| anyhow::anyhow!("--cache-sizes: '{s}' is not a number: write percentages of the LUN, for example 0,25,50,100"))?;
+            if !(0.0..=100.0).contains(&v) {
+                anyhow::bail!("--cache-sizes: '{s}' is not a percentage between 0 and 100");
+            }
+            Ok(v)
+        })
+        .collect()
 }
 
 #[derive(Args, Debug)]
@@ -36,6 +69,20 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             let rows = crate::lab::protocols::run(&a.run, &a.lun_size, store_flag)?;
             print!("{}", crate::lab::protocols::render(&rows));
             let failed = rows.iter().any(|(_, r)| r.as_ref().is_ok_and(|r| r.status != crate::results::Status::Completed));
+            Ok(if failed { exit::RUN_FAILED } else { exit::OK })
+        }
+        Study::Cache(mut a) => {
+            if !a.run.targets.is_empty() || a.run.cache.is_some() || a.run.trace.is_some() {
+                anyhow::bail!("lab cache starts its own LUN and sets the cache and trace of each point: drop --target, --cache and --trace");
+            }
+            let sizes = parse_cache_sizes(&a.cache_sizes)?;
+            crate::lab::servers::require("nbdkit", "nbdkit")?;
+            a.run.profile = Some(a.profile_name.clone().unwrap_or_else(|| "jetstress".into()));
+            let opts = crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), delay: a.delay.clone(), sizes };
+            let points = crate::lab::cache::run(&a.run, &opts, store_flag)?;
+            let rows = crate::lab::cache::rows(&points, &a.run);
+            print!("{}", crate::lab::cache::render(&points, &rows, &a.delay));
+            let failed = points.iter().any(|p| p.result.as_ref().map_or(true, |r| r.status != crate::results::Status::Completed));
             Ok(if failed { exit::RUN_FAILED } else { exit::OK })
         }
     }

@@ -146,6 +146,9 @@ pub struct RunArgs {
     /// With --cache: the cache block (every transfer must cover whole blocks).
     #[arg(long, value_name = "SIZE", default_value = "4k")]
     pub cache_block: String,
+    /// Record every I/O issued (ramp included) in FILE, for `lunmark cache-curve` (format: docs/trace-format.md).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
     /// No live line or periodic progress.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -359,6 +362,7 @@ impl RunArgs {
             verify: (self.verify || self.verify_stop || self.journal.is_some())
                 .then(|| crate::verify::VerifyOptions { stop_on_mismatch: self.verify_stop, journal: self.journal.clone() }),
             cache: self.cache_config()?,
+            trace: self.trace.clone(),
         })
     }
 

@@ -1,4 +1,5 @@
 //! Labs: real targets started on loopback and a study run against them.
 
+pub mod cache;
 pub mod protocols;
 pub mod servers;

@@ -92,7 +92,7 @@ pub fn nbdkit_unix(dir: &Path, size: &str, filters: &[String], params: &[String]
     require("nbdkit", "nbdkit")?;
     let socket: PathBuf = dir.join("nbdkit.sock");
     let mut child = Command::new("nbdkit")
-        .args(["-f", "--exit-with-parent", "--threads", "64", "-U"])
+        .args(["-f", "--exit-with-parent", "--threads", "128", "-U"])
         .arg(&socket)
         .args(filters)
         .args(["memory", size])

@@ -10,6 +10,7 @@ pub mod plan;
 pub mod point;
 pub mod power_meter;
 pub mod signals;
+pub mod trace_sink;
 pub mod worker;
 
 use std::sync::atomic::Ordering;
@@ -32,6 +33,8 @@ pub struct RunContext {
     pub power: crate::metrics::power::PowerRequest,
     /// With --verify.
     pub verify: Option<crate::verify::VerifyOptions>,
+    /// With --trace: record every I/O issued here.
+    pub trace: Option<std::path::PathBuf>,
     /// With --cache: the host-side cache tier in front of every target.
     pub cache: Option<crate::engine::cache::config::CacheConfig>,
 }
@@ -85,6 +88,12 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             crate::verify::block_size(&p.spec).map_err(anyhow::Error::msg)?;
         }
     }
+    let trace = match &ctx.trace {
+        Some(path) => Some(std::sync::Arc::new(
+            trace_sink::TraceSink::create(path).map_err(|e| anyhow::anyhow!("--trace {}: {e}", path.display()))?,
+        )),
+        None => None,
+    };
     'points: for (i, p) in plan.points.iter().enumerate() {
         let mut outcomes: Vec<point::PointOutcome> = Vec::new();
         for r in 0..plan.repeat {
@@ -119,7 +128,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             let position = point::PointPosition { index: i, count: plan.points.len(), label: label.trim() };
             let region_bytes = targets.first().map(|t| t.region.len).unwrap_or(0);
             let sampling = meter.start();
-            let mut outcome = point::run_point(&p.spec, p.params.clone(), targets, position, &mut live, &interrupt, verify.as_ref());
+            let mut outcome = point::run_point(&p.spec, p.params.clone(), targets, position, &mut live, &interrupt, verify.as_ref(), trace.as_ref());
             meter.finish(sampling, &mut outcome);
             if let (Some(cfg), Some(c)) = (&ctx.cache, outcome.point.summary.cache.as_mut()) {
                 crate::engine::cache::config::describe(cfg, region_bytes, c);
@@ -155,6 +164,14 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         }
     }
     live.finish();
+    if let (Some(t), Some(path)) = (&trace, &ctx.trace) {
+        // The trace is kept whatever the run's outcome: its I/Os were issued.
+        match t.finish() {
+            Ok(n) if !ctx.quiet => eprintln!("trace: {n} I/Os recorded in {}", path.display()),
+            Ok(_) => {}
+            Err(e) => eprintln!("warning: the trace {} is incomplete: {e}", path.display()),
+        }
+    }
     if result.status == Status::Running {
         result.status = Status::Completed;
     }

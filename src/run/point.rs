@@ -33,7 +33,11 @@ pub struct PointPosition<'a> {
     pub label: &'a str,
 }
 
-pub fn worker_plans(spec: &WorkloadSpec, verify: Option<&Arc<crate::verify::VerifyShared>>) -> Vec<WorkerPlan> {
+pub fn worker_plans(
+    spec: &WorkloadSpec,
+    verify: Option<&Arc<crate::verify::VerifyShared>>,
+    trace: Option<&Arc<super::trace_sink::TraceSink>>,
+) -> Vec<WorkerPlan> {
     let mut plans = Vec::new();
     // One completion counter per group that another group follows.
     let counters: Vec<Option<Arc<AtomicU64>>> = spec
@@ -70,6 +74,7 @@ pub fn worker_plans(spec: &WorkloadSpec, verify: Option<&Arc<crate::verify::Veri
                 pacing: pacing.clone(),
                 publish: counters[gi].clone(),
                 verify: verify.cloned(),
+                trace: trace.cloned(),
                 connections: spec.connections,
             });
         }
@@ -85,8 +90,9 @@ pub fn run_point(
     live: &mut Live,
     interrupt: &AtomicBool,
     verify: Option<&Arc<crate::verify::VerifyShared>>,
+    trace: Option<&Arc<super::trace_sink::TraceSink>>,
 ) -> PointOutcome {
-    let plans = worker_plans(spec, verify);
+    let plans = worker_plans(spec, verify, trace);
     let nworkers = plans.len();
     let ctl = Arc::new(Control::new(nworkers));
     let targets = Arc::new(targets);

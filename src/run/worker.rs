@@ -10,6 +10,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::control::Control;
+use super::trace_sink;
+use crate::cache::trace::TraceRecord;
 use super::pacing::{Pacer, Pacing};
 use crate::engine::{self, completion_error, BufferPool, Completion, Engine, IoRequest};
 use crate::metrics::{IntervalSlice, IoErrorRecord, Recorder};
@@ -36,6 +38,8 @@ pub struct WorkerPlan {
     pub publish: Option<Arc<AtomicU64>>,
     /// Shared verification state, with --verify.
     pub verify: Option<Arc<VerifyShared>>,
+    /// Where issued I/Os are recorded, with --trace.
+    pub trace: Option<Arc<super::trace_sink::TraceSink>>,
     /// Connections per network target.
     pub connections: u32,
 }
@@ -163,9 +167,13 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
     let mut slots: Vec<Slot> = Vec::with_capacity(nslots as usize);
     let mut in_flight = 0usize;
     let mut verifier = plan.verify.clone().map(|v| Verifier::new(v, plan.targets.clone(), nslots as usize));
+    let mut traced: Vec<TraceRecord> = Vec::with_capacity(if plan.trace.is_some() { trace_sink::BATCH } else { 0 });
+    let trace_start = plan.trace.as_ref().map(|t| t.start);
+    let global_target: Vec<u16> = plan.targets.iter().map(|&t| t as u16).collect();
     let issue = |engine: &mut Box<dyn Engine>,
                  gen: &mut Generator,
                  verifier: &mut Option<Verifier>,
+                 traced: &mut Vec<TraceRecord>,
                  slot: u32,
                  target: u32,
                  due: Instant,
@@ -184,6 +192,10 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
                 draws += 1;
                 io = gen.next(target as usize);
             }
+        }
+        if let Some(start) = trace_start {
+            let t_ns = now.saturating_duration_since(start).as_nanos() as u64;
+            traced.push(TraceRecord { t_ns, op: io.op, target: global_target[target as usize], offset: io.offset, len: io.len });
         }
         engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })?;
         std::io::Result::Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, due, submitted: now })
@@ -206,7 +218,7 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
             idle.push(slot);
             continue;
         }
-        match issue(&mut engine, &mut gen, &mut verifier, slot, slot % ntargets, now, now) {
+        match issue(&mut engine, &mut gen, &mut verifier, &mut traced, slot, slot % ntargets, now, now) {
             Ok(s) => slots.push(s),
             Err(e) => {
                 outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[(slot % ntargets) as usize].facts.uri));
@@ -308,7 +320,7 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
                 idle.push(c.slot);
                 continue;
             }
-            match issue(&mut engine, &mut gen, &mut verifier, c.slot, s.target, now, now) {
+            match issue(&mut engine, &mut gen, &mut verifier, &mut traced, c.slot, s.target, now, now) {
                 Ok(next) => slots[c.slot as usize] = next,
                 Err(e) => {
                     outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[s.target as usize].facts.uri));
@@ -318,6 +330,11 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
             }
             in_flight += 1;
         }
+        if traced.len() >= trace_sink::BATCH {
+            if let Some(t) = &plan.trace {
+                t.write(&mut traced);
+            }
+        }
         if let Some(counter) = &plan.publish {
             counter.fetch_add(done.len() as u64, Ordering::Relaxed);
         }
@@ -325,7 +342,7 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
             let Some(due) = pacer.take_due(now) else { break };
             let slot = idle.pop().expect("checked non-empty");
             let target = slots[slot as usize].target;
-            match issue(&mut engine, &mut gen, &mut verifier, slot, target, due, now) {
+            match issue(&mut engine, &mut gen, &mut verifier, &mut traced, slot, target, due, now) {
                 Ok(next) => slots[slot as usize] = next,
                 Err(e) => {
                     outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[target as usize].facts.uri));
@@ -348,6 +365,9 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
             v.complete(c.slot, s.target, s.offset, s.len, ok, engine.buffers().slot(c.slot));
         }
     });
+    if let Some(t) = &plan.trace {
+        t.write(&mut traced);
+    }
     // What the engine still owes the target (a write-back cache's dirty blocks)
     // is done before the worker reports: the run's data is then on the target.
     if let Err(e) = engine.finish() {
