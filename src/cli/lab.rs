@@ -36,7 +36,9 @@ pub struct CacheArgs {
 fn parse_cache_sizes(list: &str) -> Result<Vec<f64>> {
     list.split(',')
         .map(|s| {
-            let v: f64 = s.trim().trim_end_matches('%').parse().map_err(|_| anyhow::anyhow!("--cache-sizes: '{s}' is not a number: write percentages of the LUN, for example 0,25,50,100"))?;
+            let v: f64 = s.trim().trim_end_matches('%').parse().map_err(|_| {
+                anyhow::anyhow!("--cache-sizes: '{s}' is not a number: write percentages of the LUN, for example 0,25,50,100")
+            })?;
             if !(0.0..=100.0).contains(&v) {
                 anyhow::bail!("--cache-sizes: '{s}' is not a percentage between 0 and 100");
             }
@@ -73,7 +75,9 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
         }
         Study::Cache(mut a) => {
             if !a.run.targets.is_empty() || a.run.cache.is_some() || a.run.trace.is_some() {
-                anyhow::bail!("lab cache starts its own LUN and sets the cache and trace of each point: drop --target, --cache and --trace");
+                anyhow::bail!(
+                    "lab cache starts its own LUN and sets the cache and trace of each point: drop --target, --cache and --trace"
+                );
             }
             let sizes = parse_cache_sizes(&a.cache_sizes)?;
             crate::lab::servers::require("nbdkit", "nbdkit")?;

@@ -85,7 +85,8 @@ pub fn window_hit_ratios(records: &[TraceRecord], block_bytes: u64, cache_blocks
     let split = records.partition_point(|r| r.t_ns < from_ns);
     let full = MissRatioCurve::exact(block_accesses(records, block_bytes));
     let warm = MissRatioCurve::exact(block_accesses(&records[..split], block_bytes));
-    let served = full.served_ratio(cache_blocks) * full.total_accesses as f64 - warm.served_ratio(cache_blocks) * warm.total_accesses as f64;
+    let served =
+        full.served_ratio(cache_blocks) * full.total_accesses as f64 - warm.served_ratio(cache_blocks) * warm.total_accesses as f64;
     let read_hits =
         full.read_hit_ratio(cache_blocks) * full.read_accesses as f64 - warm.read_hit_ratio(cache_blocks) * warm.read_accesses as f64;
     let all = (full.total_accesses - warm.total_accesses) as f64;
@@ -115,7 +116,8 @@ pub fn rows(points: &[SizePoint], args: &RunArgs) -> Vec<Row> {
     let ok: Vec<(&SizePoint, &RunResult)> = points.iter().filter_map(|p| p.result.as_ref().ok().map(|r| (p, r))).collect();
     let summaries = || ok.iter().filter_map(|(p, r)| r.points.first().map(|pt| (*p, &pt.summary)));
     let weighted = |f: &dyn Fn(&crate::results::model::CacheSummary) -> (f64, u64)| {
-        let (sum, n) = summaries().filter_map(|(_, s)| s.cache.as_ref()).map(f).fold((0.0, 0u64), |(a, n), (m, c)| (a + m * c as f64, n + c));
+        let (sum, n) =
+            summaries().filter_map(|(_, s)| s.cache.as_ref()).map(f).fold((0.0, 0u64), |(a, n), (m, c)| (a + m * c as f64, n + c));
         if n > 0 {
             Some(sum / n as f64)
         } else {
@@ -124,7 +126,8 @@ pub fn rows(points: &[SizePoint], args: &RunArgs) -> Vec<Row> {
     };
     let hit_us = weighted(&|c| (c.hit_latency_us.mean, c.hit_latency_us.count)).unwrap_or(0.0);
     let base = summaries().find(|(p, _)| p.pct == 0.0).map(|(_, s)| s);
-    let miss_read_us = base.map(|s| s.latency_us.read.mean).or_else(|| weighted(&|c| (c.miss_latency_us.mean, c.miss_latency_us.count))).unwrap_or(0.0);
+    let miss_read_us =
+        base.map(|s| s.latency_us.read.mean).or_else(|| weighted(&|c| (c.miss_latency_us.mean, c.miss_latency_us.count))).unwrap_or(0.0);
     let miss_all_us = base.map(|s| s.latency_us.all.mean).unwrap_or(miss_read_us);
     let base_iops = base.map(|s| s.iops);
     let block = crate::units::parse_size(&args.cache_block).map(|b| b.get()).unwrap_or(4096);
@@ -132,11 +135,7 @@ pub fn rows(points: &[SizePoint], args: &RunArgs) -> Vec<Row> {
     for (p, s) in summaries() {
         let c = s.cache.clone().unwrap_or_default();
         let region = ok.iter().find(|(q, _)| q.pct == p.pct).and_then(|(_, r)| r.targets.first()).map(|t| t.region_bytes).unwrap_or(0);
-        let ramp_ns = ok
-            .iter()
-            .find(|(q, _)| q.pct == p.pct)
-            .map(|(_, r)| r.workload.ramp.as_nanos() as u64)
-            .unwrap_or(0);
+        let ramp_ns = ok.iter().find(|(q, _)| q.pct == p.pct).map(|(_, r)| r.workload.ramp.as_nanos() as u64).unwrap_or(0);
         let cfg = crate::engine::cache::config::CacheConfig {
             size: crate::engine::cache::config::CacheSize::Percent(p.pct),
             mode: Default::default(),
@@ -199,11 +198,14 @@ pub fn render(points: &[SizePoint], rows: &[Row], delay: &str) -> String {
             c.set_cell_alignment(if i == 1 { CellAlignment::Left } else { CellAlignment::Right });
         }
     }
-    let mut text = format!("cache study: backend nbdkit memory + {delay} per read and write; cache in RAM on the host, cold at each size\n{t}\n");
+    let mut text =
+        format!("cache study: backend nbdkit memory + {delay} per read and write; cache in RAM on the host, cold at each size\n{t}\n");
     for p in points {
         match &p.result {
             Ok(r) if r.status == crate::results::Status::Completed => text.push_str(&format!("{}%: result {}\n", p.pct, r.id)),
-            Ok(r) => text.push_str(&format!("{}%: result {} ({:?}: {})\n", p.pct, r.id, r.status, r.status_reason.as_deref().unwrap_or(""))),
+            Ok(r) => {
+                text.push_str(&format!("{}%: result {} ({:?}: {})\n", p.pct, r.id, r.status, r.status_reason.as_deref().unwrap_or("")))
+            }
             Err(why) => text.push_str(&format!("{}%: not measured: {why}\n", p.pct)),
         }
     }

@@ -3,8 +3,8 @@
 //! destructors). nbdkit runs with --exit-with-parent and tgtd with a parent-death
 //! signal, so both also die with lunmark if lunmark itself is killed.
 
-use std::path::{Path, PathBuf};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -196,11 +196,7 @@ fn free_control_port() -> u16 {
 
 /// Runs `tgtadm -C CONTROL --lld iscsi ARGS`; its message on failure.
 fn tgtadm(control: u16, args: &[&str]) -> Result<()> {
-    let out = Command::new("tgtadm")
-        .args(["-C", &control.to_string(), "--lld", "iscsi"])
-        .args(args)
-        .output()
-        .context("running tgtadm")?;
+    let out = Command::new("tgtadm").args(["-C", &control.to_string(), "--lld", "iscsi"]).args(args).output().context("running tgtadm")?;
     if !out.status.success() {
         bail!("tgtadm {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim());
     }

@@ -108,6 +108,7 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
             ),
         });
     }
+    out.extend(cache_charts(results));
     let pct = ["p50", "p90", "p99", "p99.9", "p99.99"].map(String::from);
     let lat: Vec<Series> = results
         .iter()
@@ -176,6 +177,43 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
         });
     }
     out
+}
+
+/// IOPS and read latency against cache size, where the results are points of a
+/// cache study (`lab cache`, or runs with different --cache sizes).
+fn cache_charts(results: &[&RunResult]) -> Vec<Chart> {
+    let mut at: Vec<(f64, &Summary)> = results
+        .iter()
+        .filter_map(|r| r.points.first())
+        .filter_map(|p| p.summary.cache.as_ref().map(|c| (c.size_pct, &p.summary)))
+        .collect();
+    at.sort_by(|a, b| a.0.total_cmp(&b.0));
+    at.dedup_by(|a, b| a.0 == b.0);
+    if at.len() < 2 {
+        return Vec::new();
+    }
+    let x: Vec<f64> = at.iter().map(|(p, _)| *p).collect();
+    let series = |label: &str, get: fn(&Summary) -> f64| {
+        vec![Series { label: label.into(), values: at.iter().map(|(_, s)| Some(get(s))).collect() }]
+    };
+    vec![
+        Chart {
+            id: "iops-cache".into(),
+            caption: "IOPS against cache size".into(),
+            svg: charts::lines("IOPS against cache size", "cache size (% of the region)", "IOPS", &x, &series("IOPS", |s| s.iops)),
+        },
+        Chart {
+            id: "latency-cache".into(),
+            caption: "Read latency against cache size".into(),
+            svg: charts::lines(
+                "Read latency against cache size",
+                "cache size (% of the region)",
+                "mean read latency (us)",
+                &x,
+                &series("read latency", |s| s.latency_us.read.mean),
+            ),
+        },
+    ]
 }
 
 fn escape(t: &str) -> String {

@@ -89,9 +89,9 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         }
     }
     let trace = match &ctx.trace {
-        Some(path) => Some(std::sync::Arc::new(
-            trace_sink::TraceSink::create(path).map_err(|e| anyhow::anyhow!("--trace {}: {e}", path.display()))?,
-        )),
+        Some(path) => {
+            Some(std::sync::Arc::new(trace_sink::TraceSink::create(path).map_err(|e| anyhow::anyhow!("--trace {}: {e}", path.display()))?))
+        }
         None => None,
     };
     'points: for (i, p) in plan.points.iter().enumerate() {
@@ -128,7 +128,8 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             let position = point::PointPosition { index: i, count: plan.points.len(), label: label.trim() };
             let region_bytes = targets.first().map(|t| t.region.len).unwrap_or(0);
             let sampling = meter.start();
-            let mut outcome = point::run_point(&p.spec, p.params.clone(), targets, position, &mut live, &interrupt, verify.as_ref(), trace.as_ref());
+            let mut outcome =
+                point::run_point(&p.spec, p.params.clone(), targets, position, &mut live, &interrupt, verify.as_ref(), trace.as_ref());
             meter.finish(sampling, &mut outcome);
             if let (Some(cfg), Some(c)) = (&ctx.cache, outcome.point.summary.cache.as_mut()) {
                 crate::engine::cache::config::describe(cfg, region_bytes, c);

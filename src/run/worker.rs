@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::control::Control;
+use super::pacing::{Pacer, Pacing};
 use super::trace_sink;
 use crate::cache::trace::TraceRecord;
-use super::pacing::{Pacer, Pacing};
 use crate::engine::{self, completion_error, BufferPool, Completion, Engine, IoRequest};
 use crate::metrics::{IntervalSlice, IoErrorRecord, Recorder};
 use crate::target::{Handle, OpenTarget};
@@ -95,7 +95,12 @@ pub fn cache_slots(targets: &[&OpenTarget], user_slots: u32) -> u32 {
     }
 }
 
-fn build_plain_engine(choice: EngineChoice, targets: &[&OpenTarget], pool: BufferPool, connections: u32) -> std::io::Result<Box<dyn Engine>> {
+fn build_plain_engine(
+    choice: EngineChoice,
+    targets: &[&OpenTarget],
+    pool: BufferPool,
+    connections: u32,
+) -> std::io::Result<Box<dyn Engine>> {
     if let Some(uris) =
         targets.iter().map(|t| if let Handle::Remote(u) = &t.handle { Some(u.clone()) } else { None }).collect::<Option<Vec<_>>>()
     {

@@ -2,6 +2,7 @@
 //! real `lunmark` binary against real files, loop devices and servers that each
 //! test creates and removes.
 
+mod cache;
 mod common;
 mod core;
 mod network;

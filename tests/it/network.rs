@@ -287,7 +287,20 @@ fn iscsi_queue_depth_reaches_the_server() {
         let iops = |qd: &str| {
             let j = dir.path().join(format!("qd{qd}.json"));
             let out = run(&[
-                "run", "-q", "-t", &server.uri, "--read", "100", "--qd", qd, "--time", "2s", "--ramp", "0", "--json", j.to_str().unwrap(),
+                "run",
+                "-q",
+                "-t",
+                &server.uri,
+                "--read",
+                "100",
+                "--qd",
+                qd,
+                "--time",
+                "2s",
+                "--ramp",
+                "0",
+                "--json",
+                j.to_str().unwrap(),
             ]);
             assert!(out.status.success(), "{}", stderr(&out));
             read_json(&j)["points"][0]["summary"]["iops"].as_f64().unwrap()
@@ -336,7 +349,8 @@ fn iscsi_connection_errors_are_clear_and_quick() {
     let (server, _backing) = tgtd_on_file(dir.path(), 8 << 20);
     let port = free_port();
     let wrong_iqn = server.uri.replace("lunmark:lab", "lunmark:nothing-here");
-    for (uri, expect) in [(format!("iscsi://127.0.0.1:{port}/iqn.2026-11.org.lunmark:x/1"), "cannot log in"), (wrong_iqn, "cannot log in")] {
+    for (uri, expect) in [(format!("iscsi://127.0.0.1:{port}/iqn.2026-11.org.lunmark:x/1"), "cannot log in"), (wrong_iqn, "cannot log in")]
+    {
         let started = Instant::now();
         let out = run(&["run", "-q", "-t", &uri, "--read", "100", "--time", "1s"]);
         assert_eq!(out.status.code(), Some(1));
@@ -370,7 +384,21 @@ fn chap_secrets_log_in_and_are_never_echoed() {
     let store = dir.path().join("s.db");
     let json = dir.path().join("r.json");
     let store_arg = store.to_str().unwrap();
-    let out = run(&["--store", store_arg, "run", "-t", &with("s3cr3t-Chap-pw"), "--read", "50", "--time", "1s", "--ramp", "0", "--json", json.to_str().unwrap()]);
+    let out = run(&[
+        "--store",
+        store_arg,
+        "run",
+        "-t",
+        &with("s3cr3t-Chap-pw"),
+        "--read",
+        "50",
+        "--time",
+        "1s",
+        "--ramp",
+        "0",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let export = run(&["--store", store_arg, "results", "export", "--all"]);
     let mut seen = format!("{}{}{}{}", stdout(&out), stderr(&out), std::fs::read_to_string(&json).unwrap(), stdout(&export));
@@ -392,5 +420,9 @@ fn dry_run_shows_the_iscsi_login() {
     let uri = "iscsi://127.0.0.1:3260/iqn.2026-11.org.example:disk/1";
     let out = run(&["run", "--dry-run", "-t", uri, "--connections", "2", "--read", "100"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains(&format!("{uri}   (iSCSI through libiscsi: each worker logs in 2 session(s), READ16/WRITE16)")), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(&format!("{uri}   (iSCSI through libiscsi: each worker logs in 2 session(s), READ16/WRITE16)")),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -23,13 +23,16 @@ impl std::str::FromStr for CacheSize {
     type Err = anyhow::Error;
     fn from_str(s: &str) -> Result<CacheSize> {
         if let Some(p) = s.trim().strip_suffix('%') {
-            let v: f64 = p.trim().parse().map_err(|_| anyhow::anyhow!("'{s}' is not a percentage: write it as 25% (0% to 100% of the region)"))?;
+            let v: f64 =
+                p.trim().parse().map_err(|_| anyhow::anyhow!("'{s}' is not a percentage: write it as 25% (0% to 100% of the region)"))?;
             if !(0.0..=100.0).contains(&v) {
                 bail!("'{s}' is outside 0% to 100% of the region");
             }
             return Ok(CacheSize::Percent(v));
         }
-        Ok(CacheSize::Bytes(parse_size(s).map_err(|e| anyhow::anyhow!("{e}: give a size (256m, 1g) or a share of the region (25%)"))?.get()))
+        Ok(CacheSize::Bytes(
+            parse_size(s).map_err(|e| anyhow::anyhow!("{e}: give a size (256m, 1g) or a share of the region (25%)"))?.get(),
+        ))
     }
 }
 
@@ -72,7 +75,10 @@ pub fn check(cfg: &CacheConfig, spec: &WorkloadSpec, safety: crate::target::Safe
     }
     if let Some(dev) = &cfg.dev {
         if spec.targets.len() > 1 {
-            bail!("--cache-dev holds the cache of one target; this run has {} targets: run one target, or keep the cache in RAM", spec.targets.len());
+            bail!(
+                "--cache-dev holds the cache of one target; this run has {} targets: run one target, or keep the cache in RAM",
+                spec.targets.len()
+            );
         }
         if spec.targets.iter().any(|t| std::path::Path::new(t) == dev) {
             bail!("--cache-dev {} is the target itself: name another file or device", dev.display());
@@ -84,7 +90,11 @@ pub fn check(cfg: &CacheConfig, spec: &WorkloadSpec, safety: crate::target::Safe
             }
             let found = crate::target::safety::findings(dev);
             if !found.is_empty() && !safety.force {
-                bail!("refusing to use {} as a cache: {}. Use another device, or add --force as well as --destructive", dev.display(), found.join("; "));
+                bail!(
+                    "refusing to use {} as a cache: {}. Use another device, or add --force as well as --destructive",
+                    dev.display(),
+                    found.join("; ")
+                );
             }
         }
     }

@@ -60,10 +60,7 @@ impl Session {
         let portal = unsafe {
             let url = ffi::iscsi_parse_full_url(ctx, full.as_ptr());
             if url.is_null() {
-                return fail(
-                    "not an iSCSI URI libiscsi accepts (iscsi://[user[%secret]@]host[:port]/IQN/LUN)",
-                    ffi::last_error(ctx),
-                );
+                return fail("not an iSCSI URI libiscsi accepts (iscsi://[user[%secret]@]host[:port]/IQN/LUN)", ffi::last_error(ctx));
             }
             let u = &*url;
             s.lun = u.lun;
@@ -241,9 +238,23 @@ impl Engine for IscsiEngine {
         let task = unsafe {
             match req.op {
                 Op::Read => ffi::iscsi_read16_iov_task(s.ctx, s.lun, lba, req.len, bs, 0, 0, 0, 0, 0, command_done, tag, iov, 1),
-                Op::Write => {
-                    ffi::iscsi_write16_iov_task(s.ctx, s.lun, lba, std::ptr::null_mut(), req.len, bs, 0, 0, 0, 0, 0, command_done, tag, iov, 1)
-                }
+                Op::Write => ffi::iscsi_write16_iov_task(
+                    s.ctx,
+                    s.lun,
+                    lba,
+                    std::ptr::null_mut(),
+                    req.len,
+                    bs,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    command_done,
+                    tag,
+                    iov,
+                    1,
+                ),
             }
         };
         if task.is_null() {

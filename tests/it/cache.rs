@@ -1,0 +1,307 @@
+//! The cache study: the host-side cache tier against real nbdkit backends,
+//! its hit ratio against exact LRU predictions, traces, and `lab cache`.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::common::*;
+
+/// Each mode returns the backend's bytes under a mixed random workload (checked
+/// by --verify), and what was written reaches the backend by the end of the run
+/// (checked by copying the export out with nbdcopy and verifying that copy).
+#[test]
+fn the_cache_tier_keeps_the_data_right_in_every_mode() {
+    for mode in ["writethrough", "writeback", "readonly"] {
+        let dir = shm_dir();
+        let server = Nbdkit::unix(dir.path(), "16M", &[]);
+        let journal = dir.path().join("j");
+        let json = dir.path().join("r.json");
+        let out = run(&[
+            "run",
+            "-q",
+            "-t",
+            &server.uri,
+            "--cache",
+            "25%",
+            "--cache-mode",
+            mode,
+            "--read",
+            "50",
+            "--random",
+            "100",
+            "--bs",
+            "4k",
+            "--time",
+            "2s",
+            "--ramp",
+            "0",
+            "--verify",
+            "--journal",
+            journal.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{mode}: {}", stderr(&out));
+        let s = &read_json(&json)["points"][0]["summary"];
+        assert_eq!(s["verify"]["mismatches"], 0, "{mode}");
+        assert!(s["verify"]["blocks_checked"].as_u64().unwrap() > 1000, "{mode}: {}", s["verify"]);
+        let c = &s["cache"];
+        assert_eq!(c["mode"], mode);
+        assert_eq!(c["size_bytes"], 4 << 20);
+        assert!(c["reads_from_cache"].as_u64().unwrap() > 100, "{mode}: the cache served reads: {c}");
+        assert!(c["reads_from_target"].as_u64().unwrap() > 100, "{mode}: {c}");
+        if mode == "writeback" {
+            assert!(c["writes_to_cache"].as_u64().unwrap() > 100 && c["writes_to_target"] == 0, "{c}");
+        } else {
+            assert!(c["writes_to_cache"] == 0 && c["writes_to_target"].as_u64().unwrap() > 100, "{c}");
+        }
+        let image = dir.path().join("image");
+        let copy = Command::new("nbdcopy").arg(&server.uri).arg(&image).output().expect("nbdcopy (libnbd-bin)");
+        assert!(copy.status.success(), "{}", stderr(&copy));
+        let out = run(&["verify", &server.uri, "--journal", journal.to_str().unwrap(), "--from", image.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{mode}: the backend holds what was written: {}{}", stdout(&out), stderr(&out));
+        assert!(stdout(&out).contains(" 0 corrupt"), "{}", stdout(&out));
+    }
+}
+
+/// A cache kept on a file (--cache-dev) serves the same bytes, and holds its blocks there.
+#[test]
+fn a_cache_on_a_device_file_serves_the_same_bytes() {
+    let dir = shm_dir();
+    let cache_file = dir.path().join("ssd");
+    let json = dir.path().join("r.json");
+    let out = run(&[
+        "run",
+        "-q",
+        "-t",
+        "mem:16m",
+        "--cache",
+        "50%",
+        "--cache-mode",
+        "writeback",
+        "--cache-dev",
+        cache_file.to_str().unwrap(),
+        "--read",
+        "50",
+        "--time",
+        "1s",
+        "--ramp",
+        "0",
+        "--verify",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = &read_json(&json)["points"][0]["summary"];
+    assert_eq!(s["verify"]["mismatches"], 0);
+    assert!(s["cache"]["reads_from_cache"].as_u64().unwrap() > 1000);
+    assert_eq!(std::fs::metadata(&cache_file).unwrap().len(), 8 << 20);
+}
+
+/// Seeded uniform random reads: the measured hit ratio at 25/50/75% matches
+/// the exact LRU prediction of the run's own trace within 2 points, and at
+/// 100% after a warm-up it is above 99%.
+#[test]
+fn measured_hit_ratios_match_exact_lru_predictions() {
+    let dir = shm_dir();
+    for pct in ["25", "50", "75"] {
+        let trace = dir.path().join(format!("t{pct}"));
+        let json = dir.path().join(format!("r{pct}.json"));
+        let out = run(&[
+            "run",
+            "-q",
+            "-t",
+            "mem:64m",
+            "--cache",
+            &format!("{pct}%"),
+            "--read",
+            "100",
+            "--random",
+            "100",
+            "--bs",
+            "4k",
+            "--seed",
+            "7",
+            "--time",
+            "1s",
+            "--ramp",
+            "0",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let r = read_json(&json);
+        let measured = r["points"][0]["summary"]["cache"]["read_hit_ratio"].as_f64().unwrap();
+        let ios = r["points"][0]["summary"]["ios_read"].as_u64().unwrap();
+        let curve_json = dir.path().join(format!("c{pct}.json"));
+        let out = run(&["cache-curve", trace.to_str().unwrap(), "--sizes", pct, "--region", "64m", "--json", curve_json.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let c = read_json(&curve_json);
+        assert_eq!(c["method"], "exact");
+        // The trace holds every issued I/O: the measured ones and the few still in flight at the end.
+        let traced = c["ios"].as_u64().unwrap();
+        assert!(traced >= ios && traced <= ios + 64, "traced {traced}, measured {ios}");
+        let predicted = c["rows"][0]["read_hit_ratio"].as_f64().unwrap();
+        assert!((measured - predicted).abs() < 0.02, "{pct}%: measured {measured:.4}, exact LRU {predicted:.4}");
+        assert!((measured - pct.parse::<f64>().unwrap() / 100.0).abs() < 0.05, "{pct}%: {measured}");
+    }
+    let json = dir.path().join("r100.json");
+    let out = run(&[
+        "run",
+        "-q",
+        "-t",
+        "mem:16m",
+        "--cache",
+        "100%",
+        "--read",
+        "100",
+        "--random",
+        "100",
+        "--bs",
+        "4k",
+        "--time",
+        "1s",
+        "--ramp",
+        "2s",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let hit = read_json(&json)["points"][0]["summary"]["cache"]["read_hit_ratio"].as_f64().unwrap();
+    assert!(hit > 0.99, "100% after warm-up: {hit}");
+}
+
+/// Misses are not serialized: at 32 outstanding I/Os against a backend with
+/// 1 ms added latency, the backend sees at least 16 requests at once on average.
+#[test]
+fn misses_reach_the_backend_in_parallel() {
+    let dir = shm_dir();
+    let log = dir.path().join("nbdkit.log");
+    let logarg = format!("logfile={}", log.display());
+    let server =
+        Nbdkit::unix(dir.path(), "64M", &["--threads", "64", "--filter=log", "--filter=delay", &logarg, "rdelay=1ms", "wdelay=1ms"]);
+    let json = dir.path().join("r.json");
+    let out = run(&[
+        "run",
+        "-q",
+        "-t",
+        &server.uri,
+        "--cache",
+        "25%",
+        "--read",
+        "100",
+        "--random",
+        "100",
+        "--qd",
+        "32",
+        "--time",
+        "2s",
+        "--ramp",
+        "0",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let c = &read_json(&json)["points"][0]["summary"]["cache"];
+    assert!(c["reads_from_target"].as_u64().unwrap() > 1000, "{c}");
+    // Hits (RAM) are far faster than misses (1 ms at the backend).
+    assert!(c["miss_latency_us"]["mean"].as_f64().unwrap() > 10.0 * c["hit_latency_us"]["mean"].as_f64().unwrap(), "{c}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let (mut now, mut seen, mut sum) = (0i64, 0i64, 0i64);
+    for line in text.lines().filter(|l| l.contains(" Read id=")) {
+        if line.contains("...Read") {
+            now -= 1;
+        } else {
+            sum += now;
+            seen += 1;
+            now += 1;
+        }
+    }
+    assert!(seen > 1000, "requests logged: {seen}");
+    let avg = sum as f64 / seen as f64;
+    assert!(avg >= 16.0, "average misses in flight at the backend: {avg:.1}");
+}
+
+/// `cache-curve` reads blkparse text, and refuses what is not a trace with a clear error.
+#[test]
+fn cache_curve_reads_blkparse_and_refuses_other_files() {
+    let out = run(&["cache-curve", "tests/fixtures/blkparse/sample.txt", "--hit-us", "100", "--miss-us", "4700", "--outstanding", "5"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(text.contains("(blkparse text)") && text.contains("method: exact LRU"), "{text}");
+    assert!(text.contains("IOPS"), "predicted IOPS column: {text}");
+    let dir = shm_dir();
+    let junk = dir.path().join("junk.txt");
+    std::fs::write(&junk, "hello\nworld\n").unwrap();
+    let out = run(&["cache-curve", junk.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("junk.txt") && stderr(&out).contains("blkparse"), "{}", stderr(&out));
+    let out = run(&["cache-curve", "tests/fixtures/blkparse/sample.txt", "--sizes", "0,120"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("'120'"), "{}", stderr(&out));
+}
+
+/// Bad cache settings are refused before anything runs, saying what to change.
+#[test]
+fn bad_cache_settings_get_clear_errors() {
+    for (args, expect) in [
+        (&["--cache", "150%"][..], "outside 0% to 100%"),
+        (&["--cache", "25%", "--bs", "512"], "whole 4096-byte cache blocks"),
+        (&["--cache-mode", "writeback"], "add --cache SIZE"),
+        (&["--cache", "25%", "--cache-mode", "sometimes"], "writethrough"),
+        (&["--cache", "25%", "--cache-block", "3000"], "power of two"),
+    ] {
+        let mut all = vec!["run", "-q", "-t", "mem:16m", "--time", "200ms", "--ramp", "0"];
+        all.extend_from_slice(args);
+        let out = run(&all);
+        assert!(matches!(out.status.code(), Some(1) | Some(2)), "{args:?}");
+        assert!(stderr(&out).contains(expect), "{args:?}: {}", stderr(&out));
+    }
+}
+
+/// `lab cache` end to end at a short duration: IOPS rise and read latency falls
+/// with the cache size, predictions stand beside measurements, and no server is left.
+#[test]
+fn the_cache_lab_runs_end_to_end_and_cleans_up() {
+    let dir = shm_dir();
+    let store = dir.path().join("s.db");
+    let child = lunmark()
+        .args(["--store", store.to_str().unwrap(), "lab", "cache", "--lun-size", "16m", "--delay", "2ms", "--cache-sizes", "0,50,100"])
+        .args(["--time", "1s", "--ramp", "1s", "-q"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    // Rows: pct, size, read lat ms, IOPS, lat reduction, IOPS increase, hit, predicted hit, predicted lat, predicted IOPS.
+    let rows: Vec<Vec<String>> = ["0", "50", "100"]
+        .iter()
+        .map(|p| {
+            let line = text.lines().find(|l| l.split_whitespace().nth(1) == Some(p)).unwrap_or_else(|| panic!("no row {p}: {text}"));
+            line.split_whitespace().filter(|t| *t != "│").map(String::from).collect()
+        })
+        .collect();
+    let num = |r: &Vec<String>, i: usize| r[i].trim_end_matches('%').parse::<f64>().unwrap();
+    let (lat, iops, hit, phit) = (|r| num(r, 2), |r| num(r, 3), |r| num(r, 6), |r| num(r, 7));
+    assert!(iops(&rows[0]) < iops(&rows[1]) && iops(&rows[1]) < iops(&rows[2]), "IOPS rise: {text}");
+    assert!(lat(&rows[0]) > lat(&rows[1]) && lat(&rows[1]) > lat(&rows[2]), "latency falls: {text}");
+    assert!(hit(&rows[2]) > 99.0, "{text}");
+    for r in &rows {
+        assert!((hit(r) - phit(r)).abs() < 3.0, "prediction beside measurement: {r:?}");
+    }
+    // Each point was saved, and the report draws them against cache size.
+    let listed = run(&["--store", store.to_str().unwrap(), "results", "list"]);
+    assert_eq!(stdout(&listed).matches("lab cache:").count(), 3, "{}", stdout(&listed));
+    std::thread::sleep(Duration::from_millis(200));
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else { continue };
+        let comm_end = stat.rfind(')').unwrap_or(0);
+        let ppid: u32 = stat[comm_end + 2..].split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+        assert!(!(stat.contains("(nbdkit)") && ppid == pid), "an nbdkit of the lab is still running: {stat}");
+    }
+}
