@@ -23,6 +23,8 @@ done
 cargo build --release -q
 LUNMARK=$PWD/target/release/lunmark
 work=$(mktemp -d /dev/shm/lunmark-netbench.XXXXXX)
+# Results of the runs go to a store of their own, removed with the rest.
+export LUNMARK_STORE=$work/results.db
 pids=()
 control=$(( (RANDOM % 20000) + 5000 ))
 cleanup() {

@@ -20,6 +20,8 @@ command -v fio >/dev/null || { echo "fio is missing: apt-get install fio" >&2; e
 cargo build --release -q
 LUNMARK=$PWD/target/release/lunmark
 work=$(mktemp -d /dev/shm/lunmark-bench.XXXXXX)
+# Results of the runs go to a store of their own, removed with the rest.
+export LUNMARK_STORE=$work/results.db
 loopdev=""
 cleanup() {
   [ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null || true

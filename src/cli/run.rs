@@ -50,7 +50,7 @@ pub struct RunArgs {
     /// Pass criteria judged on every point, e.g. 'read_lat_avg<20ms,read_lat_max<50ms'. A failure exits with 4.
     #[arg(long, value_name = "CRITERIA")]
     pub pass: Option<String>,
-    /// Target: /path/file, file:/path, /dev/NAME, mem:SIZE. Repeat for several targets.
+    /// Target: /path/file, file:/path, /dev/NAME, mem:SIZE, null:SIZE, nbd://host[:port]/export, nbd+unix:///export?socket=PATH or iscsi://[user[%secret]@]host[:port]/IQN/LUN. Repeat for several targets.
     #[arg(long = "target", short = 't', value_name = "URI")]
     pub targets: Vec<String>,
     /// Worker threads.
@@ -92,7 +92,7 @@ pub struct RunArgs {
     /// I/O engine for files and devices: auto, io_uring, psync.
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<String>,
-    /// Connections each worker opens to each network (NBD) target.
+    /// Connections (NBD) or sessions (iSCSI) each worker opens to each network target.
     #[arg(long, value_name = "N")]
     pub connections: Option<u32>,
     /// Go through the page cache instead of O_DIRECT.

@@ -65,6 +65,36 @@ pub trait Engine {
     }
 }
 
+/// Engines that talk to a server over sockets (NBD, iSCSI): they collect what
+/// the library has finished, and wait on their sockets for more.
+pub trait Polled {
+    /// Appends finished commands to `out`.
+    fn collect(&mut self, out: &mut Vec<Completion>) -> io::Result<()>;
+    /// Commands in flight (not yet collected).
+    fn in_flight(&self) -> usize;
+    /// Waits up to `timeout` for the sockets and lets the library run.
+    fn wait(&mut self, timeout: Duration) -> io::Result<()>;
+}
+
+/// `Engine::reap` for a polled engine: until `min` completions (or all that are
+/// in flight) are collected, or `timeout` has passed.
+pub fn reap_polled(e: &mut impl Polled, min: usize, timeout: Option<Duration>, out: &mut Vec<Completion>) -> io::Result<()> {
+    let start = out.len();
+    let deadline = std::time::Instant::now() + timeout.unwrap_or(Duration::from_secs(3600));
+    loop {
+        e.collect(out)?;
+        let got = out.len() - start;
+        if min == 0 || got >= min.min(got + e.in_flight()) {
+            return Ok(());
+        }
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Ok(());
+        }
+        e.wait(left)?;
+    }
+}
+
 /// Turns a completion result into an error when it is negative or short.
 pub fn completion_error(result: i64, expected: u32) -> Option<i32> {
     if result < 0 {

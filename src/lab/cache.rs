@@ -45,7 +45,7 @@ pub struct SizePoint {
 }
 
 pub fn run(args: &RunArgs, opts: &LabOptions, store_flag: Option<&Path>) -> Result<Vec<SizePoint>> {
-    let dir = tempfile::Builder::new().prefix("lunmark-lab-").tempdir_in("/dev/shm")?;
+    let dir = servers::lab_dir()?;
     let delay = [format!("rdelay={}", opts.delay), format!("wdelay={}", opts.delay)];
     // Enough server threads that the backend never queues behind itself: the
     // cache tier sends up to every outstanding I/O to it at once.

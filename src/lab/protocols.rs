@@ -18,7 +18,7 @@ pub struct Leg {
 }
 
 pub fn run(args: &RunArgs, size: &str, store_flag: Option<&std::path::Path>) -> Result<Vec<(String, Result<RunResult, String>)>> {
-    let dir = tempfile::Builder::new().prefix("lunmark-lab-").tempdir_in("/dev/shm")?;
+    let dir = servers::lab_dir()?;
     let file = dir.path().join("lun");
     // Servers live until the end of this function, whatever happens in between.
     let unix = servers::nbdkit_unix(dir.path(), size, &[], &[]);

@@ -60,6 +60,16 @@ impl Drop for Server {
     }
 }
 
+/// A fresh directory for a lab's sockets, LUN files and traces, removed when
+/// dropped: in /dev/shm (RAM, like the targets), or under $LUNMARK_LAB_DIR.
+pub fn lab_dir() -> Result<tempfile::TempDir> {
+    let parent = std::env::var_os("LUNMARK_LAB_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/dev/shm"));
+    tempfile::Builder::new()
+        .prefix("lunmark-lab-")
+        .tempdir_in(&parent)
+        .with_context(|| format!("creating a lab directory in {}", parent.display()))
+}
+
 /// Says which Debian package brings a missing program.
 pub fn require(program: &str, package: &str) -> Result<()> {
     let found = std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()));

@@ -128,8 +128,15 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             let position = point::PointPosition { index: i, count: plan.points.len(), label: label.trim() };
             let region_bytes = targets.first().map(|t| t.region.len).unwrap_or(0);
             let sampling = meter.start();
-            let mut outcome =
-                point::run_point(&p.spec, p.params.clone(), targets, position, &mut live, &interrupt, verify.as_ref(), trace.as_ref());
+            let mut outcome = point::run_point(
+                &p.spec,
+                p.params.clone(),
+                targets,
+                position,
+                &mut live,
+                &interrupt,
+                &point::PointShared { verify: verify.clone(), trace: trace.clone() },
+            );
             meter.finish(sampling, &mut outcome);
             if let (Some(cfg), Some(c)) = (&ctx.cache, outcome.point.summary.cache.as_mut()) {
                 crate::engine::cache::config::describe(cfg, region_bytes, c);

@@ -33,11 +33,16 @@ pub struct PointPosition<'a> {
     pub label: &'a str,
 }
 
-pub fn worker_plans(
-    spec: &WorkloadSpec,
-    verify: Option<&Arc<crate::verify::VerifyShared>>,
-    trace: Option<&Arc<super::trace_sink::TraceSink>>,
-) -> Vec<WorkerPlan> {
+/// State every worker of a point shares, besides the targets.
+#[derive(Clone, Default)]
+pub struct PointShared {
+    /// With --verify.
+    pub verify: Option<Arc<crate::verify::VerifyShared>>,
+    /// With --trace.
+    pub trace: Option<Arc<super::trace_sink::TraceSink>>,
+}
+
+pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan> {
     let mut plans = Vec::new();
     // One completion counter per group that another group follows.
     let counters: Vec<Option<Arc<AtomicU64>>> = spec
@@ -73,8 +78,8 @@ pub fn worker_plans(
                 run: spec.run,
                 pacing: pacing.clone(),
                 publish: counters[gi].clone(),
-                verify: verify.cloned(),
-                trace: trace.cloned(),
+                verify: shared.verify.clone(),
+                trace: shared.trace.clone(),
                 connections: spec.connections,
             });
         }
@@ -89,10 +94,9 @@ pub fn run_point(
     position: PointPosition,
     live: &mut Live,
     interrupt: &AtomicBool,
-    verify: Option<&Arc<crate::verify::VerifyShared>>,
-    trace: Option<&Arc<super::trace_sink::TraceSink>>,
+    shared: &PointShared,
 ) -> PointOutcome {
-    let plans = worker_plans(spec, verify, trace);
+    let plans = worker_plans(spec, shared);
     let nworkers = plans.len();
     let ctl = Arc::new(Control::new(nworkers));
     let targets = Arc::new(targets);
@@ -203,7 +207,7 @@ pub fn run_point(
     }
     let slices = fill_gaps(slices, duration_s);
     let mut summary = summarize(&total, &slices, &usage, duration_s);
-    if verify.is_some() {
+    if shared.verify.is_some() {
         summary.verify = Some(total.verify.clone());
     }
     summary.intervals.retain(|i| i.t_s < duration_s);

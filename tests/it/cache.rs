@@ -2,7 +2,6 @@
 //! its hit ratio against exact LRU predictions, traces, and `lab cache`.
 
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use crate::common::*;
 
@@ -208,19 +207,8 @@ fn misses_reach_the_backend_in_parallel() {
     assert!(c["reads_from_target"].as_u64().unwrap() > 1000, "{c}");
     // Hits (RAM) are far faster than misses (1 ms at the backend).
     assert!(c["miss_latency_us"]["mean"].as_f64().unwrap() > 10.0 * c["hit_latency_us"]["mean"].as_f64().unwrap(), "{c}");
-    let text = std::fs::read_to_string(&log).unwrap();
-    let (mut now, mut seen, mut sum) = (0i64, 0i64, 0i64);
-    for line in text.lines().filter(|l| l.contains(" Read id=")) {
-        if line.contains("...Read") {
-            now -= 1;
-        } else {
-            sum += now;
-            seen += 1;
-            now += 1;
-        }
-    }
+    let (seen, avg) = reads_in_flight(&log);
     assert!(seen > 1000, "requests logged: {seen}");
-    let avg = sum as f64 / seen as f64;
     assert!(avg >= 16.0, "average misses in flight at the backend: {avg:.1}");
 }
 
@@ -267,14 +255,15 @@ fn bad_cache_settings_get_clear_errors() {
 fn the_cache_lab_runs_end_to_end_and_cleans_up() {
     let dir = shm_dir();
     let store = dir.path().join("s.db");
+    let labs = shm_dir();
     let child = lunmark()
+        .env("LUNMARK_LAB_DIR", labs.path())
         .args(["--store", store.to_str().unwrap(), "lab", "cache", "--lun-size", "16m", "--delay", "2ms", "--cache-sizes", "0,50,100"])
         .args(["--time", "1s", "--ramp", "1s", "-q"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let pid = child.id();
     let out = child.wait_with_output().unwrap();
     let text = stdout(&out);
     assert!(out.status.success(), "{text}{}", stderr(&out));
@@ -297,11 +286,5 @@ fn the_cache_lab_runs_end_to_end_and_cleans_up() {
     // Each point was saved, and the report draws them against cache size.
     let listed = run(&["--store", store.to_str().unwrap(), "results", "list"]);
     assert_eq!(stdout(&listed).matches("lab cache:").count(), 3, "{}", stdout(&listed));
-    std::thread::sleep(Duration::from_millis(200));
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else { continue };
-        let comm_end = stat.rfind(')').unwrap_or(0);
-        let ppid: u32 = stat[comm_end + 2..].split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
-        assert!(!(stat.contains("(nbdkit)") && ppid == pid), "an nbdkit of the lab is still running: {stat}");
-    }
+    assert_lab_left_nothing(labs.path());
 }

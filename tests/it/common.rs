@@ -186,3 +186,41 @@ pub fn wait_for(ready: impl Fn() -> bool) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// From nbdkit's log filter (a line when a request starts, one with "..." when
+/// it returns): (reads logged, average reads already in flight when one started).
+pub fn reads_in_flight(log: &Path) -> (i64, f64) {
+    let text = std::fs::read_to_string(log).unwrap();
+    let (mut now, mut seen, mut sum) = (0i64, 0i64, 0i64);
+    for line in text.lines().filter(|l| l.contains(" Read id=")) {
+        if line.contains("...Read") {
+            now -= 1;
+        } else {
+            sum += now;
+            seen += 1;
+            now += 1;
+        }
+    }
+    (seen, if seen > 0 { sum as f64 / seen as f64 } else { 0.0 })
+}
+
+/// Nothing left of a lab that ran with LUNMARK_LAB_DIR=`dir`: no process has
+/// that directory on its command line or a file in it open, and the directory is empty.
+pub fn assert_lab_left_nothing(dir: &Path) {
+    let marker = dir.to_string_lossy().into_owned();
+    let me = std::process::id().to_string();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = e.file_name().to_string_lossy().into_owned();
+        if !pid.chars().all(|c| c.is_ascii_digit()) || pid == me {
+            continue;
+        }
+        let cmdline = std::fs::read(e.path().join("cmdline")).map(|b| String::from_utf8_lossy(&b).replace('\0', " ")).unwrap_or_default();
+        assert!(!cmdline.contains(&marker), "process {pid} of the lab is still running: {cmdline}");
+        for fd in std::fs::read_dir(e.path().join("fd")).into_iter().flatten().flatten() {
+            let target = std::fs::read_link(fd.path()).unwrap_or_default();
+            assert!(!target.starts_with(dir), "process {pid} ({cmdline}) still holds {}", target.display());
+        }
+    }
+    let left: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
+    assert!(left.is_empty(), "the lab left {left:?}");
+}

@@ -13,7 +13,7 @@ pub mod ffi;
 
 use std::ffi::{c_int, c_void, CString};
 use std::io;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::{BufferPool, Completion, Engine, IoRequest};
 use crate::target::credentials;
@@ -143,6 +143,9 @@ pub struct IscsiEngine {
     sessions: Vec<Vec<Session>>,
     tags: Box<[Tag]>,
     iovs: Box<[ffi::ScsiIovec]>,
+    // Boxed: the callbacks hold a pointer to the Vec itself, which must stay
+    // put when the engine moves.
+    #[allow(clippy::box_collection)]
     done: Box<Vec<(u32, c_int)>>,
     /// Length of the command in flight on each slot (0: none).
     in_flight: Vec<u32>,
@@ -167,8 +170,14 @@ impl IscsiEngine {
         let iovs = vec![ffi::ScsiIovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; slots].into_boxed_slice();
         Ok(IscsiEngine { sessions, tags, iovs, done, in_flight: vec![0; slots], pending: 0, pool })
     }
+}
 
-    fn collect(&mut self, out: &mut Vec<Completion>) {
+impl super::Polled for IscsiEngine {
+    fn in_flight(&self) -> usize {
+        self.pending
+    }
+
+    fn collect(&mut self, out: &mut Vec<Completion>) -> io::Result<()> {
         for (slot, status) in self.done.drain(..) {
             let len = std::mem::take(&mut self.in_flight[slot as usize]);
             self.pending -= 1;
@@ -180,6 +189,7 @@ impl IscsiEngine {
             };
             out.push(Completion { slot, result, from_cache: None });
         }
+        Ok(())
     }
 
     /// Waits up to `timeout` for any session's socket, then lets libiscsi do its
@@ -266,22 +276,9 @@ impl Engine for IscsiEngine {
     }
 
     fn reap(&mut self, min: usize, timeout: Option<Duration>, out: &mut Vec<Completion>) -> io::Result<()> {
-        let start = out.len();
-        let deadline = Instant::now() + timeout.unwrap_or(Duration::from_secs(3600));
         // Hand the queued commands to the socket before waiting for anything.
-        self.wait(Duration::ZERO)?;
-        loop {
-            self.collect(out);
-            let got = out.len() - start;
-            if min == 0 || got >= min.min(got + self.pending) {
-                return Ok(());
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Ok(());
-            }
-            self.wait(left)?;
-        }
+        super::Polled::wait(self, Duration::ZERO)?;
+        super::reap_polled(self, min, timeout, out)
     }
 
     fn buffers(&mut self) -> &mut BufferPool {

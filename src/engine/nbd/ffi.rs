@@ -7,16 +7,13 @@ pub struct NbdHandle {
     _private: [u8; 0],
 }
 
-/// libnbd's `nbd_completion_callback`, passed by value. All null: no callback;
-/// completions are collected with `nbd_aio_peek_command_completed`.
+/// libnbd's `nbd_completion_callback`, passed by value.
 #[repr(C)]
 pub struct CompletionCallback {
     pub callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_int) -> c_int>,
     pub user_data: *mut c_void,
     pub free: Option<unsafe extern "C" fn(*mut c_void)>,
 }
-
-pub const NULL_COMPLETION: CompletionCallback = CompletionCallback { callback: None, user_data: std::ptr::null_mut(), free: None };
 
 pub const AIO_DIRECTION_READ: c_int = 1;
 pub const AIO_DIRECTION_WRITE: c_int = 2;
@@ -25,9 +22,7 @@ extern "C" {
     pub fn nbd_create() -> *mut NbdHandle;
     pub fn nbd_close(h: *mut NbdHandle);
     pub fn nbd_get_error() -> *const c_char;
-    pub fn nbd_get_errno() -> c_int;
     pub fn nbd_aio_connect_uri(h: *mut NbdHandle, uri: *const c_char) -> c_int;
-    pub fn nbd_aio_is_connecting(h: *mut NbdHandle) -> c_int;
     pub fn nbd_aio_is_ready(h: *mut NbdHandle) -> c_int;
     pub fn nbd_aio_is_dead(h: *mut NbdHandle) -> c_int;
     pub fn nbd_aio_is_closed(h: *mut NbdHandle) -> c_int;
@@ -43,9 +38,6 @@ extern "C" {
         completion: CompletionCallback,
         flags: u32,
     ) -> i64;
-    pub fn nbd_aio_peek_command_completed(h: *mut NbdHandle) -> i64;
-    pub fn nbd_aio_command_completed(h: *mut NbdHandle, cookie: u64) -> c_int;
-    pub fn nbd_aio_in_flight(h: *mut NbdHandle) -> c_int;
     pub fn nbd_aio_get_fd(h: *mut NbdHandle) -> c_int;
     pub fn nbd_aio_get_direction(h: *mut NbdHandle) -> u32;
     pub fn nbd_aio_notify_read(h: *mut NbdHandle) -> c_int;

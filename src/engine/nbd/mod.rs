@@ -10,7 +10,6 @@
 
 pub mod ffi;
 
-use std::collections::HashMap;
 use std::ffi::CString;
 use std::io;
 use std::time::{Duration, Instant};
@@ -94,8 +93,38 @@ pub struct NbdEngine {
     /// conns[target][k]: the worker's connections to each of its targets.
     conns: Vec<Vec<Connection>>,
     pool: Option<BufferPool>,
-    /// (target, connection, cookie) -> (slot, length) of each command in flight.
-    pending: HashMap<(u32, u32, u64), (u32, u32)>,
+    /// One per slot, at a fixed address: what a command's completion callback needs.
+    tags: Box<[Tag]>,
+    /// (slot, errno) of commands whose callback ran; collected at the next reap.
+    // Boxed: the callbacks hold a pointer to the Vec itself, which must stay
+    // put when the engine moves.
+    #[allow(clippy::box_collection)]
+    done: Box<Vec<(u32, i32)>>,
+    /// Length of the command in flight on each slot.
+    lens: Vec<u32>,
+    pending: usize,
+    /// Reused poll set: no allocation per wait.
+    fds: Vec<libc::pollfd>,
+}
+
+/// What a completion callback needs: where to record the completion, and which slot it was.
+struct Tag {
+    done: *mut Vec<(u32, i32)>,
+    slot: u32,
+}
+
+/// libnbd calls this when a command ends (inside notify_read/write or close).
+/// Returning 1 retires the command: no cookie bookkeeping is needed.
+unsafe extern "C" fn command_done(user_data: *mut libc::c_void, error: *mut libc::c_int) -> libc::c_int {
+    // SAFETY: user_data is the &Tag given with the command; tags and the done
+    // list live until after every handle is closed (NbdEngine's Drop), and only
+    // the owning worker thread runs libnbd on these handles.
+    unsafe {
+        let tag = &*(user_data as *const Tag);
+        let errno = if error.is_null() { 0 } else { *error };
+        (*tag.done).push((tag.slot, errno));
+    }
+    1
 }
 
 impl NbdEngine {
@@ -108,82 +137,74 @@ impl NbdEngine {
             }
             conns.push(per);
         }
-        Ok(NbdEngine { conns, pool: Some(pool), pending: HashMap::new() })
+        let slots = pool.slots();
+        let mut done = Box::new(Vec::with_capacity(slots));
+        let done_ptr: *mut Vec<(u32, i32)> = &mut *done;
+        let tags = (0..slots as u32).map(|slot| Tag { done: done_ptr, slot }).collect();
+        Ok(NbdEngine { conns, pool: Some(pool), tags, done, lens: vec![0; slots], pending: 0, fds: Vec::new() })
     }
 
     fn pool(&self) -> &BufferPool {
         self.pool.as_ref().expect("pool present until drop")
     }
+}
+
+impl super::Polled for NbdEngine {
+    fn in_flight(&self) -> usize {
+        self.pending
+    }
 
     fn collect(&mut self, out: &mut Vec<Completion>) -> io::Result<()> {
-        for (t, per) in self.conns.iter().enumerate() {
-            for (k, c) in per.iter().enumerate() {
-                loop {
-                    // SAFETY: c.h is a live handle owned by this engine.
-                    let cookie = unsafe { ffi::nbd_aio_peek_command_completed(c.h) };
-                    if cookie <= 0 {
-                        break;
-                    }
-                    // SAFETY: as above; retiring a cookie the handle just reported.
-                    let r = unsafe { ffi::nbd_aio_command_completed(c.h, cookie as u64) };
-                    let Some((slot, len)) = self.pending.remove(&(t as u32, k as u32, cookie as u64)) else { continue };
-                    let result = if r == 1 {
-                        len as i64
-                    } else {
-                        // SAFETY: reads libnbd's thread-local errno of the failed command.
-                        let e = unsafe { ffi::nbd_get_errno() };
-                        -(if e > 0 { e } else { libc::EIO }) as i64
-                    };
-                    out.push(Completion { slot, result, from_cache: None });
-                }
-            }
+        for (slot, errno) in self.done.drain(..) {
+            self.pending -= 1;
+            let len = self.lens[slot as usize];
+            let result = if errno == 0 { len as i64 } else { -(errno as i64) };
+            out.push(Completion { slot, result, from_cache: None });
         }
         Ok(())
     }
 
     /// Waits for any connection to be ready for its next step, up to `timeout`.
     fn wait(&mut self, timeout: Duration) -> io::Result<()> {
-        let mut fds = Vec::new();
-        let mut owners = Vec::new();
-        for per in &self.conns {
-            for c in per {
-                // SAFETY: c.h is a live handle owned by this engine.
-                let (fd, dir) = unsafe { (ffi::nbd_aio_get_fd(c.h), ffi::nbd_aio_get_direction(c.h)) };
-                // SAFETY: as above.
-                if fd < 0 || unsafe { ffi::nbd_aio_is_dead(c.h) } == 1 {
-                    return Err(io::Error::other(format!("{}: the connection to the server was lost: {}", c.uri, ffi::last_error())));
-                }
-                let mut events = 0;
-                if dir as i32 & ffi::AIO_DIRECTION_READ != 0 {
-                    events |= libc::POLLIN;
-                }
-                if dir as i32 & ffi::AIO_DIRECTION_WRITE != 0 {
-                    events |= libc::POLLOUT;
-                }
-                fds.push(libc::pollfd { fd, events, revents: 0 });
-                owners.push(c.h);
+        self.fds.clear();
+        for c in self.conns.iter().flatten() {
+            // SAFETY: c.h is a live handle owned by this engine.
+            let (fd, dir) = unsafe { (ffi::nbd_aio_get_fd(c.h), ffi::nbd_aio_get_direction(c.h)) };
+            // SAFETY: as above.
+            if fd < 0 || unsafe { ffi::nbd_aio_is_dead(c.h) } == 1 {
+                return Err(io::Error::other(format!("{}: the connection to the server was lost: {}", c.uri, ffi::last_error())));
             }
+            let mut events = 0;
+            if dir as i32 & ffi::AIO_DIRECTION_READ != 0 {
+                events |= libc::POLLIN;
+            }
+            if dir as i32 & ffi::AIO_DIRECTION_WRITE != 0 {
+                events |= libc::POLLOUT;
+            }
+            self.fds.push(libc::pollfd { fd, events, revents: 0 });
         }
         // SAFETY: fds is a valid array of pollfd for the duration of the call.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout.as_millis().min(i32::MAX as u128) as i32) };
+        let n =
+            unsafe { libc::poll(self.fds.as_mut_ptr(), self.fds.len() as libc::nfds_t, timeout.as_millis().min(i32::MAX as u128) as i32) };
         if n < 0 {
             let e = io::Error::last_os_error();
             return if e.raw_os_error() == Some(libc::EINTR) { Ok(()) } else { Err(e) };
         }
-        for (p, h) in fds.iter().zip(owners) {
-            // SAFETY: h is a live handle; notifying it of readiness runs its state machine.
+        for (p, c) in self.fds.iter().zip(self.conns.iter().flatten()) {
+            // SAFETY: c.h is a live handle; notifying it of readiness runs its
+            // state machine, which runs the completion callbacks of what ended.
             let r = unsafe {
                 let mut r = 0;
                 if p.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
-                    r = ffi::nbd_aio_notify_read(h);
+                    r = ffi::nbd_aio_notify_read(c.h);
                 }
                 if r != -1 && p.revents & libc::POLLOUT != 0 {
-                    r = ffi::nbd_aio_notify_write(h);
+                    r = ffi::nbd_aio_notify_write(c.h);
                 }
                 r
             };
             if r == -1 {
-                return Err(io::Error::other(format!("the connection to the NBD server was lost: {}", ffi::last_error())));
+                return Err(io::Error::other(format!("{}: the connection to the NBD server was lost: {}", c.uri, ffi::last_error())));
             }
         }
         Ok(())
@@ -200,37 +221,34 @@ impl Engine for NbdEngine {
         let k = (req.slot as usize) % per.len();
         let h = per[k].h;
         let buf = self.pool().slot_ptr(req.slot) as *mut libc::c_void;
+        let done = ffi::CompletionCallback {
+            callback: Some(command_done),
+            user_data: &self.tags[req.slot as usize] as *const Tag as *mut libc::c_void,
+            free: None,
+        };
+        // The callback can run inside this call (a command that fails at once).
+        self.lens[req.slot as usize] = req.len;
+        self.pending += 1;
         // SAFETY: buf is the slot's buffer (at least req.len bytes) in our pool; it
         // stays allocated and untouched until this command's completion is reaped
         // (the worker reuses a slot only after that; Drop leaks the pool if
         // commands are still in flight).
+        // The tag lives as long as the engine, past every handle.
         let cookie = unsafe {
             match req.op {
-                Op::Read => ffi::nbd_aio_pread(h, buf, req.len as usize, req.offset, ffi::NULL_COMPLETION, 0),
-                Op::Write => ffi::nbd_aio_pwrite(h, buf, req.len as usize, req.offset, ffi::NULL_COMPLETION, 0),
+                Op::Read => ffi::nbd_aio_pread(h, buf, req.len as usize, req.offset, done, 0),
+                Op::Write => ffi::nbd_aio_pwrite(h, buf, req.len as usize, req.offset, done, 0),
             }
         };
         if cookie < 0 {
+            self.pending -= 1;
             return Err(io::Error::other(format!("{}: {}", per[k].uri, ffi::last_error())));
         }
-        self.pending.insert((req.target, k as u32, cookie as u64), (req.slot, req.len));
         Ok(())
     }
 
     fn reap(&mut self, min: usize, timeout: Option<Duration>, out: &mut Vec<Completion>) -> io::Result<()> {
-        let start = out.len();
-        let deadline = Instant::now() + timeout.unwrap_or(Duration::from_secs(3600));
-        loop {
-            self.collect(out)?;
-            if out.len() - start >= min.min(self.pending.len() + out.len() - start) || min == 0 {
-                return Ok(());
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Ok(());
-            }
-            self.wait(left)?;
-        }
+        super::reap_polled(self, min, timeout, out)
     }
 
     fn buffers(&mut self) -> &mut BufferPool {
@@ -240,10 +258,12 @@ impl Engine for NbdEngine {
 
 impl Drop for NbdEngine {
     fn drop(&mut self) {
-        if !self.pending.is_empty() {
-            // libnbd may still write into these buffers until the handles close:
-            // close them first (field order), and never free memory a command owns.
-            self.conns.clear();
+        // Close the handles first: a command still in flight gets its callback
+        // during the close (tags and the done list are still alive then).
+        self.conns.clear();
+        if self.pending > self.done.len() {
+            // libnbd abandoned commands it may still have been writing into:
+            // never free memory a command owned.
             std::mem::forget(self.pool.take());
         }
     }
