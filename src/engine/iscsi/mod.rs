@@ -151,6 +151,10 @@ pub struct IscsiEngine {
     in_flight: Vec<u32>,
     pending: usize,
     pool: BufferPool,
+    /// Reused poll set: no allocation per wait.
+    fds: Vec<libc::pollfd>,
+    /// When libiscsi last scanned for timed-out commands.
+    last_scan: std::time::Instant,
 }
 
 impl IscsiEngine {
@@ -168,7 +172,17 @@ impl IscsiEngine {
         let done_ptr: *mut Vec<(u32, c_int)> = &mut *done;
         let tags = (0..slots as u32).map(|slot| Tag { done: done_ptr, slot }).collect();
         let iovs = vec![ffi::ScsiIovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; slots].into_boxed_slice();
-        Ok(IscsiEngine { sessions, tags, iovs, done, in_flight: vec![0; slots], pending: 0, pool })
+        Ok(IscsiEngine {
+            sessions,
+            tags,
+            iovs,
+            done,
+            in_flight: vec![0; slots],
+            pending: 0,
+            pool,
+            fds: Vec::new(),
+            last_scan: std::time::Instant::now(),
+        })
     }
 }
 
@@ -195,26 +209,35 @@ impl super::Polled for IscsiEngine {
     /// Waits up to `timeout` for any session's socket, then lets libiscsi do its
     /// work (which runs the completion callbacks).
     fn wait(&mut self, timeout: Duration) -> io::Result<()> {
-        let mut fds = Vec::new();
+        self.fds.clear();
         for s in self.sessions.iter().flatten() {
             // SAFETY: s.ctx is a live, logged-in context owned by this engine.
             let (fd, events) = unsafe { (ffi::iscsi_get_fd(s.ctx), ffi::iscsi_which_events(s.ctx)) };
             if fd < 0 {
                 return Err(lost(s));
             }
-            fds.push(libc::pollfd { fd, events: events as i16, revents: 0 });
+            self.fds.push(libc::pollfd { fd, events: events as i16, revents: 0 });
         }
         // libiscsi asks for no events while it has nothing to say: poll anyway,
         // briefly, so its timeouts are still serviced.
         let ms = timeout.as_millis().min(100) as i32;
         // SAFETY: fds is a valid array of pollfd for the duration of the call.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+        let n = unsafe { libc::poll(self.fds.as_mut_ptr(), self.fds.len() as libc::nfds_t, ms) };
         if n < 0 {
             let e = io::Error::last_os_error();
             return if e.raw_os_error() == Some(libc::EINTR) { Ok(()) } else { Err(e) };
         }
-        for (s, p) in self.sessions.iter().flatten().zip(&fds) {
-            // SAFETY: s.ctx is live; revents 0 only runs libiscsi's timeout scan.
+        // Servicing a session with no events only scans its commands for
+        // timeouts: a few times a second is enough, not on every wait.
+        let scan = self.last_scan.elapsed() >= Duration::from_millis(250);
+        if scan {
+            self.last_scan = std::time::Instant::now();
+        }
+        for (s, p) in self.sessions.iter().flatten().zip(&self.fds) {
+            if p.revents == 0 && !scan {
+                continue;
+            }
+            // SAFETY: s.ctx is live; libiscsi reads and writes what the socket allows.
             if unsafe { ffi::iscsi_service(s.ctx, p.revents as c_int) } < 0 {
                 return Err(lost(s));
             }
@@ -276,8 +299,11 @@ impl Engine for IscsiEngine {
     }
 
     fn reap(&mut self, min: usize, timeout: Option<Duration>, out: &mut Vec<Completion>) -> io::Result<()> {
-        // Hand the queued commands to the socket before waiting for anything.
-        super::Polled::wait(self, Duration::ZERO)?;
+        // Queued commands go out in the first wait (libiscsi asks for POLLOUT
+        // then); a reap that will not wait still hands them to the socket.
+        if min == 0 {
+            super::Polled::wait(self, Duration::ZERO)?;
+        }
         super::reap_polled(self, min, timeout, out)
     }
 
