@@ -6,16 +6,8 @@
 # Usage: bench/trace-cost.sh   (DURATION=10 REPS=3 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DURATION=${DURATION:-10}
-REPS=${REPS:-3}
-cargo build --release -q
-LUNMARK=$PWD/target/release/lunmark
-work=$(mktemp -d /dev/shm/lunmark-bench.XXXXXX)
-# Results of the runs go to a store of their own, removed with the rest.
-export LUNMARK_STORE=$work/results.db
-trap 'rm -rf "$work"' EXIT
-file=$work/data
-"$LUNMARK" run -q -t "$file" --size 256m --read 100 --time 1s --ramp 0 >/dev/null 2>&1
+# shellcheck source=bench/common.sh
+. bench/common.sh
 
 iops() { # target, extra args -> iops
   local t=$1; shift
@@ -23,7 +15,6 @@ iops() { # target, extra args -> iops
   rm -f "$work/t.trace"
   python3 -c "import json;print(json.load(open('$work/l.json'))['points'][0]['summary']['iops'])"
 }
-med() { python3 -c "import statistics,sys;print(statistics.median(map(float,sys.argv[1:])))" "$@"; }
 
 printf '%-28s %12s %12s %8s\n' "4k random 70% read, QD32" "no trace" "--trace" "ratio"
 for t in null:1g "$file"; do

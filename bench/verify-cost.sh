@@ -10,25 +10,18 @@
 # Usage: bench/verify-cost.sh   (DURATION=10 REPS=3 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DURATION=${DURATION:-10}
-REPS=${REPS:-3}
 command -v fio >/dev/null || { echo "fio is missing: apt-get install fio" >&2; exit 1; }
-cargo build --release -q
-LUNMARK=$PWD/target/release/lunmark
-work=$(mktemp -d /dev/shm/lunmark-bench.XXXXXX)
-# Results of the runs go to a store of their own, removed with the rest.
-export LUNMARK_STORE=$work/results.db
-trap 'rm -rf "$work"' EXIT
-file=$work/data
-"$LUNMARK" run -q -t "$file" --size 256m --read 100 --time 1s --ramp 0 >/dev/null 2>&1
+# shellcheck source=bench/common.sh
+. bench/common.sh
 
 lm() { # extra args -> iops
   "$LUNMARK" run -q -t "$file" --read 50 --random 100 --bs 4k --qd 32 --time "${DURATION}s" --ramp 0 --json "$work/l.json" "$@" >/dev/null 2>&1 || true
   python3 -c "import json;print(json.load(open('$work/l.json'))['points'][0]['summary']['iops'])"
 }
 fo() { # extra args -> iops (reads + writes)
-  fio --output-format=json --name=v --filename="$file" --size=256m --ioengine=io_uring --direct=1 --rw=randwrite --bs=4k \
-      --iodepth=32 --time_based --runtime="$DURATION" --verify_state_save=0 "$@" >"$work/f.json" 2>/dev/null
+  # From $work: fio may leave verify state files in its working directory.
+  (cd "$work" && fio --output-format=json --name=v --filename="$file" --size=256m --ioengine=io_uring --direct=1 --rw=randwrite --bs=4k \
+      --iodepth=32 --time_based --runtime="$DURATION" --verify_state_save=0 "$@") >"$work/f.json" 2>/dev/null
   python3 - "$work/f.json" <<'PY'
 import json, sys
 t = open(sys.argv[1]).read(); j = json.loads(t[t.index("{"):])["jobs"][0]
@@ -39,7 +32,6 @@ ios = j["read"]["total_ios"] + j["write"]["total_ios"]
 print(ios / (j["job_runtime"] / 1000.0))
 PY
 }
-med() { python3 -c "import statistics,sys;print(statistics.median(map(float,sys.argv[1:])))" "$@"; }
 
 a=(); b=(); c=(); d=()
 for _ in $(seq "$REPS"); do

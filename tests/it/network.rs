@@ -61,6 +61,14 @@ fn a_pattern_written_over_nbd_reads_back_through_lunmark_and_nbdcopy() {
     server_copy_is_right(&server.uri, &journal, &image);
 }
 
+/// IOPS of a 2 s random read run at queue depth `qd` against `uri`.
+fn read_iops_at_qd(dir: &std::path::Path, uri: &str, qd: &str) -> f64 {
+    let j = dir.join(format!("qd{qd}.json"));
+    let out = run(&["run", "-q", "-t", uri, "--read", "100", "--qd", qd, "--time", "2s", "--ramp", "0", "--json", j.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    read_json(&j)["points"][0]["summary"]["iops"].as_f64().unwrap()
+}
+
 /// Queue depth is honoured on the wire: against a server with 1 ms added
 /// latency, 32 outstanding I/Os are several times faster than 1, and the
 /// server's log shows at least 16 requests in flight on average.
@@ -71,27 +79,7 @@ fn queue_depth_reaches_the_server() {
     let logarg = format!("logfile={}", log.display());
     let server =
         Nbdkit::unix(dir.path(), "64M", &["--threads", "64", "--filter=log", "--filter=delay", &logarg, "rdelay=1ms", "wdelay=1ms"]);
-    let iops = |qd: &str| {
-        let j = dir.path().join(format!("qd{qd}.json"));
-        let out = run(&[
-            "run",
-            "-q",
-            "-t",
-            &server.uri,
-            "--read",
-            "100",
-            "--qd",
-            qd,
-            "--time",
-            "2s",
-            "--ramp",
-            "0",
-            "--json",
-            j.to_str().unwrap(),
-        ]);
-        assert!(out.status.success(), "{}", stderr(&out));
-        read_json(&j)["points"][0]["summary"]["iops"].as_f64().unwrap()
-    };
+    let iops = |qd: &str| read_iops_at_qd(dir.path(), &server.uri, qd);
     let one = iops("1");
     std::fs::write(&log, "").unwrap();
     let many = iops("32");
@@ -247,27 +235,7 @@ fn iscsi_queue_depth_reaches_the_server() {
     };
     let result = std::panic::catch_unwind(|| {
         let mut server = lunmark::lab::servers::tgtd_with(&disk, &["--bsoflags", "direct"]).expect("tgtd");
-        let iops = |qd: &str| {
-            let j = dir.path().join(format!("qd{qd}.json"));
-            let out = run(&[
-                "run",
-                "-q",
-                "-t",
-                &server.uri,
-                "--read",
-                "100",
-                "--qd",
-                qd,
-                "--time",
-                "2s",
-                "--ramp",
-                "0",
-                "--json",
-                j.to_str().unwrap(),
-            ]);
-            assert!(out.status.success(), "{}", stderr(&out));
-            read_json(&j)["points"][0]["summary"]["iops"].as_f64().unwrap()
-        };
+        let iops = |qd: &str| read_iops_at_qd(dir.path(), &server.uri, qd);
         let one = iops("1");
         let many = iops("32");
         server.stop();
