@@ -14,10 +14,26 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-# Rust: Debian's own rustc is older than lunmark needs, so rustup's stable is
-# installed for this user when no cargo is found. Callers then source
-# ~/.cargo/env (scripts/run.sh and scripts/test.sh do).
+# Rust, when no cargo is found: Debian's own first (Debian 12 ships a current
+# Rust as rustc-web/cargo-web from its security archive; later releases as
+# rustc/cargo), rustup's stable only where no Debian package is recent enough,
+# since a machine may reach Debian's archive and not rustup's site.
+min_rust=1.85
 if ! command -v cargo >/dev/null && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
-  echo "installing Rust (rustup, stable, minimal profile) for $(id -un)" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  for pair in "rustc-web cargo-web" "rustc cargo"; do
+    set -- $pair
+    candidate=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2}')
+    if [ -n "$candidate" ] && [ "$candidate" != "(none)" ] && dpkg --compare-versions "$candidate" ge "$min_rust"; then
+      echo "installing Rust $candidate from Debian ($1, $2)" >&2
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$1" "$2" >/dev/null
+      break
+    fi
+  done
+fi
+if ! command -v cargo >/dev/null && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
+  echo "no Debian Rust >= $min_rust: installing Rust (rustup, stable, minimal profile) for $(id -un)" >&2
   curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal --default-toolchain stable >/dev/null
 fi
