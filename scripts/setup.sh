@@ -18,7 +18,7 @@ fi
 # Rust as rustc-web/cargo-web from its security archive; later releases as
 # rustc/cargo), rustup's stable only where no Debian package is recent enough,
 # since a machine may reach Debian's archive and not rustup's site.
-min_rust=1.85
+min_rust=1.88
 if ! command -v cargo >/dev/null && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
