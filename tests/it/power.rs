@@ -213,10 +213,8 @@ fn no_source_gives_null_power_with_a_reason() {
 /// null with the reason, never IOPS divided by 1e-14 W.
 #[test]
 fn a_constant_meter_gives_no_per_delta_watt_figures() {
-    let (out, r) = run_json(
-        &[],
-        &["run", "-t", "mem:16m", "--read", "100", "--time", "1s", "--ramp", "0", "--idle", "1s", "--power-cmd", "echo 100"],
-    );
+    let (out, r) =
+        run_json(&[], &["run", "-t", "mem:16m", "--read", "100", "--time", "1s", "--ramp", "0", "--idle", "1s", "--power-cmd", "echo 100"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let p = &r["points"][0]["summary"]["power"];
     assert!((p["avg_watts"].as_f64().unwrap() - 100.0).abs() < 1e-6, "{p}");

@@ -25,7 +25,10 @@ pub fn unix_now() -> f64 {
 /// The step of a watt reading as printed: 1 for 230, 0.1 for 230.5, 0.01 for
 /// 230.25 (at most 6 decimals are looked at).
 pub fn resolution_of(watts: f64) -> f64 {
-    (0..=6).map(|d| 10f64.powi(-d)).find(|step| ((watts / step).round() * step - watts).abs() <= 1e-9 * watts.abs().max(1.0)).unwrap_or(1e-6)
+    (0..=6)
+        .map(|d| 10f64.powi(-d))
+        .find(|step| ((watts / step).round() * step - watts).abs() <= 1e-9 * watts.abs().max(1.0))
+        .unwrap_or(1e-6)
 }
 
 /// Cumulative energy over time: (unix seconds, joules since the first sample), increasing in time.
