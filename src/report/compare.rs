@@ -190,7 +190,11 @@ fn point_key(p: &Point) -> String {
 /// Welch's test of one metric between two points' repeats, or why it cannot be done.
 fn significance(m: &Metric, base: &Point, other: &Point) -> Result<Welch, &'static str> {
     let (Some(rb), Some(ro)) = (&base.repeats, &other.repeats) else {
-        return Err("unknown (no repeats)");
+        return Err(if base.repeats.is_some() || other.repeats.is_some() {
+            "unknown (repeats in one result only)"
+        } else {
+            "unknown (no repeats)"
+        });
     };
     let (Some(sb), Some(so)) = (rb.spread(m.key), ro.spread(m.key)) else {
         return Err("unknown (spread not recorded)");
@@ -443,6 +447,8 @@ mod tests {
             assert!(text.contains("significance: unknown (no repeats)"), "{text}");
         }
         assert!(render_csv(&c).contains(",better,unknown (no repeats),\n"));
+        let c = compare(&[&result("a", &[100.0, 101.0, 99.0], "1s"), &result("b", &[200.0], "1s")]);
+        assert_eq!(iops(&c).significance, "unknown (repeats in one result only)");
     }
 
     #[test]

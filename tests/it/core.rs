@@ -287,10 +287,18 @@ fn other_processes_cpu_is_shown_and_warned_about() {
     let other = cpu["other_processes_pct"].as_f64().unwrap();
     let other_s = cpu["other_processes_cpu_s"].as_f64().unwrap();
     assert!(other > 30.0, "a shell spinning one of the cores: other processes at {other}%: {cpu}");
-    // At least what the neighbour burnt in the 2 s interval (it spins steadily; 20% slack).
+    // At least what the neighbour burnt in the 2 s interval (it spins steadily;
+    // slack for a host shared with other work, which also shifts its share).
     let in_interval = burnt * 2.0 / window;
-    assert!(other_s >= 0.8 * in_interval, "other processes {other_s} CPU-s, the neighbour alone {in_interval}: {cpu}");
-    assert!(cpu["other_processes_top"].as_array().unwrap().iter().any(|p| p["name"] == "sh"), "{cpu}");
+    assert!(other_s >= 0.6 * in_interval, "other processes {other_s} CPU-s, the neighbour alone {in_interval}: {cpu}");
+    // Named among the top three, unless three others each used more than it did.
+    let top = cpu["other_processes_top"].as_array().unwrap();
+    let cores = cpu["per_core_pct"].as_array().unwrap().len() as f64;
+    let share = in_interval / 2.0 / cores * 100.0;
+    assert!(
+        top.iter().any(|p| p["name"] == "sh") || (top.len() == 3 && top.iter().all(|p| p["cpu_pct"].as_f64().unwrap() >= 0.6 * share)),
+        "the neighbour (about {share:.0}% of all cores) is not named: {cpu}"
+    );
     let warning = cpu["warning"].as_str().unwrap();
     assert!(warning.contains("disturbed") && warning.contains("service demand"), "{warning}");
     assert!(text.contains(&format!("other processes: {other:.0}% of all cores")), "{text}");
