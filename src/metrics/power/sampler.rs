@@ -18,6 +18,8 @@ pub struct Sampler {
     abort: Arc<AtomicBool>,
     handle: Option<JoinHandle<Result<Trace, SampleError>>>,
     source: Source,
+    /// An error from a first reading taken before `start` returned.
+    failed: Option<String>,
 }
 
 /// Why a sampler has no trace.
@@ -80,20 +82,31 @@ impl Sampler {
     pub fn start(source: &Source) -> Sampler {
         let stop = Arc::new(AtomicBool::new(false));
         let abort = Arc::new(AtomicBool::new(false));
-        if let Source::Log(_) = source {
-            return Sampler { stop, abort, handle: None, source: source.clone() };
-        }
-        let (flag, abandon, src) = (stop.clone(), abort.clone(), source.clone());
+        let idle = |failed| Sampler { stop: stop.clone(), abort: abort.clone(), handle: None, source: source.clone(), failed };
         let t0 = unix_now();
+        // Energy counters are read here, at t0 exactly (a file read: it cannot
+        // hang); a meter's command on the thread, where a slow one waits alone.
+        let first_energy = match source {
+            Source::Log(_) => return idle(None),
+            Source::Rapl(r) => match r.read_uj() {
+                Ok(v) => Some(v),
+                Err(e) => return idle(Some(e)),
+            },
+            _ => None,
+        };
+        let (flag, abandon, src) = (stop.clone(), abort.clone(), source.clone());
         let handle = std::thread::Builder::new()
             .name("lunmark-power".into())
-            .spawn(move || sample(&src, &flag, &abandon, t0))
+            .spawn(move || sample(&src, &flag, &abandon, t0, first_energy))
             .expect("spawn power sampler");
-        Sampler { stop, abort, handle: Some(handle), source: source.clone() }
+        Sampler { stop, abort, handle: Some(handle), source: source.clone(), failed: None }
     }
 
     /// Ends sampling after one last reading (which gets its usual time limit).
     pub fn stop(mut self) -> Result<Trace, SampleError> {
+        if let Some(e) = self.failed.take() {
+            return Err(e.into());
+        }
         self.stop.store(true, Ordering::Relaxed);
         match (self.handle.take(), &self.source) {
             (Some(h), _) => h.join().unwrap_or_else(|_| Err("the power sampler panicked".to_string().into())),
@@ -109,10 +122,13 @@ impl Sampler {
     }
 }
 
-fn sample(source: &Source, stop: &AtomicBool, abort: &AtomicBool, t0: f64) -> Result<Trace, SampleError> {
+fn sample(source: &Source, stop: &AtomicBool, abort: &AtomicBool, t0: f64, first_energy: Option<Vec<u64>>) -> Result<Trace, SampleError> {
     match source {
         Source::Rapl(rapl) => {
-            let mut last = rapl.read_uj()?;
+            let mut last = match first_energy {
+                Some(v) => v,
+                None => rapl.read_uj()?,
+            };
             let mut total_uj: u128 = 0;
             let mut samples = vec![(t0, 0.0)];
             loop {
