@@ -148,7 +148,16 @@ fn compare_computes_difference_ratio_and_direction() {
         assert!((v["diff_pct"].as_f64().unwrap() - (y - x) / x * 100.0).abs() < 1e-9, "{metric} diff");
         assert!((v["ratio"].as_f64().unwrap() - y / x).abs() < 1e-12, "{metric} ratio");
         let better = if higher_better { y > x } else { y < x };
-        assert_eq!(v["verdict"], if better { "better" } else { "worse" }, "{metric}: {x} vs {y}");
+        // Equal figures are "same" (CPU at 100% on both sides of a saturated host).
+        let want = if x == y {
+            "same"
+        } else if better {
+            "better"
+        } else {
+            "worse"
+        };
+        assert_eq!(v["verdict"], want, "{metric}: {x} vs {y}");
+        assert_eq!(v["significance"], "unknown (no repeats)", "{metric}");
         assert_eq!(r["better"], if higher_better { "higher" } else { "lower" });
     };
     check("IOPS", &["iops"], true);
