@@ -1,5 +1,6 @@
 //! CPU accounting over the measured interval: system-wide busy time from
-//! /proc/stat (all cores and per core) and the process's own from getrusage.
+//! /proc/stat (all cores and per core), the process's own from getrusage, and
+//! the other user-space processes' (`others.rs`), so a busy neighbour shows.
 //! System-wide time is what every efficiency figure uses, because io_uring hands
 //! some work to kernel threads that are not charged to the process (METHODOLOGY.md).
 
