@@ -15,7 +15,7 @@ pub struct CompareArgs {
     /// Output: table, md, csv or json.
     #[arg(long, default_value = "table")]
     pub format: String,
-    /// Compare even when the workloads differ.
+    /// Compare even when the workloads differ (run time and ramp may differ without it: a note says so).
     #[arg(long)]
     pub force: bool,
 }

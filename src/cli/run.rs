@@ -116,7 +116,8 @@ pub struct RunArgs {
     /// Power source: auto (RAPL, then IPMI DCMI), rapl, ipmi, cmd, log or none.
     #[arg(long, value_name = "SOURCE")]
     pub power: Option<String>,
-    /// A command that prints watts (a smart PDU, a USB meter), run once a second.
+    /// A command that prints watts (a smart PDU, a USB meter), run once a second in its own
+    /// process group; a reading not printed within 2 s fails: the group is killed, power is null with the reason.
     #[arg(long, value_name = "COMMAND")]
     pub power_cmd: Option<String>,
     /// A CSV of timestamp,watts from an external meter, matched to the measured interval afterwards.

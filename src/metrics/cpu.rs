@@ -1,5 +1,6 @@
 //! CPU accounting over the measured interval: system-wide busy time from
-//! /proc/stat (all cores and per core) and the process's own from getrusage.
+//! /proc/stat (all cores and per core), the process's own from getrusage, and
+//! the other user-space processes' (`others.rs`), so a busy neighbour shows.
 //! System-wide time is what every efficiency figure uses, because io_uring hands
 //! some work to kernel threads that are not charged to the process (METHODOLOGY.md).
 
@@ -31,15 +32,20 @@ pub struct CpuSnapshot {
     pub cores: Vec<CpuTicks>,
     /// Process user + system time, seconds.
     pub process_s: f64,
+    /// The other user-space processes' times.
+    pub others: super::others::ProcessTable,
     pub at: Instant,
 }
 
-/// Reads /proc/stat and getrusage now.
+/// Reads /proc/stat, getrusage and the other processes' /proc/[pid]/stat now
+/// (a few hundred small reads: taken twice per point, never per I/O).
 pub fn snapshot() -> CpuSnapshot {
     let at = Instant::now();
     let text = std::fs::read_to_string("/proc/stat").unwrap_or_default();
     let (all, cores) = parse_proc_stat(&text);
-    CpuSnapshot { all, cores, process_s: process_cpu_seconds(), at }
+    let process_s = process_cpu_seconds();
+    let others = super::others::scan(std::process::id() as i32, ticks_per_second());
+    CpuSnapshot { all, cores, process_s, others, at }
 }
 
 pub fn parse_proc_stat(text: &str) -> (CpuTicks, Vec<CpuTicks>) {
@@ -96,6 +102,13 @@ pub struct CpuUsage {
     pub busy_cpu_s: f64,
     /// lunmark's own user+system CPU-seconds.
     pub process_cpu_s: f64,
+    /// CPU-seconds of other user-space processes (kernel threads and what
+    /// lunmark started apart); None when /proc could not be read.
+    pub other_processes_cpu_s: Option<f64>,
+    /// The same as a share of all host CPUs, percent.
+    pub other_processes_pct: Option<f64>,
+    /// The other processes that used most, by name.
+    pub other_processes_top: Vec<super::others::OtherProcess>,
 }
 
 pub fn usage_between(a: &CpuSnapshot, b: &CpuSnapshot) -> CpuUsage {
@@ -111,12 +124,18 @@ pub fn usage_between(a: &CpuSnapshot, b: &CpuSnapshot) -> CpuUsage {
     let ncores = a.cores.len().max(1) as f64;
     let wall = b.at.duration_since(a.at).as_secs_f64();
     let process_cpu_s = (b.process_s - a.process_s).max(0.0);
+    let capacity_s = wall * ncores;
+    let scanned = !a.others.procs.is_empty() && !b.others.procs.is_empty() && capacity_s > 0.0;
+    let (other_s, by_name) = super::others::between(&a.others, &b.others, ticks_per_second());
     CpuUsage {
         utilization_pct: pct(a.all, b.all),
         per_core_pct,
         process_pct: if wall > 0.0 { process_cpu_s * 100.0 / (wall * ncores) } else { 0.0 },
         busy_cpu_s: b.all.busy.saturating_sub(a.all.busy) as f64 / ticks_per_second(),
         process_cpu_s,
+        other_processes_cpu_s: scanned.then_some(other_s),
+        other_processes_pct: scanned.then(|| other_s * 100.0 / capacity_s),
+        other_processes_top: if scanned { super::others::top(&by_name, capacity_s, 3) } else { Vec::new() },
     }
 }
 

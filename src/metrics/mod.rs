@@ -1,8 +1,9 @@
 //! Measurement: latency histograms, per-worker recorders that merge by addition,
-//! and CPU accounting.
+//! and CPU accounting (the whole host's, lunmark's and other processes').
 
 pub mod cpu;
 pub mod histogram;
+pub mod others;
 pub mod power;
 pub mod recorder;
 

@@ -3,8 +3,12 @@
 //! compared with it, point by point, metric by metric:
 //! difference % = (X - base) / base x 100, ratio = X / base (METHODOLOGY.md),
 //! and whether X is better (higher is better for rates and efficiencies, lower
-//! for latency, CPU and service demand). Pure: results in, a `Comparison` out,
-//! rendered by the functions at the end.
+//! for latency, CPU and service demand). With repeats on both sides, each
+//! difference is tested (Welch's t-test at 95%, `welch.rs`) and called "not
+//! significant" when the repeats' spread explains it; without, significance is
+//! said to be unknown. Results that differ only in run time or ramp are
+//! compared with a note. Pure: results in, a `Comparison` out, rendered by the
+//! functions at the end.
 
 use std::collections::BTreeMap;
 
@@ -12,8 +16,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::rows::{name, params_text};
+use super::welch::{welch, Sample, Welch};
 use crate::results::model::{Point, RunResult, Summary};
-use crate::results::repeats::{RepeatStats, Spread};
+use crate::results::repeats;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -22,62 +27,59 @@ pub enum Better {
     Lower,
 }
 
-/// One comparable metric. Adding a metric is one line in `METRICS`.
+/// One comparable metric. Adding a metric is one line in `METRICS` (and its
+/// figure in `repeats::FIGURES`, so that repeats keep its spread).
 pub struct Metric {
     pub name: &'static str,
     pub unit: &'static str,
     pub better: Better,
-    pub get: fn(&Summary) -> Option<f64>,
-    /// The spread over repeats, where repeats record it.
-    pub spread: Option<fn(&RepeatStats) -> &Spread>,
+    /// Its key in `repeats::FIGURES`: how it is read, and its spread over repeats.
+    pub key: &'static str,
 }
 
-fn some(v: f64) -> Option<f64> {
-    Some(v)
+impl Metric {
+    fn get(&self, s: &Summary) -> Option<f64> {
+        repeats::figure(self.key).and_then(|f| f(s))
+    }
 }
+
+const fn metric(name: &'static str, unit: &'static str, better: Better, key: &'static str) -> Metric {
+    Metric { name, unit, better, key }
+}
+
+use Better::{Higher, Lower};
 
 pub const METRICS: &[Metric] = &[
-    Metric { name: "IOPS", unit: "IO/s", better: Better::Higher, get: |s| some(s.iops), spread: Some(|r| &r.iops) },
-    Metric { name: "read IOPS", unit: "IO/s", better: Better::Higher, get: |s| some(s.read_iops), spread: None },
-    Metric { name: "write IOPS", unit: "IO/s", better: Better::Higher, get: |s| some(s.write_iops), spread: None },
-    Metric { name: "MB/s", unit: "MB/s", better: Better::Higher, get: |s| some(s.mbps), spread: Some(|r| &r.mbps) },
-    Metric { name: "read MB/s", unit: "MB/s", better: Better::Higher, get: |s| some(s.read_mbps), spread: None },
-    Metric { name: "write MB/s", unit: "MB/s", better: Better::Higher, get: |s| some(s.write_mbps), spread: None },
-    Metric {
-        name: "latency mean",
-        unit: "us",
-        better: Better::Lower,
-        get: |s| some(s.latency_us.all.mean),
-        spread: Some(|r| &r.lat_mean_us),
-    },
-    Metric { name: "latency p50", unit: "us", better: Better::Lower, get: |s| some(s.latency_us.all.p50), spread: None },
-    Metric { name: "latency p90", unit: "us", better: Better::Lower, get: |s| some(s.latency_us.all.p90), spread: None },
-    Metric { name: "latency p99", unit: "us", better: Better::Lower, get: |s| some(s.latency_us.all.p99), spread: Some(|r| &r.lat_p99_us) },
-    Metric { name: "latency p99.9", unit: "us", better: Better::Lower, get: |s| some(s.latency_us.all.p99_9), spread: None },
-    Metric { name: "latency p99.99", unit: "us", better: Better::Lower, get: |s| some(s.latency_us.all.p99_99), spread: None },
-    Metric { name: "latency max", unit: "us", better: Better::Lower, get: |s| some(s.latency_us.all.max), spread: None },
-    Metric { name: "read latency mean", unit: "us", better: Better::Lower, get: |s| some(s.latency_us.read.mean), spread: None },
-    Metric { name: "write latency mean", unit: "us", better: Better::Lower, get: |s| some(s.latency_us.write.mean), spread: None },
-    Metric { name: "CPU", unit: "%", better: Better::Lower, get: |s| some(s.cpu.utilization_pct), spread: None },
-    Metric { name: "IOPS per CPU%", unit: "IO/s/%", better: Better::Higher, get: |s| s.cpu.iops_per_cpu_pct, spread: None },
-    Metric { name: "MB/s per CPU%", unit: "MB/s/%", better: Better::Higher, get: |s| s.cpu.mbps_per_cpu_pct, spread: None },
-    Metric { name: "service demand", unit: "us/KB", better: Better::Lower, get: |s| s.cpu.service_demand_us_per_kb, spread: None },
-    Metric { name: "power", unit: "W", better: Better::Lower, get: |s| s.power.as_ref()?.avg_watts, spread: None },
-    Metric {
-        name: "IOPS per delta watt",
-        unit: "IO/s/W",
-        better: Better::Higher,
-        get: |s| s.power.as_ref()?.iops_per_delta_watt,
-        spread: None,
-    },
-    Metric {
-        name: "MB/s per delta watt",
-        unit: "MB/s/W",
-        better: Better::Higher,
-        get: |s| s.power.as_ref()?.mbps_per_delta_watt,
-        spread: None,
-    },
+    metric("IOPS", "IO/s", Higher, "iops"),
+    metric("read IOPS", "IO/s", Higher, "read_iops"),
+    metric("write IOPS", "IO/s", Higher, "write_iops"),
+    metric("MB/s", "MB/s", Higher, "mbps"),
+    metric("read MB/s", "MB/s", Higher, "read_mbps"),
+    metric("write MB/s", "MB/s", Higher, "write_mbps"),
+    metric("latency mean", "us", Lower, "latency_us.all.mean"),
+    metric("latency p50", "us", Lower, "latency_us.all.p50"),
+    metric("latency p90", "us", Lower, "latency_us.all.p90"),
+    metric("latency p99", "us", Lower, "latency_us.all.p99"),
+    metric("latency p99.9", "us", Lower, "latency_us.all.p99_9"),
+    metric("latency p99.99", "us", Lower, "latency_us.all.p99_99"),
+    metric("latency max", "us", Lower, "latency_us.all.max"),
+    metric("read latency mean", "us", Lower, "latency_us.read.mean"),
+    metric("write latency mean", "us", Lower, "latency_us.write.mean"),
+    metric("CPU", "%", Lower, "cpu.utilization_pct"),
+    metric("IOPS per CPU%", "IO/s/%", Higher, "cpu.iops_per_cpu_pct"),
+    metric("MB/s per CPU%", "MB/s/%", Higher, "cpu.mbps_per_cpu_pct"),
+    metric("service demand", "us/KB", Lower, "cpu.service_demand_us_per_kb"),
+    metric("power", "W", Lower, "power.avg_watts"),
+    metric("IOPS per delta watt", "IO/s/W", Higher, "power.iops_per_delta_watt"),
+    metric("MB/s per delta watt", "MB/s/W", Higher, "power.mbps_per_delta_watt"),
 ];
+
+/// The confidence level of the significance test.
+pub const ALPHA: f64 = 0.05;
+
+/// How significance is decided, as every format states it.
+pub const SIGNIFICANCE_RULE: &str = "significance: Welch's t-test on the means of each point's repeats (two-sided, 95%: \
+significant when p < 0.05); unknown (no repeats) where a point was not repeated in both results (--repeat N, N >= 2)";
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Comparison {
@@ -86,6 +88,10 @@ pub struct Comparison {
     pub points: Vec<PointComparison>,
     /// Points present in some results only.
     pub unmatched: Vec<String>,
+    /// How "significant" is decided.
+    pub significance_rule: String,
+    /// Differences that do not prevent comparing (run time, ramp), said plainly.
+    pub notes: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -111,27 +117,41 @@ pub struct Versus {
     pub diff_pct: Option<f64>,
     /// value / baseline; null when the baseline is 0.
     pub ratio: Option<f64>,
-    /// "better", "worse", "same", or "not significant" (the difference is within the repeats' spread).
+    /// "better", "worse", "same", or "not significant" (the test says the
+    /// difference is within what the repeats' spread explains).
     pub verdict: String,
+    /// "significant", "not significant", or "unknown (...)" with the reason.
+    pub significance: String,
+    /// Welch's two-sided p-value, where it could be computed.
+    pub p_value: Option<f64>,
+    /// Welch's t (this result's repeats against the baseline's) and its degrees of freedom.
+    pub t: Option<f64>,
+    pub df: Option<f64>,
 }
 
 /// Workload fields that may differ between compared results: what is being compared.
 const MAY_DIFFER: &[&str] = &["targets", "size", "offset", "engine", "buffered", "seed"];
 
-/// Where two workloads differ, as "path: a vs b" lines (empty when comparable).
-pub fn workload_differences(a: &RunResult, b: &RunResult) -> Vec<String> {
-    let strip = |r: &RunResult| {
-        let mut v = serde_json::to_value(&r.workload).unwrap_or(Value::Null);
-        if let Value::Object(m) = &mut v {
-            for k in MAY_DIFFER {
-                m.remove(*k);
-            }
-        }
+/// Workload fields that may differ with a note: how long the figures were
+/// measured and warmed up, not what was measured. Rates, latencies and
+/// efficiencies are per second or per I/O, so they stay comparable.
+const NOTED: &[&str] = &["run", "ramp"];
+
+/// The top-level field of a flattened path ("run.time" -> "run").
+fn top_key(path: &str) -> &str {
+    path.split(['.', '[']).next().unwrap_or(path)
+}
+
+/// Where two workloads differ in fields other than `skip`, as "path: a vs b" lines.
+fn differences(a: &RunResult, b: &RunResult, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let flat = |r: &RunResult| {
+        let v = serde_json::to_value(&r.workload).unwrap_or(Value::Null);
         let mut flat = BTreeMap::new();
         flatten("", &v, &mut flat);
+        flat.retain(|k, _| !MAY_DIFFER.contains(&top_key(k)) && keep(top_key(k)));
         flat
     };
-    let (fa, fb) = (strip(a), strip(b));
+    let (fa, fb) = (flat(a), flat(b));
     let keys: std::collections::BTreeSet<&String> = fa.keys().chain(fb.keys()).collect();
     keys.into_iter()
         .filter(|k| fa.get(*k) != fb.get(*k))
@@ -139,6 +159,16 @@ pub fn workload_differences(a: &RunResult, b: &RunResult) -> Vec<String> {
             format!("{k}: {} vs {}", fa.get(k).map(String::as_str).unwrap_or("(none)"), fb.get(k).map(String::as_str).unwrap_or("(none)"))
         })
         .collect()
+}
+
+/// Where two workloads differ so that their figures are not comparable (empty when comparable).
+pub fn workload_differences(a: &RunResult, b: &RunResult) -> Vec<String> {
+    differences(a, b, |k| !NOTED.contains(&k))
+}
+
+/// Differences in run time and ramp: comparable, but said.
+pub fn workload_notes(a: &RunResult, b: &RunResult) -> Vec<String> {
+    differences(a, b, |k| NOTED.contains(&k))
 }
 
 fn flatten(prefix: &str, v: &Value, out: &mut BTreeMap<String, String>) {
@@ -157,6 +187,22 @@ fn point_key(p: &Point) -> String {
     params_text(p)
 }
 
+/// Welch's test of one metric between two points' repeats, or why it cannot be done.
+fn significance(m: &Metric, base: &Point, other: &Point) -> Result<Welch, &'static str> {
+    let (Some(rb), Some(ro)) = (&base.repeats, &other.repeats) else {
+        return Err(if base.repeats.is_some() || other.repeats.is_some() {
+            "unknown (repeats in one result only)"
+        } else {
+            "unknown (no repeats)"
+        });
+    };
+    let (Some(sb), Some(so)) = (rb.spread(m.key), ro.spread(m.key)) else {
+        return Err("unknown (spread not recorded)");
+    };
+    let sample = |s: &crate::results::repeats::Spread| Sample { mean: s.mean, stdev: s.stdev, n: s.n.unwrap_or(0) };
+    welch(sample(&so), sample(&sb)).ok_or("unknown (fewer than 2 repeats)")
+}
+
 pub fn compare(results: &[&RunResult]) -> Comparison {
     let base = results[0];
     let mut points = Vec::new();
@@ -171,8 +217,8 @@ pub fn compare(results: &[&RunResult]) -> Comparison {
         let others: Vec<&Point> = others.into_iter().map(Option::unwrap).collect();
         let mut rows = Vec::new();
         for m in METRICS {
-            let Some(b) = (m.get)(&bp.summary) else { continue };
-            let vals: Vec<Option<f64>> = others.iter().map(|p| (m.get)(&p.summary)).collect();
+            let Some(b) = m.get(&bp.summary) else { continue };
+            let vals: Vec<Option<f64>> = others.iter().map(|p| m.get(&p.summary)).collect();
             if b == 0.0 && vals.iter().all(|v| v.unwrap_or(0.0) == 0.0) {
                 continue; // e.g. write latency of a read-only workload
             }
@@ -183,8 +229,9 @@ pub fn compare(results: &[&RunResult]) -> Comparison {
                     let v = v.unwrap_or(f64::NAN);
                     let diff_pct = (b != 0.0).then(|| (v - b) / b * 100.0);
                     let ratio = (b != 0.0).then(|| v / b);
-                    let noise = m.spread.and_then(|sp| Some(sp(bp.repeats.as_ref()?).stdev.max(sp(p.repeats.as_ref()?).stdev)));
-                    let verdict = if noise.is_some_and(|n| (v - b).abs() <= n) {
+                    let test = significance(m, bp, p);
+                    let significant = test.as_ref().ok().map(|w| w.p < ALPHA);
+                    let verdict = if significant == Some(false) {
                         "not significant"
                     } else if v == b {
                         "same"
@@ -193,13 +240,27 @@ pub fn compare(results: &[&RunResult]) -> Comparison {
                     } else {
                         "worse"
                     };
-                    Versus { value: v, diff_pct, ratio, verdict: verdict.into() }
+                    let (significance, w) = match test {
+                        Ok(w) => ((if w.p < ALPHA { "significant" } else { "not significant" }).to_string(), Some(w)),
+                        Err(why) => (why.to_string(), None),
+                    };
+                    Versus {
+                        value: v,
+                        diff_pct,
+                        ratio,
+                        verdict: verdict.into(),
+                        significance,
+                        p_value: w.map(|w| w.p),
+                        t: w.map(|w| w.t).filter(|t| t.is_finite()),
+                        df: w.map(|w| w.df),
+                    }
                 })
                 .collect();
             rows.push(MetricRow { metric: m.name.into(), unit: m.unit.into(), better: m.better, baseline: b, versus });
         }
         points.push(PointComparison { params: key, rows });
     }
+    let mut notes = Vec::new();
     for r in &results[1..] {
         for p in &r.points {
             let key = point_key(p);
@@ -207,8 +268,17 @@ pub fn compare(results: &[&RunResult]) -> Comparison {
                 unmatched.push(format!("{key} (only in {})", name(r)));
             }
         }
+        let diff = workload_notes(base, r);
+        if !diff.is_empty() {
+            notes.push(format!(
+                "{} and {} ran or ramped up for different times ({}): compared, as rates, latencies and efficiencies are per second or per I/O",
+                name(base),
+                name(r),
+                diff.join(", ")
+            ));
+        }
     }
-    Comparison { results: results.iter().map(|r| name(r)).collect(), points, unmatched }
+    Comparison { results: results.iter().map(|r| name(r)).collect(), points, unmatched, significance_rule: SIGNIFICANCE_RULE.into(), notes }
 }
 
 fn num(v: f64) -> String {
@@ -221,19 +291,20 @@ fn num(v: f64) -> String {
     }
 }
 
-fn cells(v: &Versus) -> [String; 4] {
+fn cells(v: &Versus) -> [String; 5] {
     [
         num(v.value),
         v.diff_pct.map(|d| format!("{d:+.1}%")).unwrap_or_else(|| "-".into()),
         v.ratio.map(|r| format!("{r:.2}x")).unwrap_or_else(|| "-".into()),
         v.verdict.clone(),
+        v.p_value.map(|p| if p < 0.001 { "<0.001".to_string() } else { format!("{p:.3}") }).unwrap_or_else(|| "-".into()),
     ]
 }
 
 fn header(c: &Comparison) -> Vec<String> {
     let mut h = vec!["metric".to_string(), "unit".into(), format!("{} (baseline)", c.results[0])];
     for r in &c.results[1..] {
-        h.extend([r.clone(), "diff".into(), "ratio".into(), "".into()]);
+        h.extend([r.clone(), "diff".into(), "ratio".into(), "".into(), "p".into()]);
     }
     h
 }
@@ -244,6 +315,19 @@ fn body(row: &MetricRow) -> Vec<String> {
         cols.extend(cells(v));
     }
     cols
+}
+
+/// The closing lines of the text formats: how significance was decided (or
+/// that it is unknown), and the notes.
+fn footer(c: &Comparison) -> Vec<String> {
+    let tested = c.points.iter().flat_map(|p| &p.rows).flat_map(|r| &r.versus).any(|v| v.p_value.is_some());
+    let mut lines = vec![if tested {
+        c.significance_rule.clone()
+    } else {
+        "significance: unknown (no repeats): run each with --repeat N (N >= 2) to test the differences".to_string()
+    }];
+    lines.extend(c.notes.iter().map(|n| format!("note: {n}")));
+    lines
 }
 
 pub fn render_table(c: &Comparison) -> String {
@@ -259,6 +343,9 @@ pub fn render_table(c: &Comparison) -> String {
     }
     for u in &c.unmatched {
         out += &format!("not compared: {u}\n");
+    }
+    for line in footer(c) {
+        out += &format!("{line}\n");
     }
     out
 }
@@ -276,16 +363,19 @@ pub fn render_markdown(c: &Comparison) -> String {
     for u in &c.unmatched {
         out += &format!("- not compared: {u}\n");
     }
+    for line in footer(c) {
+        out += &format!("\n{line}\n");
+    }
     out
 }
 
 pub fn render_csv(c: &Comparison) -> String {
-    let mut out = String::from("point,metric,unit,better,result,value,baseline,diff_pct,ratio,verdict\n");
+    let mut out = String::from("point,metric,unit,better,result,value,baseline,diff_pct,ratio,verdict,significance,p_value\n");
     for p in &c.points {
         for row in &p.rows {
             for (name, v) in c.results[1..].iter().zip(&row.versus) {
                 out += &format!(
-                    "\"{}\",{},{},{:?},\"{}\",{},{},{},{},{}\n",
+                    "\"{}\",{},{},{:?},\"{}\",{},{},{},{},{},{},{}\n",
                     p.params,
                     row.metric,
                     row.unit,
@@ -295,7 +385,9 @@ pub fn render_csv(c: &Comparison) -> String {
                     row.baseline,
                     v.diff_pct.map(|d| d.to_string()).unwrap_or_default(),
                     v.ratio.map(|r| r.to_string()).unwrap_or_default(),
-                    v.verdict
+                    v.verdict,
+                    v.significance,
+                    v.p_value.map(|p| p.to_string()).unwrap_or_default()
                 );
             }
         }
@@ -305,4 +397,70 @@ pub fn render_csv(c: &Comparison) -> String {
 
 pub fn render_json(c: &Comparison) -> String {
     serde_json::to_string_pretty(c).expect("a comparison serialises") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::repeats::{combine, Pick, FIGURES};
+
+    #[test]
+    fn every_metric_has_a_figure_kept_over_repeats() {
+        for m in METRICS {
+            assert!(FIGURES.iter().any(|(k, _)| *k == m.key), "{} ({}) is not in repeats::FIGURES", m.name, m.key);
+        }
+    }
+
+    fn result(id: &str, iops: &[f64], time: &str) -> RunResult {
+        let mut r: RunResult =
+            serde_json::from_str(&std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/result-a.json")).unwrap())
+                .unwrap();
+        r.id = id.into();
+        r.label = Some(id.into());
+        r.points.truncate(1);
+        let summaries: Vec<Summary> = iops.iter().map(|&v| Summary { iops: v, ..r.points[0].summary.clone() }).collect();
+        let (i, stats) = combine(&summaries, Pick::Mean);
+        r.points[0].summary = summaries[i].clone();
+        r.points[0].repeats = (iops.len() > 1).then_some(stats);
+        r.workload.run = crate::workload::RunLength::Time(crate::units::parse_duration(time).unwrap());
+        r
+    }
+
+    #[test]
+    fn significance_follows_welch() {
+        let iops = |c: &Comparison| c.points[0].rows.iter().find(|r| r.metric == "IOPS").unwrap().versus[0].clone();
+        // Far apart with small spread: significant, and better.
+        let c = compare(&[&result("a", &[100.0, 101.0, 99.0], "1s"), &result("b", &[200.0, 202.0, 198.0], "1s")]);
+        let v = iops(&c);
+        assert_eq!((v.significance.as_str(), v.verdict.as_str()), ("significant", "better"));
+        assert!(v.p_value.unwrap() < 0.001);
+        // Overlapping: not significant (scipy: ttest_ind([100,110,90],[103,113,93], equal_var=False) p = 0.7319176755404578).
+        let c = compare(&[&result("a", &[100.0, 110.0, 90.0], "1s"), &result("b", &[103.0, 113.0, 93.0], "1s")]);
+        let v = iops(&c);
+        assert_eq!((v.significance.as_str(), v.verdict.as_str()), ("not significant", "not significant"));
+        assert!((v.p_value.unwrap() - 0.7319176755404578).abs() < 1e-9, "{v:?}");
+        // Without repeats: unknown, said in every text format.
+        let c = compare(&[&result("a", &[100.0], "1s"), &result("b", &[200.0], "1s")]);
+        assert_eq!(iops(&c).significance, "unknown (no repeats)");
+        assert_eq!(iops(&c).verdict, "better");
+        for text in [render_table(&c), render_markdown(&c)] {
+            assert!(text.contains("significance: unknown (no repeats)"), "{text}");
+        }
+        assert!(render_csv(&c).contains(",better,unknown (no repeats),\n"));
+        let c = compare(&[&result("a", &[100.0, 101.0, 99.0], "1s"), &result("b", &[200.0], "1s")]);
+        assert_eq!(iops(&c).significance, "unknown (repeats in one result only)");
+    }
+
+    #[test]
+    fn run_time_and_ramp_differences_are_notes() {
+        let (a, b) = (result("a", &[100.0], "1s"), result("b", &[100.0], "2s"));
+        assert!(workload_differences(&a, &b).is_empty());
+        let c = compare(&[&a, &b]);
+        assert_eq!(c.notes.len(), 1, "{:?}", c.notes);
+        assert!(c.notes[0].contains("run.time: 1s vs 2s"), "{:?}", c.notes);
+        assert!(render_table(&c).contains("note: a and b ran or ramped up for different times"));
+        let mut d = result("d", &[100.0], "1s");
+        d.workload.groups[0].qd = 99;
+        assert_eq!(workload_differences(&a, &d).len(), 1);
+    }
 }

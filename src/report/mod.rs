@@ -7,6 +7,7 @@ pub mod html;
 pub mod json;
 pub mod rows;
 pub mod table;
+pub mod welch;
 
 /// Snapshot tests of the exporters: two recorded results in, text out, compared
 /// with files in tests/golden/ (LUNMARK_BLESS=1 rewrites them after a deliberate change).

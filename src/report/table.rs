@@ -119,6 +119,12 @@ pub fn render_point(p: &Point) -> String {
         opt(c.mbps_per_cpu_pct),
         opt(c.service_demand_us_per_kb)
     ));
+    if let Some(o) = c.other_processes_pct {
+        text.push_str(&format!("other processes: {o:.0}% of all cores{}\n", crate::results::model::top_names(&c.other_processes_top)));
+    }
+    if let Some(w) = &c.warning {
+        text.push_str(&format!("warning: {w}\n"));
+    }
     text.push_str(&pacing_lines(p));
     if let Some(k) = &s.cache {
         text.push_str(&cache_lines(k));

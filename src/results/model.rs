@@ -215,7 +215,24 @@ pub struct CpuStats {
     pub busy_cpu_s: f64,
     /// lunmark's own CPU-seconds during the interval.
     pub process_cpu_s: f64,
+    /// Other user-space processes' CPU time as a share of all host CPUs, percent
+    /// (kernel threads, lunmark and what it started apart).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_processes_pct: Option<f64>,
+    /// Their CPU-seconds during the interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_processes_cpu_s: Option<f64>,
+    /// The other processes that used most, by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_processes_top: Vec<crate::metrics::others::OtherProcess>,
+    /// Said when other processes used more than `OTHER_PROCESSES_WARN_PCT` of
+    /// all cores: the system-wide figures then include their work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
+
+/// Other processes above this share of all cores disturb the CPU figures, percent.
+pub const OTHER_PROCESSES_WARN_PCT: f64 = 5.0;
 
 impl CpuStats {
     pub fn from_usage(usage: &CpuUsage, iops: f64, mbps: f64, bytes: u64) -> Self {
@@ -229,8 +246,25 @@ impl CpuStats {
             service_demand_us_per_kb: (bytes > 0).then(|| usage.busy_cpu_s * 1e6 / (bytes as f64 / 1024.0)),
             busy_cpu_s: usage.busy_cpu_s,
             process_cpu_s: usage.process_cpu_s,
+            other_processes_pct: usage.other_processes_pct,
+            other_processes_cpu_s: usage.other_processes_cpu_s,
+            other_processes_top: usage.other_processes_top.clone(),
+            warning: usage.other_processes_pct.filter(|p| *p > OTHER_PROCESSES_WARN_PCT).map(|p| {
+                format!(
+                    "other processes used {p:.0}% of all cores during the measured interval{}: CPU utilization, CPU efficiency and service demand include their work and are disturbed",
+                    top_names(&usage.other_processes_top)
+                )
+            }),
         }
     }
+}
+
+/// " (sh 48%, cc1 3%)" for the names that used most; empty when none.
+pub fn top_names(top: &[crate::metrics::others::OtherProcess]) -> String {
+    if top.is_empty() {
+        return String::new();
+    }
+    format!(" ({})", top.iter().map(|p| format!("{} {:.0}%", p.name, p.cpu_pct)).collect::<Vec<_>>().join(", "))
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -32,6 +32,9 @@ impl std::str::FromStr for Pick {
 /// Mean, standard deviation (sample), coefficient of variation, min and max.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
+    /// How many repeats had this figure (absent in results from before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n: Option<usize>,
     pub mean: f64,
     pub stdev: f64,
     /// stdev ÷ mean × 100.
@@ -50,6 +53,7 @@ impl Spread {
         let var = if values.len() > 1 { values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
         let stdev = var.sqrt();
         Spread {
+            n: Some(values.len()),
             mean,
             stdev,
             cv_pct: if mean != 0.0 { stdev / mean * 100.0 } else { 0.0 },
@@ -57,6 +61,41 @@ impl Spread {
             max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         }
     }
+}
+
+/// A figure of a summary, read by key.
+pub type Figure = fn(&Summary) -> Option<f64>;
+
+/// The figures whose spread over repeats is kept (`RepeatStats::figures`), by
+/// key: the field's path in the summary. Compare tests its metrics with these.
+pub const FIGURES: &[(&str, Figure)] = &[
+    ("iops", |s| Some(s.iops)),
+    ("read_iops", |s| Some(s.read_iops)),
+    ("write_iops", |s| Some(s.write_iops)),
+    ("mbps", |s| Some(s.mbps)),
+    ("read_mbps", |s| Some(s.read_mbps)),
+    ("write_mbps", |s| Some(s.write_mbps)),
+    ("latency_us.all.mean", |s| Some(s.latency_us.all.mean)),
+    ("latency_us.all.p50", |s| Some(s.latency_us.all.p50)),
+    ("latency_us.all.p90", |s| Some(s.latency_us.all.p90)),
+    ("latency_us.all.p99", |s| Some(s.latency_us.all.p99)),
+    ("latency_us.all.p99_9", |s| Some(s.latency_us.all.p99_9)),
+    ("latency_us.all.p99_99", |s| Some(s.latency_us.all.p99_99)),
+    ("latency_us.all.max", |s| Some(s.latency_us.all.max)),
+    ("latency_us.read.mean", |s| Some(s.latency_us.read.mean)),
+    ("latency_us.write.mean", |s| Some(s.latency_us.write.mean)),
+    ("cpu.utilization_pct", |s| Some(s.cpu.utilization_pct)),
+    ("cpu.iops_per_cpu_pct", |s| s.cpu.iops_per_cpu_pct),
+    ("cpu.mbps_per_cpu_pct", |s| s.cpu.mbps_per_cpu_pct),
+    ("cpu.service_demand_us_per_kb", |s| s.cpu.service_demand_us_per_kb),
+    ("power.avg_watts", |s| s.power.as_ref()?.avg_watts),
+    ("power.iops_per_delta_watt", |s| s.power.as_ref()?.iops_per_delta_watt),
+    ("power.mbps_per_delta_watt", |s| s.power.as_ref()?.mbps_per_delta_watt),
+];
+
+/// The getter of a figure key of `FIGURES`.
+pub fn figure(key: &str) -> Option<Figure> {
+    FIGURES.iter().find(|(k, _)| *k == key).map(|(_, f)| *f)
 }
 
 /// One repeat's headline figures.
@@ -79,6 +118,27 @@ pub struct RepeatStats {
     pub lat_mean_us: Spread,
     pub lat_p99_us: Spread,
     pub runs: Vec<RepeatRun>,
+    /// The spread of every figure of `FIGURES` that the repeats had, by key
+    /// (what compare's significance test reads).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub figures: std::collections::BTreeMap<String, Spread>,
+}
+
+impl RepeatStats {
+    /// The spread of a figure, also from results stored before `figures` was
+    /// kept (their IOPS, MB/s, mean and p99 latency), with its count.
+    pub fn spread(&self, key: &str) -> Option<Spread> {
+        let old = match key {
+            "iops" => Some(&self.iops),
+            "mbps" => Some(&self.mbps),
+            "latency_us.all.mean" => Some(&self.lat_mean_us),
+            "latency_us.all.p99" => Some(&self.lat_p99_us),
+            _ => None,
+        };
+        let mut s = self.figures.get(key).or(old)?.clone();
+        s.n = s.n.or(Some(self.count));
+        Some(s)
+    }
 }
 
 /// The spread of `summaries` and the index of the one to report.
@@ -107,6 +167,13 @@ pub fn combine(summaries: &[Summary], pick: Pick) -> (usize, RepeatStats) {
         lat_mean_us: col(|r| r.lat_mean_us),
         lat_p99_us: col(|r| r.lat_p99_us),
         runs,
+        figures: FIGURES
+            .iter()
+            .filter_map(|(key, get)| {
+                let values: Vec<f64> = summaries.iter().filter_map(get).filter(|v| v.is_finite()).collect();
+                (!values.is_empty()).then(|| (key.to_string(), Spread::of(&values)))
+            })
+            .collect(),
     };
     (index, stats)
 }
@@ -131,5 +198,14 @@ mod tests {
         // mean 106.7: nearest is 100.
         assert_eq!(combine(&runs, Pick::Mean).0, 0);
         assert_eq!(combine(&runs, Pick::Best).1.picked, 2);
+        // Every figure's spread is kept with its count; a figure no repeat had is absent.
+        let stats = combine(&runs, Pick::Mean).1;
+        assert_eq!(stats.spread("iops").unwrap().n, Some(3));
+        assert_eq!(stats.spread("read_iops").unwrap().mean, 0.0);
+        assert!(stats.spread("power.avg_watts").is_none());
+        // A result stored before figures were kept still gives its IOPS spread.
+        let old = RepeatStats { count: 3, iops: Spread { n: None, mean: 5.0, ..Default::default() }, ..Default::default() };
+        assert_eq!(old.spread("iops").unwrap().n, Some(3));
+        assert!(old.spread("read_iops").is_none());
     }
 }

@@ -250,3 +250,75 @@ fn psync_with_queue_depth_warns() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("psync engine does one I/O at a time"), "{}", stderr(&out));
 }
+
+/// utime + stime of one process, seconds, from /proc/[pid]/stat.
+fn cpu_seconds_of(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let f: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+    // SAFETY: sysconf has no memory effects.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    (f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap()) / hz
+}
+
+fn cpu_run() -> (String, serde_json::Value) {
+    let dir = shm_dir();
+    let json = dir.path().join("r.json");
+    let out = lunmark()
+        .args(["run", "-q", "-t", "mem:16m", "--read", "100", "--time", "2s", "--ramp", "0", "--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    (stdout(&out), read_json(&json)["points"][0]["summary"]["cpu"].clone())
+}
+
+/// A busy neighbour (a shell spinning a core) is measured as other processes'
+/// CPU, printed, and warned about; lunmark never counts itself as "other".
+#[test]
+fn other_processes_cpu_is_shown_and_warned_about() {
+    let mut neighbour = Command::new("sh").args(["-c", "while :; do :; done"]).spawn().unwrap();
+    let pid = neighbour.id();
+    let (before, started) = (cpu_seconds_of(pid), std::time::Instant::now());
+    let (text, cpu) = cpu_run();
+    let (burnt, window) = (cpu_seconds_of(pid) - before, started.elapsed().as_secs_f64());
+    // SAFETY: kill has no memory effects; the PID is our own child's, not yet reaped.
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    neighbour.wait().unwrap();
+
+    let other = cpu["other_processes_pct"].as_f64().unwrap();
+    let other_s = cpu["other_processes_cpu_s"].as_f64().unwrap();
+    assert!(other > 30.0, "a shell spinning one of the cores: other processes at {other}%: {cpu}");
+    // At least what the neighbour burnt in the 2 s interval (it spins steadily;
+    // slack for a host shared with other work, which also shifts its share).
+    let in_interval = burnt * 2.0 / window;
+    assert!(other_s >= 0.6 * in_interval, "other processes {other_s} CPU-s, the neighbour alone {in_interval}: {cpu}");
+    // Named among the top three, unless three others each used more than it did.
+    let top = cpu["other_processes_top"].as_array().unwrap();
+    let cores = cpu["per_core_pct"].as_array().unwrap().len() as f64;
+    let share = in_interval / 2.0 / cores * 100.0;
+    assert!(
+        top.iter().any(|p| p["name"] == "sh") || (top.len() == 3 && top.iter().all(|p| p["cpu_pct"].as_f64().unwrap() >= 0.6 * share)),
+        "the neighbour (about {share:.0}% of all cores) is not named: {cpu}"
+    );
+    let warning = cpu["warning"].as_str().unwrap();
+    assert!(warning.contains("disturbed") && warning.contains("service demand"), "{warning}");
+    assert!(text.contains(&format!("other processes: {other:.0}% of all cores")), "{text}");
+    assert!(text.contains("warning: other processes used"), "{text}");
+}
+
+/// Without a neighbour: lunmark (here spinning a core itself) is not counted,
+/// so other processes stay within what the host was busy with besides lunmark.
+#[test]
+fn other_processes_cpu_leaves_lunmark_out() {
+    let (text, cpu) = cpu_run();
+    let other = cpu["other_processes_pct"].as_f64().unwrap();
+    let util = cpu["utilization_pct"].as_f64().unwrap();
+    let own = cpu["process_pct"].as_f64().unwrap();
+    // Ticks are 10 ms and /proc/stat samples them: a few points of slack.
+    assert!(other <= util - own + 5.0, "other {other}% > host {util}% - lunmark {own}%: {cpu}");
+    assert_eq!(cpu["warning"].is_string(), other > 5.0, "{cpu}");
+    if util - own < 2.0 {
+        // A quiet host: the figure is small and there is no warning.
+        assert!(other < 3.0 && !text.contains("warning: other processes"), "{cpu}");
+    }
+    assert!(text.contains("other processes: "), "{text}");
+}

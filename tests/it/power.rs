@@ -207,3 +207,99 @@ fn no_source_gives_null_power_with_a_reason() {
     assert!(reason.contains("no RAPL") && reason.contains("no IPMI") && reason.contains("--power-cmd"), "{reason}");
     assert!(r["points"][0]["summary"]["intervals"][0]["watts"].is_null());
 }
+
+/// A constant meter (whole watts) with an idle baseline: the run draws what
+/// idle drew, so the delta is rounding noise and the per-delta-watt figures are
+/// null with the reason, never IOPS divided by 1e-14 W.
+#[test]
+fn a_constant_meter_gives_no_per_delta_watt_figures() {
+    let (out, r) =
+        run_json(&[], &["run", "-t", "mem:16m", "--read", "100", "--time", "1s", "--ramp", "0", "--idle", "1s", "--power-cmd", "echo 100"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let p = &r["points"][0]["summary"]["power"];
+    assert!((p["avg_watts"].as_f64().unwrap() - 100.0).abs() < 1e-6, "{p}");
+    assert!((p["idle_watts"].as_f64().unwrap() - 100.0).abs() < 1e-6, "{p}");
+    assert_eq!(p["resolution_watts"].as_f64(), Some(1.0), "{p}");
+    assert!(p["iops_per_delta_watt"].is_null() && p["mbps_per_delta_watt"].is_null(), "{p}");
+    let reason = p["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("resolution of 1 W") || reason.contains("no more than idle"), "{p}");
+    // Per watt (no baseline) is still a figure.
+    assert!(p["iops_per_watt"].as_f64().unwrap() > 0.0);
+    assert!(!stdout(&out).contains("e+"), "{}", stdout(&out));
+}
+
+/// PIDs in process group `pgid` that are still alive (zombies are finished).
+fn group_members(pgid: i32) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let f: Vec<&str> = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("").split_whitespace().collect();
+            f.len() > 2 && f[2].parse::<i32>() == Ok(pgid) && f[0] != "Z"
+        })
+        .collect()
+}
+
+/// The process groups a `--power-cmd` recorded (each reading's shell writes $$,
+/// which is its group id: lunmark starts it as a group leader). Checks none is
+/// left; whatever is, is killed by PID so the test leaves nothing behind.
+fn assert_no_command_left(pids: &Path) {
+    let text = std::fs::read_to_string(pids).unwrap_or_default();
+    let groups: Vec<i32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+    assert!(!groups.is_empty(), "the power command never ran");
+    let left: Vec<i32> = groups.iter().flat_map(|g| group_members(*g)).collect();
+    for pid in &left {
+        // SAFETY: kill has no memory effects; these PIDs were just read as members of the command's group.
+        unsafe { libc::kill(*pid, libc::SIGKILL) };
+    }
+    assert!(left.is_empty(), "the power command's processes were left running: {left:?}");
+}
+
+/// A meter that hangs: the 2 s run ends on time, power is null with the
+/// reason, and the command's whole process group is gone.
+#[test]
+fn a_hung_power_command_does_not_hold_up_the_run() {
+    let dir = shm_dir();
+    let pids = dir.path().join("pids");
+    let cmd = format!("echo $$ >> {}; sleep 100; echo 5", pids.display());
+    let started = Instant::now();
+    let (out, r) = run_json(&[], &["run", "-t", "mem:16m", "--read", "100", "--time", "2s", "--ramp", "0", "--power-cmd", &cmd]);
+    let took = started.elapsed();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(took < Duration::from_secs(5), "a 2 s run took {took:?}");
+    let p = &r["points"][0]["summary"]["power"];
+    assert!(p["avg_watts"].is_null() && p["iops_per_watt"].is_null(), "{p}");
+    assert!(p["reason"].as_str().unwrap().contains("did not answer within 2s"), "{p}");
+    assert!(stdout(&out).contains("did not answer within 2s"), "{}", stdout(&out));
+    assert_no_command_left(&pids);
+}
+
+/// Ctrl-C while a reading hangs: lunmark ends promptly and kills the command's group.
+#[test]
+fn ctrl_c_during_a_hung_power_reading_ends_promptly() {
+    let dir = shm_dir();
+    let pids = dir.path().join("pids");
+    let json = dir.path().join("r.json");
+    let cmd = format!("echo $$ >> {}; sleep 100; echo 5", pids.display());
+    let child = lunmark()
+        .args(["run", "-q", "-t", "mem:16m", "--read", "100", "--time", "30s", "--ramp", "0", "--power-cmd", &cmd])
+        .args(["--json", json.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(|| pids.exists());
+    std::thread::sleep(Duration::from_millis(500));
+    let sent = Instant::now();
+    // SAFETY: kill has no memory effects; the PID is our own child's.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let took = sent.elapsed();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(took < Duration::from_millis(1500), "Ctrl-C took {took:?}");
+    let p = &read_json(&json)["points"][0]["summary"]["power"];
+    assert!(p["avg_watts"].is_null() && p["reason"].is_string(), "{p}");
+    assert_no_command_left(&pids);
+}

@@ -148,7 +148,16 @@ fn compare_computes_difference_ratio_and_direction() {
         assert!((v["diff_pct"].as_f64().unwrap() - (y - x) / x * 100.0).abs() < 1e-9, "{metric} diff");
         assert!((v["ratio"].as_f64().unwrap() - y / x).abs() < 1e-12, "{metric} ratio");
         let better = if higher_better { y > x } else { y < x };
-        assert_eq!(v["verdict"], if better { "better" } else { "worse" }, "{metric}: {x} vs {y}");
+        // Equal figures are "same" (CPU at 100% on both sides of a saturated host).
+        let want = if x == y {
+            "same"
+        } else if better {
+            "better"
+        } else {
+            "worse"
+        };
+        assert_eq!(v["verdict"], want, "{metric}: {x} vs {y}");
+        assert_eq!(v["significance"], "unknown (no repeats)", "{metric}");
         assert_eq!(r["better"], if higher_better { "higher" } else { "lower" });
     };
     check("IOPS", &["iops"], true);
@@ -170,28 +179,80 @@ fn compare_computes_difference_ratio_and_direction() {
     assert!(s.run(&["compare", &a, &d, "--force"]).status.success());
 }
 
-/// Repeats: a difference smaller than the spread is not significant.
+/// Repeats: Welch's t-test at 95% marks each difference. qd 1 against qd 128
+/// on mem: (compared with --force): queueing makes mean latency about 100x,
+/// significant in every format; the t and degrees of freedom are Welch's on the
+/// stored repeats. The same stored result imported again under another id
+/// gives t = 0: nothing is significant.
 #[test]
-fn compare_marks_differences_within_the_spread() {
+fn compare_tests_significance_over_repeats() {
     let s = Store::new();
-    let args = ["-t", "mem:16m", "--read", "100", "--repeat", "3", "--time", "300ms", "--ramp", "0"];
-    let a = s.measure(&args);
-    let b = s.measure(&args);
-    let c = s.json(&["compare", &a, &b, "--format", "json"]);
-    let iops = c["points"][0]["rows"].as_array().unwrap().iter().find(|r| r["metric"] == "IOPS").unwrap().clone();
-    let ra = s.json(&["results", "export", &a]);
-    let rb = s.json(&["results", "export", &b]);
-    let (x, y) = (ra["points"][0]["summary"]["iops"].as_f64().unwrap(), rb["points"][0]["summary"]["iops"].as_f64().unwrap());
-    let noise =
-        ra["points"][0]["repeats"]["iops"]["stdev"].as_f64().unwrap().max(rb["points"][0]["repeats"]["iops"]["stdev"].as_f64().unwrap());
-    let want = if (x - y).abs() <= noise {
-        "not significant"
-    } else if y > x {
-        "better"
-    } else {
-        "worse"
+    let run = |qd: &str| s.measure(&["-t", "mem:16m", "--read", "100", "--qd", qd, "--repeat", "5", "--time", "200ms", "--ramp", "0"]);
+    let (a, b) = (run("1"), run("128"));
+    let c = s.json(&["compare", &a, &b, "--force", "--format", "json"]);
+    assert!(c["significance_rule"].as_str().unwrap().contains("Welch"), "{c}");
+    let rows = c["points"][0]["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["versus"][0]["p_value"].is_f64()), "every metric is tested: {c}");
+    let lat = rows.iter().find(|r| r["metric"] == "latency mean").unwrap();
+    let v = &lat["versus"][0];
+    assert_eq!(v["significance"], "significant", "{lat}");
+    assert_eq!(v["verdict"], "worse", "{lat}");
+    assert!(v["p_value"].as_f64().unwrap() < 0.05, "{lat}");
+    // Welch's t and df from the stored spreads.
+    let spread = |id: &str| {
+        let r = s.json(&["results", "export", id]);
+        let f = &r["points"][0]["repeats"]["figures"]["latency_us.all.mean"];
+        (f["mean"].as_f64().unwrap(), f["stdev"].as_f64().unwrap(), f["n"].as_f64().unwrap())
     };
-    assert_eq!(iops["versus"][0]["verdict"], want);
+    let ((m1, s1, n1), (m2, s2, n2)) = (spread(&a), spread(&b));
+    let (v1, v2) = (s1 * s1 / n1, s2 * s2 / n2);
+    let t = (m2 - m1) / (v1 + v2).sqrt();
+    let df = (v1 + v2).powi(2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
+    assert_eq!(n1, 5.0);
+    assert!((v["t"].as_f64().unwrap() - t).abs() < 1e-9 * t.abs(), "t {t}: {lat}");
+    assert!((v["df"].as_f64().unwrap() - df).abs() < 1e-9 * df, "df {df}: {lat}");
+    // The other formats carry it and state the rule.
+    let table = stdout(&s.run(&["compare", &a, &b, "--force"]));
+    assert!(table.contains("significance: Welch's t-test") && table.contains("worse"), "{table}");
+    let md = stdout(&s.run(&["compare", &a, &b, "--force", "--format", "md"]));
+    assert!(md.contains("| p |") && md.contains("significance: Welch's t-test"), "{md}");
+    let csv = stdout(&s.run(&["compare", &a, &b, "--force", "--format", "csv"]));
+    assert!(csv.starts_with("point,metric,unit,better,result,value,baseline,diff_pct,ratio,verdict,significance,p_value\n"), "{csv}");
+    assert!(csv.lines().any(|l| l.contains(",latency mean,") && l.contains(",worse,significant,")), "{csv}");
+
+    // The same figures under another id: t = 0, p = 1, nothing significant.
+    let mut copy = s.json(&["results", "export", &a]);
+    let twin = "0123456789ab";
+    copy["id"] = twin.into();
+    let file = s.dir.path().join("twin.json");
+    std::fs::write(&file, copy.to_string()).unwrap();
+    let out = s.run(&["results", "import", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let c = s.json(&["compare", &a, twin, "--format", "json"]);
+    for row in c["points"][0]["rows"].as_array().unwrap() {
+        let v = &row["versus"][0];
+        assert_eq!(v["significance"], "not significant", "{row}");
+        assert_eq!(v["verdict"], "not significant", "{row}");
+        assert_eq!(v["p_value"].as_f64(), Some(1.0), "{row}");
+    }
+}
+
+/// Without repeats significance is unknown, and said; runs that differ only in
+/// run time or ramp are compared with a note instead of refused.
+#[test]
+fn compare_without_repeats_and_with_other_run_times() {
+    let s = Store::new();
+    let a = s.measure(&["-t", "mem:16m", "--read", "100", "--time", "1s", "--ramp", "0"]);
+    let b = s.measure(&["-t", "mem:16m", "--read", "100", "--time", "300ms", "--ramp", "200ms"]);
+    let out = s.run(&["compare", &a, &b]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = stdout(&out);
+    assert!(table.contains("significance: unknown (no repeats)"), "{table}");
+    assert!(table.contains("note: ") && table.contains("run.time: 1s vs 300ms") && table.contains("ramp: 0s vs 200ms"), "{table}");
+    let c = s.json(&["compare", &a, &b, "--format", "json"]);
+    assert_eq!(c["points"][0]["rows"][0]["versus"][0]["significance"], "unknown (no repeats)");
+    assert!(c["points"][0]["rows"][0]["versus"][0]["p_value"].is_null());
+    assert_eq!(c["notes"].as_array().unwrap().len(), 1, "{c}");
 }
 
 fn chromium(args: &[&str]) -> Output {

@@ -3,6 +3,10 @@
 //! (tests use a script that prints recorded output).
 
 use std::process::Command;
+use std::sync::atomic::AtomicBool;
+
+use super::command;
+use super::sampler::{command_failure, SampleError};
 
 #[derive(Clone, Debug)]
 pub struct Ipmi {
@@ -16,23 +20,23 @@ fn tool() -> String {
 impl Ipmi {
     pub fn discover() -> Result<Ipmi, String> {
         let ipmi = Ipmi { tool: tool() };
-        ipmi.read().map(|_| ipmi)
+        ipmi.read(&AtomicBool::new(false)).map(|_| ipmi).map_err(|e| e.reason)
     }
 
-    /// One reading, watts.
-    pub fn read(&self) -> Result<f64, String> {
-        let out = Command::new(&self.tool).args(["dcmi", "power", "reading"]).output().map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                "no IPMI: ipmitool is not installed (apt-get install ipmitool) or no BMC is present".to_string()
-            } else {
-                format!("no IPMI: running {}: {e}", self.tool)
+    /// One reading, watts, within `command::READING_TIMEOUT`.
+    pub fn read(&self, abort: &AtomicBool) -> Result<f64, SampleError> {
+        let mut cmd = Command::new(&self.tool);
+        cmd.args(["dcmi", "power", "reading"]);
+        let out = command::run(cmd, command::READING_TIMEOUT, abort).map_err(|f| match f {
+            command::Failure::Spawn(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                "no IPMI: ipmitool is not installed (apt-get install ipmitool) or no BMC is present".to_string().into()
             }
+            f => command_failure(&format!("no IPMI: `{} dcmi power reading`", self.tool), f),
         })?;
-        if !out.status.success() {
-            let err = String::from_utf8_lossy(&out.stderr);
-            return Err(format!("no IPMI: `{} dcmi power reading` failed: {}", self.tool, err.trim()));
+        if !out.success {
+            return Err(format!("no IPMI: `{} dcmi power reading` failed: {}", self.tool, out.stderr.trim()).into());
         }
-        parse_reading(&String::from_utf8_lossy(&out.stdout))
+        parse_reading(&out.stdout).map_err(SampleError::from)
     }
 }
 

@@ -11,6 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+pub mod command;
 pub mod ipmi;
 pub mod log;
 pub mod rapl;
@@ -21,10 +22,22 @@ pub fn unix_now() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64()
 }
 
+/// The step of a watt reading as printed: 1 for 230, 0.1 for 230.5, 0.01 for
+/// 230.25 (at most 6 decimals are looked at).
+pub fn resolution_of(watts: f64) -> f64 {
+    (0..=6)
+        .map(|d| 10f64.powi(-d))
+        .find(|step| ((watts / step).round() * step - watts).abs() <= 1e-9 * watts.abs().max(1.0))
+        .unwrap_or(1e-6)
+}
+
 /// Cumulative energy over time: (unix seconds, joules since the first sample), increasing in time.
 #[derive(Clone, Debug, Default)]
 pub struct Trace {
     pub samples: Vec<(f64, f64)>,
+    /// The finest step of the watt readings (1 W for a meter that prints whole
+    /// watts); None for energy counters, whose step is far below a watt.
+    pub resolution_w: Option<f64>,
 }
 
 impl Trace {
@@ -39,7 +52,8 @@ impl Trace {
             }
             samples.push((t, energy));
         }
-        Trace { samples }
+        let resolution_w = readings.iter().map(|r| resolution_of(r.1)).min_by(f64::total_cmp);
+        Trace { samples, resolution_w }
     }
 
     /// Energy at time t, interpolated; None outside the trace.
@@ -145,6 +159,9 @@ pub struct PowerStats {
     pub idle_watts: Option<f64>,
     /// avg_watts - idle_watts.
     pub delta_watts: Option<f64>,
+    /// The step of the meter's watt readings, when it reads watts (1 for whole watts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution_watts: Option<f64>,
     /// IOPS ÷ delta watts.
     pub iops_per_delta_watt: Option<f64>,
     /// MB/s ÷ delta watts.
@@ -159,41 +176,68 @@ impl PowerStats {
         PowerStats { reason: Some(reason.to_string()), ..Default::default() }
     }
 
-    /// The figures for a point, from its average and the idle baseline.
-    pub fn measured(source: &str, avg: Option<f64>, idle: Option<f64>, iops: f64, mbps: f64) -> PowerStats {
+    /// The figures for a point, from its average, the idle baseline and the
+    /// meter's resolution. Per-delta-watt figures are given only when the delta
+    /// is a real signal: at least the meter's resolution and at least 1% of the
+    /// average (a constant meter's delta is rounding noise, and IOPS divided by
+    /// noise is a number with twenty digits).
+    pub fn measured(source: &str, avg: Option<f64>, idle: Option<f64>, resolution: Option<f64>, iops: f64, mbps: f64) -> PowerStats {
         let Some(avg) = avg else {
             return PowerStats {
                 source: Some(source.into()),
                 reason: Some("the power source gave no readings covering the measured interval".into()),
+                resolution_watts: resolution,
                 ..Default::default()
             };
         };
         let delta = idle.map(|i| avg - i);
         let per = |rate: f64, w: Option<f64>| w.filter(|w| *w > 0.0).map(|w| rate / w);
-        let mut reason = None;
-        if delta.is_some_and(|d| d <= 0.0) {
-            reason = Some(format!(
-                "the run drew no more than idle ({avg:.1} W against {:.1} W idle): per-delta-watt figures are undefined",
-                idle.unwrap_or_default()
-            ));
-        }
+        let floor = (avg.abs() * MIN_DELTA_SHARE).max(resolution.unwrap_or(0.0));
+        let idle_w = idle.unwrap_or_default();
+        let reason = match delta {
+            Some(d) if d <= 0.0 => Some(format!(
+                "the run drew no more than idle ({avg:.1} W against {idle_w:.1} W idle): per-delta-watt figures are undefined"
+            )),
+            Some(d) if d < floor => Some(format!(
+                "the run drew only {d:.3} W above idle ({avg:.1} W against {idle_w:.1} W idle), less than {}: per-delta-watt figures would divide by noise and are left out",
+                match resolution {
+                    Some(r) => format!("the meter's resolution of {r} W or 1% of the average ({:.2} W)", avg.abs() * MIN_DELTA_SHARE),
+                    None => format!("1% of the average ({:.2} W)", avg.abs() * MIN_DELTA_SHARE),
+                }
+            )),
+            _ => None,
+        };
+        let usable = delta.filter(|_| reason.is_none());
         PowerStats {
             source: Some(source.into()),
             reason,
             avg_watts: Some(avg),
             idle_watts: idle,
             delta_watts: delta,
-            iops_per_delta_watt: per(iops, delta),
-            mbps_per_delta_watt: per(mbps, delta),
+            resolution_watts: resolution,
+            iops_per_delta_watt: per(iops, usable),
+            mbps_per_delta_watt: per(mbps, usable),
             iops_per_watt: per(iops, Some(avg)),
             mbps_per_watt: per(mbps, Some(avg)),
         }
     }
 }
 
+/// The smallest delta above idle, as a share of the average, taken as a signal.
+pub const MIN_DELTA_SHARE: f64 = 0.01;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reading_resolution() {
+        assert_eq!(resolution_of(230.0), 1.0);
+        assert_eq!(resolution_of(230.5), 0.1);
+        assert_eq!(resolution_of(230.25), 0.01);
+        let t = Trace::from_watts(&[(0.0, 100.0), (1.0, 100.5)]);
+        assert_eq!(t.resolution_w, Some(0.1));
+    }
 
     #[test]
     fn traces_average_energy_over_time() {
@@ -206,12 +250,23 @@ mod tests {
 
     #[test]
     fn per_delta_watt_figures() {
-        let p = PowerStats::measured("test", Some(250.0), Some(211.0), 39_000.0, 3_900.0);
+        let p = PowerStats::measured("test", Some(250.0), Some(211.0), Some(1.0), 39_000.0, 3_900.0);
         assert_eq!(p.delta_watts, Some(39.0));
         assert_eq!(p.iops_per_delta_watt, Some(1000.0));
         assert_eq!(p.mbps_per_delta_watt, Some(100.0));
-        let p = PowerStats::measured("test", Some(200.0), Some(211.0), 1.0, 1.0);
+        let p = PowerStats::measured("test", Some(200.0), Some(211.0), None, 1.0, 1.0);
         assert!(p.iops_per_delta_watt.is_none() && p.reason.unwrap().contains("no more than idle"));
+        // A constant meter: idle and run both 100 W but for rounding in the integration.
+        let p = PowerStats::measured("test", Some(100.000_000_000_01), Some(100.0), Some(1.0), 1e6, 4e3);
+        assert!(p.iops_per_delta_watt.is_none() && p.mbps_per_delta_watt.is_none(), "{p:?}");
+        assert!(p.reason.as_deref().unwrap().contains("resolution of 1 W"), "{p:?}");
+        assert_eq!(p.iops_per_watt, Some(1e6 / 100.000_000_000_01));
+        // Under 1% of the average with a fine meter (RAPL: no resolution in watts).
+        let p = PowerStats::measured("test", Some(100.5), Some(100.0), None, 1e6, 4e3);
+        assert!(p.iops_per_delta_watt.is_none() && p.reason.as_deref().unwrap().contains("1% of the average"), "{p:?}");
+        // Just above both floors: figures present.
+        let p = PowerStats::measured("test", Some(102.0), Some(100.0), Some(1.0), 1e6, 4e3);
+        assert_eq!(p.iops_per_delta_watt, Some(1e6 / 2.0));
         let none = PowerStats::unavailable("no source");
         assert!(none.avg_watts.is_none() && none.reason.is_some());
     }

@@ -1,6 +1,8 @@
 //! A thread that reads a power source while a point runs and hands back its
 //! trace. RAPL is read every 200 ms (cheap, and often enough to catch every
-//! counter wrap); IPMI and commands once a second; a log file is read at the end.
+//! counter wrap); IPMI and commands once a second, each reading within
+//! `command::READING_TIMEOUT` (a meter that does not answer fails the trace, and
+//! its command's process group is killed); a log file is read at the end.
 
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,21 +10,30 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::{ipmi, log, unix_now, Source, Trace};
+use super::{command, ipmi, log, unix_now, Source, Trace};
 
 pub struct Sampler {
     stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<Result<Trace, String>>>,
+    /// Set to abandon a reading in progress (Ctrl-C): its command is killed at once.
+    abort: Arc<AtomicBool>,
+    handle: Option<JoinHandle<Result<Trace, SampleError>>>,
     source: Source,
-    /// An error from the first reading.
+    /// An error from a first reading taken before `start` returned.
     failed: Option<String>,
 }
 
-/// The first reading, taken before `start` returns so that the trace covers
-/// everything that happens after it.
-enum First {
-    Energy(Vec<u64>),
-    Watts(f64),
+/// Why a sampler has no trace.
+#[derive(Clone, Debug)]
+pub struct SampleError {
+    pub reason: String,
+    /// The meter stopped answering: reading it again would only wait again.
+    pub meter_gone: bool,
+}
+
+impl From<String> for SampleError {
+    fn from(reason: String) -> SampleError {
+        SampleError { reason, meter_gone: false }
+    }
 }
 
 /// Sleeps up to `d`, waking early when asked to stop. True when stopping.
@@ -37,59 +48,87 @@ fn nap(stop: &AtomicBool, d: Duration) -> bool {
     stop.load(Ordering::Relaxed)
 }
 
-/// Watts printed by a command: the first number in its output.
-pub fn command_watts(cmd: &str) -> Result<f64, String> {
-    let out = Command::new("sh").arg("-c").arg(cmd).output().map_err(|e| format!("--power-cmd: running '{cmd}': {e}"))?;
-    if !out.status.success() {
-        return Err(format!("--power-cmd '{cmd}' exited with {}: {}", out.status, String::from_utf8_lossy(&out.stderr).trim()));
+/// The failure of a meter's command as a reason; a timeout means the meter is gone.
+pub fn command_failure(what: &str, f: command::Failure) -> SampleError {
+    match f {
+        command::Failure::Spawn(e) => format!("{what}: cannot run it: {e}").into(),
+        command::Failure::TimedOut(limit) => {
+            SampleError { reason: format!("{what} {}", command::describe_timeout(limit)), meter_gone: true }
+        }
+        command::Failure::Aborted => format!("{what}: reading abandoned when the run was interrupted").into(),
     }
-    let text = String::from_utf8_lossy(&out.stdout);
+}
+
+/// Watts printed by a command: the first number in its output. The command
+/// gets `command::READING_TIMEOUT` to answer.
+pub fn command_watts(cmd: &str, abort: &AtomicBool) -> Result<f64, SampleError> {
+    let mut sh = Command::new("sh");
+    sh.arg("-c").arg(cmd);
+    let what = format!("the power command '{cmd}'");
+    let out = command::run(sh, command::READING_TIMEOUT, abort).map_err(|f| command_failure(&what, f))?;
+    if !out.success {
+        return Err(format!("--power-cmd '{cmd}' exited with {}: {}", out.status, out.stderr.trim()).into());
+    }
+    let text = out.stdout;
     text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
         .find(|w| !w.is_empty() && w.parse::<f64>().is_ok())
         .and_then(|w| w.parse().ok())
-        .ok_or_else(|| format!("--power-cmd '{cmd}' printed no number of watts: '{}'", text.trim()))
+        .ok_or_else(|| format!("--power-cmd '{cmd}' printed no number of watts: '{}'", text.trim()).into())
 }
 
 impl Sampler {
+    /// Starts sampling now: the trace begins at this instant (the first reading
+    /// is taken on the sampler's thread, so a slow meter does not delay the run).
     pub fn start(source: &Source) -> Sampler {
         let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let src = source.clone();
+        let abort = Arc::new(AtomicBool::new(false));
+        let idle = |failed| Sampler { stop: stop.clone(), abort: abort.clone(), handle: None, source: source.clone(), failed };
         let t0 = unix_now();
-        let first = match source {
-            Source::Log(_) => return Sampler { stop, handle: None, source: source.clone(), failed: None },
-            Source::Rapl(r) => r.read_uj().map(First::Energy),
-            Source::Ipmi(i) => i.read().map(First::Watts),
-            Source::Command(c) => command_watts(c).map(First::Watts),
+        // Energy counters are read here, at t0 exactly (a file read: it cannot
+        // hang); a meter's command on the thread, where a slow one waits alone.
+        let first_energy = match source {
+            Source::Log(_) => return idle(None),
+            Source::Rapl(r) => match r.read_uj() {
+                Ok(v) => Some(v),
+                Err(e) => return idle(Some(e)),
+            },
+            _ => None,
         };
-        let first = match first {
-            Ok(f) => f,
-            Err(e) => return Sampler { stop, handle: None, source: source.clone(), failed: Some(e) },
-        };
+        let (flag, abandon, src) = (stop.clone(), abort.clone(), source.clone());
         let handle = std::thread::Builder::new()
             .name("lunmark-power".into())
-            .spawn(move || sample(&src, &flag, t0, first))
+            .spawn(move || sample(&src, &flag, &abandon, t0, first_energy))
             .expect("spawn power sampler");
-        Sampler { stop, handle: Some(handle), source: source.clone(), failed: None }
+        Sampler { stop, abort, handle: Some(handle), source: source.clone(), failed: None }
     }
 
-    pub fn stop(mut self) -> Result<Trace, String> {
+    /// Ends sampling after one last reading (which gets its usual time limit).
+    pub fn stop(mut self) -> Result<Trace, SampleError> {
         if let Some(e) = self.failed.take() {
-            return Err(e);
+            return Err(e.into());
         }
         self.stop.store(true, Ordering::Relaxed);
         match (self.handle.take(), &self.source) {
-            (Some(h), _) => h.join().unwrap_or_else(|_| Err("the power sampler panicked".into())),
-            (None, Source::Log(path)) => log::read(path).map(|r| Trace::from_watts(&r)),
-            (None, _) => Err("no sampler".into()),
+            (Some(h), _) => h.join().unwrap_or_else(|_| Err("the power sampler panicked".to_string().into())),
+            (None, Source::Log(path)) => log::read(path).map(|r| Trace::from_watts(&r)).map_err(SampleError::from),
+            (None, _) => Err("no sampler".to_string().into()),
         }
+    }
+
+    /// Ends sampling at once (Ctrl-C): a reading in progress is abandoned and its command killed.
+    pub fn abort(self) -> Result<Trace, SampleError> {
+        self.abort.store(true, Ordering::Relaxed);
+        self.stop()
     }
 }
 
-fn sample(source: &Source, stop: &AtomicBool, t0: f64, first: First) -> Result<Trace, String> {
-    match (source, first) {
-        (Source::Rapl(rapl), First::Energy(first)) => {
-            let mut last = first;
+fn sample(source: &Source, stop: &AtomicBool, abort: &AtomicBool, t0: f64, first_energy: Option<Vec<u64>>) -> Result<Trace, SampleError> {
+    match source {
+        Source::Rapl(rapl) => {
+            let mut last = match first_energy {
+                Some(v) => v,
+                None => rapl.read_uj()?,
+            };
             let mut total_uj: u128 = 0;
             let mut samples = vec![(t0, 0.0)];
             loop {
@@ -102,17 +141,18 @@ fn sample(source: &Source, stop: &AtomicBool, t0: f64, first: First) -> Result<T
                 last = now;
                 samples.push((t, total_uj as f64 / 1e6));
                 if stopping {
-                    return Ok(Trace { samples });
+                    return Ok(Trace { samples, resolution_w: None });
                 }
             }
         }
-        (Source::Ipmi(_) | Source::Command(_), First::Watts(w)) => {
+        Source::Ipmi(_) | Source::Command(_) => {
             let read = || match source {
-                Source::Ipmi(i) => i.read(),
-                Source::Command(c) => command_watts(c),
+                Source::Ipmi(i) => i.read(abort),
+                Source::Command(c) => command_watts(c, abort),
                 _ => unreachable!("only watt sources here"),
             };
-            let mut readings = vec![(t0, w)];
+            // The first reading stands for the start of the trace.
+            let mut readings = vec![(t0, read()?)];
             loop {
                 let stopping = nap(stop, Duration::from_secs(1));
                 readings.push((unix_now(), read()?));
@@ -121,7 +161,7 @@ fn sample(source: &Source, stop: &AtomicBool, t0: f64, first: First) -> Result<T
                 }
             }
         }
-        _ => Err("a power source gave a first reading of the wrong kind".into()),
+        Source::Log(_) => Err("a log is read at the end, not sampled".to_string().into()),
     }
 }
 

@@ -1,0 +1,249 @@
+//! CPU time of the other user-space processes over the measured interval, so
+//! that a busy neighbour is shown instead of silently inflating the system-wide
+//! CPU figures. Two scans of /proc/[pid]/stat per point (at the start and the
+//! end of the interval), nothing per I/O.
+//!
+//! Counted: every process except lunmark, what lunmark started (lab servers,
+//! the power command: part of the run), and kernel threads (PF_KTHREAD, or
+//! children of kthreadd, PID 2), whose I/O work belongs in the system figures.
+//! A process alive at both scans adds its user + system time between them; one
+//! that started during the interval (by its start time) adds all of it. Time of
+//! children that ran and were reaped during the interval shows in their
+//! parent's cutime + cstime; for children alive at the start and gone at the end
+//! the part they had used before the interval is taken off again.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+/// Linux's flag for kernel threads in /proc/[pid]/stat field 9 (include/linux/sched.h).
+const PF_KTHREAD: u64 = 0x0020_0000;
+
+/// One process's times, clock ticks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcTimes {
+    pub ppid: i32,
+    pub name: String,
+    /// Ticks after boot at which it started (field 22).
+    pub start: u64,
+    /// utime + stime: its own threads, dead ones included.
+    pub own: u64,
+    /// cutime + cstime: children it has waited for.
+    pub reaped: u64,
+}
+
+/// The user-space processes that are not lunmark's, at one instant.
+#[derive(Clone, Debug, Default)]
+pub struct ProcessTable {
+    /// Ticks since boot when the scan began.
+    pub now: u64,
+    pub procs: HashMap<i32, ProcTimes>,
+}
+
+/// A process name's share of all host CPUs over the interval.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OtherProcess {
+    /// The command name (/proc/[pid]/comm); processes of one name are summed.
+    pub name: String,
+    pub cpu_pct: f64,
+}
+
+/// Parses /proc/[pid]/stat: (ppid, flags, ProcTimes). The name is in parentheses
+/// and may hold spaces and parentheses itself, so fields are counted after the last ')'.
+pub fn parse_stat(text: &str) -> Option<(i32, u64, ProcTimes)> {
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let name = text.get(open + 1..close)?.to_string();
+    let f: Vec<&str> = text.get(close + 1..)?.split_whitespace().collect();
+    // f[0] is field 3 (state): field N is f[N - 3].
+    let num = |n: usize| f.get(n - 3)?.parse::<u64>().ok();
+    let ppid = f.get(1)?.parse::<i32>().ok()?;
+    let times = ProcTimes { ppid, name, start: num(22)?, own: num(14)? + num(15)?, reaped: num(16)? + num(17)? };
+    Some((ppid, num(9)?, times))
+}
+
+fn boot_ticks(hz: f64) -> u64 {
+    // SAFETY: clock_gettime writes one timespec into the zeroed local.
+    let ts = unsafe {
+        let mut ts: libc::timespec = std::mem::zeroed();
+        libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts);
+        ts
+    };
+    ((ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9) * hz) as u64
+}
+
+/// Scans /proc now. `me` is lunmark's PID: it and its descendants are left out.
+pub fn scan(me: i32, hz: f64) -> ProcessTable {
+    let now = boot_ticks(hz);
+    let mut all: HashMap<i32, (u64, ProcTimes)> = HashMap::new();
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for entry in dir.flatten() {
+            let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+            // A process may exit between the listing and the read: then it is simply not here.
+            let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+            if let Some((_, flags, times)) = parse_stat(&text) {
+                all.insert(pid, (flags, times));
+            }
+        }
+    }
+    ProcessTable { now, procs: keep_others(all, me) }
+}
+
+/// Drops kernel threads, `me` and its descendants.
+fn keep_others(all: HashMap<i32, (u64, ProcTimes)>, me: i32) -> HashMap<i32, ProcTimes> {
+    let mut mine: HashSet<i32> = HashSet::from([me]);
+    // Descendants: follow parents until a known one (depth is small; bounded anyway).
+    for &pid in all.keys() {
+        let mut chain = Vec::new();
+        let mut p = pid;
+        while let Some((_, t)) = all.get(&p) {
+            if mine.contains(&p) {
+                mine.extend(chain);
+                break;
+            }
+            chain.push(p);
+            if t.ppid <= 1 || chain.len() > 64 {
+                break;
+            }
+            p = t.ppid;
+        }
+    }
+    all.into_iter()
+        .filter(|(pid, (flags, t))| flags & PF_KTHREAD == 0 && *pid != 2 && t.ppid != 2 && !mine.contains(pid))
+        .map(|(pid, (_, t))| (pid, t))
+        .collect()
+}
+
+/// Other processes' CPU between two scans: (CPU-seconds, per name CPU-seconds).
+pub fn between(a: &ProcessTable, b: &ProcessTable, hz: f64) -> (f64, BTreeMap<String, f64>) {
+    let mut by_name: BTreeMap<String, i64> = BTreeMap::new();
+    let mut total: i64 = 0;
+    for (pid, p) in &b.procs {
+        let ticks = match a.procs.get(pid).filter(|q| q.start == p.start) {
+            Some(q) => p.own.saturating_sub(q.own) + p.reaped.saturating_sub(q.reaped),
+            // Started during the interval: all of its time is inside it.
+            None if p.start + 1 >= a.now => p.own + p.reaped,
+            // Missed by the first scan (it raced with the listing): unknown, left out.
+            None => 0,
+        };
+        total += ticks as i64;
+        *by_name.entry(p.name.clone()).or_default() += ticks as i64;
+    }
+    // Gone during the interval: their parent's reaped time (counted above) holds
+    // their whole life; the part before the interval is taken off.
+    for (pid, q) in &a.procs {
+        if b.procs.get(pid).is_none_or(|p| p.start != q.start) {
+            let before = (q.own + q.reaped) as i64;
+            total -= before;
+            if let Some(parent) = b.procs.get(&q.ppid) {
+                *by_name.entry(parent.name.clone()).or_default() -= before;
+            }
+        }
+    }
+    let secs = |t: i64| t.max(0) as f64 / hz;
+    (secs(total), by_name.into_iter().map(|(n, t)| (n, secs(t))).filter(|(_, s)| *s > 0.0).collect())
+}
+
+/// The names that used most CPU, as shares of all host CPUs (at most `n`, each at least 0.5%).
+pub fn top(by_name: &BTreeMap<String, f64>, capacity_s: f64, n: usize) -> Vec<OtherProcess> {
+    let mut v: Vec<OtherProcess> =
+        by_name.iter().map(|(name, s)| OtherProcess { name: name.clone(), cpu_pct: s * 100.0 / capacity_s }).collect();
+    v.sort_by(|x, y| y.cpu_pct.total_cmp(&x.cpu_pct));
+    v.retain(|p| p.cpu_pct >= 0.5);
+    v.truncate(n);
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stat(pid: i32, name: &str, ppid: i32, flags: u64, own: (u64, u64), reaped: (u64, u64), start: u64) -> String {
+        format!(
+            "{pid} ({name}) S {ppid} {pid} {pid} 0 -1 {flags} 0 0 0 0 {} {} {} {} 20 0 1 0 {start} 0 0",
+            own.0, own.1, reaped.0, reaped.1
+        )
+    }
+
+    #[test]
+    fn stat_fields_after_a_name_with_spaces_and_parentheses() {
+        let (ppid, flags, t) = parse_stat(&stat(42, "a (b) c", 7, 4194560, (10, 5), (3, 1), 999)).unwrap();
+        assert_eq!((ppid, flags), (7, 4194560));
+        assert_eq!(t, ProcTimes { ppid: 7, name: "a (b) c".into(), start: 999, own: 15, reaped: 4 });
+        // A real line of this process parses.
+        let me = std::fs::read_to_string("/proc/self/stat").unwrap();
+        assert!(parse_stat(&me).is_some(), "{me}");
+    }
+
+    fn table(now: u64, lines: &[String], me: i32) -> ProcessTable {
+        let all = lines
+            .iter()
+            .map(|l| {
+                let pid: i32 = l.split_whitespace().next().unwrap().parse().unwrap();
+                let (_, flags, t) = parse_stat(l).unwrap();
+                (pid, (flags, t))
+            })
+            .collect();
+        ProcessTable { now, procs: keep_others(all, me) }
+    }
+
+    #[test]
+    fn kernel_threads_lunmark_and_its_children_are_left_out() {
+        let t = table(
+            1000,
+            &[
+                stat(1, "init", 0, 0, (1, 1), (0, 0), 1),
+                stat(2, "kthreadd", 0, PF_KTHREAD, (0, 0), (0, 0), 1),
+                stat(30, "kworker/0:1", 2, PF_KTHREAD, (9, 9), (0, 0), 5),
+                stat(100, "lunmark", 1, 0, (50, 50), (0, 0), 900),
+                stat(101, "nbdkit", 100, 0, (5, 5), (0, 0), 950),
+                stat(102, "sh", 101, 0, (1, 0), (0, 0), 960),
+                stat(200, "sh", 1, 0, (7, 0), (0, 0), 10),
+            ],
+            100,
+        );
+        let mut pids: Vec<i32> = t.procs.keys().copied().collect();
+        pids.sort();
+        assert_eq!(pids, vec![1, 200]);
+    }
+
+    #[test]
+    fn interval_accounting() {
+        let a = table(
+            1000,
+            &[
+                stat(1, "init", 0, 0, (10, 10), (100, 0), 1),
+                stat(50, "busy", 1, 0, (400, 0), (0, 0), 500),
+                stat(60, "make", 1, 0, (5, 0), (20, 0), 600),
+                // Alive at the start, gone at the end, reaped by make: 30 ticks before the interval.
+                stat(61, "cc1", 60, 0, (30, 0), (0, 0), 990),
+                // Will be replaced by another process with the same PID.
+                stat(70, "old", 1, 0, (50, 0), (0, 0), 700),
+            ],
+            0,
+        );
+        let b = table(
+            1200,
+            &[
+                // init reaped "old": 50 ticks before the interval and 10 inside it.
+                stat(1, "init", 0, 0, (10, 10), (100 + 60, 0), 1),
+                stat(50, "busy", 1, 0, (600, 0), (0, 0), 500),
+                // make reaped cc1 (80 ticks in all) and another child that lived only inside the interval (40).
+                stat(60, "make", 1, 0, (6, 0), (20 + 80 + 40, 0), 600),
+                stat(70, "new", 1, 0, (25, 0), (0, 0), 1100),
+                stat(80, "late", 1, 0, (15, 0), (0, 0), 1150),
+            ],
+            0,
+        );
+        let (secs, by_name) = between(&a, &b, 100.0);
+        // busy 200 + make 1 + its reaped 120 - cc1's 30 before + init's reaped 60 - old's 50 before + new 25 + late 15.
+        let want_ticks = 200 + 1 + 120 - 30 + 60 - 50 + 25 + 15;
+        assert!((secs - want_ticks as f64 / 100.0).abs() < 1e-9, "{secs}");
+        assert_eq!(by_name["busy"], 2.0);
+        assert!((by_name["make"] - 0.91).abs() < 1e-9, "{by_name:?}");
+        assert!((by_name["init"] - 0.10).abs() < 1e-9, "{by_name:?}");
+        let t = top(&by_name, 4.0, 2);
+        assert_eq!(t[0], OtherProcess { name: "busy".into(), cpu_pct: 50.0 });
+        assert_eq!(t.len(), 2);
+    }
+}
