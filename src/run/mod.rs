@@ -52,6 +52,18 @@ pub fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
+/// Every target any point of the plan uses, in the order they first appear
+/// (a `targets=1,2` sweep uses one at its first point and two at its second).
+fn every_target(plan: &RunPlan) -> Vec<String> {
+    let mut all: Vec<String> = Vec::new();
+    for uri in plan.points.iter().flat_map(|p| p.spec.targets.iter()) {
+        if !all.contains(uri) {
+            all.push(uri.clone());
+        }
+    }
+    all
+}
+
 /// Runs every point of the plan. Errors before the first point (bad targets)
 /// come back as Err; anything after that ends the run with a status and keeps
 /// what was measured.
@@ -70,7 +82,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         label: ctx.label.clone(),
         profile: plan.profile.clone().or_else(|| ctx.profile.clone()),
         host: host_facts(),
-        workload: first.clone(),
+        workload: crate::workload::WorkloadSpec { targets: every_target(plan), ..first.clone() },
         targets: Vec::new(),
         engine: plan::engine_name(first),
         points: Vec::new(),
@@ -118,8 +130,11 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                     break 'points;
                 }
             };
-            if result.targets.is_empty() {
-                result.targets = targets.iter().map(|t| t.facts.clone()).collect();
+            // A sweep over targets uses more of them at later points: each is recorded once, when first opened.
+            for t in &targets {
+                if !result.targets.iter().any(|known| known.uri == t.facts.uri) {
+                    result.targets.push(t.facts.clone());
+                }
             }
             if let (Some(opts), None) = (&ctx.verify, &verify) {
                 verify = Some(std::sync::Arc::new(crate::verify::VerifyShared::new(opts, &p.spec, &targets)?));
