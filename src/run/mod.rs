@@ -106,6 +106,8 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         }
         None => None,
     };
+    // NBD connections live for the whole run: opened before each point, reused by the next.
+    let mut nbd_pools = target::NbdPools::default();
     'points: for (i, p) in plan.points.iter().enumerate() {
         let mut outcomes: Vec<point::PointOutcome> = Vec::new();
         for r in 0..plan.repeat {
@@ -114,7 +116,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 result.status_reason = Some("interrupted by a signal (Ctrl-C)".into());
                 break 'points;
             }
-            let opened = target::open_all(&p.spec, ctx.safety).map_err(anyhow::Error::from).and_then(|mut t| {
+            let opened = target::open_all(&p.spec, ctx.safety, &mut nbd_pools).map_err(anyhow::Error::from).and_then(|mut t| {
                 if let Some(cfg) = &ctx.cache {
                     crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)?;
                     crate::engine::cache::config::attach(cfg, &mut t)?;

@@ -7,6 +7,7 @@ mod common;
 mod core;
 mod kept;
 mod network;
+mod one_client_servers;
 mod power;
 mod results;
 mod trust;
