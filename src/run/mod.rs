@@ -52,6 +52,27 @@ pub fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
+/// Dirty blocks a write-back cache never wrote to the target (the target went
+/// away): counted in the point's cache summary, and the point fails saying how
+/// much data an application would have lost.
+fn account_unwritten(cfg: &crate::engine::cache::config::CacheConfig, caches: &[std::sync::Arc<crate::engine::cache::TargetCache>], outcome: &mut point::PointOutcome) {
+    let blocks: u64 = caches.iter().map(|c| c.unwritten_blocks()).sum();
+    if blocks == 0 {
+        return;
+    }
+    let summary = outcome.point.summary.cache.get_or_insert_with(Default::default);
+    summary.dirty_lost_blocks = blocks;
+    summary.dirty_lost_bytes = blocks * cfg.block_bytes as u64;
+    let loss = summary.loss().unwrap_or_default();
+    if outcome.status == Status::Completed {
+        outcome.status = Status::Failed;
+    }
+    outcome.reason = Some(match outcome.reason.take() {
+        Some(why) => format!("{why}; {loss}"),
+        None => loss,
+    });
+}
+
 /// Every target any point of the plan uses, in the order they first appear
 /// (a `targets=1,2` sweep uses one at its first point and two at its second).
 fn every_target(plan: &RunPlan) -> Vec<String> {
@@ -144,6 +165,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             let label = if plan.repeat > 1 { format!("{} repeat {}/{}", p.label, r + 1, plan.repeat) } else { p.label.clone() };
             let position = point::PointPosition { index: i, count: plan.points.len(), label: label.trim() };
             let region_bytes = targets.first().map(|t| t.region.len).unwrap_or(0);
+            let caches: Vec<_> = targets.iter().filter_map(|t| t.cache.as_ref().map(|(c, _)| c.clone())).collect();
             let sampling = meter.start();
             let mut outcome = point::run_point(
                 &p.spec,
@@ -155,6 +177,9 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 &point::PointShared { verify: verify.clone(), trace: trace.clone() },
             );
             meter.finish(sampling, &mut outcome);
+            if let Some(cfg) = &ctx.cache {
+                account_unwritten(cfg, &caches, &mut outcome);
+            }
             if let (Some(cfg), Some(c)) = (&ctx.cache, outcome.point.summary.cache.as_mut()) {
                 crate::engine::cache::config::describe(cfg, region_bytes, c);
             }
