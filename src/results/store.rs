@@ -153,7 +153,8 @@ impl Store {
         }
         let conn = Connection::open(path).with_context(|| format!("opening the result store {}", path.display()))?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        when_not_busy(|| conn.pragma_update(None, "journal_mode", "WAL")).with_context(|| format!("{}: setting WAL mode", path.display()))?;
+        when_not_busy(|| conn.pragma_update(None, "journal_mode", "WAL"))
+            .with_context(|| format!("{}: setting WAL mode", path.display()))?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         let mut store = Store { conn, path: path.to_path_buf() };
@@ -207,8 +208,8 @@ impl Store {
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
         let read_version = |conn: &Connection| conn.pragma_query_value(None, "user_version", |r| r.get::<_, usize>(0));
-        let conn = Connection::open_with_flags(path, flags)
-            .with_context(|| format!("opening the result store {} to read it", path.display()))?;
+        let conn =
+            Connection::open_with_flags(path, flags).with_context(|| format!("opening the result store {} to read it", path.display()))?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         let (conn, version) = match read_version(&conn) {
             Ok(v) => (conn, v),
@@ -223,7 +224,9 @@ impl Store {
                     .with_context(|| format!("{} is not a lunmark result store (SQLite) or cannot be read", path.display()))?;
                 (conn, v)
             }
-            Err(e) => return Err(e).with_context(|| format!("{} is not a lunmark result store (SQLite) or cannot be read", path.display())),
+            Err(e) => {
+                return Err(e).with_context(|| format!("{} is not a lunmark result store (SQLite) or cannot be read", path.display()))
+            }
         };
         match version {
             0 => empty(),

@@ -55,7 +55,11 @@ pub fn now_rfc3339() -> String {
 /// Dirty blocks a write-back cache never wrote to the target (the target went
 /// away): counted in the point's cache summary, and the point fails saying how
 /// much data an application would have lost.
-fn account_unwritten(cfg: &crate::engine::cache::config::CacheConfig, caches: &[std::sync::Arc<crate::engine::cache::TargetCache>], outcome: &mut point::PointOutcome) {
+fn account_unwritten(
+    cfg: &crate::engine::cache::config::CacheConfig,
+    caches: &[std::sync::Arc<crate::engine::cache::TargetCache>],
+    outcome: &mut point::PointOutcome,
+) {
     let blocks: u64 = caches.iter().map(|c| c.unwritten_blocks()).sum();
     if blocks == 0 {
         return;

@@ -334,7 +334,8 @@ fn a_write_back_cache_says_what_it_could_not_write_back() {
     assert!(r["status_reason"].as_str().unwrap().contains(&said), "{}", r["status_reason"]);
     assert!(stdout(&out).contains(&format!("NOT WRITTEN BACK: {said}")), "{}", stdout(&out));
 
-    let check = lunmark().args(["verify", &uri, "--journal", journal.to_str().unwrap(), "--from", image.to_str().unwrap()]).output().unwrap();
+    let check =
+        lunmark().args(["verify", &uri, "--journal", journal.to_str().unwrap(), "--from", image.to_str().unwrap()]).output().unwrap();
     let text = stdout(&check);
     let count = |what: &str| -> u64 {
         let at = text.find(what).unwrap_or_else(|| panic!("no '{what}' in: {text}"));
@@ -343,7 +344,10 @@ fn a_write_back_cache_says_what_it_could_not_write_back() {
     let (stale, uncertain) = (count(" corrupt"), count(" uncertain"));
     // Each stale block is one the cache says it lost; the cache may count a few
     // more: write-backs in flight at the kill (at most its 64 write-back slots).
-    assert!(stale > 0 && stale <= lost && lost <= stale + uncertain + 64, "cache lost {lost}, target stale {stale} (+{uncertain} uncertain): {text}");
+    assert!(
+        stale > 0 && stale <= lost && lost <= stale + uncertain + 64,
+        "cache lost {lost}, target stale {stale} (+{uncertain} uncertain): {text}"
+    );
 
     // With the target alive to the end, nothing is lost and nothing is said.
     let fine = lunmark()

@@ -104,12 +104,8 @@ fn an_unwritable_store_is_refused_before_the_run() {
 
     // --no-store runs anyway, says so, and touches no store (even $LUNMARK_STORE's).
     let json = dir.path().join("r.json");
-    let out = lunmark()
-        .env("LUNMARK_STORE", &store)
-        .args(SHORT_RUN)
-        .args(["--no-store", "--json", json.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out =
+        lunmark().env("LUNMARK_STORE", &store).args(SHORT_RUN).args(["--no-store", "--json", json.to_str().unwrap()]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("not kept in a result store (--no-store)"), "{}", stderr(&out));
     assert_eq!(read_json(&json)["status"], "completed");

@@ -107,8 +107,12 @@ mod tests {
 
     #[test]
     fn a_refused_connection_after_others_says_how_to_start_the_server() {
-        let m = too_few_clients("nbd+unix:///?socket=/s", 1, 2, "2 workers x 1 connection each", "nbd+unix:///?socket=/s: cannot connect: x");
+        let m =
+            too_few_clients("nbd+unix:///?socket=/s", 1, 2, "2 workers x 1 connection each", "nbd+unix:///?socket=/s: cannot connect: x");
         assert!(m.starts_with("nbd+unix:///?socket=/s: the server accepted 1 connection but not connection 2 (cannot connect: x)"), "{m}");
-        assert!(m.contains("needs 2 at once (2 workers x 1 connection each)") && m.contains("--persistent --shared=2") && m.contains("-t -e 2"), "{m}");
+        assert!(
+            m.contains("needs 2 at once (2 workers x 1 connection each)") && m.contains("--persistent --shared=2") && m.contains("-t -e 2"),
+            "{m}"
+        );
     }
 }
