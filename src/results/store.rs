@@ -380,3 +380,39 @@ impl Store {
         Ok(self.conn.query_row("SELECT 1 FROM runs WHERE id = ?1", [id], |_| Ok(())).optional()?.is_some())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_store_reads_as_empty_and_is_not_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("none").join("results.db");
+        let store = Store::open_read_only(&path).unwrap();
+        assert!(store.list().unwrap().is_empty());
+        assert!(store.resolve("abc").unwrap_err().to_string().contains("no result with id 'abc'"));
+        assert!(!path.exists() && !path.parent().unwrap().exists());
+    }
+
+    #[test]
+    fn a_store_under_a_file_is_refused_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain");
+        std::fs::write(&file, b"x").unwrap();
+        let e = Store::open_writable(&file.join("sub").join("results.db")).err().unwrap();
+        assert_eq!(e.to_string(), format!("{} is a file, so it cannot hold the store's directory", file.display()));
+    }
+
+    #[test]
+    fn a_newer_store_is_refused_and_an_open_store_is_not_migrated_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.db");
+        drop(Store::open_writable(&path).unwrap());
+        drop(Store::open_writable(&path).unwrap());
+        Connection::open(&path).unwrap().pragma_update(None, "user_version", 99).unwrap();
+        for e in [Store::open(&path).err().unwrap(), Store::open_read_only(&path).err().unwrap()] {
+            assert!(e.to_string().contains("schema version 99, newer than this lunmark knows"), "{e}");
+        }
+    }
+}
