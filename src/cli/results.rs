@@ -35,7 +35,9 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
     // Browsing only reads: a read-only store (media, file mode) still serves it.
     let mut store = match action {
         ResultsAction::List | ResultsAction::Show { .. } | ResultsAction::Export { .. } => Store::open_read_only(&path)?,
-        ResultsAction::Import { .. } | ResultsAction::Delete { .. } => Store::open(&path)?,
+        ResultsAction::Import { .. } | ResultsAction::Delete { .. } => {
+            Store::open_writable(&path).with_context(|| format!("the result store {} cannot be changed", path.display()))?
+        }
     };
     match action {
         ResultsAction::List => {

@@ -157,7 +157,8 @@ fn a_read_only_store_is_listed_shown_exported_compared_and_reported() {
     // Changing it is refused, naming the store.
     let out = with_store(&store, &["results", "delete", &a]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains(store.to_str().unwrap()), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains(store.to_str().unwrap()) && err.contains("cannot be changed") && err.contains("Read-only file system"), "{err}");
 
     // An immutable store file in a writable directory reads the same way.
     let other = dir.path().join("immutable.db");
