@@ -9,6 +9,7 @@
 //! them, and give back the ones they leave idle, which the next point reuses.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::{Connection, CONNECT_TIMEOUT};
@@ -26,11 +27,19 @@ pub enum FillError {
 pub struct ConnectionPool {
     pub uri: String,
     idle: Mutex<Vec<Connection>>,
+    /// Connections the server accepted in this run so far.
+    accepted: AtomicUsize,
 }
 
 impl ConnectionPool {
     pub fn new(uri: &str) -> Arc<ConnectionPool> {
-        Arc::new(ConnectionPool { uri: uri.to_string(), idle: Mutex::new(Vec::new()) })
+        Arc::new(ConnectionPool { uri: uri.to_string(), idle: Mutex::new(Vec::new()), accepted: AtomicUsize::new(0) })
+    }
+
+    fn open(&self) -> Result<Connection, String> {
+        let c = Connection::open(&self.uri, CONNECT_TIMEOUT)?;
+        self.accepted.fetch_add(1, Ordering::Relaxed);
+        Ok(c)
     }
 
     fn idle(&self) -> std::sync::MutexGuard<'_, Vec<Connection>> {
@@ -45,10 +54,15 @@ impl ConnectionPool {
         let mut idle = self.idle();
         idle.retain(|c| c.idle());
         while idle.len() < wanted {
-            match Connection::open(&self.uri, CONNECT_TIMEOUT) {
+            match self.open() {
                 Ok(c) => idle.push(c),
-                Err(e) if idle.is_empty() => return Err(FillError::NoConnection(e)),
-                Err(e) => return Err(FillError::TooFewClients(too_few_clients(&self.uri, idle.len(), wanted, why, &e))),
+                Err(e) if !idle.is_empty() => {
+                    return Err(FillError::TooFewClients(too_few_clients(&self.uri, idle.len(), wanted, why, &e)))
+                }
+                // Accepted at an earlier point, gone now: a one-client server
+                // exits once its connection closes (one was not handed back).
+                Err(e) if self.accepted.load(Ordering::Relaxed) > 0 => return Err(FillError::TooFewClients(gone_after_use(&self.uri, &e))),
+                Err(e) => return Err(FillError::NoConnection(e)),
             }
         }
         Ok(())
@@ -59,7 +73,7 @@ impl ConnectionPool {
         let spare = self.idle().pop();
         match spare {
             Some(c) => Ok(c),
-            None => Connection::open(&self.uri, CONNECT_TIMEOUT),
+            None => self.open(),
         }
     }
 
@@ -86,6 +100,15 @@ fn too_few_clients(uri: &str, accepted: usize, wanted: usize, why: &str, error: 
          or run with fewer --workers or --connections",
         if accepted == 1 { "" } else { "s" },
         accepted + 1
+    )
+}
+
+/// The message for a server that served this run before and now refuses it.
+fn gone_after_use(uri: &str, error: &str) -> String {
+    let error = error.strip_prefix(uri).map(|e| e.trim_start_matches(':').trim()).unwrap_or(error);
+    format!(
+        "{uri}: the server served this run's earlier points but now refuses a connection ({error}). \
+         A server that serves one client exits when that client's connection closes: start qemu-nbd with --persistent (or -t)"
     )
 }
 
