@@ -451,7 +451,9 @@ pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, st
         eprintln!("error: {e}");
     }
     match store {
-        ResultStore::NotKept if json.is_none() => eprintln!("not kept in a result store (--no-store): the summary above is all there is"),
+        ResultStore::NotKept if json.is_none() && print => {
+            eprintln!("not kept in a result store (--no-store): the summary above is all there is")
+        }
         ResultStore::NotKept => eprintln!("not kept in a result store (--no-store)"),
         ResultStore::At(path) if !keep.store_failed => eprintln!("saved as {} in {}", result.id, path.display()),
         ResultStore::At(_) if json.is_none() => {
