@@ -21,7 +21,7 @@ pub struct CompareArgs {
 }
 
 pub fn execute(args: CompareArgs, store_flag: Option<&std::path::Path>) -> Result<i32> {
-    let store = Store::open(&store::default_path(store_flag))?;
+    let store = Store::open_read_only(&store::default_path(store_flag))?;
     let results = args.ids.iter().map(|id| store.load(id)).collect::<Result<Vec<_>>>()?;
     for r in &results[1..] {
         let diff = compare::workload_differences(&results[0], r);

@@ -68,7 +68,10 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             if !a.run.targets.is_empty() {
                 anyhow::bail!("lab protocols starts its own targets: drop --target");
             }
-            let rows = crate::lab::protocols::run(&a.run, &a.lun_size, store_flag)?;
+            // The store is proved writable before any server starts.
+            let store = super::run::ResultStore::choose(&a.run, store_flag)?;
+            store.open()?;
+            let rows = crate::lab::protocols::run(&a.run, &a.lun_size, &store)?;
             print!("{}", crate::lab::protocols::render(&rows));
             let failed = rows.iter().any(|(_, r)| r.as_ref().is_ok_and(|r| r.status != crate::results::Status::Completed));
             Ok(if failed { exit::RUN_FAILED } else { exit::OK })
@@ -80,10 +83,12 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
                 );
             }
             let sizes = parse_cache_sizes(&a.cache_sizes)?;
+            let store = super::run::ResultStore::choose(&a.run, store_flag)?;
+            store.open()?;
             crate::lab::servers::require("nbdkit", "nbdkit")?;
             a.run.profile = Some(a.profile_name.clone().unwrap_or_else(|| "jetstress".into()));
             let opts = crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), delay: a.delay.clone(), sizes };
-            let points = crate::lab::cache::run(&a.run, &opts, store_flag)?;
+            let points = crate::lab::cache::run(&a.run, &opts, &store)?;
             let rows = crate::lab::cache::rows(&points, &a.run);
             print!("{}", crate::lab::cache::render(&points, &rows, &a.delay));
             let failed = points.iter().any(|p| p.result.as_ref().map_or(true, |r| r.status != crate::results::Status::Completed));

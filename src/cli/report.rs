@@ -23,7 +23,7 @@ pub struct ReportArgs {
 }
 
 pub fn execute(args: ReportArgs, store_flag: Option<&std::path::Path>) -> Result<i32> {
-    let store = Store::open(&store::default_path(store_flag))?;
+    let store = Store::open_read_only(&store::default_path(store_flag))?;
     let results = args.ids.iter().map(|id| store.load(id)).collect::<Result<Vec<_>>>()?;
     let refs: Vec<_> = results.iter().collect();
     let write = |path: &std::path::Path, text: &str| std::fs::write(path, text).with_context(|| format!("writing {}", path.display()));

@@ -31,8 +31,15 @@ pub enum ResultsAction {
 
 pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Path>) -> Result<i32> {
     let path = store::default_path(store_flag);
-    let mut store = Store::open(&path)?;
-    match action.unwrap_or(ResultsAction::List) {
+    let action = action.unwrap_or(ResultsAction::List);
+    // Browsing only reads: a read-only store (media, file mode) still serves it.
+    let mut store = match action {
+        ResultsAction::List | ResultsAction::Show { .. } | ResultsAction::Export { .. } => Store::open_read_only(&path)?,
+        ResultsAction::Import { .. } | ResultsAction::Delete { .. } => {
+            Store::open_writable(&path).with_context(|| format!("the result store {} cannot be changed", path.display()))?
+        }
+    };
+    match action {
         ResultsAction::List => {
             let runs = store.list()?;
             if runs.is_empty() {

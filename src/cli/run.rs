@@ -104,6 +104,9 @@ pub struct RunArgs {
     /// With --destructive: write even to a device that is mounted or holds a filesystem or partition table.
     #[arg(long)]
     pub force: bool,
+    /// Keep the result in no store: it is printed (and written to --json FILE) only. The store is not opened at all.
+    #[arg(long)]
+    pub no_store: bool,
     /// Write the result as JSON to FILE, or to stdout with '-'.
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
@@ -269,6 +272,7 @@ struct KeepAfterEachPoint {
     json: Option<PathBuf>,
     store: Option<Store>,
     errors: Vec<String>,
+    store_failed: bool,
 }
 
 impl KeepAfterEachPoint {
@@ -280,6 +284,7 @@ impl KeepAfterEachPoint {
         }
         if let Some(store) = &mut self.store {
             if let Err(e) = store.save(result) {
+                self.store_failed = true;
                 push_once(&mut self.errors, format!("could not save the result in the store {}: {e:#}", store.path().display()));
             }
         }
@@ -341,8 +346,44 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
         return Ok(exit::OK);
     }
     let ctx = args.context()?;
-    let result = measure_and_keep(&plan, &ctx, args.json.as_deref(), store_flag, true)?;
-    Ok(exit_code(&result))
+    let store = ResultStore::choose(&args, store_flag)?;
+    let kept = measure_and_keep(&plan, &ctx, args.json.as_deref(), &store, true)?;
+    Ok(exit_code(&kept.result, !kept.unwritten.is_empty()))
+}
+
+/// Where a run's result is kept, settled from the flags before anything runs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResultStore {
+    /// The store at this path (--store, else $LUNMARK_STORE, else the default).
+    At(PathBuf),
+    /// --no-store: only the printed summary and --json FILE keep the result.
+    NotKept,
+}
+
+impl ResultStore {
+    pub fn choose(args: &RunArgs, store_flag: Option<&std::path::Path>) -> Result<ResultStore> {
+        match (args.no_store, store_flag) {
+            (true, Some(p)) => anyhow::bail!("--no-store and --store {} contradict each other: drop one of them", p.display()),
+            (true, None) => Ok(ResultStore::NotKept),
+            (false, flag) => Ok(ResultStore::At(store::default_path(flag))),
+        }
+    }
+
+    /// Opens the store for a run and proves it can be written (None with
+    /// --no-store). Called before anything runs: an unusable store is refused
+    /// with the reason and what to do, instead of losing the result afterwards.
+    pub fn open(&self) -> Result<Option<Store>> {
+        match self {
+            ResultStore::NotKept => Ok(None),
+            ResultStore::At(path) => Store::open_writable(path).map(Some).map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot keep results in the store {}: {e:#}. Nothing was run. Give --store PATH for a store you can write, \
+                     or --no-store to keep the result only in the printed summary and --json FILE",
+                    path.display()
+                )
+            }),
+        }
+    }
 }
 
 impl RunArgs {
@@ -385,36 +426,43 @@ impl RunArgs {
     }
 }
 
+/// A run's result and the outputs it could not be written to (each already reported).
+pub struct Kept {
+    pub result: RunResult,
+    pub unwritten: Vec<String>,
+}
+
 /// Runs a plan, keeping the result after every point (store, and `--json FILE`),
 /// prints it when `print` is set, and says where it was saved or why it was not.
-pub fn measure_and_keep(
-    plan: &RunPlan,
-    ctx: &RunContext,
-    json: Option<&str>,
-    store_flag: Option<&std::path::Path>,
-    print: bool,
-) -> Result<RunResult> {
+/// The store is opened and write-tested first: an unusable one is an error
+/// before anything runs. Once the run has started, a failure to write an output
+/// never hides the run's own outcome: it is reported and listed in `Kept`.
+pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, store: &ResultStore, print: bool) -> Result<Kept> {
     let json_file = json.filter(|j| *j != "-").map(PathBuf::from);
-    let store_path = store::default_path(store_flag);
-    let mut keep = KeepAfterEachPoint { json: json_file, store: None, errors: Vec::new() };
-    match Store::open(&store_path) {
-        Ok(s) => keep.store = Some(s),
-        Err(e) => keep.errors.push(format!("the result store cannot be used, so this run will not be saved there: {e:#}")),
-    }
+    let opened = store.open()?;
+    let mut keep = KeepAfterEachPoint { json: json_file, store: opened, errors: Vec::new(), store_failed: false };
     let result = run::execute(plan, ctx, &mut keep)?;
     keep.keep(&result);
     if print {
-        emit(&result, json)?;
+        if let Err(e) = emit(&result, json) {
+            push_once(&mut keep.errors, format!("{e:#}"));
+        }
     }
     for e in &keep.errors {
-        eprintln!("warning: {e}");
+        eprintln!("error: {e}");
     }
-    if keep.store.is_some() && keep.errors.is_empty() {
-        eprintln!("saved as {} in {}", result.id, store_path.display());
-    } else if json.is_none() {
-        eprintln!("the result was printed above but not saved anywhere: rerun with --json FILE, or fix the store (--store PATH)");
+    match store {
+        ResultStore::NotKept if json.is_none() && print => {
+            eprintln!("not kept in a result store (--no-store): the summary above is all there is")
+        }
+        ResultStore::NotKept => eprintln!("not kept in a result store (--no-store)"),
+        ResultStore::At(path) if !keep.store_failed => eprintln!("saved as {} in {}", result.id, path.display()),
+        ResultStore::At(_) if json.is_none() => {
+            eprintln!("the result was printed above but not saved anywhere: rerun with --json FILE, or fix the store (--store PATH)")
+        }
+        ResultStore::At(_) => {}
     }
-    Ok(result)
+    Ok(Kept { result, unwritten: keep.errors })
 }
 
 /// Prints the summary and writes the JSON where asked. With `--json -` the
@@ -435,7 +483,18 @@ pub fn emit(result: &RunResult, json: Option<&str>) -> Result<()> {
     Ok(())
 }
 
-pub fn exit_code(result: &RunResult) -> i32 {
+/// The exit code of a run: its own outcome first (a failed run, a failed
+/// criterion, corrupt data, an interruption keep their codes even when an
+/// output could not be written); a run that completed and passed but whose
+/// result could not be written where asked (`unwritten`) exits with 1.
+pub fn exit_code(result: &RunResult, unwritten: bool) -> i32 {
+    match outcome_code(result) {
+        exit::OK if unwritten => exit::ERROR,
+        code => code,
+    }
+}
+
+fn outcome_code(result: &RunResult) -> i32 {
     let corrupt = result.points.iter().any(|p| p.summary.verify.as_ref().is_some_and(|v| v.mismatches > 0));
     if corrupt && result.status == Status::Completed {
         return exit::CORRUPT;

@@ -16,14 +16,14 @@
 //! rate, so that the cache shows in IOPS, as it did under IOmeter in the paper.
 //! Verdicts are not judged: this is a study.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 
 use super::servers;
 use crate::cache::mrc::{block_accesses, MissRatioCurve};
 use crate::cache::trace::{load_trace, TraceRecord};
-use crate::cli::run::{measure_and_keep, RunArgs};
+use crate::cli::run::{measure_and_keep, ResultStore, RunArgs};
 use crate::engine::cache::config::frames_for;
 use crate::results::model::RunResult;
 
@@ -44,7 +44,7 @@ pub struct SizePoint {
     pub trace: Vec<TraceRecord>,
 }
 
-pub fn run(args: &RunArgs, opts: &LabOptions, store_flag: Option<&Path>) -> Result<Vec<SizePoint>> {
+pub fn run(args: &RunArgs, opts: &LabOptions, store: &ResultStore) -> Result<Vec<SizePoint>> {
     let dir = servers::lab_dir()?;
     let delay = [format!("rdelay={}", opts.delay), format!("wdelay={}", opts.delay)];
     // Enough server threads that the backend never queues behind itself: the
@@ -70,7 +70,7 @@ pub fn run(args: &RunArgs, opts: &LabOptions, store_flag: Option<&Path>) -> Resu
         plan.criteria.clear();
         let ctx = a.context()?;
         eprintln!("== cache {pct}% of the LUN");
-        let result = measure_and_keep(&plan, &ctx, None, store_flag, false).map_err(|e| format!("{e:#}"));
+        let result = measure_and_keep(&plan, &ctx, None, store, false).map(|k| k.result).map_err(|e| format!("{e:#}"));
         let trace = load_trace(&trace_path).map(|(_, t)| t).unwrap_or_default();
         out.push(SizePoint { pct, result, trace });
     }

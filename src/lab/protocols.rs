@@ -8,7 +8,7 @@
 use anyhow::Result;
 
 use super::servers;
-use crate::cli::run::{measure_and_keep, RunArgs};
+use crate::cli::run::{measure_and_keep, ResultStore, RunArgs};
 use crate::results::model::RunResult;
 
 /// A target of the study: its label and URI, or why it was skipped.
@@ -17,7 +17,7 @@ pub struct Leg {
     pub target: Result<String, String>,
 }
 
-pub fn run(args: &RunArgs, size: &str, store_flag: Option<&std::path::Path>) -> Result<Vec<(String, Result<RunResult, String>)>> {
+pub fn run(args: &RunArgs, size: &str, store: &ResultStore) -> Result<Vec<(String, Result<RunResult, String>)>> {
     let dir = servers::lab_dir()?;
     let file = dir.path().join("lun");
     // Servers live until the end of this function, whatever happens in between.
@@ -52,7 +52,7 @@ pub fn run(args: &RunArgs, size: &str, store_flag: Option<&std::path::Path>) -> 
             break;
         }
         eprintln!("== {}", leg.label);
-        let r = measure_and_keep(&plan, &ctx, None, store_flag, false).map_err(|e| format!("{e:#}"));
+        let r = measure_and_keep(&plan, &ctx, None, store, false).map(|k| k.result).map_err(|e| format!("{e:#}"));
         out.push((leg.label, r));
     }
     drop(unix);

@@ -35,7 +35,15 @@ fn cache_lines(k: &crate::results::model::CacheSummary) -> String {
         num(k.hit_latency_us.p99),
         num(k.miss_latency_us.mean),
         num(k.miss_latency_us.p99),
-    )
+    ) + &lost_lines(k)
+}
+
+/// Dirty blocks a write-back cache could not write to the target (nothing when none).
+fn lost_lines(k: &crate::results::model::CacheSummary) -> String {
+    if k.loss().is_none() {
+        return String::new();
+    }
+    format!("  NOT WRITTEN BACK: {}\n", k.loss().unwrap_or_default())
 }
 
 fn opt(v: Option<f64>) -> String {

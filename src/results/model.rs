@@ -156,6 +156,21 @@ pub struct Summary {
     pub intervals: Vec<Interval>,
 }
 
+impl CacheSummary {
+    /// "512 dirty cache blocks (2097152 bytes, 2.0 MiB) never reached the target...", or None when none were lost.
+    pub fn loss(&self) -> Option<String> {
+        (self.dirty_lost_blocks > 0).then(|| {
+            format!(
+                "{} dirty cache block{} ({} bytes, {:.1} MiB) never reached the target: written only to the write-back cache, lost with it",
+                self.dirty_lost_blocks,
+                if self.dirty_lost_blocks == 1 { "" } else { "s" },
+                self.dirty_lost_bytes,
+                self.dirty_lost_bytes as f64 / (1u64 << 20) as f64
+            )
+        })
+    }
+}
+
 /// The cache tier of a point: its setting and what it did in the measured interval.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CacheSummary {
@@ -175,6 +190,14 @@ pub struct CacheSummary {
     pub writes_to_target: u64,
     pub hit_latency_us: LatencyStats,
     pub miss_latency_us: LatencyStats,
+    /// Dirty blocks (writeback) that never reached the target: still in the
+    /// cache, on their way, or whose write-back failed when the point ended. 0
+    /// when the final flush succeeded; else the data an application would have lost.
+    #[serde(default)]
+    pub dirty_lost_blocks: u64,
+    /// The same in bytes (blocks x block size).
+    #[serde(default)]
+    pub dirty_lost_bytes: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -6,11 +6,18 @@
 //! (as JSON, plus a few columns to list and search by); each point is a row of
 //! its own. The schema version is SQLite's `user_version`; `MIGRATIONS[i]` takes
 //! a database from version i to i + 1, so older stores move forward on open.
+//!
+//! Migrations run in one `BEGIN IMMEDIATE` transaction that re-reads the
+//! version inside it, under a busy timeout: runs that create one store at the
+//! same moment wait for each other instead of creating its tables twice.
+//! Commands that only read (list, show, export, compare, report) open the store
+//! read-only, so a store on read-only media or in a read-only file still serves them.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
 use super::model::{Point, RunResult};
 
@@ -56,6 +63,67 @@ pub fn default_path(flag: Option<&Path>) -> PathBuf {
     data.join("lunmark").join("results.db")
 }
 
+/// Runs `f` again while SQLite says the store is busy, up to the busy timeout.
+/// Needed where SQLite does not wait itself: switching a new store to WAL while
+/// another process holds a lock it wants to upgrade returns "locked" at once
+/// (SQLite's deadlock avoidance), so the wait happens here.
+fn when_not_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match f() {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// The store file and its directory take writes: SQLite creates its -wal and
+/// -shm files beside the store, so a writable file in a read-only directory is
+/// as unusable as a read-only file. Checked with the operating system's own
+/// words ("Read-only file system", "Operation not permitted").
+fn check_files_writable(path: &Path) -> Result<()> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .context("the file cannot be opened for writing")?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let probe = path.with_file_name(format!(".{name}.write-test-{}", std::process::id()));
+    std::fs::File::create(&probe).with_context(|| {
+        format!("its directory does not take new files ({}), and SQLite keeps the store's -wal and -shm files there", probe.display())
+    })?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// `file:PATH?immutable=1`, the path percent-encoded where URI syntax needs it.
+fn immutable_uri(path: &Path) -> String {
+    let mut uri = String::from("file:");
+    for b in path.as_os_str().as_encoded_bytes() {
+        match *b {
+            b'?' | b'#' | b'%' => uri.push_str(&format!("%{b:02X}")),
+            b if b.is_ascii() => uri.push(b as char),
+            b => uri.push_str(&format!("%{b:02X}")),
+        }
+    }
+    uri + "?immutable=1"
+}
+
+fn newer_schema(path: &Path, version: usize) -> String {
+    format!(
+        "{}: the store has schema version {version}, newer than this lunmark knows ({}): use a newer lunmark",
+        path.display(),
+        MIGRATIONS.len()
+    )
+}
+
 /// One line of `results list`.
 #[derive(Clone, Debug)]
 pub struct Listing {
@@ -72,14 +140,21 @@ pub struct Listing {
     pub p99_us: f64,
 }
 
+/// How long a store locked by another lunmark (a run saving a point, another
+/// run creating the store) is waited for before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
 impl Store {
+    /// Opens the store for reading and writing, creating it (and its directory)
+    /// when missing and moving its schema forward.
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating the store directory {}", dir.display()))?;
         }
         let conn = Connection::open(path).with_context(|| format!("opening the result store {}", path.display()))?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        conn.pragma_update(None, "journal_mode", "WAL").with_context(|| format!("{}: setting WAL mode", path.display()))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        when_not_busy(|| conn.pragma_update(None, "journal_mode", "WAL"))
+            .with_context(|| format!("{}: setting WAL mode", path.display()))?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         let mut store = Store { conn, path: path.to_path_buf() };
@@ -87,31 +162,116 @@ impl Store {
         Ok(store)
     }
 
+    /// Opens the store for a run and proves it can be written (one committed
+    /// write of the header's schema version, which changes nothing): a store
+    /// that cannot keep a result is found before anything is measured, not after.
+    pub fn open_writable(path: &Path) -> Result<Store> {
+        if let Some(file) = path.parent().and_then(|d| d.ancestors().find(|a| a.is_file())) {
+            bail!("{} is a file, so it cannot hold the store's directory", file.display());
+        }
+        let opened = (|| {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).with_context(|| format!("creating the store directory {}", dir.display()))?;
+            }
+            check_files_writable(path)?;
+            let mut store = Store::open(path)?;
+            if store.conn.is_readonly(rusqlite::DatabaseName::Main)? {
+                bail!("the file can only be read (the file or its filesystem is read-only)");
+            }
+            store.write_test().context("a test write failed")?;
+            Ok(store)
+        })();
+        opened
+    }
+
+    fn write_test(&mut self) -> Result<()> {
+        // Immediate: the write lock is taken (waiting for other writers) before
+        // reading, so no other run's commit in between can make it fail.
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        tx.pragma_update(None, "user_version", version)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Opens the store only to read it: nothing is created or written, so a
+    /// store on read-only media, or a read-only file, can be listed and shown.
+    /// A store that does not exist yet reads as empty.
+    pub fn open_read_only(path: &Path) -> Result<Store> {
+        let empty = || -> Result<Store> {
+            let mut store = Store { conn: Connection::open_in_memory()?, path: path.to_path_buf() };
+            store.migrate()?;
+            Ok(store)
+        };
+        if !path.exists() {
+            return empty();
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+        let read_version = |conn: &Connection| conn.pragma_query_value(None, "user_version", |r| r.get::<_, usize>(0));
+        let conn =
+            Connection::open_with_flags(path, flags).with_context(|| format!("opening the result store {} to read it", path.display()))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        let (conn, version) = match read_version(&conn) {
+            Ok(v) => (conn, v),
+            // A WAL store needs its -shm file, which a read-only filesystem
+            // cannot create: nothing can write such a store either, so it is
+            // read as immutable (no locks, no -shm).
+            Err(e) if std::fs::OpenOptions::new().write(true).open(path).is_err() => {
+                let conn = Connection::open_with_flags(immutable_uri(path), flags)
+                    .with_context(|| format!("opening the result store {} to read it", path.display()))?;
+                let v = read_version(&conn)
+                    .map_err(|_| e)
+                    .with_context(|| format!("{} is not a lunmark result store (SQLite) or cannot be read", path.display()))?;
+                (conn, v)
+            }
+            Err(e) => {
+                return Err(e).with_context(|| format!("{} is not a lunmark result store (SQLite) or cannot be read", path.display()))
+            }
+        };
+        match version {
+            0 => empty(),
+            v if v > MIGRATIONS.len() => bail!(newer_schema(path, v)),
+            v if v < MIGRATIONS.len() => bail!(
+                "{}: the store has schema version {v} and this lunmark reads version {}: open it once where it can be written (any `lunmark run --store {}`) to move it forward",
+                path.display(),
+                MIGRATIONS.len(),
+                path.display()
+            ),
+            _ => Ok(Store { conn, path: path.to_path_buf() }),
+        }
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// Moves the schema forward inside one immediate transaction: the version is
+    /// read again once the write lock is held, so of several processes creating
+    /// the store at once, one creates the tables and the others find them.
     fn migrate(&mut self) -> Result<()> {
         let version: usize = self.conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if version == MIGRATIONS.len() {
+            return Ok(());
+        }
         if version > MIGRATIONS.len() {
-            bail!(
-                "{}: the store has schema version {version}, newer than this lunmark knows ({}): use a newer lunmark",
-                self.path.display(),
-                MIGRATIONS.len()
-            );
+            bail!(newer_schema(&self.path, version));
+        }
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let version: usize = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if version > MIGRATIONS.len() {
+            bail!(newer_schema(&self.path, version));
         }
         for (v, sql) in MIGRATIONS.iter().enumerate().skip(version) {
-            let tx = self.conn.transaction()?;
             tx.execute_batch(sql).with_context(|| format!("migrating the store to version {}", v + 1))?;
-            tx.pragma_update(None, "user_version", v + 1)?;
-            tx.commit()?;
         }
+        tx.pragma_update(None, "user_version", MIGRATIONS.len())?;
+        tx.commit()?;
         Ok(())
     }
 
     /// Saves a run as it stands (insert or update), with all its points, in one transaction.
     pub fn save(&mut self, result: &RunResult) -> Result<()> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut head = result.clone();
         head.points.clear();
         let targets = result.targets.iter().map(|t| t.uri.clone()).collect::<Vec<_>>().join(", ");
@@ -218,5 +378,41 @@ impl Store {
     /// Whether a run with this exact id is stored.
     pub fn contains(&self, id: &str) -> Result<bool> {
         Ok(self.conn.query_row("SELECT 1 FROM runs WHERE id = ?1", [id], |_| Ok(())).optional()?.is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_store_reads_as_empty_and_is_not_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("none").join("results.db");
+        let store = Store::open_read_only(&path).unwrap();
+        assert!(store.list().unwrap().is_empty());
+        assert!(store.resolve("abc").unwrap_err().to_string().contains("no result with id 'abc'"));
+        assert!(!path.exists() && !path.parent().unwrap().exists());
+    }
+
+    #[test]
+    fn a_store_under_a_file_is_refused_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain");
+        std::fs::write(&file, b"x").unwrap();
+        let e = Store::open_writable(&file.join("sub").join("results.db")).err().unwrap();
+        assert_eq!(e.to_string(), format!("{} is a file, so it cannot hold the store's directory", file.display()));
+    }
+
+    #[test]
+    fn a_newer_store_is_refused_and_an_open_store_is_not_migrated_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.db");
+        drop(Store::open_writable(&path).unwrap());
+        drop(Store::open_writable(&path).unwrap());
+        Connection::open(&path).unwrap().pragma_update(None, "user_version", 99).unwrap();
+        for e in [Store::open(&path).err().unwrap(), Store::open_read_only(&path).err().unwrap()] {
+            assert!(e.to_string().contains("schema version 99, newer than this lunmark knows"), "{e}");
+        }
     }
 }

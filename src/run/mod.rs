@@ -52,6 +52,43 @@ pub fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
+/// Dirty blocks a write-back cache never wrote to the target (the target went
+/// away): counted in the point's cache summary, and the point fails saying how
+/// much data an application would have lost.
+fn account_unwritten(
+    cfg: &crate::engine::cache::config::CacheConfig,
+    caches: &[std::sync::Arc<crate::engine::cache::TargetCache>],
+    outcome: &mut point::PointOutcome,
+) {
+    let blocks: u64 = caches.iter().map(|c| c.unwritten_blocks()).sum();
+    if blocks == 0 {
+        return;
+    }
+    let summary = outcome.point.summary.cache.get_or_insert_with(Default::default);
+    summary.dirty_lost_blocks = blocks;
+    summary.dirty_lost_bytes = blocks * cfg.block_bytes as u64;
+    let loss = summary.loss().unwrap_or_default();
+    if outcome.status == Status::Completed {
+        outcome.status = Status::Failed;
+    }
+    outcome.reason = Some(match outcome.reason.take() {
+        Some(why) => format!("{why}; {loss}"),
+        None => loss,
+    });
+}
+
+/// Every target any point of the plan uses, in the order they first appear
+/// (a `targets=1,2` sweep uses one at its first point and two at its second).
+fn every_target(plan: &RunPlan) -> Vec<String> {
+    let mut all: Vec<String> = Vec::new();
+    for uri in plan.points.iter().flat_map(|p| p.spec.targets.iter()) {
+        if !all.contains(uri) {
+            all.push(uri.clone());
+        }
+    }
+    all
+}
+
 /// Runs every point of the plan. Errors before the first point (bad targets)
 /// come back as Err; anything after that ends the run with a status and keeps
 /// what was measured.
@@ -70,7 +107,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         label: ctx.label.clone(),
         profile: plan.profile.clone().or_else(|| ctx.profile.clone()),
         host: host_facts(),
-        workload: first.clone(),
+        workload: crate::workload::WorkloadSpec { targets: every_target(plan), ..first.clone() },
         targets: Vec::new(),
         engine: plan::engine_name(first),
         points: Vec::new(),
@@ -94,6 +131,8 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         }
         None => None,
     };
+    // NBD connections live for the whole run: opened before each point, reused by the next.
+    let mut nbd_pools = target::NbdPools::default();
     'points: for (i, p) in plan.points.iter().enumerate() {
         let mut outcomes: Vec<point::PointOutcome> = Vec::new();
         for r in 0..plan.repeat {
@@ -102,7 +141,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 result.status_reason = Some("interrupted by a signal (Ctrl-C)".into());
                 break 'points;
             }
-            let opened = target::open_all(&p.spec, ctx.safety).map_err(anyhow::Error::from).and_then(|mut t| {
+            let opened = target::open_all(&p.spec, ctx.safety, &mut nbd_pools).map_err(anyhow::Error::from).and_then(|mut t| {
                 if let Some(cfg) = &ctx.cache {
                     crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)?;
                     crate::engine::cache::config::attach(cfg, &mut t)?;
@@ -118,8 +157,11 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                     break 'points;
                 }
             };
-            if result.targets.is_empty() {
-                result.targets = targets.iter().map(|t| t.facts.clone()).collect();
+            // A sweep over targets uses more of them at later points: each is recorded once, when first opened.
+            for t in &targets {
+                if !result.targets.iter().any(|known| known.uri == t.facts.uri) {
+                    result.targets.push(t.facts.clone());
+                }
             }
             if let (Some(opts), None) = (&ctx.verify, &verify) {
                 verify = Some(std::sync::Arc::new(crate::verify::VerifyShared::new(opts, &p.spec, &targets)?));
@@ -127,6 +169,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             let label = if plan.repeat > 1 { format!("{} repeat {}/{}", p.label, r + 1, plan.repeat) } else { p.label.clone() };
             let position = point::PointPosition { index: i, count: plan.points.len(), label: label.trim() };
             let region_bytes = targets.first().map(|t| t.region.len).unwrap_or(0);
+            let caches: Vec<_> = targets.iter().filter_map(|t| t.cache.as_ref().map(|(c, _)| c.clone())).collect();
             let sampling = meter.start();
             let mut outcome = point::run_point(
                 &p.spec,
@@ -138,6 +181,9 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 &point::PointShared { verify: verify.clone(), trace: trace.clone() },
             );
             meter.finish(sampling, &mut outcome);
+            if let Some(cfg) = &ctx.cache {
+                account_unwritten(cfg, &caches, &mut outcome);
+            }
             if let (Some(cfg), Some(c)) = (&ctx.cache, outcome.point.summary.cache.as_mut()) {
                 crate::engine::cache::config::describe(cfg, region_bytes, c);
             }

@@ -107,7 +107,10 @@ fn build_plain_engine(
         if uris.iter().all(|u| u.starts_with("iscsi://")) {
             return Ok(Box::new(engine::iscsi::IscsiEngine::connect(&uris, connections, pool)?));
         }
-        return Ok(Box::new(engine::nbd::NbdEngine::connect(&uris, connections, pool)?));
+        // The connections were opened before the point (target::open_all).
+        let pools: Vec<_> =
+            targets.iter().zip(&uris).map(|(t, u)| t.nbd.clone().unwrap_or_else(|| engine::nbd::pool::ConnectionPool::new(u))).collect();
+        return Ok(Box::new(engine::nbd::NbdEngine::connect(&pools, connections, pool)?));
     }
     if targets.iter().all(|t| matches!(t.handle, Handle::Null)) {
         return Ok(Box::new(engine::mem::MemEngine::null(pool)));

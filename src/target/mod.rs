@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::engine::mem::MemLun;
+use crate::engine::nbd::pool::FillError;
 use crate::workload::rng::Rng;
 use crate::workload::{Region, WorkloadSpec};
 
@@ -76,6 +77,8 @@ pub struct OpenTarget {
     pub created: Option<PathBuf>,
     /// The host-side cache tier in front of it (--cache), shared by all workers.
     pub cache: Option<(Arc<crate::engine::cache::TargetCache>, crate::engine::cache::CacheMode)>,
+    /// An NBD export's connections, opened before the point for its engines.
+    pub nbd: Option<Arc<crate::engine::nbd::pool::ConnectionPool>>,
 }
 
 impl OpenTarget {
@@ -111,6 +114,9 @@ pub enum TargetError {
     Io { path: String, source: io::Error },
     #[error("{message}. Is the server running, and the address, port, socket and export name right?")]
     Remote { message: String },
+    /// The server took some of the run's connections but not all.
+    #[error("{message}")]
+    TooFewClients { message: String },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> TargetError + '_ {
@@ -156,11 +162,12 @@ pub fn preflight(specs: &[&WorkloadSpec], flags: SafetyFlags) -> Result<(), Targ
 }
 
 /// Opens every target of a workload (files created and filled where needed).
-pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags) -> Result<Vec<OpenTarget>, TargetError> {
+/// NBD exports get every connection the point will use, from the run's `pools`.
+pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, pools: &mut NbdPools) -> Result<Vec<OpenTarget>, TargetError> {
     let writes = spec.has_writes();
     let max_bs = spec.max_block_size();
     let mut opened: Vec<OpenTarget> = Vec::new();
-    for uri in &spec.targets {
+    for (index, uri) in spec.targets.iter().enumerate() {
         let target = match parse(uri)? {
             TargetUri::Mem(size) => {
                 let lun = MemLun::new(size.get()).map_err(io_err(Path::new(uri)))?;
@@ -168,12 +175,21 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags) -> Result<Vec<OpenTarge
             }
             TargetUri::Null(size) => finish(uri, TargetKind::Null, size.get(), spec, Handle::Null, None, None, None)?,
             TargetUri::Nbd(u) => {
-                // Connect once now: a refused connection or an unknown export is a
-                // clear error before any load starts.
-                let conn = crate::engine::nbd::Connection::open(&u, crate::engine::nbd::CONNECT_TIMEOUT)
-                    .map_err(|message| TargetError::Remote { message })?;
-                let size = conn.size().map_err(|message| TargetError::Remote { message })?;
-                finish(uri, TargetKind::Nbd, size, spec, Handle::Remote(u), None, Some("NBD export".into()), None)?
+                // Every connection the point uses is opened now, and the size is
+                // asked on one of them: a refused connection, an unknown export or a
+                // server that serves fewer clients is a clear error before any load
+                // starts, and a server that serves one client is not used up by a probe.
+                let pool = pools.get(&u);
+                let (wanted, why) = connections_wanted(spec, index);
+                let remote = |message| TargetError::Remote { message };
+                pool.fill(wanted, &why).map_err(|e| match e {
+                    FillError::NoConnection(message) => TargetError::Remote { message },
+                    FillError::TooFewClients(message) => TargetError::TooFewClients { message },
+                })?;
+                let size = pool.size().map_err(remote)?;
+                let mut t = finish(uri, TargetKind::Nbd, size, spec, Handle::Remote(u), None, Some("NBD export".into()), None)?;
+                t.nbd = Some(pool);
+                t
             }
             TargetUri::Iscsi(u) => {
                 // Log in once now, for the same reason, and to learn the LUN's
@@ -194,6 +210,23 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags) -> Result<Vec<OpenTarge
     Ok(opened)
 }
 
+/// The NBD connections of a run, one pool per export (see `engine::nbd::pool`).
+pub type NbdPools = crate::engine::nbd::pool::Pools;
+
+/// Connections a point opens to the target at `index` at once (every worker
+/// that drives it opens --connections of its own), and how that adds up.
+fn connections_wanted(spec: &WorkloadSpec, index: usize) -> (usize, String) {
+    let per = spec.connections.max(1) as usize;
+    let workers: usize = spec
+        .groups
+        .iter()
+        .filter(|g| spec.group_targets(g).contains(&index))
+        .map(|g| if g.worker_per_target { 1 } else { spec.group_workers(g) as usize })
+        .sum();
+    let plural = |n: usize, what: &str| if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") };
+    (workers * per, format!("{} x {} each", plural(workers, "worker"), plural(per, "connection")))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn finish(
     uri: &str,
@@ -211,7 +244,7 @@ fn finish(
         return Err(TargetError::RegionTooLarge { uri: uri.into(), offset, len, size });
     }
     let facts = TargetFacts { uri: uri.into(), kind, size_bytes: size, region_offset: offset, region_bytes: len, model, filesystem };
-    Ok(OpenTarget { facts, region: Region { start: offset, len }, handle, created, cache: None })
+    Ok(OpenTarget { facts, region: Region { start: offset, len }, handle, created, cache: None, nbd: None })
 }
 
 fn open_file(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool) -> Result<OpenTarget, TargetError> {

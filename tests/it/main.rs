@@ -5,7 +5,9 @@
 mod cache;
 mod common;
 mod core;
+mod kept;
 mod network;
+mod one_client_servers;
 mod power;
 mod results;
 mod trust;

@@ -360,19 +360,3 @@ fn picture_stats(path: &Path) -> (usize, f64) {
     }
     (colors.len(), ink as f64 / total as f64)
 }
-
-/// A store that cannot be written: the run still prints its result and says
-/// where it could not save it.
-#[test]
-fn an_unwritable_store_does_not_lose_the_result() {
-    let out = lunmark()
-        .env("LUNMARK_STORE", "/proc/lunmark-cannot-be-here/results.db")
-        .args(["run", "-t", "mem:1m", "--read", "100", "--time", "200ms", "--ramp", "0"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("IOPS"), "the result is printed");
-    let err = stderr(&out);
-    assert!(err.contains("/proc/lunmark-cannot-be-here") && err.contains("will not be saved"), "{err}");
-    assert!(err.contains("--json FILE"), "{err}");
-}

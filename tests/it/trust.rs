@@ -274,25 +274,3 @@ fn a_full_filesystem_fails_cleanly() {
     });
     assert_failed_naming(&out, &r, &t, "No space left on device");
 }
-
-/// A store on a full filesystem: the run still prints its result and says it
-/// could not save it.
-#[test]
-fn a_full_store_keeps_the_printed_result() {
-    require_root!();
-    let dir = shm_dir();
-    let mnt = dir.path().join("store");
-    std::fs::create_dir(&mnt).unwrap();
-    assert!(Command::new("mount").args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"]).arg(&mnt).status().unwrap().success());
-    let _ = Command::new("dd").args(["if=/dev/zero", "bs=4k", "status=none"]).arg(format!("of={}", mnt.join("filler").display())).status();
-    let out = lunmark()
-        .env("LUNMARK_STORE", mnt.join("results.db"))
-        .args(["run", "-t", "mem:1m", "--read", "100", "--time", "200ms", "--ramp", "0"])
-        .output()
-        .unwrap();
-    let _ = Command::new("umount").arg("-l").arg(&mnt).status();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("IOPS"));
-    let err = stderr(&out);
-    assert!(err.contains(mnt.to_str().unwrap()) && (err.contains("will not be saved") || err.contains("could not save")), "{err}");
-}

@@ -139,7 +139,7 @@ impl CacheEngine {
                 Pending::WriteBack { target, block } => {
                     self.free_internal.push(c.slot);
                     if let Some(cache) = self.cache(target) {
-                        cache.written_back(block);
+                        cache.written_back(block, ok);
                     }
                     if !ok && self.failed.is_none() {
                         let errno = super::completion_error(c.result, 1).unwrap_or(libc::EIO);

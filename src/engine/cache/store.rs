@@ -71,6 +71,8 @@ struct Inner {
     unused: u32,
     /// Blocks on their way to the target: a read miss of one must wait for it.
     writing_back: HashSet<u64>,
+    /// Blocks whose write-back failed (and that no later write-back put right).
+    failed: HashSet<u64>,
     counters: StoreCounters,
 }
 
@@ -106,6 +108,7 @@ impl TargetCache {
             tail: NONE,
             unused: 0,
             writing_back: HashSet::new(),
+            failed: HashSet::new(),
             counters: StoreCounters::default(),
         };
         Ok(TargetCache { block_bytes, frames, inner: Mutex::new(inner) })
@@ -190,8 +193,27 @@ impl TargetCache {
         !g.writing_back.is_empty() && self.blocks(offset, len).any(|b| g.writing_back.contains(&b))
     }
 
-    pub fn written_back(&self, block: u64) {
-        self.lock().writing_back.remove(&block);
+    /// A write-back of `block` ended; `ok` when its data reached the target.
+    pub fn written_back(&self, block: u64, ok: bool) {
+        let mut g = self.lock();
+        g.writing_back.remove(&block);
+        if !ok {
+            g.failed.insert(block);
+        } else if !g.failed.is_empty() {
+            g.failed.remove(&block);
+        }
+    }
+
+    /// Dirty blocks that have not reached the target: still dirty in the cache,
+    /// on their way with no answer yet, or whose write-back failed. After a run
+    /// whose final flush succeeded this is 0; after a target that went away, it
+    /// is the data an application trusting this cache would have lost.
+    /// Counted once each, at the end of a point (not on the I/O path).
+    pub fn unwritten_blocks(&self) -> u64 {
+        let g = self.lock();
+        let mut blocks: HashSet<u64> = g.writing_back.union(&g.failed).copied().collect();
+        blocks.extend(g.dirty.iter().zip(&g.block_of).filter(|(d, _)| **d).map(|(_, b)| *b));
+        blocks.len() as u64
     }
 
     /// Takes every dirty block (marking it clean and on its way): the final flush.
@@ -313,7 +335,7 @@ mod tests {
         assert_eq!(ev.len(), 1);
         assert_eq!((ev[0].block, ev[0].data[0]), (1, 2));
         assert!(c.writing_back(512, 512));
-        c.written_back(1);
+        c.written_back(1, true);
         assert!(!c.read_hit(512, 512, &mut out).unwrap());
         assert!(c.read_hit(1024, 512, &mut out).unwrap() && out == block(3));
         c.invalidate(0, 512);
@@ -336,5 +358,29 @@ mod tests {
         let dirty = c.take_dirty().unwrap();
         assert_eq!(dirty.iter().map(|e| e.block).collect::<Vec<_>>(), vec![8, 9]);
         assert!(c.take_dirty().unwrap().is_empty());
+    }
+
+    #[test]
+    fn dirty_blocks_count_as_unwritten_until_their_write_back_succeeds() {
+        let c = TargetCache::new(2, 512, None).unwrap();
+        c.fill(0, 512, &block(1), false).unwrap();
+        assert_eq!(c.unwritten_blocks(), 0, "a clean block is on the target");
+        c.fill(512, 1024, &[block(2), block(3)].concat(), true).unwrap(); // blocks 1, 2 dirty; block 0 leaves clean
+        assert_eq!(c.unwritten_blocks(), 2);
+        let ev = c.fill(2048, 512, &block(4), false).unwrap(); // pushes dirty block 1 out
+        assert_eq!(ev.iter().map(|e| e.block).collect::<Vec<_>>(), vec![1]);
+        assert_eq!(c.unwritten_blocks(), 2, "on its way is not yet written");
+        c.written_back(1, false);
+        assert_eq!(c.unwritten_blocks(), 2, "a failed write-back is lost");
+        let flushed = c.take_dirty().unwrap();
+        assert_eq!(flushed.iter().map(|e| e.block).collect::<Vec<_>>(), vec![2]);
+        assert_eq!(c.unwritten_blocks(), 2);
+        c.written_back(2, true);
+        assert_eq!(c.unwritten_blocks(), 1, "only the failed one is left");
+        c.fill(512, 512, &block(5), true).unwrap();
+        c.written_back(1, true); // written again later, successfully
+        let _ = c.take_dirty().unwrap();
+        c.written_back(1, true);
+        assert_eq!(c.unwritten_blocks(), 0);
     }
 }

@@ -26,6 +26,7 @@ extern "C" {
     pub fn nbd_aio_is_ready(h: *mut NbdHandle) -> c_int;
     pub fn nbd_aio_is_dead(h: *mut NbdHandle) -> c_int;
     pub fn nbd_aio_is_closed(h: *mut NbdHandle) -> c_int;
+    pub fn nbd_aio_in_flight(h: *mut NbdHandle) -> c_int;
     pub fn nbd_poll(h: *mut NbdHandle, timeout: c_int) -> c_int;
     pub fn nbd_get_size(h: *mut NbdHandle) -> i64;
     pub fn nbd_aio_pread(h: *mut NbdHandle, buf: *mut c_void, count: usize, offset: u64, completion: CompletionCallback, flags: u32)

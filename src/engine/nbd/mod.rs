@@ -7,11 +7,17 @@
 //! A connection is opened with a deadline (a server that accepts but never
 //! answers is an error, not a hang). A server that goes away mid-run makes the
 //! next wait fail, naming the target.
+//!
+//! Connections come from a run-wide `ConnectionPool` per export (see `pool`):
+//! every connection a point uses is opened before it starts, the size probe is
+//! one of them, and engines give back what they leave idle for the next point.
 
 pub mod ffi;
+pub mod pool;
 
 use std::ffi::CString;
 use std::io;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{BufferPool, Completion, Engine, IoRequest};
@@ -78,6 +84,12 @@ impl Connection {
             Ok(n as u64)
         }
     }
+
+    /// Connected, with no command in flight: fit to be handed to another engine.
+    fn idle(&self) -> bool {
+        // SAFETY: self.h is a live handle owned by this Connection.
+        unsafe { ffi::nbd_aio_is_ready(self.h) == 1 && ffi::nbd_aio_in_flight(self.h) == 0 }
+    }
 }
 
 impl Drop for Connection {
@@ -92,6 +104,8 @@ impl Drop for Connection {
 pub struct NbdEngine {
     /// conns[target][k]: the worker's connections to each of its targets.
     conns: Vec<Vec<Connection>>,
+    /// Where each target's connections came from, and go back to.
+    pools: Vec<Arc<pool::ConnectionPool>>,
     pool: Option<BufferPool>,
     /// One per slot, at a fixed address: what a command's completion callback needs.
     tags: Box<[Tag]>,
@@ -128,12 +142,14 @@ unsafe extern "C" fn command_done(user_data: *mut libc::c_void, error: *mut libc
 }
 
 impl NbdEngine {
-    pub fn connect(uris: &[String], connections: u32, pool: BufferPool) -> io::Result<NbdEngine> {
+    /// Takes `connections` connections to each target from its pool (opened
+    /// there before the point started; a new one only if the pool ran dry).
+    pub fn connect(pools: &[Arc<pool::ConnectionPool>], connections: u32, pool: BufferPool) -> io::Result<NbdEngine> {
         let mut conns = Vec::new();
-        for uri in uris {
+        for p in pools {
             let mut per = Vec::new();
             for _ in 0..connections.max(1) {
-                per.push(Connection::open(uri, CONNECT_TIMEOUT).map_err(io::Error::other)?);
+                per.push(p.take().map_err(io::Error::other)?);
             }
             conns.push(per);
         }
@@ -141,7 +157,7 @@ impl NbdEngine {
         let mut done = Box::new(Vec::with_capacity(slots));
         let done_ptr: *mut Vec<(u32, i32)> = &mut *done;
         let tags = (0..slots as u32).map(|slot| Tag { done: done_ptr, slot }).collect();
-        Ok(NbdEngine { conns, pool: Some(pool), tags, done, lens: vec![0; slots], pending: 0, fds: Vec::new() })
+        Ok(NbdEngine { conns, pools: pools.to_vec(), pool: Some(pool), tags, done, lens: vec![0; slots], pending: 0, fds: Vec::new() })
     }
 
     fn pool(&self) -> &BufferPool {
@@ -258,7 +274,18 @@ impl Engine for NbdEngine {
 
 impl Drop for NbdEngine {
     fn drop(&mut self) {
-        // Close the handles first: a command still in flight gets its callback
+        // With nothing in flight, the connections go back to their pools for
+        // the next point: a server that serves few clients is not asked again.
+        if self.pending == self.done.len() {
+            for (per, pool) in self.conns.drain(..).zip(&self.pools) {
+                for c in per {
+                    if c.idle() {
+                        pool.give_back(c);
+                    }
+                }
+            }
+        }
+        // Close the rest first: a command still in flight gets its callback
         // during the close (tags and the done list are still alive then).
         self.conns.clear();
         if self.pending > self.done.len() {
