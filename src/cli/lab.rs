@@ -60,6 +60,16 @@ pub struct ProtocolsArgs {
 }
 
 pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32> {
+    let run = match &study {
+        Study::Protocols(a) => &a.run,
+        Study::Cache(a) => &a.run,
+    };
+    if let Some(json) = &run.json {
+        // Every flag is applied or refused: a lab keeps one result per row, in the store.
+        anyhow::bail!(
+            "--json {json}: a lab writes one result per row and keeps each in the store; drop --json and export a row with `lunmark results export ID`"
+        );
+    }
     match study {
         Study::Protocols(mut a) => {
             if a.profile_name.is_some() {

@@ -6,6 +6,7 @@ mod cache;
 mod common;
 mod core;
 mod network;
+mod output_guard;
 mod power;
 mod results;
 mod trust;
