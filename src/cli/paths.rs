@@ -167,7 +167,8 @@ fn walk(cmd: &Command, path: &mut Vec<String>, found: &mut Vec<(String, String, 
             .get_value_names()
             .into_iter()
             .flatten()
-            .any(|n| ["FILE", "PATH", "DIR", "TARGET", "URI", "DEV", "DEVICE", "SOCKET"].iter().any(|w| n.as_str().contains(w)));
+            .flat_map(|n| n.as_str().split(|c: char| !c.is_ascii_alphabetic()).map(str::to_string).collect::<Vec<_>>())
+            .any(|word| ["FILE", "PATH", "DIR", "TARGET", "URI", "DEV", "DEVICE", "SOCKET"].contains(&word.as_str()));
         if arg.get_value_parser().type_id() == path_parser || named_like_a_path {
             found.push((path.join(" "), arg.get_id().to_string(), flag_name(arg)));
         }
