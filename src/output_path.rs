@@ -258,7 +258,8 @@ fn resolve(path: &Path) -> Result<(PathBuf, Option<Metadata>), String> {
     for _ in 0..=MAX_LINKS {
         match std::fs::symlink_metadata(&current) {
             Ok(m) if m.file_type().is_symlink() => {
-                let link = std::fs::read_link(&current).map_err(|e| format!("reading the link {}: {}", current.display(), describe_io(&e)))?;
+                let link =
+                    std::fs::read_link(&current).map_err(|e| format!("reading the link {}: {}", current.display(), describe_io(&e)))?;
                 current = if link.is_absolute() { link } else { parent_dir(&current).join(link) };
             }
             Ok(m) => return Ok((current, Some(m))),
@@ -280,11 +281,8 @@ fn parent_dir(path: &Path) -> PathBuf {
 /// "that is a block device, not a regular file; ..." (or the same of a link's target).
 fn not_regular(given: &Path, resolved: &Path, meta: &Metadata) -> String {
     let kind = kind_of(meta);
-    let subject = if resolved == given {
-        "that is".to_string()
-    } else {
-        format!("that is a symbolic link to {}, which is", resolved.display())
-    };
+    let subject =
+        if resolved == given { "that is".to_string() } else { format!("that is a symbolic link to {}, which is", resolved.display()) };
     if meta.is_dir() {
         format!("{subject} {kind}, not a regular file; {ONLY_REGULAR}: name a file inside it")
     } else {
@@ -497,7 +495,11 @@ mod tests {
                 }
             }
         }
-        assert!(bypasses.is_empty(), "files written around crate::output_path (use it, or list the file with a reason):\n{}", bypasses.join("\n"));
+        assert!(
+            bypasses.is_empty(),
+            "files written around crate::output_path (use it, or list the file with a reason):\n{}",
+            bypasses.join("\n")
+        );
     }
 
     #[test]

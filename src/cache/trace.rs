@@ -96,7 +96,10 @@ impl TraceWriter<BufWriter<File>> {
         let out = crate::output_path::check("--trace", path, crate::output_path::Mode::Stream).map_err(io::Error::other)?;
         let file = out.create_stream().map_err(io::Error::other)?;
         TraceWriter::new(BufWriter::with_capacity(1 << 16, file)).map_err(|e| {
-            io::Error::new(e.kind(), format!("--trace {}: writing the header failed: {}", path.display(), crate::output_path::describe_io(&e)))
+            io::Error::new(
+                e.kind(),
+                format!("--trace {}: writing the header failed: {}", path.display(), crate::output_path::describe_io(&e)),
+            )
         })
     }
 }

@@ -203,6 +203,21 @@ mod tests {
     }
 
     #[test]
+    fn a_new_path_flag_is_found_and_has_no_role_until_listed() {
+        // What the walk sees when someone adds `--dump FILE` to a subcommand.
+        let tree = Command::new("lunmark").subcommand(
+            Command::new("run")
+                .arg(clap::Arg::new("dump").long("dump").value_name("FILE"))
+                .arg(clap::Arg::new("log").long("log").value_parser(clap::value_parser!(PathBuf)))
+                .arg(clap::Arg::new("label").long("label")),
+        );
+        let found = path_arguments(&tree);
+        let ids: Vec<&str> = found.iter().map(|(_, id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["dump", "log"], "FILE-named and PathBuf-typed arguments are found, others not");
+        assert!(found.iter().all(|(c, id, _)| role(c, id).is_none()), "so the classification test fails for them");
+    }
+
+    #[test]
     fn the_output_flags_include_each_subcommands_writers() {
         let tree = crate::cli::Cli::command();
         let outputs: Vec<(String, String)> = path_arguments(&tree)

@@ -201,7 +201,8 @@ impl RunArgs {
             return None;
         }
         let bare = |v: &Option<String>| v.as_deref().is_some_and(|v| v.trim().parse::<f64>().is_ok());
-        let sizes = [("--bs", &self.bs), ("--size", &self.size), ("--offset", &self.offset), ("--align", &self.align), ("--cache", &self.cache)];
+        let sizes =
+            [("--bs", &self.bs), ("--size", &self.size), ("--offset", &self.offset), ("--align", &self.align), ("--cache", &self.cache)];
         let times = [("--time", &self.time), ("--ramp", &self.ramp), ("--idle", &self.idle)];
         let suspects: Vec<(&str, &str, &str)> = sizes
             .iter()

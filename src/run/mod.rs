@@ -89,9 +89,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         }
     }
     let trace = match &ctx.trace {
-        Some(path) => {
-            Some(std::sync::Arc::new(trace_sink::TraceSink::create(path).map_err(anyhow::Error::msg)?))
-        }
+        Some(path) => Some(std::sync::Arc::new(trace_sink::TraceSink::create(path).map_err(anyhow::Error::msg)?)),
         None => None,
     };
     'points: for (i, p) in plan.points.iter().enumerate() {

@@ -57,7 +57,9 @@ fn command_line(command: &str, flag: &str, value: &Path, scratch: &Fixture) -> V
         "lab cache" => ["lab", "cache", "--lun-size", "1m", "--time", "1s", "-q"].map(String::from).to_vec(),
         "report" => vec!["report".into(), scratch.result_id.clone()],
         "cache-curve" => vec!["cache-curve".into(), scratch.trace.display().to_string()],
-        other => panic!("output flag {flag} of '{other}' has no command line in output_guard::command_line: add one so the guard is tested on it"),
+        other => panic!(
+            "output flag {flag} of '{other}' has no command line in output_guard::command_line: add one so the guard is tested on it"
+        ),
     };
     args.push(flag.to_string());
     args.push(value.display().to_string());
@@ -198,7 +200,8 @@ fn a_regular_file_is_replaced_atomically_and_symlinks_to_files_are_followed() {
     let trace = std::fs::read(&trace_real).unwrap();
     assert!(trace.starts_with(b"LMTRACE1"), "the trace went to the link's target, truncated first");
     assert!(trace.len() < 1 << 20 && !trace.ends_with(&[b'x'; 64]), "emptied before writing: nothing of the old content is left");
-    let names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert!(!names.iter().any(|n| n.contains(".tmp")), "no temporary file left behind: {names:?}");
 }
 
@@ -266,4 +269,17 @@ fn a_size_split_by_a_space_is_named_not_taken_for_a_profile() {
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["workload"]["groups"][0]["access"][0]["bs"], "4k", "{}", v["workload"]);
+}
+
+#[test]
+fn a_lab_refuses_json_rather_than_ignoring_it() {
+    let dir = shm_dir();
+    let file = dir.path().join("lab.json");
+    for lab in ["protocols", "cache"] {
+        let out = lunmark().env("LUNMARK_STORE", dir.path().join("results.db")).args(["lab", lab, "--json"]).arg(&file).output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(&format!("--json {}", file.display())) && err.contains("results export"), "{err}");
+        assert!(!file.exists(), "nothing written");
+    }
 }
