@@ -283,3 +283,36 @@ fn a_lab_refuses_json_rather_than_ignoring_it() {
         assert!(!file.exists(), "nothing written");
     }
 }
+
+#[test]
+fn a_cache_dev_that_is_a_character_device_or_a_fifo_is_refused() {
+    require_root!();
+    let dir = shm_dir();
+    let cdev = dir.path().join("null-like");
+    mknod_null(&cdev);
+    let fifo = dir.path().join("fifo");
+    mkfifo(&fifo);
+    for (node, kind, words) in [(&cdev, "char", "a character device"), (&fifo, "fifo", "a FIFO")] {
+        let mut child = lunmark()
+            .env("LUNMARK_STORE", dir.path().join("results.db"))
+            .args(["run", "-t", "mem:4m", "--cache", "25%", "--ios", "1000", "--ramp", "0s", "-q", "--cache-dev"])
+            .arg(node)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > std::time::Duration::from_secs(20) {
+                let _ = child.kill();
+                panic!("--cache-dev {}: still running after 20 s", node.display());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert_eq!(err.matches(&format!("--cache-dev {}: that is {words}", node.display())).count(), 1, "{err}");
+        assert_eq!(node_type(node), kind);
+    }
+}
