@@ -6,6 +6,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 pub mod cache_curve;
 pub mod compare;
 pub mod lab;
+pub mod message;
 pub mod paths;
 pub mod profiles;
 pub mod report;
@@ -98,7 +99,7 @@ pub fn main() -> i32 {
     match outcome {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", message::once(&e));
             exit::ERROR
         }
     }
