@@ -239,16 +239,30 @@ fn judge(flag: &str, path: &Path, write: Mode) -> Result<Judged, OutputError> {
         (Mode::Stream, Some(_)) => resolved.clone(),
         _ => parent_dir(&resolved),
     };
-    if let Err(e) = writable(&needs) {
-        let what = if needs == resolved { "the file".to_string() } else { format!("the directory {}", needs.display()) };
-        let why = if write == Mode::Replace && needs != resolved && existing.is_some() {
+    if needs == resolved {
+        if let Err(e) = writable(&needs) {
+            return Err(fail(format!("the file is not writable: {}", describe_io(&e))));
+        }
+    } else if let Err(e) = can_create_in(&needs) {
+        // A real probe, not only permission bits: root passes those even where
+        // the filesystem (read-only, /proc, full) takes no new file.
+        let why = if write == Mode::Replace && existing.is_some() {
             " (lunmark replaces the file through a temporary file in that directory)"
         } else {
             ""
         };
-        return Err(fail(format!("{what} is not writable: {}{why}", describe_io(&e))));
+        let words = if e.raw_os_error() == Some(libc::ENOENT) { "the filesystem does not allow it".into() } else { describe_io(&e) };
+        return Err(fail(format!("files cannot be created in the directory {}: {words}{why}", needs.display())));
     }
     Ok(Judged { resolved, existing })
+}
+
+/// Creates and removes an empty file in `dir`: whether a file can be made there now.
+fn can_create_in(dir: &Path) -> io::Result<()> {
+    static PROBES: AtomicU64 = AtomicU64::new(0);
+    let probe = dir.join(format!(".lunmark-probe-{}-{}", std::process::id(), PROBES.fetch_add(1, Ordering::Relaxed)));
+    OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(&probe)?;
+    std::fs::remove_file(&probe)
 }
 
 /// Follows the symbolic links of the last component: the path they lead to and
@@ -433,6 +447,16 @@ mod tests {
         assert!(std::fs::symlink_metadata(&p).unwrap().file_type().is_fifo(), "the FIFO is left as it was");
         assert!(out.replace_with(b"x").unwrap_err().problem.contains("FIFO"));
         assert!(std::fs::symlink_metadata(&p).unwrap().file_type().is_fifo());
+    }
+
+    #[test]
+    fn a_directory_that_takes_no_new_file_is_refused_at_the_check() {
+        // /proc: root passes the permission bits, but no file can be made there.
+        let e = check("--json", Path::new("/proc/lunmark-result.json"), Mode::Replace).unwrap_err();
+        assert!(e.problem.starts_with("files cannot be created in the directory /proc"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        check("--json", &dir.path().join("r.json"), Mode::Replace).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "the probe is removed");
     }
 
     #[test]

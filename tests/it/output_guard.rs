@@ -220,6 +220,17 @@ fn an_output_in_a_missing_directory_is_refused_before_the_run() {
     assert_eq!(err.matches("does not exist").count(), 1, "{err}");
     assert!(err.contains(&format!("--json {}", missing.display())), "{err}");
     assert!(!err.contains("saved as") && stdout(&out).is_empty(), "nothing ran: {err}");
+    // A directory whose permission bits pass but which takes no file (root in /proc):
+    // refused before the run, not after it (the result was then measured and not written).
+    let out = lunmark()
+        .env("LUNMARK_STORE", dir.path().join("results.db"))
+        .args(["run", "-t", "mem:1m", "--time", "2s", "--json", "/proc/lunmark-result.json"])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--json /proc/lunmark-result.json: files cannot be created in the directory /proc"), "{err}");
+    assert!(stdout(&out).is_empty(), "nothing ran: {}", stdout(&out));
 }
 
 /// The one `error:` line of a refused command, checked to hold `phrase` once.
