@@ -17,7 +17,8 @@
 //! truncated. Either way a device node is never opened for writing by mistake
 //! and never replaced by a regular file.
 //!
-//! This module sits at the bottom of the layers: it imports only std and libc.
+//! This module sits at the bottom of the layers: it imports only std, libc and
+//! thiserror, so every layer may use it.
 
 use std::ffi::CString;
 use std::fs::{File, Metadata, OpenOptions};

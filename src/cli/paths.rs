@@ -95,6 +95,9 @@ pub fn check(command: &Command, matches: &ArgMatches) -> Result<(), OutputError>
     let mut path: Vec<String> = Vec::new();
     let (mut cmd, mut m) = (command, matches);
     let mut store_flag: Option<PathBuf> = None;
+    // Files the command writes and files it benchmarks, to catch one named as both.
+    let mut outputs: Vec<(String, PathBuf)> = Vec::new();
+    let mut targets: Vec<(String, PathBuf)> = Vec::new();
     loop {
         let here = path.join(" ");
         for arg in cmd.get_arguments() {
@@ -108,9 +111,15 @@ pub fn check(command: &Command, matches: &ArgMatches) -> Result<(), OutputError>
                     }
                     Role::Output { mode, .. } => {
                         output_path::check(&flag_name(arg), Path::new(value), mode)?;
+                        outputs.push((flag_name(arg), PathBuf::from(value)));
                     }
                     Role::Store => store_flag = Some(PathBuf::from(value)),
-                    Role::Input | Role::Target => {}
+                    Role::Target => {
+                        if let Some(path) = target_file(&value.to_string_lossy()) {
+                            targets.push((format!("{} {}", flag_name(arg), value.to_string_lossy()), path));
+                        }
+                    }
+                    Role::Input => {}
                 }
             }
         }
@@ -126,9 +135,45 @@ pub fn check(command: &Command, matches: &ArgMatches) -> Result<(), OutputError>
     }
     let top = path.first().map(String::as_str).unwrap_or("run");
     if !WITHOUT_STORE.contains(&top) {
-        check_store(store_flag.as_deref())?;
+        let store = check_store(store_flag.as_deref())?;
+        outputs.push((if store_flag.is_some() { "--store".into() } else { "the store".into() }, store));
+    }
+    no_shared_files(&outputs, &targets)
+}
+
+/// The file or device a target URI names (None for mem:, null: and network targets).
+fn target_file(uri: &str) -> Option<PathBuf> {
+    match crate::target::uri::parse(uri) {
+        Ok(crate::target::uri::TargetUri::File(p) | crate::target::uri::TargetUri::Device(p)) => Some(p),
+        _ => None,
+    }
+}
+
+/// An output that is also a target would overwrite the data being measured (or
+/// be overwritten by it); two outputs in one file would overwrite each other.
+fn no_shared_files(outputs: &[(String, PathBuf)], targets: &[(String, PathBuf)]) -> Result<(), OutputError> {
+    for (i, (flag, path)) in outputs.iter().enumerate() {
+        let refuse = |problem: String| OutputError { flag: flag.clone(), path: path.display().to_string(), problem };
+        if let Some((target, _)) = targets.iter().find(|(_, t)| same_file(path, t)) {
+            return Err(refuse(format!(
+                "that is also the target ({target}): lunmark would overwrite the data it measures; name another file"
+            )));
+        }
+        if let Some((other, _)) = outputs[..i].iter().find(|(_, o)| same_file(path, o)) {
+            return Err(refuse(format!("that is also the file of {other}: two outputs would overwrite each other; name another file")));
+        }
     }
     Ok(())
+}
+
+/// The same file: the same inode when both exist, else the same absolute path.
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        (Err(_), Err(_)) => std::path::absolute(a).ok() == std::path::absolute(b).ok(),
+        _ => false,
+    }
 }
 
 /// Checks the result store's path (from `--store`, `LUNMARK_STORE` or the
@@ -215,6 +260,23 @@ mod tests {
         let ids: Vec<&str> = found.iter().map(|(_, id, _)| id.as_str()).collect();
         assert_eq!(ids, ["dump", "log"], "FILE-named and PathBuf-typed arguments are found, others not");
         assert!(found.iter().all(|(c, id, _)| role(c, id).is_none()), "so the classification test fails for them");
+    }
+
+    #[test]
+    fn an_output_that_is_a_target_or_another_output_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data.bin");
+        std::fs::write(&data, "x").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&data, &link).unwrap();
+        let fresh = dir.path().join("new.json");
+        let outs = |v: &[(&str, &Path)]| v.iter().map(|(f, p)| (f.to_string(), p.to_path_buf())).collect::<Vec<_>>();
+        let e = no_shared_files(&outs(&[("--json", &link)]), &outs(&[("-t/--target data.bin", &data)])).unwrap_err();
+        assert!(e.problem.starts_with("that is also the target (-t/--target data.bin)"), "{e}");
+        let e = no_shared_files(&outs(&[("--trace", &fresh), ("--json", &fresh)]), &[]).unwrap_err();
+        assert_eq!(e.flag, "--json");
+        assert!(e.problem.contains("--trace"), "{e}");
+        no_shared_files(&outs(&[("--trace", &fresh), ("--json", &data)]), &[]).unwrap();
     }
 
     #[test]

@@ -327,3 +327,26 @@ fn a_cache_dev_that_is_a_character_device_or_a_fifo_is_refused() {
         assert_eq!(node_type(node), kind);
     }
 }
+
+#[test]
+fn an_output_that_is_the_target_is_refused_and_the_target_kept() {
+    let dir = shm_dir();
+    let data = dir.path().join("data.bin");
+    std::fs::write(&data, vec![7u8; 1 << 20]).unwrap();
+    let before = crc32c::crc32c(&std::fs::read(&data).unwrap());
+    let link = dir.path().join("same-data");
+    std::os::unix::fs::symlink(&data, &link).unwrap();
+    let t = data.to_str().unwrap();
+    for (flag, path) in [("--json", &data), ("--trace", &link), ("--store", &data)] {
+        let out = lunmark()
+            .env("LUNMARK_STORE", dir.path().join("results.db"))
+            .args(["run", "-t", t, "--read", "100", "--ios", "100", "-q", flag])
+            .arg(path)
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{flag}: {err}");
+        assert_eq!(err.matches(&format!("{flag} {}: that is also the target", path.display())).count(), 1, "{err}");
+        assert_eq!(crc32c::crc32c(&std::fs::read(&data).unwrap()), before, "{flag}: the target's data is untouched");
+    }
+}
