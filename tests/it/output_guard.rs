@@ -261,6 +261,9 @@ fn messages_say_what_is_wrong_once() {
     let err = one_error(&["run", "-t", &missing_dev, "--time", "1s"], "does not exist");
     assert!(err.contains(&missing_dev) && !err.contains("--destructive"), "{err}");
     one_error(&["run", "-t", &missing_dev, "--read", "100", "--time", "1s"], "does not exist");
+    let err = one_error(&["run", "-t", "mem:4m", "--cache", "25%", "--cache-dev", &missing_dev, "--ios", "10"], "does not exist");
+    assert!(err.contains(&format!("--cache-dev {missing_dev}")), "{err}");
+    assert!(!Path::new(&missing_dev).exists(), "no file made in /dev");
 }
 
 #[test]

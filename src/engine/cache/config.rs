@@ -84,6 +84,10 @@ pub fn check(cfg: &CacheConfig, spec: &WorkloadSpec, safety: crate::target::Safe
             bail!("--cache-dev {} is the target itself: name another file or device", dev.display());
         }
         let is_device = std::fs::metadata(dev).map(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type())).unwrap_or(false);
+        if !dev.exists() && matches!(crate::target::uri::parse(&dev.to_string_lossy()), Ok(crate::target::uri::TargetUri::Device(_))) {
+            // A mistyped device name must not become a new file in /dev.
+            bail!("--cache-dev {} does not exist: there is no such device (`lsblk` lists the block devices)", dev.display());
+        }
         if !is_device {
             // Not a block device: a file the cache writes, so the rule of every
             // output holds (a character device would swallow the blocks, a FIFO hang).
