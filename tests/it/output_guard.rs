@@ -286,14 +286,21 @@ fn a_size_split_by_a_space_is_named_not_taken_for_a_profile() {
 }
 
 #[test]
-fn a_lab_refuses_json_rather_than_ignoring_it() {
+fn a_lab_refuses_the_outputs_it_cannot_honour_rather_than_ignoring_them() {
     let dir = shm_dir();
-    let file = dir.path().join("lab.json");
-    for lab in ["protocols", "cache"] {
-        let out = lunmark().env("LUNMARK_STORE", dir.path().join("results.db")).args(["lab", lab, "--json"]).arg(&file).output().unwrap();
+    let file = dir.path().join("lab.out");
+    for (lab, flag, says) in [
+        ("protocols", "--json", "results export"),
+        ("cache", "--json", "results export"),
+        ("protocols", "--journal", "could never be checked"),
+        ("cache", "--journal", "could never be checked"),
+        ("protocols", "--trace", "overwrite the trace"),
+        ("cache", "--trace", "drop --target, --cache and --trace"),
+    ] {
+        let out = lunmark().env("LUNMARK_STORE", dir.path().join("results.db")).args(["lab", lab, flag]).arg(&file).output().unwrap();
         let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(1), "{err}");
-        assert!(err.contains(&format!("--json {}", file.display())) && err.contains("results export"), "{err}");
+        assert_eq!(out.status.code(), Some(1), "lab {lab} {flag}: {err}");
+        assert!(err.contains(says), "lab {lab} {flag}: {err}");
         assert!(!file.exists(), "nothing written");
     }
 }
