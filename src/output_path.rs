@@ -461,6 +461,18 @@ mod tests {
     }
 
     #[test]
+    fn a_socket_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let sock = dir.path().join("s.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        for mode in [Mode::Replace, Mode::Stream, Mode::Store] {
+            let e = check("--json", &sock, mode).unwrap_err();
+            assert!(e.problem.starts_with("that is a socket, not a regular file"), "{e}");
+        }
+        assert!(std::fs::symlink_metadata(&sock).unwrap().file_type().is_socket());
+    }
+
+    #[test]
     fn stdout_only_where_offered() {
         assert_eq!(destination("--json", "-", true, Mode::Replace).unwrap(), Destination::Stdout);
         let e = destination("--trace", "-", false, Mode::Stream).unwrap_err();
