@@ -1,11 +1,13 @@
 //! The command line: flags and subcommands (clap), and the mapping from outcomes
 //! to exit codes. Each subcommand lives in its own file.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub mod cache_curve;
 pub mod compare;
 pub mod lab;
+pub mod message;
+pub mod paths;
 pub mod profiles;
 pub mod report;
 pub mod results;
@@ -75,7 +77,14 @@ pub enum Command {
 
 /// Parses the command line and runs it; returns the process exit code.
 pub fn main() -> i32 {
-    let cli = Cli::parse();
+    let command = Cli::command();
+    let matches = command.clone().get_matches();
+    // Every output the command line names is judged before anything runs.
+    if let Err(e) = paths::check(&command, &matches) {
+        eprintln!("error: {e}");
+        return exit::ERROR;
+    }
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let outcome = match cli.command {
         Some(Command::Run(args)) => run::execute(*args, cli.store.as_deref()),
         Some(Command::Lab { study }) => lab::execute(study, cli.store.as_deref()),
@@ -90,7 +99,7 @@ pub fn main() -> i32 {
     match outcome {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", message::once(&e));
             exit::ERROR
         }
     }

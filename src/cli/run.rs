@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::exit;
 use crate::metrics::power::PowerRequest;
+use crate::output_path::{self, Destination, Mode, OutputFile};
 use crate::report;
 use crate::results::model::{RunResult, Status};
 use crate::results::repeats::Pick;
@@ -174,17 +175,58 @@ impl RunArgs {
     /// The profile the run starts from, and the name to record.
     fn base_profile(&self) -> Result<(Profile, Option<String>)> {
         if let Some(path) = &self.profile_file {
-            let p = profile::load_file(path)?;
+            let p = profile::load_file(path).context("--profile-file")?;
             let name = p.name.clone();
             return Ok((p, Some(name)));
         }
         if let Some(name) = &self.profile {
+            if let Some(message) = self.unit_taken_for_profile(name) {
+                anyhow::bail!(message);
+            }
             return Ok((profile::builtin(name)?, Some(name.clone())));
         }
         if self.shapes_workload() {
             return Ok((flags_profile(), None));
         }
         Ok((profile::builtin("quick")?, Some("quick".into())))
+    }
+
+    /// `--bs 4 KB` unquoted reaches lunmark as `--bs 4` and a profile named
+    /// `KB`: a PROFILE that is a unit of size or time, after a flag whose value
+    /// is a bare number, is that value split by a space. Says so (naming the
+    /// flag when one fits) instead of "unknown profile".
+    fn unit_taken_for_profile(&self, name: &str) -> Option<String> {
+        if profile::BUILTIN.iter().any(|(n, _)| *n == name) {
+            return None;
+        }
+        let size_unit = parse_size(&format!("1{name}")).is_ok() && !name.chars().all(|c| c.is_ascii_digit());
+        let time_unit = parse_duration(&format!("1{name}")).is_ok() && !name.chars().all(|c| c.is_ascii_digit());
+        if !size_unit && !time_unit {
+            return None;
+        }
+        let bare = |v: &Option<String>| v.as_deref().is_some_and(|v| v.trim().parse::<f64>().is_ok());
+        let sizes =
+            [("--bs", &self.bs), ("--size", &self.size), ("--offset", &self.offset), ("--align", &self.align), ("--cache", &self.cache)];
+        let times = [("--time", &self.time), ("--ramp", &self.ramp), ("--idle", &self.idle)];
+        let suspects: Vec<(&str, &str, &str)> = sizes
+            .iter()
+            .filter(|_| size_unit)
+            .map(|(flag, v)| (*flag, *v, "size"))
+            .chain(times.iter().filter(|_| time_unit).map(|(flag, v)| (*flag, *v, "duration")))
+            .filter(|(_, v, _)| bare(v))
+            .map(|(flag, v, what)| (flag, v.as_deref().unwrap_or_default(), what))
+            .collect();
+        let what = if size_unit { "size" } else { "duration" };
+        Some(match suspects.as_slice() {
+            [(flag, number, what)] => format!(
+                "{flag} {number} {name}: the {what} was split by a space, so '{name}' was taken for a profile name. \
+                 Write it as one word, {flag} {number}{name}, or quote it: {flag} '{number} {name}'"
+            ),
+            _ => format!(
+                "'{name}' is not a profile but a unit of {what}: was a value split from its number by a space? \
+                 Write values as one word, for example --bs 4KB or --time 10s (`lunmark profiles` lists the profiles)"
+            ),
+        })
     }
 
     /// The run plan these flags describe.
@@ -265,11 +307,12 @@ fn flags_profile() -> Profile {
 }
 
 /// Keeps the result after every point, so an interrupted sweep keeps the points
-/// it finished: in the store, and in `--json FILE` (written to a temporary file
-/// and renamed, so a reader never sees half a file). A failure to keep it is
+/// it finished: in the store, and in `--json FILE` (through `output_path`: a
+/// temporary file renamed over a regular file, so a reader never sees half a
+/// file, and never a device node). A failure to keep it is
 /// remembered and reported; it never stops the run.
 struct KeepAfterEachPoint {
-    json: Option<PathBuf>,
+    json: Option<OutputFile>,
     store: Option<Store>,
     errors: Vec<String>,
     store_failed: bool,
@@ -277,9 +320,9 @@ struct KeepAfterEachPoint {
 
 impl KeepAfterEachPoint {
     fn keep(&mut self, result: &RunResult) {
-        if let Some(path) = &self.json {
-            if let Err(e) = write_atomically(path, report::json::render(result).as_bytes()) {
-                push_once(&mut self.errors, format!("could not write {}: {e}", path.display()));
+        if let Some(out) = &self.json {
+            if let Err(e) = out.replace_with(report::json::render(result).as_bytes()) {
+                push_once(&mut self.errors, format!("could not write the JSON result: {e}"));
             }
         }
         if let Some(store) = &mut self.store {
@@ -301,12 +344,6 @@ impl RunObserver for KeepAfterEachPoint {
     fn point_finished(&mut self, result: &RunResult) {
         self.keep(result);
     }
-}
-
-fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
 }
 
 /// Removes a scratch file lunmark created, however the run ends.
@@ -438,7 +475,11 @@ pub struct Kept {
 /// before anything runs. Once the run has started, a failure to write an output
 /// never hides the run's own outcome: it is reported and listed in `Kept`.
 pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, store: &ResultStore, print: bool) -> Result<Kept> {
-    let json_file = json.filter(|j| *j != "-").map(PathBuf::from);
+    // Judged again here (the command line checked it too): labs and library callers come this way as well.
+    let json_file = match json.map(|j| output_path::destination("--json", j, true, Mode::Replace)).transpose()? {
+        Some(Destination::File(f)) => Some(f),
+        _ => None,
+    };
     let opened = store.open()?;
     let mut keep = KeepAfterEachPoint { json: json_file, store: opened, errors: Vec::new(), store_failed: false };
     let result = run::execute(plan, ctx, &mut keep)?;
@@ -465,20 +506,18 @@ pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, st
     Ok(Kept { result, unwritten: keep.errors })
 }
 
-/// Prints the summary and writes the JSON where asked. With `--json -` the
-/// summary goes to stderr so stdout carries JSON only.
-pub fn emit(result: &RunResult, json: Option<&str>) -> Result<()> {
+/// Prints the summary, and the JSON on stdout with `--json -` (the summary then
+/// goes to stderr so stdout carries JSON only). A `--json FILE` is not written
+/// here: the keeper already wrote the final result there, through the guard,
+/// and a second write would only report a failure twice.
+fn emit(result: &RunResult, json: Option<&str>) -> Result<()> {
     let table = report::table::render(result);
     match json {
         Some("-") => {
             eprint!("{table}");
             std::io::stdout().write_all(report::json::render(result).as_bytes())?;
         }
-        Some(path) => {
-            print!("{table}");
-            std::fs::write(path, report::json::render(result)).with_context(|| format!("writing the JSON result to {path}"))?;
-        }
-        None => print!("{table}"),
+        _ => print!("{table}"),
     }
     Ok(())
 }

@@ -126,9 +126,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         }
     }
     let trace = match &ctx.trace {
-        Some(path) => {
-            Some(std::sync::Arc::new(trace_sink::TraceSink::create(path).map_err(|e| anyhow::anyhow!("--trace {}: {e}", path.display()))?))
-        }
+        Some(path) => Some(std::sync::Arc::new(trace_sink::TraceSink::create(path).map_err(anyhow::Error::msg)?)),
         None => None,
     };
     // NBD connections live for the whole run: opened before each point, reused by the next.

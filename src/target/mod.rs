@@ -96,6 +96,8 @@ pub enum TargetError {
     Uri(#[from] UriError),
     #[error("{path}: the file does not exist. {hint}")]
     Missing { path: String, hint: String },
+    #[error("{path} does not exist: there is no such device (`lsblk` lists the block devices)")]
+    NoDevice { path: String },
     #[error("{path} is a directory: name a file inside it, for example {path}/lunmark.dat")]
     Directory { path: String },
     #[error("{path}: the filesystem refuses O_DIRECT (direct I/O). Add --buffered to go through the page cache (the results then measure the cache, not the device)")]
@@ -110,8 +112,10 @@ pub enum TargetError {
     RegionTooSmall { uri: String, len: u64, bs: u64 },
     #[error("{uri}: {what} {value} is not a multiple of the {sector}-byte logical block size, which {needs}")]
     Misaligned { uri: String, what: String, value: u64, sector: u64, needs: &'static str },
-    #[error("{path}: {source}")]
-    Io { path: String, source: io::Error },
+    /// The io::Error is in the message, in words, and deliberately not a `source`:
+    /// `{:#}` would print it a second time ("X: No such file...: No such file...").
+    #[error("{path}: {}", crate::output_path::describe_io(.error))]
+    Io { path: String, error: io::Error },
     #[error("{message}. Is the server running, and the address, port, socket and export name right?")]
     Remote { message: String },
     /// The server took some of the run's connections but not all.
@@ -120,7 +124,7 @@ pub enum TargetError {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> TargetError + '_ {
-    move |source| TargetError::Io { path: path.display().to_string(), source }
+    move |error| TargetError::Io { path: path.display().to_string(), error }
 }
 
 /// Checks, before anything runs or is created, what would make any point of a
@@ -137,6 +141,10 @@ pub fn preflight(specs: &[&WorkloadSpec], flags: SafetyFlags) -> Result<(), Targ
             }
             checked.push((uri.clone(), writes));
             match parse(uri)? {
+                // A device that is not there is named as such, before any other rule about devices.
+                TargetUri::Device(path) if matches!(std::fs::metadata(&path), Err(e) if e.kind() == io::ErrorKind::NotFound) => {
+                    return Err(TargetError::NoDevice { path: path.display().to_string() });
+                }
                 TargetUri::Device(path) if writes => {
                     if !flags.destructive {
                         return Err(TargetError::DeviceNeedsDestructive { path: path.display().to_string() });
@@ -269,7 +277,7 @@ fn open_file(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool) -> Resul
             }
             Some(path.to_path_buf())
         }
-        Err(e) => return Err(TargetError::Io { path: display, source: e }),
+        Err(e) => return Err(TargetError::Io { path: display, error: e }),
     };
     let fill = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(io_err(path))?;
     let current = fill.metadata().map_err(io_err(path))?.len();
@@ -286,7 +294,7 @@ fn open_file(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool) -> Resul
         if e.raw_os_error() == Some(libc::EINVAL) && !spec.buffered {
             TargetError::NoDirect { path: display.clone() }
         } else {
-            TargetError::Io { path: display.clone(), source: e }
+            TargetError::Io { path: display.clone(), error: e }
         }
     })?;
     finish(uri, TargetKind::File, size, spec, Handle::Fd(file.into()), created, None, filesystem_of(path))
@@ -334,14 +342,17 @@ pub fn fill_holes(file: &File, size: u64, seed: u64) -> io::Result<()> {
 
 fn open_device(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool, flags: SafetyFlags) -> Result<OpenTarget, TargetError> {
     let display = path.display().to_string();
-    let meta = std::fs::metadata(path).map_err(io_err(path))?;
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => TargetError::NoDevice { path: display.clone() },
+        _ => io_err(path)(e),
+    })?;
     if !meta.file_type().is_block_device() {
         if meta.is_dir() {
             return Err(TargetError::Directory { path: display });
         }
         return Err(TargetError::Io {
             path: display,
-            source: io::Error::other("not a block device (lunmark writes only to block devices under /dev)"),
+            error: io::Error::other("not a block device (lunmark writes only to block devices under /dev)"),
         });
     }
     if writes {

@@ -16,7 +16,7 @@
 //! uncertain, never as corrupt.
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 
@@ -54,14 +54,11 @@ pub fn record(kind: u32, target: u32, block: u64, generation: u32) -> [u8; RECOR
 }
 
 pub fn create(path: &Path, header: &JournalHeader) -> Result<File> {
-    let mut f = OpenOptions::new()
-        .create(true)
-        .write(true)
-        .truncate(true)
-        .open(path)
-        .with_context(|| format!("creating the journal {}", path.display()))?;
-    f.write_all((serde_json::to_string(header)? + "\n").as_bytes())?;
-    f.sync_data()?;
+    // Through the guard of every output: a device, FIFO or directory is refused, a regular file emptied only after the check.
+    let mut f = crate::output_path::check("--journal", path, crate::output_path::Mode::Stream)?.create_stream()?;
+    f.write_all((serde_json::to_string(header)? + "\n").as_bytes())
+        .and_then(|_| f.sync_data())
+        .map_err(|e| anyhow::anyhow!("--journal {}: writing the header failed: {}", path.display(), crate::output_path::describe_io(&e)))?;
     Ok(f)
 }
 

@@ -8,6 +8,7 @@ mod core;
 mod kept;
 mod network;
 mod one_client_servers;
+mod output_guard;
 mod power;
 mod results;
 mod trust;
