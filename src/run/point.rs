@@ -386,3 +386,35 @@ fn fill_gaps(mut slices: BTreeMap<u32, IntervalSlice>, duration_s: f64) -> Vec<I
     }
     slices.into_values().collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One group of workers runs on mem:, the other cannot allocate its buffers
+    /// (1 TiB) and panics before the start gate: the point fails with the panic's
+    /// message instead of leaving the main thread waiting for a worker that is gone.
+    #[test]
+    fn a_worker_that_panics_fails_the_point_with_its_message() {
+        let spec: WorkloadSpec = serde_json::from_value(serde_json::json!({
+            "targets": ["mem:1m"], "ramp": "0s", "run": {"time": "1s"}, "seed": 1,
+            "groups": [
+                {"name": "fine", "workers": 1, "qd": 1, "access": [{"share": 100.0, "bs": "4k", "read": 100.0, "random": 100.0}]},
+                {"name": "huge", "workers": 1, "qd": 1048576, "access": [{"share": 100.0, "bs": "1m", "read": 100.0, "random": 100.0}]}
+            ]
+        }))
+        .unwrap();
+        let targets = crate::target::open_all(&spec, Default::default()).unwrap();
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            let mut live = Live::new(true);
+            let position = PointPosition { index: 0, count: 1, label: "" };
+            let o = run_point(&spec, BTreeMap::new(), targets, position, &mut live, &AtomicBool::new(false), &PointShared::default());
+            let _ = tx.send((o.status, o.reason));
+        });
+        let (status, reason) = rx.recv_timeout(Duration::from_secs(20)).expect("the point ends despite the panic");
+        assert_eq!(status, Status::Failed);
+        let reason = reason.unwrap();
+        assert!(reason.contains("worker 1 failed") && reason.contains("out of memory allocating"), "{reason}");
+    }
+}

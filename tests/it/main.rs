@@ -8,5 +8,6 @@ mod core;
 mod network;
 mod power;
 mod results;
+mod stalls;
 mod trust;
 mod workloads;
