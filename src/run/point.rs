@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
-use std::{panic, thread};
 use std::time::{Duration, Instant};
+use std::{panic, thread};
 
 use super::control::{Control, DRAIN_BUDGET};
 use super::live::{Live, LiveFigures, SecondFigures};
@@ -189,7 +189,9 @@ pub fn run_point(
                 view.ramp(now - t0);
             }
         }
-        for slice in progress.complete(planned_seconds) {
+        // Only seconds that have ended can be complete (an --ios run has no planned end).
+        let ended = now.saturating_duration_since(measure_start).as_secs().min(u32::MAX as u64) as u32;
+        for slice in progress.complete(planned_seconds.min(ended)) {
             view.second(&slice, planned_duration(spec), progress.in_flight(), now);
         }
         // A worker blocked inside a system call cannot report its seconds, which

@@ -59,7 +59,10 @@ mod tests {
         mark(&mut s, stuck);
         assert!(s.stalled);
         let why = s.stall_reason.unwrap();
-        assert!(why.contains("no I/O completed") && why.contains("32 I/Os") && why.contains("2.01 s") && why.contains("abandoned"), "{why}");
+        assert!(
+            why.contains("no I/O completed") && why.contains("32 I/Os") && why.contains("2.01 s") && why.contains("abandoned"),
+            "{why}"
+        );
         assert!((s.oldest_in_flight_ms.unwrap() - 2010.0).abs() < 1e-6);
 
         let mut s = summary(1000, 2.0);

@@ -512,7 +512,12 @@ fn io_error(uri: &str, s: &Slot, errno: i32) -> IoErrorRecord {
 /// Waits for I/Os still in flight, handing each completion to `done`, for at
 /// most `DRAIN_BUDGET` (none after a second Ctrl-C). Returns how many are
 /// still in flight: those are abandoned.
-fn drain(engine: &mut Box<dyn Engine>, mut in_flight: usize, ctl: &Control, mut done: impl FnMut(&mut Box<dyn Engine>, &Completion)) -> usize {
+fn drain(
+    engine: &mut Box<dyn Engine>,
+    mut in_flight: usize,
+    ctl: &Control,
+    mut done: impl FnMut(&mut Box<dyn Engine>, &Completion),
+) -> usize {
     let deadline = Instant::now() + DRAIN_BUDGET;
     let mut sink = Vec::new();
     while in_flight > 0 {

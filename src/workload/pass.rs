@@ -173,7 +173,8 @@ pub fn judge(criteria: &[Criterion], summary: &Summary, groups: &[GroupSummary])
 
 fn check(c: &Criterion, summary: &Summary, groups: &[GroupSummary]) -> Check {
     let unit = if matches!(c.metric, Metric::Latency { .. }) { "us" } else { "" };
-    let fail = |value: Option<f64>, note: String| Check { criterion: c.text.clone(), value, unit: unit.into(), passed: false, note: Some(note) };
+    let fail =
+        |value: Option<f64>, note: String| Check { criterion: c.text.clone(), value, unit: unit.into(), passed: false, note: Some(note) };
     let group = match &c.group {
         Some(name) => match groups.iter().find(|s| &s.name == name) {
             Some(g) => Some(g),

@@ -15,14 +15,7 @@ fn never_answers(dir: &Path) -> Nbdkit {
 
 /// A `lunmark run` against `uri` with `args`, started now, output captured.
 fn start(store: &Path, uri: &str, args: &[&str]) -> Child {
-    lunmark()
-        .env("LUNMARK_STORE", store)
-        .args(["run", "-t", uri])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    lunmark().env("LUNMARK_STORE", store).args(["run", "-t", uri]).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
 }
 
 fn signal(child: &Child, sig: i32) {
@@ -92,7 +85,8 @@ fn a_target_that_never_answers_is_a_stall_not_a_pass() {
 fn the_periodic_lines_match_the_stored_seconds() {
     let dir = shm_dir();
     let json = dir.path().join("r.json");
-    let out = run(&["run", "-t", "mem:256m", "--workers", "4", "--read", "100", "--time", "4s", "--ramp", "0", "--json", json.to_str().unwrap()]);
+    let out =
+        run(&["run", "-t", "mem:256m", "--workers", "4", "--read", "100", "--time", "4s", "--ramp", "0", "--json", json.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     let intervals = read_json(&json)["points"][0]["summary"]["intervals"].as_array().unwrap().clone();
     // "run 3s/4s      2032424 IOPS   8324.9 MB/s  p99 ..."
@@ -144,7 +138,8 @@ fn every_injected_error_is_counted() {
         let log = dir.path().join(format!("nbdkit-{go_on}.log"));
         let mut server = injecting_errors(dir.path(), &log);
         let json = dir.path().join(format!("r-{go_on}.json"));
-        let mut args = vec!["run", "-q", "-t", &server.uri, "--read", "70", "--time", "1s", "--ramp", "0", "--json", json.to_str().unwrap()];
+        let mut args =
+            vec!["run", "-q", "-t", &server.uri, "--read", "70", "--time", "1s", "--ramp", "0", "--json", json.to_str().unwrap()];
         if go_on {
             args.push("--continue-on-error");
         }
