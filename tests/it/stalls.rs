@@ -7,6 +7,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::*;
+use crate::require_root;
 
 /// An nbdkit memory disk on a unix socket whose every read and write takes 10 s.
 fn never_answers(dir: &Path) -> Nbdkit {
@@ -76,6 +77,85 @@ fn a_target_that_never_answers_is_a_stall_not_a_pass() {
     let table = stdout(&out);
     assert!(table.contains("STALLED: no I/O completed") && table.contains("8 never completed and were abandoned"), "{table}");
     assert!(stderr(&out).contains("STALLED: 8 I/Os in flight"), "{}", stderr(&out));
+}
+
+/// A loop device over a file that nbdfuse serves from a server that never
+/// answers: a block device whose I/Os never complete, driven through io_uring.
+/// Torn down in the order that lets nothing wait for the delayed I/Os: the
+/// server first (they fail at once), then the loop device and the FUSE mount.
+struct StalledDevice {
+    dev: String,
+    mnt: std::path::PathBuf,
+    fuse: Child,
+    server: Nbdkit,
+}
+
+impl StalledDevice {
+    fn new(dir: &Path) -> StalledDevice {
+        let server = never_answers(dir);
+        let mnt = dir.join("mnt");
+        std::fs::create_dir(&mnt).unwrap();
+        let disk = mnt.join("disk");
+        let fuse = Command::new("nbdfuse")
+            .arg(&disk)
+            .args(["--unix", server.socket.as_ref().unwrap().to_str().unwrap()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nbdfuse (libnbd-bin)");
+        wait_for(|| disk.exists());
+        let out = Command::new("losetup").args(["--find", "--show"]).arg(&disk).output().expect("losetup");
+        assert!(out.status.success(), "losetup: {}", String::from_utf8_lossy(&out.stderr));
+        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        StalledDevice { dev, mnt, fuse, server }
+    }
+}
+
+impl Drop for StalledDevice {
+    fn drop(&mut self) {
+        self.server.kill();
+        let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
+        // A busy loop device is only marked to go: wait until it lets go of the file.
+        let backing = format!("/sys/block/{}/loop/backing_file", self.dev.trim_start_matches("/dev/"));
+        let mnt = self.mnt.to_string_lossy().into_owned();
+        let mounted = || std::fs::read_to_string("/proc/mounts").unwrap_or_default().contains(&mnt);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::fs::read_to_string(&backing).is_ok_and(|b| b.contains(&mnt)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // SIGTERM to the nbdfuse this test spawned makes it unmount.
+        signal(&self.fuse, libc::SIGTERM);
+        let _ = self.fuse.wait();
+        while mounted() && Instant::now() < deadline {
+            let _ = Command::new("umount").arg(&self.mnt).stderr(Stdio::null()).status();
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// The same through io_uring on a block device that never completes an I/O:
+/// the run ends on time, the I/Os are abandoned (their buffers kept until the
+/// ring is torn down), and the process exits cleanly.
+#[test]
+fn an_io_uring_device_that_never_completes_is_abandoned_on_time() {
+    require_root!();
+    let dir = shm_dir();
+    let dev = StalledDevice::new(dir.path());
+    let json = dir.path().join("r.json");
+    let store = dir.path().join("store.db");
+    let started = Instant::now();
+    let child =
+        start(&store, &dev.dev, &["-q", "--read", "100", "--qd", "8", "--time", "2s", "--ramp", "0", "--json", json.to_str().unwrap()]);
+    let out = child.wait_with_output().unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_millis(4500), "a 2 s run took {took:?}");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r = read_json(&json);
+    assert_eq!(r["engine"], "io_uring");
+    let s = &r["points"][0]["summary"];
+    assert_eq!(s["stalled"], true, "{s}");
+    assert_eq!(s["in_flight_at_end"], 8, "{s}");
+    assert_eq!(s["abandoned_ios"], 8, "{s}");
 }
 
 /// Each periodic line (stderr is not a terminal) is a complete second: the
