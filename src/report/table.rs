@@ -178,12 +178,15 @@ fn in_flight_lines(s: &crate::results::model::Summary) -> String {
     let mut text = String::new();
     if let Some(reason) = &s.stall_reason {
         text.push_str(&format!("STALLED: {reason}. The figures above cover only the I/Os that completed.\n"));
-    } else if s.in_flight_at_end > 0 && s.abandoned_ios > 0 {
+    } else if s.in_flight_at_end > 0 {
+        let abandoned = match s.abandoned_ios {
+            0 => String::new(),
+            n => format!("; {n} never completed and were abandoned"),
+        };
         text.push_str(&format!(
-            "{} I/Os in flight at the end (oldest {} ms); {} never completed and were abandoned\n",
+            "in flight at the end: {} I/Os, the oldest for {} ms{abandoned}\n",
             s.in_flight_at_end,
-            opt(s.oldest_in_flight_ms),
-            s.abandoned_ios
+            opt(s.oldest_in_flight_ms)
         ));
     }
     text
