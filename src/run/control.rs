@@ -25,6 +25,10 @@ pub struct Control {
     pub failed: AtomicBool,
     /// Set on a second Ctrl-C or SIGTERM: stop waiting for anything in flight.
     pub hurry: AtomicBool,
+    /// Per worker: done with its I/Os (completed or abandoned). What it does
+    /// after that (writing a write-back cache's dirty blocks to a target that
+    /// answers) may take longer than the stop budget, and is waited for.
+    pub drained: Vec<AtomicBool>,
 }
 
 struct Gate {
@@ -49,6 +53,7 @@ impl Control {
             stop: AtomicBool::new(false),
             failed: AtomicBool::new(false),
             hurry: AtomicBool::new(false),
+            drained: (0..workers).map(|_| AtomicBool::new(false)).collect(),
         }
     }
 

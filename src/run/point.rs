@@ -8,7 +8,7 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 use std::{panic, thread};
 
-use super::control::{Control, DRAIN_BUDGET};
+use super::control::Control;
 use super::live::{Live, LiveFigures, SecondFigures};
 use super::pacing::Pacing;
 use super::progress::Progress;
@@ -208,19 +208,26 @@ pub fn run_point(
     ctl.stop.store(true, Ordering::SeqCst);
     let cpu_end = cpu::snapshot();
     // Workers see the stop within a wait slice, wait at most DRAIN_BUDGET for
-    // what is in flight, and end. One that does not (stuck in a system call on a
-    // stalled device) is left behind, so the run still ends on time.
-    let give_up = Instant::now() + DRAIN_BUDGET + Duration::from_millis(500);
+    // what is in flight, and end. One that has not drained by then (stuck in a
+    // system call on a stalled device) is left behind, so the run still ends on
+    // time; one that drained and is still writing a cache back is waited for,
+    // unless a second signal says not to.
+    let give_up = Instant::now() + STOP_BUDGET;
     let hurry = super::signals::hurry_flag();
-    while outcomes.iter().any(Option::is_none) {
+    loop {
+        let waiting: Vec<usize> = (0..nworkers).filter(|&w| outcomes[w].is_none()).collect();
+        if waiting.is_empty() {
+            break;
+        }
         if hurry.load(Ordering::Relaxed) {
             ctl.hurry.store(true, Ordering::SeqCst);
         }
-        let left = give_up.saturating_duration_since(Instant::now());
-        if left.is_zero() {
+        let now = Instant::now();
+        let patient = !ctl.hurry.load(Ordering::Relaxed) && waiting.iter().all(|&w| ctl.drained[w].load(Ordering::SeqCst));
+        if now >= give_up && !patient {
             break;
         }
-        if let Ok((w, o)) = done_rx.recv_timeout(left.min(Duration::from_millis(20))) {
+        if let Ok((w, o)) = done_rx.recv_timeout(Duration::from_millis(20)) {
             progress.worker_ended(w);
             outcomes[w as usize] = Some(o);
         }
@@ -267,7 +274,7 @@ pub fn run_point(
         format!(
             "{} of {nworkers} workers did not stop within {:.1} s (stuck in a system call on a stalled target?): their figures are missing",
             missing.len(),
-            (DRAIN_BUDGET + Duration::from_millis(500)).as_secs_f64()
+            STOP_BUDGET.as_secs_f64()
         )
     });
     let reason = outcomes
@@ -300,6 +307,10 @@ pub fn run_point(
         span: (unix_start, unix_start + duration_s),
     }
 }
+
+/// How long the main thread waits, after the stop, for workers to finish with
+/// their I/Os (they give up on what is in flight after `DRAIN_BUDGET`).
+const STOP_BUDGET: Duration = Duration::from_millis(1000);
 
 /// How long a worker may go without reporting before the live view says so
 /// (it reports at least once a second while it can).
@@ -364,8 +375,8 @@ impl PointView<'_> {
         let figures = crate::results::summarize::interval(slice, duration_s);
         let (n, oldest) = in_flight;
         let age = oldest.map(|o| now.saturating_duration_since(o).as_secs_f64()).unwrap_or(0.0);
-        // In flight for over a second, or a whole second without a completion.
-        let stall = (n > 0 && (age > 1.0 || figures.iops == 0.0)).then(|| format!("STALLED: {n} I/Os in flight, oldest {age:.1} s"));
+        // An I/O outstanding for a second or more.
+        let stall = (n > 0 && age >= 1.0).then(|| format!("STALLED: {n} I/Os in flight, oldest {age:.1} s"));
         self.live.update(&LiveFigures {
             point: self.position.index + 1,
             points: self.position.count,

@@ -479,6 +479,7 @@ pub fn run_worker(
     }
     let left = drain(&mut engine, in_flight, &ctl, |engine, c| settle(c, &mut slots, &mut verifier, &mut outcome.recorder, engine));
     outcome.abandoned = left as u64;
+    ctl.drained[plan.index as usize].store(true, Ordering::SeqCst);
     if let Some(t) = &plan.trace {
         t.write(&mut traced);
     }
