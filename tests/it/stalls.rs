@@ -209,8 +209,9 @@ fn injected(log: &Path) -> u64 {
 }
 
 /// With --continue-on-error the run goes on and counts every error the server
-/// injected, those reaped while stopping included; without it the run still
-/// stops at the first, and counts what was in flight with it.
+/// injected, those reaped while stopping included, and `--pass errors<1` fails
+/// on them; without it the run still stops at the first, and counts what was in
+/// flight with it.
 #[test]
 fn every_injected_error_is_counted() {
     let dir = shm_dir();
@@ -221,7 +222,8 @@ fn every_injected_error_is_counted() {
         let mut args =
             vec!["run", "-q", "-t", &server.uri, "--read", "70", "--time", "1s", "--ramp", "0", "--json", json.to_str().unwrap()];
         if go_on {
-            args.push("--continue-on-error");
+            // Now an errors criterion can decide the verdict.
+            args.extend(["--continue-on-error", "--pass", "errors<1"]);
         }
         let out = run(&args);
         let r = read_json(&json);
@@ -232,8 +234,9 @@ fn every_injected_error_is_counted() {
         assert_eq!(errors["total"].as_u64().unwrap(), injected, "--continue-on-error {go_on}: {errors}");
         assert_eq!(errors["by_errno"]["Input/output error"].as_u64().unwrap(), injected);
         if go_on {
-            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
             assert_eq!(r["status"], "completed");
+            assert_eq!(r["points"][0]["verdict"]["checks"][0]["value"].as_f64().unwrap(), injected as f64);
             assert!(injected >= 20, "a second at 5% errors injects many: {injected}");
             assert!(r["points"][0]["summary"]["ios_read"].as_u64().unwrap() > 0);
         } else {
