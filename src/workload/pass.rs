@@ -207,7 +207,7 @@ fn check(c: &Criterion, summary: &Summary, groups: &[GroupSummary]) -> Check {
             return fail(
                 Some(value.max(ms * 1e3)),
                 format!(
-                    "{} I/Os were still in flight at the end, the oldest for {ms:.0} ms: beyond the bound even though it never completed",
+                    "{} I/Os were still in flight at the end, the oldest already for {ms:.0} ms: past the bound before it completed, if it ever did",
                     summary.in_flight_at_end
                 ),
             );
@@ -325,7 +325,7 @@ mod tests {
         let v = judge(&parse("read_lat_max<50ms,read_lat_avg<3s,lat_min>100us").unwrap(), &s, &[]);
         assert!(!v.checks[0].passed, "stuck for longer than the bound");
         assert_eq!(v.checks[0].value, Some(2_000_000.0));
-        assert!(v.checks[0].note.as_deref().unwrap().contains("oldest for 2000 ms"));
+        assert!(v.checks[0].note.as_deref().unwrap().contains("oldest already for 2000 ms"));
         assert!(v.checks[1].passed, "a bound above the stall's age still holds");
         assert!(v.checks[2].passed, "a lower bound is not broken by a slow I/O");
 
