@@ -154,6 +154,9 @@ pub struct RunArgs {
     /// Record every I/O issued (ramp included) in FILE, for `lunmark cache-curve` (format: docs/trace-format.md).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// Count I/O errors (by errno) and go on, instead of ending the run at the first one.
+    #[arg(long)]
+    pub continue_on_error: bool,
     /// No live line or periodic progress.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -442,6 +445,7 @@ impl RunArgs {
                 .then(|| crate::verify::VerifyOptions { stop_on_mismatch: self.verify_stop, journal: self.journal.clone() }),
             cache: self.cache_config()?,
             trace: self.trace.clone(),
+            continue_on_error: self.continue_on_error,
         })
     }
 

@@ -9,7 +9,9 @@ pub mod pacing;
 pub mod plan;
 pub mod point;
 pub mod power_meter;
+pub mod progress;
 pub mod signals;
+pub mod stall;
 pub mod trace_sink;
 pub mod worker;
 
@@ -37,6 +39,8 @@ pub struct RunContext {
     pub trace: Option<std::path::PathBuf>,
     /// With --cache: the host-side cache tier in front of every target.
     pub cache: Option<crate::engine::cache::config::CacheConfig>,
+    /// With --continue-on-error: I/O errors are counted and the run goes on.
+    pub continue_on_error: bool,
 }
 
 /// Told about the result as it grows: after each point and at the end.
@@ -136,7 +140,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         for r in 0..plan.repeat {
             if interrupt.load(Ordering::Relaxed) {
                 result.status = Status::Interrupted;
-                result.status_reason = Some("interrupted by a signal (Ctrl-C)".into());
+                result.status_reason = Some(signals::reason());
                 break 'points;
             }
             let opened = target::open_all(&p.spec, ctx.safety, &mut nbd_pools).map_err(anyhow::Error::from).and_then(|mut t| {
@@ -176,7 +180,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 position,
                 &mut live,
                 &interrupt,
-                &point::PointShared { verify: verify.clone(), trace: trace.clone() },
+                &point::PointShared { verify: verify.clone(), trace: trace.clone(), continue_on_error: ctx.continue_on_error },
             );
             meter.finish(sampling, &mut outcome);
             if let Some(cfg) = &ctx.cache {

@@ -11,5 +11,6 @@ mod one_client_servers;
 mod output_guard;
 mod power;
 mod results;
+mod stalls;
 mod trust;
 mod workloads;
