@@ -49,7 +49,8 @@ pub fn device_size(path: &Path) -> Option<u64> {
     sectors.checked_mul(512)
 }
 
-/// The total size of the filesystem holding `dir` (used and free), from statvfs.
+/// The total size of the filesystem holding `dir` (used and free), from statvfs
+/// (None when unknown or unlimited).
 pub fn filesystem_bytes(dir: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
@@ -59,7 +60,8 @@ pub fn filesystem_bytes(dir: &Path) -> Option<u64> {
     if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
         return None;
     }
-    (st.f_blocks as u64).checked_mul(st.f_frsize as u64)
+    // ramfs reports no blocks at all: it has no size, so nothing to check against.
+    (st.f_blocks as u64).checked_mul(st.f_frsize as u64).filter(|&b| b > 0)
 }
 
 #[cfg(test)]

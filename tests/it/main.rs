@@ -5,6 +5,7 @@
 mod cache;
 mod common;
 mod core;
+mod edges;
 mod network;
 mod power;
 mod results;

@@ -1,0 +1,210 @@
+//! Trust at the edges (issue 12): region arithmetic that cannot wrap, resources
+//! checked before the run, files lunmark created and could not fill removed,
+//! damaged journals and imports refused with a clear error, reports that finish
+//! on extreme values.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::*;
+use crate::require_root;
+
+fn md5(path: &Path) -> String {
+    let out = Command::new("md5sum").arg(path).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).split_whitespace().next().unwrap().to_string()
+}
+
+fn random_file(path: &Path, len: usize) {
+    let mut data = vec![0u8; len];
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for b in data.iter_mut() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = x as u8;
+    }
+    std::fs::write(path, data).unwrap();
+}
+
+/// A filesystem this test mounts in its scratch directory, unmounted on drop.
+struct Mount(PathBuf);
+
+impl Mount {
+    fn new(dir: &Path, fstype: &str, options: &str) -> Mount {
+        let at = dir.join(format!("{fstype}-mnt"));
+        std::fs::create_dir(&at).unwrap();
+        let mut cmd = Command::new("mount");
+        cmd.args(["-t", fstype]);
+        if !options.is_empty() {
+            cmd.args(["-o", options]);
+        }
+        assert!(cmd.arg(fstype).arg(&at).status().unwrap().success(), "mount {fstype}");
+        Mount(at)
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+// ---- item 2: region arithmetic cannot wrap ----
+
+/// `--offset 2^64-512 --size 8k` on a 1 MiB file once wrote bytes 3584-7679
+/// (the check `offset + len > size` overflowed). It is refused before anything
+/// runs, naming both flags, and the file keeps every byte.
+#[test]
+fn an_offset_that_would_wrap_is_refused_and_the_file_untouched() {
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    random_file(&file, 1 << 20);
+    let before = md5(&file);
+    let out = run(&[
+        "run",
+        "-q",
+        "-t",
+        file.to_str().unwrap(),
+        "--offset",
+        "18446744073709551104",
+        "--size",
+        "8k",
+        "--read",
+        "0",
+        "--time",
+        "1s",
+        "--ramp",
+        "0",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--offset 18446744073709551104") && err.contains("--size 8192") && err.contains("2^64"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(md5(&file), before, "not one byte written");
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 1 << 20);
+}
+
+/// The same on a `mem:` target and past the end of an existing file: refused
+/// with the target's size, before anything runs.
+#[test]
+fn a_region_past_the_end_names_the_targets_size() {
+    let out = run(&["run", "-q", "-t", "mem:1m", "--offset", "1020k", "--size", "8k", "--time", "1s", "--ramp", "0"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--offset 1044480") && err.contains("--size 8192") && err.contains("1048576 bytes"), "{err}");
+
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    random_file(&file, 1 << 20);
+    let before = md5(&file);
+    let out = run(&["run", "-q", "-t", file.to_str().unwrap(), "--offset", "1m", "--read", "0", "--time", "1s", "--ramp", "0"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--offset 1048576") && err.contains("1048576 bytes"), "{err}");
+    assert_eq!(md5(&file), before);
+}
+
+/// A loop device: the region is checked against the device's size before it
+/// is opened, and a region that would wrap never reaches it.
+#[test]
+fn a_region_past_the_end_of_a_device_is_refused_before_it_is_opened() {
+    require_root!();
+    let dir = shm_dir();
+    let dev = LoopDevice::new(dir.path(), 4 << 20);
+    let t = dev.path.to_str().unwrap();
+    let before = dev.stat();
+    for (offset, size) in [("18446744073709551104", "8k"), ("4m", "4k"), ("3m", "2m")] {
+        let out = run(&["run", "-q", "-t", t, "--destructive", "--offset", offset, "--size", size, "--read", "0", "--time", "1s"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{offset} {size}: {err}");
+        assert!(err.contains("--offset") && err.contains("--size"), "{err}");
+    }
+    let after = dev.stat();
+    // Reads may come from the signature probe (and udev); writes never.
+    assert_eq!((after.2, after.3), (before.2, before.3), "nothing was written to the device");
+}
+
+// ---- item 14: files lunmark created and could not fill are removed ----
+
+/// A file lunmark must create and fill on a filesystem that is full: the run
+/// fails before measuring, and the partly written file is gone. A file that
+/// was there before (and that lunmark had to grow) keeps its length and bytes.
+#[test]
+fn a_file_that_cannot_be_filled_on_a_full_filesystem_is_removed() {
+    require_root!();
+    let dir = shm_dir();
+    let mnt = Mount::new(dir.path(), "tmpfs", "size=32m");
+    let filler = mnt.0.join("filler");
+    assert!(Command::new("dd")
+        .args(["if=/dev/zero", "bs=1M", "count=24", "status=none"])
+        .arg(format!("of={}", filler.display()))
+        .status()
+        .unwrap()
+        .success());
+    let created = mnt.0.join("lun");
+    let out = run(&["run", "-q", "-t", created.to_str().unwrap(), "--size", "16m", "--read", "0", "--time", "1s", "--ramp", "0"]);
+    let err = stderr(&out);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(!created.exists(), "the partly filled file lunmark created is removed");
+
+    let existing = mnt.0.join("mine");
+    random_file(&existing, 1 << 20);
+    let before = md5(&existing);
+    let out = run(&["run", "-q", "-t", existing.to_str().unwrap(), "--size", "16m", "--read", "0", "--time", "1s", "--ramp", "0"]);
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(existing.exists(), "a file lunmark did not create is never removed");
+    assert_eq!(std::fs::metadata(&existing).unwrap().len(), 1 << 20, "cut back to its old length");
+    assert_eq!(md5(&existing), before);
+}
+
+/// A file created and filled, then refused (ramfs has no direct I/O): removed.
+/// An existing file refused the same way stays.
+#[test]
+fn a_created_file_that_fails_validation_is_removed() {
+    require_root!();
+    let dir = shm_dir();
+    let mnt = Mount::new(dir.path(), "ramfs", "");
+    let created = mnt.0.join("lun");
+    let out = run(&["run", "-q", "-t", created.to_str().unwrap(), "--size", "1m", "--read", "0", "--time", "1s", "--ramp", "0"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("O_DIRECT"), "{err}");
+    assert!(!created.exists(), "the file lunmark created for a refused run is removed");
+
+    let existing = mnt.0.join("mine");
+    random_file(&existing, 1 << 20);
+    let before = md5(&existing);
+    let out = run(&["run", "-q", "-t", existing.to_str().unwrap(), "--read", "0", "--time", "1s", "--ramp", "0"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(md5(&existing), before, "an existing file is never removed");
+}
+
+/// Two targets, the second refused: the first, created by this run, is removed
+/// too, since nothing ran on it.
+#[test]
+fn files_created_for_a_run_refused_at_another_target_are_removed() {
+    require_root!();
+    let dir = shm_dir();
+    let mnt = Mount::new(dir.path(), "ramfs", "");
+    let first = dir.path().join("first");
+    let second = mnt.0.join("second");
+    let out = run(&[
+        "run",
+        "-q",
+        "-t",
+        first.to_str().unwrap(),
+        "-t",
+        second.to_str().unwrap(),
+        "--size",
+        "1m",
+        "--read",
+        "0",
+        "--time",
+        "1s",
+        "--ramp",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(!first.exists() && !second.exists());
+}
