@@ -9,6 +9,7 @@ pub mod pacing;
 pub mod plan;
 pub mod point;
 pub mod power_meter;
+pub mod resources;
 pub mod signals;
 pub mod trace_sink;
 pub mod worker;
@@ -37,6 +38,13 @@ pub struct RunContext {
     pub trace: Option<std::path::PathBuf>,
     /// With --cache: the host-side cache tier in front of every target.
     pub cache: Option<crate::engine::cache::config::CacheConfig>,
+}
+
+impl RunContext {
+    /// What this context adds to every point's memory (a cache tier, verification).
+    pub fn resource_extras(&self) -> resources::Extras<'_> {
+        resources::Extras { cache: self.cache.as_ref(), verify: self.verify.is_some() }
+    }
 }
 
 /// Told about the result as it grows: after each point and at the end.
@@ -76,6 +84,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         points: Vec::new(),
     };
     target::preflight(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>(), ctx.safety)?;
+    resources::preflight(plan, ctx.resource_extras())?;
     let mut live = live::Live::new(ctx.quiet);
     for w in &plan.warnings {
         live.note(&format!("warning: {w}"));

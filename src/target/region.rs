@@ -4,6 +4,7 @@
 //! Also the sizes a target is known to have before it is opened, so that a
 //! region that cannot fit is refused before anything runs.
 
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
 use super::TargetError;
@@ -15,10 +16,9 @@ pub fn requested_end(uri: &str, spec: &WorkloadSpec) -> Result<Option<u64>, Targ
     let offset = spec.offset.get();
     match spec.size {
         None => Ok(None),
-        Some(len) => offset
-            .checked_add(len.get())
-            .map(Some)
-            .ok_or(TargetError::RegionOverflows { uri: uri.into(), offset, len: len.get() }),
+        Some(len) => {
+            offset.checked_add(len.get()).map(Some).ok_or(TargetError::RegionOverflows { uri: uri.into(), offset, len: len.get() })
+        }
     }
 }
 
@@ -39,12 +39,37 @@ pub fn resolve(uri: &str, spec: &WorkloadSpec, size: u64) -> Result<Region, Targ
     Ok(Region { start: offset, len })
 }
 
+/// The length of the region a run would use on `uri`, when it can be known
+/// without opening the target: `--size`, or what follows `--offset` on a
+/// `mem:`/`null:` target, an existing file or a device. None for network
+/// targets without `--size`.
+pub fn known_len(uri: &str, spec: &WorkloadSpec) -> Option<u64> {
+    if let Some(len) = spec.size {
+        return Some(len.get());
+    }
+    let size = match super::parse(uri).ok()? {
+        super::TargetUri::Mem(s) | super::TargetUri::Null(s) => s.get(),
+        super::TargetUri::Device(path) => device_size(&path)?,
+        super::TargetUri::File(path) => {
+            let m = std::fs::metadata(&path).ok()?;
+            if m.file_type().is_block_device() {
+                device_size(&path)?
+            } else {
+                m.len()
+            }
+        }
+        super::TargetUri::Nbd(_) | super::TargetUri::Iscsi(_) => return None,
+    };
+    size.checked_sub(spec.offset.get())
+}
+
 /// The size of a block device from sysfs, without opening it (so a check can
 /// run before anything touches the device).
 pub fn device_size(path: &Path) -> Option<u64> {
     use std::os::unix::fs::MetadataExt;
     let rdev = std::fs::metadata(path).ok()?.rdev();
-    let sectors: u64 = std::fs::read_to_string(format!("/sys/dev/block/{}:{}/size", libc::major(rdev), libc::minor(rdev))).ok()?.trim().parse().ok()?;
+    let sectors: u64 =
+        std::fs::read_to_string(format!("/sys/dev/block/{}:{}/size", libc::major(rdev), libc::minor(rdev))).ok()?.trim().parse().ok()?;
     // The sysfs size is always in 512-byte units, whatever the logical block size.
     sectors.checked_mul(512)
 }

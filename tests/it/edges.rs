@@ -208,3 +208,140 @@ fn files_created_for_a_run_refused_at_another_target_are_removed() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(!first.exists() && !second.exists());
 }
+
+// ---- item 3: resources are checked before the run ----
+
+fn mem_available() -> u64 {
+    let text = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+}
+
+/// Workers enough that `per_worker` bytes each exceed the memory available
+/// here even on a large machine (at least `min`).
+fn workers_beyond_memory(per_worker: u64, min: u64) -> String {
+    (mem_available() / per_worker + 1).max(min).to_string()
+}
+
+/// `--qd 65536` on a file once failed in every worker (the ring cannot be that
+/// large) and exited 3. It is refused before the run with the allowed range.
+#[test]
+fn a_queue_deeper_than_an_io_uring_ring_is_refused_with_the_range() {
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    let out = run(&["run", "-q", "-t", file.to_str().unwrap(), "--size", "1m", "--qd", "65536", "--time", "1s", "--ramp", "0"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--qd 65536") && err.contains("--qd 1 to 32768") && err.contains("io_uring"), "{err}");
+    assert!(!file.exists(), "refused before the target was created");
+
+    // Two targets per worker halve the range.
+    let second = dir.path().join("lun2");
+    let out =
+        run(&["run", "-q", "-t", file.to_str().unwrap(), "-t", second.to_str().unwrap(), "--size", "1m", "--qd", "20000", "--time", "1s"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--qd 1 to 16384"), "{err}");
+}
+
+/// `--bs 1m --qd 32768` once panicked allocating 32 GiB of buffers and hung.
+/// Refused before anything runs, with the figure and the memory available.
+#[test]
+fn buffers_larger_than_available_memory_are_refused_with_the_figures() {
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    let workers = workers_beyond_memory(32 << 30, 1);
+    let out = run(&[
+        "run",
+        "-q",
+        "-t",
+        file.to_str().unwrap(),
+        "--size",
+        "4m",
+        "--bs",
+        "1m",
+        "--qd",
+        "32768",
+        "--workers",
+        &workers,
+        "--time",
+        "1s",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("x 32768 slot(s) x 1 MiB") && err.contains("MemAvailable") && err.contains("GiB"), "{err}");
+    assert!(err.contains("Lower --qd, --bs or --workers"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!file.exists(), "refused before the target was created");
+}
+
+/// Thousands of workers: the estimate counts each worker's buffers and
+/// histograms (about 1.3 MiB each at 32 x 4 KiB), shown by --dry-run; a run
+/// that cannot fit is refused naming the workers.
+#[test]
+fn many_workers_are_counted_and_refused_when_they_cannot_fit() {
+    let out = run(&["run", "-t", "mem:1m", "--workers", "10000", "--time", "1s", "--dry-run"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let line = text.lines().find(|l| l.starts_with("memory: about ")).expect("a memory line");
+    let gib: f64 = line["memory: about ".len()..].split_whitespace().next().unwrap().parse().unwrap();
+    assert!(line.contains("GiB") && gib > 10.0, "10000 workers need more than 10 GiB: {line}");
+
+    let workers = workers_beyond_memory(32 << 20, 10_000);
+    let out = run(&["run", "-q", "-t", "mem:1m", "--workers", &workers, "--bs", "1m", "--time", "1s"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("{workers} worker(s) x 32 slot(s) x 1 MiB")) && err.contains("latency histograms"), "{err}");
+}
+
+/// The estimate covers every point of a sweep: the last one is too large, and
+/// the run is refused before the first runs.
+#[test]
+fn every_point_of_a_sweep_is_checked_before_the_first_runs() {
+    let dir = shm_dir();
+    let json = dir.path().join("r.json");
+    let workers = workers_beyond_memory(32 << 30, 1);
+    let out = run(&[
+        "run",
+        "-q",
+        "-t",
+        "mem:4m",
+        "--bs",
+        "1m",
+        "--sweep",
+        "qd=1,32768",
+        "--workers",
+        &workers,
+        "--time",
+        "1s",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("at point 2 (qd=32768)"), "{err}");
+    assert!(!json.exists(), "no point ran");
+}
+
+/// With a cache tier each worker keeps write-back slots too: a queue that
+/// fills the ring on its own is refused with the range that leaves them room.
+#[test]
+fn a_cache_tier_leaves_room_in_the_ring() {
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    let out = run(&["run", "-q", "-t", file.to_str().unwrap(), "--size", "1m", "--qd", "32768", "--cache", "25%", "--time", "1s"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--cache") && err.contains("--qd 1 to 32704"), "{err}");
+    assert!(!file.exists());
+}
+
+/// An ordinary run is not affected: it runs, and --dry-run states its memory.
+#[test]
+fn an_ordinary_run_fits_and_says_what_it_needs() {
+    let out = run(&["run", "-t", "mem:16m", "--qd", "8", "--workers", "2", "--dry-run"]);
+    let text = stdout(&out);
+    assert!(out.status.success() && text.contains("memory: about ") && text.contains("available"), "{text}");
+    let out = run(&["run", "-q", "-t", "mem:16m", "--qd", "8", "--workers", "2", "--time", "300ms", "--ramp", "0"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
