@@ -345,3 +345,117 @@ fn an_ordinary_run_fits_and_says_what_it_needs() {
     let out = run(&["run", "-q", "-t", "mem:16m", "--qd", "8", "--workers", "2", "--time", "300ms", "--ramp", "0"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+// ---- item 15: damaged inputs are errors, never panics ----
+
+/// A real journal of a short write run on `dir/lun`, run from `dir` with
+/// relative paths, as a user in that directory would.
+fn journal_run(dir: &Path) -> (PathBuf, PathBuf) {
+    let out = lunmark()
+        .current_dir(dir)
+        .args(["run", "-q", "-t", "lun", "--size", "1m", "--read", "0", "--random", "0", "--time", "500ms", "--ramp", "0"])
+        .args(["--verify", "--journal", "j"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    (dir.join("lun"), dir.join("j"))
+}
+
+/// (header line, records) of a journal file.
+fn split_journal(path: &Path) -> (serde_json::Value, Vec<u8>) {
+    let bytes = std::fs::read(path).unwrap();
+    let nl = bytes.iter().position(|&b| b == b'\n').unwrap();
+    (serde_json::from_slice(&bytes[..nl]).unwrap(), bytes[nl + 1..].to_vec())
+}
+
+fn write_journal(path: &Path, header: &serde_json::Value, records: &[u8]) {
+    let mut bytes = (header.to_string() + "\n").into_bytes();
+    bytes.extend_from_slice(records);
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn record(kind: u32, target: u32, block: u64, generation: u32) -> Vec<u8> {
+    let mut r = Vec::with_capacity(24);
+    r.extend_from_slice(&kind.to_le_bytes());
+    r.extend_from_slice(&target.to_le_bytes());
+    r.extend_from_slice(&block.to_le_bytes());
+    r.extend_from_slice(&generation.to_le_bytes());
+    r.extend_from_slice(&0u32.to_le_bytes());
+    r
+}
+
+fn verify_fails_naming(dir: &Path, journal: &Path, where_: &str, what: &str) {
+    let out = lunmark().current_dir(dir).args(["verify", "lun", "--journal", journal.to_str().unwrap()]).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{where_} {what}: {err}");
+    assert!(err.contains(journal.to_str().unwrap()) && err.contains(where_) && err.contains(what), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// Block sizes 0, 3 and 2^40 (once a panic at src/verify/block.rs:36, or an
+/// abort allocating 1 TiB), a region that wraps, records naming an unknown
+/// target or a block whose offset wraps: each a clear error naming the
+/// journal and the line or record.
+#[test]
+fn damaged_journals_are_errors_naming_the_file_and_line() {
+    let dir = shm_dir();
+    let (_, journal) = journal_run(dir.path());
+    let (header, records) = split_journal(&journal);
+    assert!(records.len() >= 24 * 10, "the run wrote records");
+    let bad = dir.path().join("bad");
+    for block in [0u64, 3, 1 << 40] {
+        let mut h = header.clone();
+        h["block"] = block.into();
+        write_journal(&bad, &h, &records);
+        verify_fails_naming(dir.path(), &bad, "line 1", &format!("block size {block}"));
+    }
+    let mut h = header.clone();
+    h["targets"][0]["start"] = (u64::MAX - 4095).into();
+    write_journal(&bad, &h, &records);
+    verify_fails_naming(dir.path(), &bad, "line 1", "wraps past 2^64");
+
+    let mut r = records[..24 * 3].to_vec();
+    r.extend(record(2, 7, 0, 1));
+    write_journal(&bad, &header, &r);
+    verify_fails_naming(dir.path(), &bad, "record 4", "target 7");
+    let mut r = records[..24].to_vec();
+    r.extend(record(2, 0, (u64::MAX / 4096) + 1, 1));
+    write_journal(&bad, &header, &r);
+    verify_fails_naming(dir.path(), &bad, "record 2", "beyond its region");
+    let mut r = records[..24].to_vec();
+    r.extend(record(2, 0, 1 << 40, 1));
+    write_journal(&bad, &header, &r);
+    verify_fails_naming(dir.path(), &bad, "record 2", "block 1099511627776");
+
+    std::fs::write(&bad, b"\x00\x01garbage").unwrap();
+    verify_fails_naming(dir.path(), &bad, "line 1", "not a lunmark journal header");
+}
+
+/// `lunmark verify lun` run from another directory checks the `lun` of the
+/// run (the journal records its working directory), not a file of the same
+/// name here; an absolute path to it is the same target. A journal written
+/// before the working directory was recorded still reads.
+#[test]
+fn verify_resolves_relative_targets_against_the_runs_directory() {
+    let run_dir = shm_dir();
+    let (lun, journal) = journal_run(run_dir.path());
+    let elsewhere = shm_dir();
+    random_file(&elsewhere.path().join("lun"), 1 << 20);
+    let j = journal.to_str().unwrap();
+    let out = lunmark().current_dir(elsewhere.path()).args(["verify", "lun", "--journal", j]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains(" 0 corrupt"), "{}", stdout(&out));
+    let out = lunmark().current_dir(elsewhere.path()).args(["verify", lun.to_str().unwrap(), "--journal", j]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    // A different file named lun here is not the journal's target.
+    let out = lunmark().current_dir(elsewhere.path()).args(["verify", "./lun2", "--journal", j]).output().unwrap();
+    assert!(stderr(&out).contains("not a target of this journal"), "{}", stderr(&out));
+
+    let (mut header, records) = split_journal(&journal);
+    assert_eq!(header["cwd"], std::fs::canonicalize(run_dir.path()).unwrap().to_str().unwrap());
+    header.as_object_mut().unwrap().remove("cwd");
+    let old = run_dir.path().join("old-j");
+    write_journal(&old, &header, &records);
+    let out = lunmark().current_dir(run_dir.path()).args(["verify", "lun", "--journal", old.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+}
