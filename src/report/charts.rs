@@ -202,7 +202,8 @@ fn draw_lines(
     chart.configure_mesh().x_desc(x_label).y_desc(y_label).y_label_formatter(&compact).x_label_formatter(&compact).draw().map_err(err)?;
     for (si, s) in series.iter().enumerate() {
         let c = color(si);
-        let pts: Vec<(f64, f64)> = x.iter().zip(&s.values).filter_map(|(x, v)| Some((drawable(*x)?, drawable((*v)?)?.clamp(0.0, y_max)))).collect();
+        let pts: Vec<(f64, f64)> =
+            x.iter().zip(&s.values).filter_map(|(x, v)| Some((drawable(*x)?, drawable((*v)?)?.clamp(0.0, y_max)))).collect();
         chart
             .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
             .map_err(err)?
@@ -258,7 +259,13 @@ mod tests {
         for values in &cases {
             let svg = grouped_bars("t", "x", "y", &cats, &series(values));
             assert!(svg.contains("<svg"), "{values:?}");
-            for x in [vec![0.0, 1.0, 2.0], vec![-1e308, 0.0, 1e308], vec![7.0, 7.0, 7.0], vec![f64::NAN, 1.0, f64::INFINITY], vec![1e15, 1e15 + 0.5, 1e15 + 1.0]] {
+            for x in [
+                vec![0.0, 1.0, 2.0],
+                vec![-1e308, 0.0, 1e308],
+                vec![7.0, 7.0, 7.0],
+                vec![f64::NAN, 1.0, f64::INFINITY],
+                vec![1e15, 1e15 + 0.5, 1e15 + 1.0],
+            ] {
                 let svg = lines("t", "x", "y", &x, &series(values));
                 assert!(svg.contains("<svg"), "{x:?} {values:?}");
             }

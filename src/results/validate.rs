@@ -116,7 +116,8 @@ fn latency_by_op(l: &super::model::LatencyByOp, at: &str) -> Result<(), InvalidR
 /// Percentiles are bucket midpoints within 0.1% (metrics/histogram.rs), so
 /// neighbours may differ by that much in either direction.
 fn latency(l: &LatencyStats, at: &str) -> Result<(), InvalidResult> {
-    let ordered = [("min", l.min), ("p50", l.p50), ("p90", l.p90), ("p99", l.p99), ("p99_9", l.p99_9), ("p99_99", l.p99_99), ("max", l.max)];
+    let ordered =
+        [("min", l.min), ("p50", l.p50), ("p90", l.p90), ("p99", l.p99), ("p99_9", l.p99_9), ("p99_99", l.p99_99), ("max", l.max)];
     for (name, v) in ordered.iter().chain([("mean", l.mean)].iter()) {
         non_negative(&format!("{at}.{name}"), *v)?;
     }
@@ -150,7 +151,11 @@ fn percent(field: &str, v: f64) -> Result<(), InvalidResult> {
     non_negative(field, v)?;
     // A little over 100 is measurement jitter between /proc readings.
     if v > 101.0 {
-        return Err(InvalidResult::Absurd { field: field.to_string(), value: v.to_string(), why: " (a share of all cores is at most 100%)" });
+        return Err(InvalidResult::Absurd {
+            field: field.to_string(),
+            value: v.to_string(),
+            why: " (a share of all cores is at most 100%)",
+        });
     }
     Ok(())
 }
@@ -163,9 +168,7 @@ fn all_numbers_sane(v: &serde_json::Value, at: &str) -> Result<(), InvalidResult
             _ if n.is_u64() || n.is_i64() => Ok(()),
             _ => Err(InvalidResult::Absurd { field: at.to_string(), value: n.to_string(), why: " (beyond 10^15)" }),
         },
-        serde_json::Value::Array(items) => {
-            items.iter().enumerate().try_for_each(|(i, item)| all_numbers_sane(item, &format!("{at}[{i}]")))
-        }
+        serde_json::Value::Array(items) => items.iter().enumerate().try_for_each(|(i, item)| all_numbers_sane(item, &format!("{at}[{i}]"))),
         serde_json::Value::Object(map) => map.iter().try_for_each(|(k, item)| all_numbers_sane(item, &format!("{at}.{k}"))),
         _ => Ok(()),
     }
@@ -185,7 +188,8 @@ mod tests {
 
     #[test]
     fn out_of_order_percentiles_are_found_within_the_histogram_error() {
-        let mut l = LatencyStats { count: 10, mean: 50.0, min: 10.0, p50: 40.0, p90: 80.0, p99: 90.0, p99_9: 95.0, p99_99: 99.0, max: 100.0 };
+        let mut l =
+            LatencyStats { count: 10, mean: 50.0, min: 10.0, p50: 40.0, p90: 80.0, p99: 90.0, p99_9: 95.0, p99_99: 99.0, max: 100.0 };
         assert!(latency(&l, "x").is_ok());
         l.p90 = 90.0 * 1.0005;
         assert!(latency(&l, "x").is_ok(), "within the 0.1% of bucket midpoints");

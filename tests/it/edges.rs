@@ -459,3 +459,103 @@ fn verify_resolves_relative_targets_against_the_runs_directory() {
     let out = lunmark().current_dir(run_dir.path()).args(["verify", "lun", "--journal", old.to_str().unwrap()]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
 }
+
+/// A real result of a short qd sweep, exported: (store path, id, JSON).
+fn real_result(dir: &Path) -> (PathBuf, String, serde_json::Value) {
+    let store = dir.join("results.db");
+    let json = dir.join("r.json");
+    let out = lunmark()
+        .env("LUNMARK_STORE", &store)
+        .args(["run", "-q", "-t", "mem:16m", "--read", "100", "--sweep", "qd=1,4", "--time", "1100ms", "--ramp", "0", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    (store, r["id"].as_str().unwrap().to_string(), r)
+}
+
+fn import(dir: &Path, r: &serde_json::Value) -> std::process::Output {
+    let file = dir.join("edited.json");
+    std::fs::write(&file, serde_json::to_string_pretty(r).unwrap()).unwrap();
+    lunmark().env("LUNMARK_STORE", dir.join("import.db")).args(["results", "import"]).arg(&file).output().unwrap()
+}
+
+/// `results import` takes a real exported result, and refuses the same with
+/// an id that is not 12 hex digits, a newer schema_version, negative or
+/// absurd figures, or percentiles out of order, saying which field.
+#[test]
+fn results_import_refuses_damaged_results_naming_the_field() {
+    let dir = shm_dir();
+    let (_, id, r) = real_result(dir.path());
+    let edited = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut e = r.clone();
+        // Each import goes to a store of its own, so ids never collide.
+        let _ = std::fs::remove_file(dir.path().join("import.db"));
+        edit(&mut e);
+        import(dir.path(), &e)
+    };
+    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
+        ("id '../../etc/x' is not 12 hex digits", Box::new(|e| e["id"] = "../../etc/x".into())),
+        ("id 'D3DB0FD53AD4' is not 12 hex digits", Box::new(|e| e["id"] = "D3DB0FD53AD4".into())),
+        ("newer lunmark (schema_version 99", Box::new(|e| e["schema_version"] = 99.into())),
+        ("points[0].summary.iops is -5", Box::new(|e| e["points"][0]["summary"]["iops"] = (-5.0).into())),
+        (
+            "points[1].summary.latency_us.all: the percentiles are out of order",
+            Box::new(|e| {
+                e["points"][1]["summary"]["latency_us"]["all"]["p50"] = 1e9.into();
+            }),
+        ),
+        ("beyond 10^15", Box::new(|e| e["points"][0]["summary"]["intervals"][0]["iops"] = 1e300.into())),
+        ("cpu.utilization_pct is 250", Box::new(|e| e["points"][0]["summary"]["cpu"]["utilization_pct"] = 250.0.into())),
+    ];
+    for (want, edit) in cases {
+        let out = edited(&*edit);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{want}: {err}");
+        assert!(err.contains(want) && err.contains("edited.json"), "{want}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let out = edited(&|_| {});
+    assert!(out.status.success(), "the real result imports: {}", stderr(&out));
+    assert!(stdout(&out).contains(&id));
+}
+
+/// A store holding extreme figures (1e308 written by another tool, or a
+/// damaged row): `report` finishes within a bound and writes its file. The
+/// chart axis once grew to infinity and tick generation never ended.
+#[test]
+fn report_finishes_on_extreme_values() {
+    let dir = shm_dir();
+    let (store, id, _) = real_result(dir.path());
+    let sql = "UPDATE points SET point = json_set(point, \
+        '$.summary.iops', 1e308, '$.summary.mbps', 1e308, '$.summary.latency_us.all.mean', 1e308, \
+        '$.summary.latency_us.all.p99', 1e308, '$.summary.cpu.utilization_pct', 1e-320, \
+        '$.summary.intervals[0].iops', 1e308, '$.summary.intervals[1].iops', 0);";
+    let out = Command::new("sqlite3").arg(&store).arg(sql).output().expect("sqlite3 (Debian's sqlite3; scripts/setup.sh installs it)");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = dir.path().join("report.html");
+    let mut child = lunmark()
+        .env("LUNMARK_STORE", &store)
+        .args(["report", &id, "-o"])
+        .arg(&html)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("report did not finish within 30 s on extreme values");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success());
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(text.matches("<svg").count() >= 4, "the charts are drawn");
+}
