@@ -521,7 +521,7 @@ fn results_import_refuses_damaged_results_naming_the_field() {
     assert!(stdout(&out).contains(&id));
 }
 
-/// A store holding extreme figures (1e308 written by another tool, or a
+/// A store holding extreme figures (1.7e308 written by another tool, or a
 /// damaged row): `report` finishes within a bound and writes its file. The
 /// chart axis once grew to infinity and tick generation never ended.
 #[test]
@@ -529,9 +529,9 @@ fn report_finishes_on_extreme_values() {
     let dir = shm_dir();
     let (store, id, _) = real_result(dir.path());
     let sql = "UPDATE points SET point = json_set(point, \
-        '$.summary.iops', 1e308, '$.summary.mbps', 1e308, '$.summary.latency_us.all.mean', 1e308, \
-        '$.summary.latency_us.all.p99', 1e308, '$.summary.cpu.utilization_pct', 1e-320, \
-        '$.summary.intervals[0].iops', 1e308, '$.summary.intervals[1].iops', 0);";
+        '$.summary.iops', 1.7e308, '$.summary.mbps', 1e308, '$.summary.latency_us.all.mean', 1.7e308, \
+        '$.summary.latency_us.all.p99', 1.7e308, '$.summary.cpu.utilization_pct', 1e-320, \
+        '$.summary.intervals[0].iops', 1.7e308, '$.summary.intervals[1].iops', 0);";
     let out = Command::new("sqlite3").arg(&store).arg(sql).output().expect("sqlite3 (Debian's sqlite3; scripts/setup.sh installs it)");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let html = dir.path().join("report.html");
