@@ -180,24 +180,28 @@ fn check_region(uri: &str, spec: &WorkloadSpec) -> Result<(), TargetError> {
             return Err(TargetError::RegionTooSmall { uri: uri.into(), len, bs: max_bs });
         }
     }
-    match parse(uri)? {
-        TargetUri::Mem(size) | TargetUri::Null(size) => {
-            region::resolve(uri, spec, size.get())?;
+    // A target of known size: the region must fit, and hold the largest transfer.
+    let fits = |size: u64| -> Result<(), TargetError> {
+        let r = region::resolve(uri, spec, size)?;
+        if r.len < max_bs {
+            return Err(TargetError::RegionTooSmall { uri: uri.into(), len: r.len, bs: max_bs });
         }
+        Ok(())
+    };
+    match parse(uri)? {
+        TargetUri::Mem(size) | TargetUri::Null(size) => fits(size.get())?,
         TargetUri::Device(path) => {
             if let Some(size) = region::device_size(&path) {
-                region::resolve(uri, spec, size)?;
+                fits(size)?;
             }
         }
         TargetUri::File(path) => match std::fs::metadata(&path) {
             Ok(m) if m.file_type().is_block_device() => {
                 if let Some(size) = region::device_size(&path) {
-                    region::resolve(uri, spec, size)?;
+                    fits(size)?;
                 }
             }
-            Ok(m) if end.is_none_or(|e| e <= m.len()) => {
-                region::resolve(uri, spec, m.len())?;
-            }
+            Ok(m) if end.is_none_or(|e| e <= m.len()) => fits(m.len())?,
             _ => {
                 // lunmark creates the file or grows it to `end`.
                 let Some(end) = end else { return Ok(()) };
