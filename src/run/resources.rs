@@ -258,7 +258,7 @@ pub fn check_fits(plan: &RunPlan, extras: Extras, available: u64) -> Result<(), 
         return Ok(());
     }
     let mut parts = estimate.parts.clone();
-    parts.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+    parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
     let mut text = String::new();
     for (i, p) in parts.iter().filter(|p| p.bytes >= need / 100).enumerate() {
         let _ = write!(text, "{}{} {} ({})", if i > 0 { "; " } else { "" }, p.what, human(p.bytes), p.how);

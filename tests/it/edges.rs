@@ -495,7 +495,8 @@ fn results_import_refuses_damaged_results_naming_the_field() {
         edit(&mut e);
         import(dir.path(), &e)
     };
-    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(&str, Edit)> = vec![
         ("id '../../etc/x' is not 12 hex digits", Box::new(|e| e["id"] = "../../etc/x".into())),
         ("id 'D3DB0FD53AD4' is not 12 hex digits", Box::new(|e| e["id"] = "D3DB0FD53AD4".into())),
         ("newer lunmark (schema_version 99", Box::new(|e| e["schema_version"] = 99.into())),
