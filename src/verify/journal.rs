@@ -80,7 +80,8 @@ pub fn create(path: &Path, header: &JournalHeader) -> Result<File> {
     Ok(f)
 }
 
-/// What the journal says of each block: (last completed generation, a write in flight, failed).
+/// What the journal says of each block: the highest generation whose write
+/// ended (and whether that write failed), and a later write still in flight.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BlockRecord {
     pub generation: u32,
@@ -148,16 +149,24 @@ pub fn read(mut r: impl BufRead, name: &str) -> Result<Replay> {
             )));
         }
         let e = blocks.entry((target, block)).or_default();
+        // Records of one block can reach the file out of order: worker A
+        // completes generation 24 and releases the block, worker B takes it,
+        // and B's "submitted 25" is written before A's "completed 24". So a
+        // record only moves a block forward: the highest generation decides.
         match kind {
-            SUBMITTED => e.in_flight = Some(generation),
-            COMPLETED => {
-                e.generation = generation;
-                e.in_flight = None;
-                e.failed = false;
+            SUBMITTED => {
+                if generation > e.generation && e.in_flight.is_none_or(|f| generation > f) {
+                    e.in_flight = Some(generation);
+                }
             }
-            FAILED => {
-                e.in_flight = None;
-                e.failed = true;
+            COMPLETED | FAILED => {
+                if generation >= e.generation {
+                    e.generation = generation;
+                    e.failed = kind == FAILED;
+                }
+                if e.in_flight.is_some_and(|f| f <= generation) {
+                    e.in_flight = None;
+                }
             }
             other => return Err(damaged(format!("unknown kind {other} (1 submitted, 2 completed, 3 failed)"))),
         }
@@ -248,6 +257,26 @@ pub(crate) mod tests {
         let mut torn = j.clone();
         torn.extend_from_slice(&[1, 0, 0]);
         assert_eq!(read(&torn[..], "j").unwrap().torn_tail, 3);
+    }
+
+    /// Another worker's "submitted 25" written before this worker's
+    /// "completed 24" (seen under load after kill -9): 25 is in flight, not a
+    /// lost write; and a late "completed 24" never undoes a "completed 25".
+    #[test]
+    fn records_of_two_workers_out_of_order_keep_the_highest_generation() {
+        let j = journal(4096, &[(0, 1 << 20)], &[record(SUBMITTED, 0, 1, 24), record(SUBMITTED, 0, 1, 25), record(COMPLETED, 0, 1, 24)]);
+        let r = read(&j[..], "j").unwrap();
+        assert_eq!(r.blocks[&(0, 1)], BlockRecord { generation: 24, in_flight: Some(25), failed: false });
+        let j = journal(
+            4096,
+            &[(0, 1 << 20)],
+            &[record(SUBMITTED, 0, 1, 24), record(SUBMITTED, 0, 1, 25), record(COMPLETED, 0, 1, 25), record(COMPLETED, 0, 1, 24)],
+        );
+        assert_eq!(read(&j[..], "j").unwrap().blocks[&(0, 1)], BlockRecord { generation: 25, in_flight: None, failed: false });
+        let j = journal(4096, &[(0, 1 << 20)], &[record(SUBMITTED, 0, 1, 3), record(FAILED, 0, 1, 3), record(SUBMITTED, 0, 1, 4)]);
+        assert_eq!(read(&j[..], "j").unwrap().blocks[&(0, 1)], BlockRecord { generation: 3, in_flight: Some(4), failed: true });
+        let j = journal(4096, &[(0, 1 << 20)], &[record(SUBMITTED, 0, 1, 4), record(COMPLETED, 0, 1, 4), record(FAILED, 0, 1, 3)]);
+        assert_eq!(read(&j[..], "j").unwrap().blocks[&(0, 1)], BlockRecord { generation: 4, in_flight: None, failed: false });
     }
 
     #[test]
