@@ -97,6 +97,12 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             crate::verify::block_size(&p.spec).map_err(anyhow::Error::msg)?;
         }
     }
+    if let Some(cfg) = &ctx.cache {
+        // Before any target is created: a refused cache leaves nothing behind.
+        for p in &plan.points {
+            crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)?;
+        }
+    }
     let trace = match &ctx.trace {
         Some(path) => {
             Some(std::sync::Arc::new(trace_sink::TraceSink::create(path).map_err(|e| anyhow::anyhow!("--trace {}: {e}", path.display()))?))
@@ -113,8 +119,12 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             }
             let opened = target::open_all(&p.spec, ctx.safety).map_err(anyhow::Error::from).and_then(|mut t| {
                 if let Some(cfg) = &ctx.cache {
-                    crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)?;
-                    crate::engine::cache::config::attach(cfg, &mut t)?;
+                    let ready = crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)
+                        .and_then(|_| crate::engine::cache::config::attach(cfg, &mut t));
+                    if let Err(e) = ready {
+                        target::discard_created(t);
+                        return Err(e);
+                    }
                 }
                 Ok(t)
             });
@@ -131,7 +141,13 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 result.targets = targets.iter().map(|t| t.facts.clone()).collect();
             }
             if let (Some(opts), None) = (&ctx.verify, &verify) {
-                verify = Some(std::sync::Arc::new(crate::verify::VerifyShared::new(opts, &p.spec, &targets)?));
+                match crate::verify::VerifyShared::new(opts, &p.spec, &targets) {
+                    Ok(v) => verify = Some(std::sync::Arc::new(v)),
+                    Err(e) => {
+                        target::discard_created(targets);
+                        return Err(e);
+                    }
+                }
             }
             let label = if plan.repeat > 1 { format!("{} repeat {}/{}", p.label, r + 1, plan.repeat) } else { p.label.clone() };
             let position = point::PointPosition { index: i, count: plan.points.len(), label: label.trim() };

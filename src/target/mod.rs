@@ -262,6 +262,16 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags) -> Result<Vec<OpenTarge
     Ok(opened)
 }
 
+/// Closes targets that will not be run after all (a later check refused the
+/// run) and removes the files lunmark created for them: nothing ran on them.
+pub fn discard_created(targets: Vec<OpenTarget>) {
+    let created: Vec<PathBuf> = targets.iter().filter_map(|t| t.created.clone()).collect();
+    drop(targets);
+    for path in created {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn finish(
     uri: &str,

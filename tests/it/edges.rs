@@ -560,3 +560,20 @@ fn report_finishes_on_extreme_values() {
     let text = std::fs::read_to_string(&html).unwrap();
     assert!(text.matches("<svg").count() >= 4, "the charts are drawn");
 }
+
+/// A run refused after its file was created and filled (a cache setting the
+/// workload cannot use, a journal that cannot be created): the file is gone.
+#[test]
+fn a_run_refused_after_its_file_was_made_leaves_no_file() {
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    let t = file.to_str().unwrap();
+    let out = run(&["run", "-q", "-t", t, "--size", "1m", "--cache", "50%", "--cache-block", "8k", "--bs", "4k", "--time", "1s"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(!file.exists(), "refused before the file was created");
+    let journal = dir.path().join("no-such-dir").join("j");
+    let out = run(&["run", "-q", "-t", t, "--size", "1m", "--verify", "--journal", journal.to_str().unwrap(), "--time", "1s"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("journal"), "{}", stderr(&out));
+    assert!(!file.exists(), "the file created for the refused run is removed");
+}
