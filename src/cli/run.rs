@@ -375,6 +375,7 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
     let plan = args.to_plan(targets)?;
     if args.dry_run {
         print!("{}", plan::describe(&plan));
+        println!("{}", run::resources::describe(&plan, args.context()?.resource_extras()));
         if let Some(c) = args.cache_config()? {
             let size = match c.size {
                 crate::engine::cache::config::CacheSize::Bytes(b) => crate::units::Bytes(b).to_string(),

@@ -10,6 +10,7 @@ pub mod plan;
 pub mod point;
 pub mod power_meter;
 pub mod progress;
+pub mod resources;
 pub mod signals;
 pub mod stall;
 pub mod trace_sink;
@@ -41,6 +42,13 @@ pub struct RunContext {
     pub cache: Option<crate::engine::cache::config::CacheConfig>,
     /// With --continue-on-error: I/O errors are counted and the run goes on.
     pub continue_on_error: bool,
+}
+
+impl RunContext {
+    /// What this context adds to every point's memory (a cache tier, verification).
+    pub fn resource_extras(&self) -> resources::Extras<'_> {
+        resources::Extras { cache: self.cache.as_ref(), verify: self.verify.is_some() }
+    }
 }
 
 /// Told about the result as it grows: after each point and at the end.
@@ -117,6 +125,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         points: Vec::new(),
     };
     target::preflight(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>(), ctx.safety)?;
+    resources::preflight(plan, ctx.resource_extras())?;
     let mut live = live::Live::new(ctx.quiet);
     for w in &plan.warnings {
         live.note(&format!("warning: {w}"));
@@ -127,6 +136,12 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
     if ctx.verify.is_some() {
         for p in &plan.points {
             crate::verify::block_size(&p.spec).map_err(anyhow::Error::msg)?;
+        }
+    }
+    if let Some(cfg) = &ctx.cache {
+        // Before any target is created: a refused cache leaves nothing behind.
+        for p in &plan.points {
+            crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)?;
         }
     }
     let trace = match &ctx.trace {
@@ -145,8 +160,12 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             }
             let opened = target::open_all(&p.spec, ctx.safety, &mut nbd_pools).map_err(anyhow::Error::from).and_then(|mut t| {
                 if let Some(cfg) = &ctx.cache {
-                    crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)?;
-                    crate::engine::cache::config::attach(cfg, &mut t)?;
+                    let ready = crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)
+                        .and_then(|_| crate::engine::cache::config::attach(cfg, &mut t));
+                    if let Err(e) = ready {
+                        target::discard_created(t);
+                        return Err(e);
+                    }
                 }
                 Ok(t)
             });
@@ -166,7 +185,13 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 }
             }
             if let (Some(opts), None) = (&ctx.verify, &verify) {
-                verify = Some(std::sync::Arc::new(crate::verify::VerifyShared::new(opts, &p.spec, &targets)?));
+                match crate::verify::VerifyShared::new(opts, &p.spec, &targets) {
+                    Ok(v) => verify = Some(std::sync::Arc::new(v)),
+                    Err(e) => {
+                        target::discard_created(targets);
+                        return Err(e);
+                    }
+                }
             }
             let label = if plan.repeat > 1 { format!("{} repeat {}/{}", p.label, r + 1, plan.repeat) } else { p.label.clone() };
             let position = point::PointPosition { index: i, count: plan.points.len(), label: label.trim() };

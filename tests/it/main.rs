@@ -5,6 +5,7 @@
 mod cache;
 mod common;
 mod core;
+mod edges;
 mod kept;
 mod network;
 mod one_client_servers;
