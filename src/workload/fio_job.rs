@@ -105,7 +105,9 @@ fn substitute(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Strin
         let name = &after[..end];
         match env(name) {
             Some(v) => out.push_str(&v),
-            None => return Err(format!("'{value}' uses ${{{name}}}, which is not set in the environment: export {name}=... before running")),
+            None => {
+                return Err(format!("'{value}' uses ${{{name}}}, which is not set in the environment: export {name}=... before running"))
+            }
         }
         rest = &after[end + 1..];
     }
@@ -137,7 +139,9 @@ pub fn split_filenames(value: &str) -> Vec<String> {
 /// it is the other way round. Case does not matter; a bare number is bytes.
 pub fn parse_size(text: &str, kb_base: u64) -> Result<u64, String> {
     let bad = || {
-        format!("'{text}' is not a size: use a number with an optional k, m, g or t suffix (fio's units: 4k = 4096 bytes with kb_base=1024)")
+        format!(
+            "'{text}' is not a size: use a number with an optional k, m, g or t suffix (fio's units: 4k = 4096 bytes with kb_base=1024)"
+        )
     };
     let t = text.trim();
     if t.ends_with('%') {
@@ -263,7 +267,10 @@ mod tests {
     #[test]
     fn filenames_split_on_colons_but_not_escaped_ones() {
         assert_eq!(split_filenames("/a:/b"), vec!["/a", "/b"]);
-        assert_eq!(split_filenames("iscsi\\://127.0.0.1/iqn.2016-02.com.fio\\:system\\:fio/1"), vec!["iscsi://127.0.0.1/iqn.2016-02.com.fio:system:fio/1"]);
+        assert_eq!(
+            split_filenames("iscsi\\://127.0.0.1/iqn.2016-02.com.fio\\:system\\:fio/1"),
+            vec!["iscsi://127.0.0.1/iqn.2016-02.com.fio:system:fio/1"]
+        );
         assert_eq!(split_filenames("/a::/b:"), vec!["/a", "/b"]);
     }
 

@@ -18,11 +18,51 @@ use crate::units::Bytes;
 
 /// The options lunmark reads (others are refused).
 const KNOWN: &[&str] = &[
-    "name", "description", "group_reporting", "thread", "new_group", "stonewall", "wait_for_previous", "wait_for",
-    "numjobs", "rw", "readwrite", "rwmixread", "rwmixwrite", "bs", "blocksize", "bssplit", "bsrange",
-    "blocksize_range", "iodepth", "filename", "directory", "size", "filesize", "offset", "io_size", "io_limit",
-    "number_ios", "direct", "buffered", "ioengine", "uri", "runtime", "timeout", "time_based", "ramp_time",
-    "startdelay", "random_distribution", "rate_iops", "thinktime", "verify", "randseed", "kb_base", "norandommap", "fixedbufs", "registerfiles",
+    "name",
+    "description",
+    "group_reporting",
+    "thread",
+    "new_group",
+    "stonewall",
+    "wait_for_previous",
+    "wait_for",
+    "numjobs",
+    "rw",
+    "readwrite",
+    "rwmixread",
+    "rwmixwrite",
+    "bs",
+    "blocksize",
+    "bssplit",
+    "bsrange",
+    "blocksize_range",
+    "iodepth",
+    "filename",
+    "directory",
+    "size",
+    "filesize",
+    "offset",
+    "io_size",
+    "io_limit",
+    "number_ios",
+    "direct",
+    "buffered",
+    "ioengine",
+    "uri",
+    "runtime",
+    "timeout",
+    "time_based",
+    "ramp_time",
+    "startdelay",
+    "random_distribution",
+    "rate_iops",
+    "thinktime",
+    "verify",
+    "randseed",
+    "kb_base",
+    "norandommap",
+    "fixedbufs",
+    "registerfiles",
 ];
 
 /// Most access lines one job may map to (bsrange makes one per size).
@@ -73,7 +113,7 @@ pub enum FioError {
     #[error("{origin}: no job section to run{}", if known.is_empty() { String::new() } else { format!(": --section names none of {}", known.join(", ")) })]
     NoJobs { origin: String, known: Vec<String> },
     #[error("the profile made from {origin} does not check: {source}")]
-    Profile { origin: String, source: ProfileError },
+    Profile { origin: String, source: Box<ProfileError> },
     #[error("{path}: {source}")]
     Read { path: String, source: std::io::Error },
 }
@@ -109,8 +149,7 @@ pub fn import(
 ) -> Result<Imported, FioError> {
     let sections = fio_job::parse(text, origin, env)?;
     let known: Vec<String> = sections.iter().map(|s| s.name.clone()).collect();
-    let chosen: Vec<&JobSection> =
-        sections.iter().filter(|s| options.sections.is_empty() || options.sections.contains(&s.name)).collect();
+    let chosen: Vec<&JobSection> = sections.iter().filter(|s| options.sections.is_empty() || options.sections.contains(&s.name)).collect();
     if chosen.is_empty() {
         return Err(FioError::NoJobs { origin: origin.into(), known: if options.sections.is_empty() { Vec::new() } else { known } });
     }
@@ -128,7 +167,8 @@ pub fn import(
     skippable.sort_by_key(|p| p.line);
     let skipped = skippable.iter().map(|p| format!("{origin}, {p} (skipped: --fio-lenient)")).collect();
     // The profile must read back from its TOML as it is; check it the same way.
-    profile::parse(&profile::to_toml(&profile), origin).map_err(|source| FioError::Profile { origin: origin.into(), source })?;
+    profile::parse(&profile::to_toml(&profile), origin)
+        .map_err(|source| FioError::Profile { origin: origin.into(), source: Box::new(source) })?;
     Ok(Imported { profile, notes: notes.0, skipped })
 }
 
@@ -294,7 +334,11 @@ impl Job {
                         (100.0, 0.0)
                     }
                     other => {
-                        problems.push(s, format!("'{other}' is not an I/O pattern: use read, write, randread, randwrite, rw or randrw"), false);
+                        problems.push(
+                            s,
+                            format!("'{other}' is not an I/O pattern: use read, write, randread, randwrite, rw or randrw"),
+                            false,
+                        );
                         (100.0, 0.0)
                     }
                 }
@@ -313,7 +357,11 @@ impl Job {
         if mixed {
             read = match (mix_read, mix_write) {
                 (Some(r), Some(w)) if (r + w - 100.0).abs() > 0.01 => {
-                    problems.push(set.get("rwmixwrite").expect("read above"), format!("rwmixread={r} and rwmixwrite={w} do not add up to 100"), false);
+                    problems.push(
+                        set.get("rwmixwrite").expect("read above"),
+                        format!("rwmixread={r} and rwmixwrite={w} do not add up to 100"),
+                        false,
+                    );
                     r
                 }
                 (Some(r), _) => r,
@@ -362,7 +410,11 @@ impl Job {
             "libiscsi" => {
                 let names = set.value("filename").map(|(_, v)| split_filenames(v)).unwrap_or_default();
                 if names.is_empty() || !names.iter().all(|n| n.starts_with("iscsi://")) {
-                    problems.push(engine.as_ref().expect("named").0, "ioengine=libiscsi needs filename=iscsi\\://host[\\:port]/IQN/LUN", false);
+                    problems.push(
+                        engine.as_ref().expect("named").0,
+                        "ioengine=libiscsi needs filename=iscsi\\://host[\\:port]/IQN/LUN",
+                        false,
+                    );
                 }
                 targets.extend(names);
             }
@@ -370,14 +422,18 @@ impl Job {
                 let choice = match other {
                     "io_uring" => Some(EngineChoice::IoUring),
                     "libaio" => {
-                        notes.push("ioengine=libaio runs on io_uring, lunmark's asynchronous engine (same queue depth, same O_DIRECT)".into());
+                        notes.push(
+                            "ioengine=libaio runs on io_uring, lunmark's asynchronous engine (same queue depth, same O_DIRECT)".into(),
+                        );
                         Some(EngineChoice::IoUring)
                     }
                     "psync" | "sync" | "pvsync" | "pvsync2" => Some(EngineChoice::Psync),
                     _ => {
                         problems.push(
                             engine.as_ref().expect("named").0,
-                            format!("engine '{other}' is not one lunmark has: use io_uring, libaio, psync, sync, pvsync, null, nbd or libiscsi"),
+                            format!(
+                                "engine '{other}' is not one lunmark has: use io_uring, libaio, psync, sync, pvsync, null, nbd or libiscsi"
+                            ),
                             false,
                         );
                         None
@@ -430,7 +486,7 @@ impl Job {
         let qd = if set.get("iodepth").is_none() && files > 1 {
             notes.push(format!("job '{name}': fio keeps 1 I/O in flight over its {files} files; lunmark keeps 1 on each file (give iodepth={files} to make them the same)"));
             1
-        } else if iodepth % files == 0 {
+        } else if iodepth.is_multiple_of(files) {
             iodepth / files
         } else {
             problems.push(
@@ -456,7 +512,11 @@ impl Job {
             match runtime {
                 Some(t) => End::Time(t),
                 None => {
-                    problems.push(set.get("time_based").expect("given"), "time_based without runtime runs until stopped: give runtime= as well", false);
+                    problems.push(
+                        set.get("time_based").expect("given"),
+                        "time_based without runtime runs until stopped: give runtime= as well",
+                        false,
+                    );
                     End::Unknown
                 }
             }
@@ -478,7 +538,10 @@ impl Job {
                 }
                 None => {
                     if lines.windows(2).any(|w| w[0].bs != w[1].bs) {
-                        notes.push(format!("job '{name}': fio moves {} of I/O; lunmark runs {n} I/Os per worker, that amount at the average transfer size", Bytes(bytes)));
+                        notes.push(format!(
+                            "job '{name}': fio moves {} of I/O; lunmark runs {n} I/Os per worker, that amount at the average transfer size",
+                            Bytes(bytes)
+                        ));
                     }
                     End::Ios(n)
                 }
@@ -494,7 +557,11 @@ impl Job {
         let ramp = set.time("ramp_time", problems).unwrap_or(Duration::ZERO);
         if let Some(t) = set.time("startdelay", problems) {
             if !t.is_zero() {
-                problems.push(set.get("startdelay").expect("given"), "not supported yet: lunmark starts every group of a phase together", true);
+                problems.push(
+                    set.get("startdelay").expect("given"),
+                    "not supported yet: lunmark starts every group of a phase together",
+                    true,
+                );
             }
         }
         if let Some((s, v)) = set.value("random_distribution") {
@@ -508,15 +575,22 @@ impl Job {
         let verify = match set.value("verify") {
             None => false,
             Some((_, "0" | "none")) => false,
-            Some((_, "md5" | "crc64" | "crc32c" | "crc32c-intel" | "crc32" | "crc16" | "crc7" | "xxhash" | "sha1" | "sha256" | "sha512"
-            | "sha3-224" | "sha3-256" | "sha3-384" | "sha3-512" | "meta" | "1")) => {
+            Some((
+                _,
+                "md5" | "crc64" | "crc32c" | "crc32c-intel" | "crc32" | "crc16" | "crc7" | "xxhash" | "sha1" | "sha256" | "sha512"
+                | "sha3-224" | "sha3-256" | "sha3-384" | "sha3-512" | "meta" | "1",
+            )) => {
                 notes.push(
                     "verify: lunmark checks every read with its own block header and CRC-32C (docs/verify.md), whatever checksum fio would have used".into(),
                 );
                 true
             }
             Some((s, _)) => {
-                problems.push(s, "not a checksum lunmark maps: use one of md5, crc32c, crc64, sha256, xxhash (they all run as --verify)", true);
+                problems.push(
+                    s,
+                    "not a checksum lunmark maps: use one of md5, crc32c, crc64, sha256, xxhash (they all run as --verify)",
+                    true,
+                );
                 false
             }
         };
@@ -533,7 +607,11 @@ impl Job {
                 match (parts.as_slice(), v.trim().parse::<f64>()) {
                     ([_], Ok(r)) if r > 0.0 && (read == 0.0 || read == 100.0) => Some(r * numjobs as f64),
                     ([_], Ok(_)) if read > 0.0 && read < 100.0 => {
-                        problems.push(s, "on a job that reads and writes fio caps each direction apart; lunmark caps the total: use --rate", true);
+                        problems.push(
+                            s,
+                            "on a job that reads and writes fio caps each direction apart; lunmark caps the total: use --rate",
+                            true,
+                        );
                         None
                     }
                     ([_], _) => {
@@ -584,7 +662,12 @@ fn access_lines(set: &Settings, kb_base: u64, read: f64, random: f64, problems: 
     } else if let Some((s, v)) = set.value("bsrange") {
         per_direction(s, v, |s, part, problems| bsrange(s, part, kb_base, problems), problems)
     } else if let Some((s, v)) = set.value("bs") {
-        per_direction(s, v, |s, part, problems| parse_size(part, kb_base).map(|b| vec![(b, 100.0)]).map_err(|m| problems.push(s, m, false)).ok(), problems)
+        per_direction(
+            s,
+            v,
+            |s, part, problems| parse_size(part, kb_base).map(|b| vec![(b, 100.0)]).map_err(|m| problems.push(s, m, false)).ok(),
+            problems,
+        )
     } else {
         [vec![(4096, 100.0)], vec![(4096, 100.0)]]
     };
@@ -606,7 +689,11 @@ fn access_lines(set: &Settings, kb_base: u64, read: f64, random: f64, problems: 
         lines = vec![AccessLine { share: 100.0, bs: lines[0].bs, read, random, align: lines[0].align }];
     }
     if lines.len() > MAX_LINES {
-        problems.push(set.get("bsrange").or(set.get("bssplit")).expect("many lines come from a range or split"), format!("{} transfer sizes: lunmark takes at most {MAX_LINES} lines per job (use a smaller range or a bssplit)", lines.len()), false);
+        problems.push(
+            set.get("bsrange").or(set.get("bssplit")).expect("many lines come from a range or split"),
+            format!("{} transfer sizes: lunmark takes at most {MAX_LINES} lines per job (use a smaller range or a bssplit)", lines.len()),
+            false,
+        );
         lines.truncate(1);
         lines[0].share = 100.0;
     }
@@ -648,7 +735,7 @@ fn bssplit(s: &Setting, part: &str, kb_base: u64, problems: &mut Problems, notes
         let pct = match pct.filter(|p| !p.is_empty()) {
             None => None,
             Some(p) => match p.parse::<f64>() {
-                Ok(v) if v == 0.0 => None,
+                Ok(0.0) => None,
                 Ok(v) if (0.0..=100.0).contains(&v) => Some(v),
                 _ => {
                     problems.push(s, format!("'{p}' is not a percentage in bssplit"), false);
@@ -675,7 +762,12 @@ fn bssplit(s: &Setting, part: &str, kb_base: u64, problems: &mut Problems, notes
     if total < 100.0 - 1e-9 {
         let last = out.last_mut().expect("not empty");
         last.1 += 100.0 - total;
-        notes.push(format!("line {}: bssplit shares add up to {total}%: as in fio, the largest size ({}) takes the other {}%", s.line, Bytes(last.0), 100.0 - total));
+        notes.push(format!(
+            "line {}: bssplit shares add up to {total}%: as in fio, the largest size ({}) takes the other {}%",
+            s.line,
+            Bytes(last.0),
+            100.0 - total
+        ));
     }
     out.retain(|(_, p)| *p > 0.0);
     Some(out)
@@ -697,7 +789,11 @@ fn bsrange(s: &Setting, part: &str, kb_base: u64, problems: &mut Problems) -> Op
     }
     let count = max.div_ceil(min);
     if count as usize > MAX_LINES {
-        problems.push(s, format!("'{part}' spans {count} sizes: lunmark takes at most {MAX_LINES} lines per job (narrow the range or use bssplit)"), false);
+        problems.push(
+            s,
+            format!("'{part}' spans {count} sizes: lunmark takes at most {MAX_LINES} lines per job (narrow the range or use bssplit)"),
+            false,
+        );
         return None;
     }
     let mut out: Vec<(u64, f64)> = Vec::new();
@@ -722,7 +818,10 @@ fn agree_among(jobs: &[&Job], what: &str, key: &str, same: &dyn Fn(&Job, &Job) -
         let s = Setting { key: key.into(), value: None, line: j.line };
         problems.push(
             &s,
-            format!("job '{}' differs from job '{}' in {what}: lunmark holds one for the whole run, so give the same in every job", j.name, first.name),
+            format!(
+                "job '{}' differs from job '{}' in {what}: lunmark holds one for the whole run, so give the same in every job",
+                j.name, first.name
+            ),
             false,
         );
     }
@@ -749,7 +848,10 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, problems: &mut Problems, not
                 if current.contains(other) && current.len() > 1 {
                     problems.push(
                         &setting,
-                        format!("waits for '{other}' only, while {} keep running: lunmark runs phases one after the other, so use stonewall", current.iter().filter(|n| *n != other).map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ")),
+                        format!(
+                            "waits for '{other}' only, while {} keep running: lunmark runs phases one after the other, so use stonewall",
+                            current.iter().filter(|n| *n != other).map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+                        ),
                         false,
                     );
                     false
@@ -810,7 +912,10 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, problems: &mut Problems, not
                 let s = Setting { key: "ioengine/direct".into(), value: None, line: j.line };
                 problems.push(
                     &s,
-                    format!("job '{}' differs from job '{}' in ioengine or direct: lunmark uses one engine and one cache mode for every file", j.name, f.name),
+                    format!(
+                        "job '{}' differs from job '{}' in ioengine or direct: lunmark uses one engine and one cache mode for every file",
+                        j.name, f.name
+                    ),
                     false,
                 );
                 break;
@@ -848,10 +953,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, problems: &mut Problems, not
         engine,
         buffered,
         verify: first.verify,
-        phases: phases
-            .into_iter()
-            .map(|(names, groups)| Phase { name: names.join("+"), groups })
-            .collect(),
+        phases: phases.into_iter().map(|(names, groups)| Phase { name: names.join("+"), groups }).collect(),
     }
 }
 
@@ -877,9 +979,15 @@ mod tests {
 
     #[test]
     fn rw_and_rwmix_become_read_and_random_shares() {
-        for (rw, read, random) in
-            [("read", 100.0, 0.0), ("write", 0.0, 0.0), ("randread", 100.0, 100.0), ("randwrite", 0.0, 100.0), ("rw", 50.0, 0.0), ("readwrite", 50.0, 0.0), ("randrw", 50.0, 100.0)]
-        {
+        for (rw, read, random) in [
+            ("read", 100.0, 0.0),
+            ("write", 0.0, 0.0),
+            ("randread", 100.0, 100.0),
+            ("randwrite", 0.0, 100.0),
+            ("rw", 50.0, 0.0),
+            ("readwrite", 50.0, 0.0),
+            ("randrw", 50.0, 100.0),
+        ] {
             let p = map(&format!("[j]\nrw={rw}\nsize=1m\nruntime=1\ntime_based\n")).profile;
             let l = &group(&p, 0, 0).access;
             assert_eq!(l.len(), 1, "{rw}");
@@ -1025,7 +1133,13 @@ mod tests {
     fn every_unsupported_option_is_named_with_its_line_or_skipped_when_lenient() {
         let text = "[global]\nsize=1m\nzonemode=zbd\n[a]\nthinktime=10\nfsync=4\n[b]\nrandom_distribution=zipf:1.2\nstartdelay=5\n";
         let e = refused(text);
-        for want in ["line 3: zonemode=zbd", "line 5: thinktime=10", "line 6: fsync=4", "line 8: random_distribution=zipf:1.2", "line 9: startdelay=5"] {
+        for want in [
+            "line 3: zonemode=zbd",
+            "line 5: thinktime=10",
+            "line 6: fsync=4",
+            "line 8: random_distribution=zipf:1.2",
+            "line 9: startdelay=5",
+        ] {
             assert!(e.contains(want), "{want} missing from: {e}");
         }
         assert_eq!(e.matches("zonemode").count(), 1, "a [global] option is named once: {e}");

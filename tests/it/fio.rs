@@ -59,14 +59,19 @@ fn every_unsupported_option_is_named_with_its_line_and_lenient_runs_without_them
     let out = run_in(dir.path(), &["run", "--fio", f.to_str().unwrap()]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    for want in ["line 3: zonemode=zbd", "line 11: thinktime=10", "line 12: fsync=4", "line 16: random_distribution=zipf:1.2", "--fio-lenient"] {
+    for want in
+        ["line 3: zonemode=zbd", "line 11: thinktime=10", "line 12: fsync=4", "line 16: random_distribution=zipf:1.2", "--fio-lenient"]
+    {
         assert!(err.contains(want), "'{want}' missing from:\n{err}");
     }
     assert_eq!(err.matches("error:").count(), 1, "one message: {err}");
     assert!(!dir.path().join("u.dat").exists(), "refused before anything ran");
 
     let json = dir.path().join("r.json");
-    let out = run_in(dir.path(), &["run", "--fio", f.to_str().unwrap(), "--fio-lenient", "--time", "300ms", "-q", "--json", json.to_str().unwrap()]);
+    let out = run_in(
+        dir.path(),
+        &["run", "--fio", f.to_str().unwrap(), "--fio-lenient", "--time", "300ms", "-q", "--json", json.to_str().unwrap()],
+    );
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     assert_eq!(err.matches("(skipped: --fio-lenient)").count(), 4, "{err}");
@@ -154,7 +159,12 @@ fn fio_and_lunmark_agree_on_the_same_job_file() {
         let job = &read_json(&fj)["jobs"][0];
         let n = |d: &str, k: &str| job[d][k].as_f64().unwrap();
         let ios = n("read", "total_ios") + n("write", "total_ios");
-        fio_runs.push(mix(n("read", "total_ios"), ios, n("read", "io_bytes") + n("write", "io_bytes"), n("read", "iops") + n("write", "iops")));
+        fio_runs.push(mix(
+            n("read", "total_ios"),
+            ios,
+            n("read", "io_bytes") + n("write", "io_bytes"),
+            n("read", "iops") + n("write", "iops"),
+        ));
 
         let lj = dir.path().join(format!("lunmark-{i}.json"));
         let out = run_in(dir.path(), &["run", "--fio", f.to_str().unwrap(), "-q", "--json", lj.to_str().unwrap()]);
@@ -165,7 +175,10 @@ fn fio_and_lunmark_agree_on_the_same_job_file() {
         lunmark_runs.push(mix(n("ios_read"), ios, n("bytes_read") + n("bytes_written"), n("iops")));
     }
     for (i, (f, l)) in fio_runs.iter().zip(&lunmark_runs).enumerate() {
-        eprintln!("run {i}: fio read {:.3} 4k {:.3} IOPS {:.0} | lunmark read {:.3} 4k {:.3} IOPS {:.0}", f.read, f.small, f.iops, l.read, l.small, l.iops);
+        eprintln!(
+            "run {i}: fio read {:.3} 4k {:.3} IOPS {:.0} | lunmark read {:.3} 4k {:.3} IOPS {:.0}",
+            f.read, f.small, f.iops, l.read, l.small, l.iops
+        );
         assert!((f.read - 0.70).abs() < 0.02 && (l.read - 0.70).abs() < 0.02, "read shares: fio {:.3}, lunmark {:.3}", f.read, l.read);
         assert!((f.read - l.read).abs() < 0.02, "read shares differ: fio {:.3}, lunmark {:.3}", f.read, l.read);
         assert!((f.small - l.small).abs() < 0.02 && (l.small - 0.5).abs() < 0.02, "4k shares: fio {:.3}, lunmark {:.3}", f.small, l.small);
