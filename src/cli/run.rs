@@ -182,7 +182,11 @@ impl RunArgs {
     /// must be told about it (notes and skipped options of a fio job file).
     fn base_profile(&self) -> Result<(Profile, Option<String>, Vec<String>)> {
         if let Some(path) = &self.fio {
-            let options = fio_map::ImportOptions { sections: self.section.clone(), lenient: self.fio_lenient };
+            let options = fio_map::ImportOptions {
+                sections: self.section.clone(),
+                lenient: self.fio_lenient,
+                run_length_given: self.time.is_some() || self.ios.is_some(),
+            };
             let imported = fio_map::import_file(path, &options)?;
             let told = imported
                 .skipped

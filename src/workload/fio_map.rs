@@ -75,6 +75,9 @@ pub struct ImportOptions {
     pub sections: Vec<String>,
     /// Skip options lunmark cannot apply (a warning each) instead of refusing the file.
     pub lenient: bool,
+    /// The run length comes from the command line (--time or --ios), so jobs
+    /// that would end differently need not agree.
+    pub run_length_given: bool,
 }
 
 /// The profile, and what the user must be told about it.
@@ -156,7 +159,7 @@ pub fn import(
     let mut problems = Problems::default();
     let mut notes = Notes::default();
     let jobs: Vec<Job> = chosen.iter().map(|s| Job::read(s, &mut problems, &mut notes)).collect();
-    let profile = assemble(&jobs, name, origin, &mut problems, &mut notes);
+    let profile = assemble(&jobs, name, origin, options.run_length_given, &mut problems, &mut notes);
     let (skippable, fatal): (Vec<Problem>, Vec<Problem>) = problems.0.into_iter().partition(|p| p.skippable);
     if !fatal.is_empty() || (!skippable.is_empty() && !options.lenient) {
         let mut all: Vec<Problem> = fatal.into_iter().chain(skippable).collect();
@@ -829,7 +832,7 @@ fn agree_among(jobs: &[&Job], what: &str, key: &str, same: &dyn Fn(&Job, &Job) -
 
 /// Jobs into phases and one profile; settings lunmark holds once per profile
 /// must agree across jobs.
-fn assemble(jobs: &[Job], name: &str, origin: &str, problems: &mut Problems, notes: &mut Notes) -> Profile {
+fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, problems: &mut Problems, notes: &mut Notes) -> Profile {
     let mut targets: Vec<String> = Vec::new();
     let mut phases: Vec<(Vec<String>, Vec<WorkerGroup>)> = Vec::new();
     let mut used_names: BTreeSet<String> = BTreeSet::new();
@@ -898,7 +901,11 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, problems: &mut Problems, not
     let first = &jobs[0];
     let all: Vec<&Job> = jobs.iter().collect();
     let mut agree = |what: &str, key: &str, same: &dyn Fn(&Job, &Job) -> bool| agree_among(&all, what, key, same, problems);
-    agree("how long it runs (runtime, time_based, io_size, number_ios, size)", "runtime", &|a, b| a.end == b.end);
+    if !run_length_given {
+        agree("how long it runs (runtime, time_based, io_size, number_ios, size; or give --time or --ios)", "runtime", &|a, b| {
+            a.end == b.end
+        });
+    }
     agree("ramp_time", "ramp_time", &|a, b| a.ramp == b.ramp);
     agree("randseed", "randseed", &|a, b| a.seed == b.seed);
     agree("verify", "verify", &|a, b| a.verify == b.verify);
@@ -1115,7 +1122,11 @@ mod tests {
         assert_eq!(i.profile.time, Some(Duration::from_secs(60)));
         assert!(i.notes.iter().any(|n| n.contains("whichever comes first")), "{:?}", i.notes);
         assert!(refused("[j]\nsize=1m\ntime_based\n").contains("time_based without runtime"));
-        assert!(refused("[a]\nsize=1m\nruntime=1\ntime_based\n[b]\nsize=1m\nruntime=2\ntime_based\n").contains("how long it runs"));
+        let differ = "[a]\nsize=1m\nbs=128k\n[b]\nstonewall\nsize=1m\n";
+        assert!(refused(differ).contains("how long it runs"));
+        // --time or --ios on the command line decides it instead.
+        let given = ImportOptions { run_length_given: true, ..Default::default() };
+        assert_eq!(import(differ, "t.fio", "t", &env, &given).unwrap().profile.phases.len(), 2);
     }
 
     #[test]
@@ -1156,9 +1167,10 @@ mod tests {
     #[test]
     fn sections_choose_jobs() {
         let text = "[global]\nsize=1m\n[a]\nrw=read\n[b]\nrw=write\n";
-        let i = import(text, "t.fio", "t", &env, &ImportOptions { sections: vec!["b".into()], lenient: false }).unwrap();
+        let i = import(text, "t.fio", "t", &env, &ImportOptions { sections: vec!["b".into()], ..Default::default() }).unwrap();
         assert_eq!(i.profile.phases[0].groups[0].name, "b");
-        let e = import(text, "t.fio", "t", &env, &ImportOptions { sections: vec!["zz".into()], lenient: false }).unwrap_err().to_string();
+        let e =
+            import(text, "t.fio", "t", &env, &ImportOptions { sections: vec!["zz".into()], ..Default::default() }).unwrap_err().to_string();
         assert!(e.contains("--section names none of a, b"), "{e}");
     }
 
