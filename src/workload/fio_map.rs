@@ -127,7 +127,7 @@ fn list(problems: &[Problem]) -> String {
 
 fn hint(problems: &[Problem]) -> String {
     if problems.iter().all(|p| p.skippable) {
-        "Remove these options, or add --fio-lenient to run without them (a warning each).".into()
+        "Remove these options, or add --fio-lenient to run without them (a warning each). docs/fio.md lists what lunmark applies.".into()
     } else if problems.iter().any(|p| p.skippable) {
         "Fix the values lunmark cannot run; --fio-lenient skips only the options it can run without.".into()
     } else {

@@ -187,3 +187,37 @@ fn fio_and_lunmark_agree_on_the_same_job_file() {
     eprintln!("median IOPS: fio {fi:.0}, lunmark {li:.0} ({:+.1}%)", (li / fi - 1.0) * 100.0);
     assert!((li / fi - 1.0).abs() <= 0.15, "median IOPS differ by more than 15%: fio {fi:.0}, lunmark {li:.0}");
 }
+
+/// fio's ssd-test example shape: four stonewalled jobs become four points, run
+/// for `runtime` (fio would also stop after one pass over `size`: said in a note).
+#[test]
+fn stonewalled_jobs_run_as_points_in_order() {
+    let dir = shm_dir();
+    let f = fixture("ssd-test.fio");
+    let json = dir.path().join("r.json");
+    let out = lunmark()
+        .env("SCRATCH", dir.path())
+        .env("SIZE", "8m")
+        .env("RUNTIME", "300ms")
+        .args(["run", "--fio", f.to_str().unwrap(), "-q", "--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("note: job 'seq-read': without time_based fio ends it after 8m of I/O (2048 I/Os) or at runtime=300ms"), "{err}");
+    let r = read_json(&json);
+    let phases: Vec<&str> = r["points"].as_array().unwrap().iter().map(|p| p["params"]["phase"].as_str().unwrap()).collect();
+    assert_eq!(phases, ["seq-read", "rand-read", "seq-write", "rand-write"]);
+    for (p, (reads, writes)) in r["points"].as_array().unwrap().iter().zip([(true, false), (true, false), (false, true), (false, true)]) {
+        let s = &p["summary"];
+        assert_eq!((s["ios_read"].as_u64().unwrap() > 0, s["ios_written"].as_u64().unwrap() > 0), (reads, writes), "{}", p["params"]);
+    }
+    assert_eq!(r["workload"]["run"]["time"], "300ms");
+    // Jobs that would end at different points need --time or --ios.
+    let job = dir.path().join("two.fio");
+    std::fs::write(&job, "[global]\nsize=4m\nfilename=${SCRATCH}/t.dat\n[big]\nbs=128k\n[small]\nstonewall\nbs=4k\n").unwrap();
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
+    assert!(stderr(&out).contains("line 6: runtime: job 'small' differs from job 'big' in how long it runs"), "{}", stderr(&out));
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--time", "1s", "--dry-run"]);
+    assert!(out.status.success() && stdout(&out).contains("point 2/2: phase=small"), "{}", stderr(&out));
+}
