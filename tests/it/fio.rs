@@ -221,3 +221,19 @@ fn stonewalled_jobs_run_as_points_in_order() {
     let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--time", "1s", "--dry-run"]);
     assert!(out.status.success() && stdout(&out).contains("point 2/2: phase=small"), "{}", stderr(&out));
 }
+
+/// ioengine=null becomes a null: target of the job's size, as fio's null engine.
+#[test]
+fn null_engine_jobs_run_on_a_null_target() {
+    let dir = shm_dir();
+    let job = dir.path().join("n.fio");
+    std::fs::write(&job, "[n]\nioengine=null\nsize=1g\nrw=randread\nbs=4k\niodepth=8\nnumjobs=2\nruntime=300ms\ntime_based\n").unwrap();
+    let json = dir.path().join("r.json");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--json", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    assert_eq!(r["workload"]["targets"][0], "null:1g");
+    assert_eq!(r["engine"], "null");
+    assert_eq!((r["workload"]["groups"][0]["workers"].as_u64(), r["workload"]["groups"][0]["qd"].as_u64()), (Some(2), Some(8)));
+    assert!(r["points"][0]["summary"]["ios_read"].as_u64().unwrap() > 0);
+}
