@@ -237,3 +237,31 @@ fn null_engine_jobs_run_on_a_null_target() {
     assert_eq!((r["workload"]["groups"][0]["workers"].as_u64(), r["workload"]["groups"][0]["qd"].as_u64()), (Some(2), Some(8)));
     assert!(r["points"][0]["summary"]["ios_read"].as_u64().unwrap() > 0);
 }
+
+/// ioengine=nbd (uri=) and ioengine=libiscsi (filename=iscsi\://...) reach real
+/// servers on loopback: nbdkit and tgtd.
+#[test]
+fn nbd_and_libiscsi_jobs_reach_real_servers() {
+    crate::require_root!();
+    let dir = shm_dir();
+    let nbd = Nbdkit::unix(dir.path(), "16M", &[]);
+    let backing = dir.path().join("tgt-lun");
+    std::fs::File::create(&backing).unwrap().set_len(16 << 20).unwrap();
+    let tgt = lunmark::lab::servers::tgtd(&backing).expect("tgtd (Debian's tgt package)");
+    for (engine, place, want) in
+        [("nbd", format!("uri={}", nbd.uri), "nbd"), ("libiscsi", format!("filename={}", tgt.uri.replace(':', "\\:")), "iscsi")]
+    {
+        let job = dir.path().join(format!("{engine}.fio"));
+        std::fs::write(&job, format!("[net]\nioengine={engine}\n{place}\nrw=randrw\nbs=4k\niodepth=4\nruntime=300ms\ntime_based\n"))
+            .unwrap();
+        let json = dir.path().join(format!("{engine}.json"));
+        let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--json", json.to_str().unwrap()]);
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
+        let r = read_json(&json);
+        assert_eq!(r["engine"], want);
+        let target = r["workload"]["targets"][0].as_str().unwrap();
+        assert!(target.starts_with(want), "{target}");
+        let s = &r["points"][0]["summary"];
+        assert!(s["ios_read"].as_u64().unwrap() > 0 && s["ios_written"].as_u64().unwrap() > 0, "{engine}: {s}");
+    }
+}
