@@ -314,344 +314,345 @@ impl Job {
             }
         };
         let numjobs = set.number::<u32>("numjobs", problems).unwrap_or(1).max(1);
-        let stonewall = set.switch("stonewall", problems);
-        let wait_for = set.value("wait_for").map(|(s, v)| (v.trim().to_string(), s.line));
-
-        // Direction: read share and random share.
-        let (mut read, random) = match set.value("rw") {
-            None => (100.0, 0.0),
-            Some((s, v)) => {
-                let (dir, suffix) = v.split_once(':').map(|(d, x)| (d, Some(x))).unwrap_or((v, None));
-                if let Some(x) = suffix {
-                    problems.push(s, format!("the ':{x}' suffix (skipping ahead after each I/O) is not supported yet"), false);
-                }
-                match dir.trim() {
-                    "read" => (100.0, 0.0),
-                    "write" => (0.0, 0.0),
-                    "randread" => (100.0, 100.0),
-                    "randwrite" => (0.0, 100.0),
-                    "rw" | "readwrite" => (50.0, 0.0),
-                    "randrw" => (50.0, 100.0),
-                    "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
-                        problems.push(s, "trims are not supported yet: lunmark issues reads and writes only", false);
-                        (100.0, 0.0)
-                    }
-                    other => {
-                        problems.push(
-                            s,
-                            format!("'{other}' is not an I/O pattern: use read, write, randread, randwrite, rw or randrw"),
-                            false,
-                        );
-                        (100.0, 0.0)
-                    }
-                }
-            }
-        };
-        let mixed = matches!(set.value("rw").map(|(_, v)| v.split(':').next().unwrap_or("").trim()), Some("rw" | "readwrite" | "randrw"));
-        let mix_read = set.number::<f64>("rwmixread", problems);
-        let mix_write = set.number::<f64>("rwmixwrite", problems);
-        for (key, v) in [("rwmixread", mix_read), ("rwmixwrite", mix_write)] {
-            if let Some(v) = v {
-                if !(0.0..=100.0).contains(&v) {
-                    problems.push(set.get(key).expect("read above"), "a percentage must lie between 0 and 100", false);
-                }
-            }
-        }
-        if mixed {
-            read = match (mix_read, mix_write) {
-                (Some(r), Some(w)) if (r + w - 100.0).abs() > 0.01 => {
-                    problems.push(
-                        set.get("rwmixwrite").expect("read above"),
-                        format!("rwmixread={r} and rwmixwrite={w} do not add up to 100"),
-                        false,
-                    );
-                    r
-                }
-                (Some(r), _) => r,
-                (None, Some(w)) => 100.0 - w,
-                (None, None) => 50.0,
-            };
-        }
-
+        let (read, random) = direction(&set, problems);
         let lines = access_lines(&set, kb_base, read, random, problems, notes);
-        let avg_bs = if lines.is_empty() { 0.0 } else { lines.iter().map(|l| l.share / 100.0 * l.bs.get() as f64).sum::<f64>() };
+        let place = place(&set, &name, numjobs, kb_base, problems, notes);
+        let qd = queue_depth(&set, &name, place.files, problems, notes);
+        let end = run_end(&set, &name, kb_base, &lines, &place, problems, notes);
+        refuse_what_lunmark_lacks(&set, &name, random, problems, notes);
+        Job {
+            line: section.line,
+            numjobs,
+            stonewall: set.switch("stonewall", problems),
+            wait_for: set.value("wait_for").map(|(s, v)| (v.trim().to_string(), s.line)),
+            lines,
+            qd,
+            targets: place.targets,
+            per_clone: place.per_clone,
+            file_size: place.file_size,
+            offset: set.size("offset", kb_base, problems),
+            end,
+            ramp: set.time("ramp_time", problems).unwrap_or(Duration::ZERO),
+            seed: set.number::<u64>("randseed", problems),
+            file_engine: place.file_engine,
+            rate: rate(&set, read, numjobs, problems),
+            verify: verify(&set, problems, notes),
+            name,
+        }
+    }
+}
 
-        // Where: the engine decides the kind of target.
-        let engine = set.value("ioengine").map(|(s, v)| (s, v.trim().to_string()));
-        let size = set.size("size", kb_base, problems);
-        let filesize = set.size("filesize", kb_base, problems);
-        let mut targets = Vec::new();
-        let mut per_clone = false;
-        let mut file_engine = None;
-        let mut file_size = None;
-        let direct = set.switch("direct", problems);
-        let buffered_given = set.get("buffered").map(|_| set.switch("buffered", problems));
-        let buffered = buffered_given.unwrap_or(!direct);
-        if let (Some(b), true) = (buffered_given, set.get("direct").is_some()) {
-            if b == direct {
-                problems.push(set.get("buffered").expect("given"), "contradicts direct: give one of direct=1 and buffered=0", false);
+/// `rw` with `rwmixread`/`rwmixwrite`: the read share and the random share, in percent.
+fn direction(set: &Settings, problems: &mut Problems) -> (f64, f64) {
+    let Some((s, v)) = set.value("rw") else { return (100.0, 0.0) };
+    let (dir, suffix) = v.split_once(':').map(|(d, x)| (d.trim(), Some(x))).unwrap_or((v.trim(), None));
+    if let Some(x) = suffix {
+        problems.push(s, format!("the ':{x}' suffix (skipping ahead after each I/O) is not supported yet"), false);
+    }
+    let random = match dir {
+        "read" | "write" | "rw" | "readwrite" => 0.0,
+        "randread" | "randwrite" | "randrw" => 100.0,
+        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
+            problems.push(s, "trims are not supported yet: lunmark issues reads and writes only", false);
+            return (100.0, 0.0);
+        }
+        other => {
+            problems.push(s, format!("'{other}' is not an I/O pattern: use read, write, randread, randwrite, rw or randrw"), false);
+            return (100.0, 0.0);
+        }
+    };
+    let mix_read = set.number::<f64>("rwmixread", problems);
+    let mix_write = set.number::<f64>("rwmixwrite", problems);
+    for (key, v) in [("rwmixread", mix_read), ("rwmixwrite", mix_write)] {
+        if v.is_some_and(|v| !(0.0..=100.0).contains(&v)) {
+            problems.push(set.get(key).expect("read above"), "a percentage must lie between 0 and 100", false);
+        }
+    }
+    let read = match dir {
+        "read" | "randread" => 100.0,
+        "write" | "randwrite" => 0.0,
+        _ => match (mix_read, mix_write) {
+            (Some(r), Some(w)) if (r + w - 100.0).abs() > 0.01 => {
+                let s = set.get("rwmixwrite").expect("read above");
+                problems.push(s, format!("rwmixread={r} and rwmixwrite={w} do not add up to 100"), false);
+                r
             }
+            (Some(r), _) => r,
+            (None, Some(w)) => 100.0 - w,
+            (None, None) => 50.0,
+        },
+    };
+    (read, random)
+}
+
+/// Where a job does its I/O, as its engine decides.
+struct Place {
+    targets: Vec<String>,
+    /// One file per clone (fio's own names).
+    per_clone: bool,
+    /// Files the job's iodepth spreads over (1 with one file per clone).
+    files: u32,
+    /// For files and devices: the engine and whether the page cache is used.
+    file_engine: Option<(EngineChoice, bool)>,
+    /// The region on each target.
+    file_size: Option<u64>,
+    /// Bytes of one pass over the job's region (fio's default amount of I/O).
+    pass_bytes: Option<u64>,
+}
+
+/// The job's targets from `ioengine` with `filename`, `directory`, `uri`,
+/// `size`, `filesize`, `direct`/`buffered`.
+fn place(set: &Settings, name: &str, numjobs: u32, kb_base: u64, problems: &mut Problems, notes: &mut Notes) -> Place {
+    let engine = set.value("ioengine").map(|(s, v)| (s, v.trim().to_string()));
+    let engine_name = engine.as_ref().map(|(_, e)| e.as_str()).unwrap_or("psync");
+    let size = set.size("size", kb_base, problems);
+    let filesize = set.size("filesize", kb_base, problems);
+    let direct = set.switch("direct", problems);
+    let buffered_given = set.get("buffered").map(|_| set.switch("buffered", problems));
+    if buffered_given.is_some_and(|b| b == direct) && set.get("direct").is_some() {
+        problems.push(set.get("buffered").expect("given"), "contradicts direct: give one of direct=1 and buffered=0", false);
+    }
+    let buffered = buffered_given.unwrap_or(!direct);
+    let uri = set.value("uri");
+    if let (Some((s, _)), false) = (uri, engine_name == "nbd") {
+        problems.push(s, "uri is an option of ioengine=nbd only", false);
+    }
+    // lunmark's io_uring engine always registers its buffers and files.
+    for key in ["fixedbufs", "registerfiles"] {
+        if let (Some(s), false) = (set.get(key), engine_name == "io_uring") {
+            problems.push(s, format!("{key} is an option of ioengine=io_uring only"), true);
         }
-        let uri = set.value("uri");
-        let engine_name = engine.as_ref().map(|(_, e)| e.as_str()).unwrap_or("psync");
-        if let (Some((s, _)), false) = (uri, engine_name == "nbd") {
-            problems.push(s, "uri is an option of ioengine=nbd only", false);
+    }
+    let filenames = set.value("filename").map(|(_, v)| split_filenames(v)).unwrap_or_default();
+    let mut place = Place { targets: Vec::new(), per_clone: false, files: 1, file_engine: None, file_size: size, pass_bytes: size };
+    match engine_name {
+        "null" => match size {
+            Some(sz) => place.targets.push(format!("null:{}", Bytes(sz))),
+            None => problems.push(engine.as_ref().expect("named").0, "ioengine=null needs size= (the size of the null device)", false),
+        },
+        "nbd" => match uri {
+            Some((_, u)) => place.targets.push(u.trim().to_string()),
+            None => problems.push(engine.as_ref().expect("named").0, "ioengine=nbd needs uri=nbd://host[:port]/export", false),
+        },
+        "libiscsi" => {
+            if filenames.is_empty() || !filenames.iter().all(|n| n.starts_with("iscsi://")) {
+                let s = engine.as_ref().expect("named").0;
+                problems.push(s, "ioengine=libiscsi needs filename=iscsi\\://host[\\:port]/IQN/LUN", false);
+            }
+            place.targets = filenames;
         }
-        match engine_name {
-            "null" => match size {
-                Some(sz) => targets.push(format!("null:{}", Bytes(sz))),
-                None => {
-                    if let Some((s, _)) = &engine {
-                        problems.push(s, "ioengine=null needs size= (the size of the null device)", false);
-                    }
+        other => {
+            let choice = match other {
+                "io_uring" => Some(EngineChoice::IoUring),
+                "libaio" => {
+                    notes.push("ioengine=libaio runs on io_uring, lunmark's asynchronous engine (same queue depth, same O_DIRECT)".into());
+                    Some(EngineChoice::IoUring)
                 }
-            },
-            "nbd" => match uri {
-                Some((_, u)) => targets.push(u.trim().to_string()),
-                None => problems.push(engine.as_ref().expect("named").0, "ioengine=nbd needs uri=nbd://host[:port]/export", false),
-            },
-            "libiscsi" => {
-                let names = set.value("filename").map(|(_, v)| split_filenames(v)).unwrap_or_default();
-                if names.is_empty() || !names.iter().all(|n| n.starts_with("iscsi://")) {
-                    problems.push(
-                        engine.as_ref().expect("named").0,
-                        "ioengine=libiscsi needs filename=iscsi\\://host[\\:port]/IQN/LUN",
-                        false,
+                "psync" | "sync" | "pvsync" | "pvsync2" => Some(EngineChoice::Psync),
+                _ => {
+                    let s = engine.as_ref().expect("named").0;
+                    let m = format!(
+                        "engine '{other}' is not one lunmark has: use io_uring, libaio, psync, sync, pvsync, null, nbd or libiscsi"
                     );
+                    problems.push(s, m, false);
+                    None
                 }
-                targets.extend(names);
-            }
-            other => {
-                let choice = match other {
-                    "io_uring" => Some(EngineChoice::IoUring),
-                    "libaio" => {
-                        notes.push(
-                            "ioengine=libaio runs on io_uring, lunmark's asynchronous engine (same queue depth, same O_DIRECT)".into(),
-                        );
-                        Some(EngineChoice::IoUring)
-                    }
-                    "psync" | "sync" | "pvsync" | "pvsync2" => Some(EngineChoice::Psync),
-                    _ => {
-                        problems.push(
-                            engine.as_ref().expect("named").0,
-                            format!(
-                                "engine '{other}' is not one lunmark has: use io_uring, libaio, psync, sync, pvsync, null, nbd or libiscsi"
-                            ),
-                            false,
-                        );
-                        None
-                    }
-                };
-                let names = set.value("filename").map(|(_, v)| split_filenames(v)).unwrap_or_default();
-                let dirs = set.value("directory").map(|(s, v)| (s, split_filenames(v)));
-                if let Some((s, list)) = &dirs {
-                    if list.len() > 1 {
-                        problems.push(s, "several directories are not supported: give one", false);
-                    }
-                }
-                let dir = dirs.and_then(|(_, list)| list.into_iter().next());
-                let join = |n: &str| match &dir {
-                    Some(d) if !n.starts_with('/') => format!("{}/{n}", d.trim_end_matches('/')),
-                    _ => n.to_string(),
-                };
-                if names.is_empty() {
-                    // fio's own names: jobname.clone.file, one file per clone.
-                    per_clone = true;
-                    targets.extend((0..numjobs).map(|c| join(&format!("{name}.{c}.0"))));
-                } else {
-                    targets.extend(names.iter().map(|n| join(n)));
-                }
-                let files = if per_clone { 1 } else { targets.len() as u64 };
-                file_size = filesize.or(size.map(|s| s / files));
-                file_engine = choice.map(|c| (c, buffered));
-            }
-        }
-        // lunmark's io_uring engine always registers its buffers and files.
-        for key in ["fixedbufs", "registerfiles"] {
-            if let (Some(s), false) = (set.get(key), engine_name == "io_uring") {
-                problems.push(s, format!("{key} is an option of ioengine=io_uring only"), true);
-            }
-        }
-        if file_engine.is_none() && engine_name != "null" {
-            file_size = size;
-        }
-        if file_engine.is_none() {
-            for key in ["directory", "filesize"] {
-                if let Some(s) = set.get(key) {
-                    problems.push(s, format!("{key} applies to files; this job's engine is {engine_name}"), false);
+            };
+            let dirs = set.value("directory").map(|(s, v)| (s, split_filenames(v)));
+            if let Some((s, list)) = &dirs {
+                if list.len() > 1 {
+                    problems.push(s, "several directories are not supported: give one", false);
                 }
             }
+            let dir = dirs.and_then(|(_, list)| list.into_iter().next());
+            let join = |n: &str| match &dir {
+                Some(d) if !n.starts_with('/') => format!("{}/{n}", d.trim_end_matches('/')),
+                _ => n.to_string(),
+            };
+            if filenames.is_empty() {
+                // fio's own names: jobname.clone.file, one file per clone.
+                place.per_clone = true;
+                place.targets = (0..numjobs).map(|c| join(&format!("{name}.{c}.0"))).collect();
+            } else {
+                place.targets = filenames.iter().map(|n| join(n)).collect();
+                place.files = place.targets.len() as u32;
+            }
+            // fio splits size among the job's files; filesize is each file's.
+            place.file_size = filesize.or(size.map(|s| s / place.files as u64));
+            place.pass_bytes = size.or(filesize.map(|f| f * place.files as u64));
+            place.file_engine = choice.map(|c| (c, buffered));
         }
+    }
+    if place.file_engine.is_none() {
+        for key in ["directory", "filesize"] {
+            if let Some(s) = set.get(key) {
+                problems.push(s, format!("{key} applies to files; this job's engine is {engine_name}"), false);
+            }
+        }
+        if engine_name == "null" {
+            place.file_size = None;
+        }
+    }
+    place
+}
 
-        // Queue depth: fio's iodepth is the job's, over all its files; lunmark's is per file.
-        let iodepth = set.number::<u32>("iodepth", problems).unwrap_or(1).max(1);
-        let files = if per_clone { 1 } else { targets.len().max(1) as u32 };
-        let qd = if set.get("iodepth").is_none() && files > 1 {
-            notes.push(format!("job '{name}': fio keeps 1 I/O in flight over its {files} files; lunmark keeps 1 on each file (give iodepth={files} to make them the same)"));
-            1
-        } else if iodepth.is_multiple_of(files) {
-            iodepth / files
-        } else {
-            problems.push(
-                set.get("iodepth").expect("only a given iodepth can be indivisible"),
-                format!("iodepth {iodepth} over {files} files: lunmark keeps the same number in flight on each file, so give a multiple of {files}"),
-                false,
-            );
-            1
-        };
+/// fio's iodepth is the job's, over all its files; lunmark's is per file.
+fn queue_depth(set: &Settings, name: &str, files: u32, problems: &mut Problems, notes: &mut Notes) -> u32 {
+    let Some(iodepth) = set.number::<u32>("iodepth", problems).map(|d| d.max(1)) else {
+        if files > 1 {
+            notes.push(format!(
+                "job '{name}': fio keeps 1 I/O in flight over its {files} files; lunmark keeps 1 on each file (give iodepth={files} to make them the same)"
+            ));
+        }
+        return 1;
+    };
+    if iodepth.is_multiple_of(files) {
+        return iodepth / files;
+    }
+    problems.push(
+        set.get("iodepth").expect("given"),
+        format!(
+            "iodepth {iodepth} over {files} files: lunmark keeps the same number in flight on each file, so give a multiple of {files}"
+        ),
+        false,
+    );
+    1
+}
 
-        // How long.
-        let time_based = set.switch("time_based", problems);
-        let runtime = set.time("runtime", problems);
-        let number_ios = set.number::<u64>("number_ios", problems);
-        let io_size = set.size("io_size", kb_base, problems);
-        let job_bytes = match (&file_engine, size) {
-            (Some(_), Some(sz)) => Some(sz),
-            (Some(_), None) => filesize.map(|f| f * files as u64),
-            (None, sz) => sz,
-        };
-        let ios_of = |bytes: u64| ((bytes as f64 / avg_bs).round() as u64).max(1);
-        let end = if time_based {
-            match runtime {
-                Some(t) => End::Time(t),
-                None => {
-                    problems.push(
-                        set.get("time_based").expect("given"),
-                        "time_based without runtime runs until stopped: give runtime= as well",
-                        false,
-                    );
-                    End::Unknown
-                }
+/// How long the job runs: `time_based` + `runtime`, `number_ios`, `io_size`, or
+/// fio's default of one pass over `size`.
+fn run_end(
+    set: &Settings,
+    name: &str,
+    kb_base: u64,
+    lines: &[AccessLine],
+    place: &Place,
+    problems: &mut Problems,
+    notes: &mut Notes,
+) -> End {
+    let runtime = set.time("runtime", problems);
+    let avg_bs: f64 = lines.iter().map(|l| l.share / 100.0 * l.bs.get() as f64).sum();
+    if set.switch("time_based", problems) {
+        return match runtime {
+            Some(t) => End::Time(t),
+            None => {
+                let s = set.get("time_based").expect("given");
+                problems.push(s, "time_based without runtime runs until stopped: give runtime= as well", false);
+                End::Unknown
             }
-        } else if let Some(n) = number_ios {
-            if runtime.is_some() {
-                notes.push(format!("job '{name}': fio ends it after {n} I/Os or at runtime, whichever comes first; lunmark ends it after {n} I/Os per worker"));
+        };
+    }
+    if let Some(n) = set.number::<u64>("number_ios", problems) {
+        if runtime.is_some() {
+            notes.push(format!(
+                "job '{name}': fio ends it after {n} I/Os or at runtime, whichever comes first; lunmark ends it after {n} I/Os per worker"
+            ));
+        }
+        return End::Ios(n);
+    }
+    let bytes = set.size("io_size", kb_base, problems).or(place.pass_bytes);
+    match (bytes, runtime) {
+        (Some(bytes), Some(t)) if avg_bs > 0.0 => {
+            notes.push(format!(
+                "job '{name}': without time_based fio ends it after {} of I/O ({} I/Os) or at runtime={}, whichever comes first; lunmark runs it for the runtime",
+                Bytes(bytes),
+                ((bytes as f64 / avg_bs).round() as u64).max(1),
+                crate::units::format_duration(t)
+            ));
+            End::Time(t)
+        }
+        (Some(bytes), None) if avg_bs > 0.0 => {
+            let n = ((bytes as f64 / avg_bs).round() as u64).max(1);
+            if lines.windows(2).any(|w| w[0].bs != w[1].bs) {
+                notes.push(format!(
+                    "job '{name}': fio moves {} of I/O; lunmark runs {n} I/Os per worker, that amount at the average transfer size",
+                    Bytes(bytes)
+                ));
             }
             End::Ios(n)
-        } else if let (Some(bytes), true) = (io_size.or(job_bytes), avg_bs > 0.0) {
-            let n = ios_of(bytes);
-            match runtime {
-                Some(t) => {
-                    notes.push(format!(
-                        "job '{name}': without time_based fio ends it after {} of I/O ({n} I/Os) or at runtime={}, whichever comes first; lunmark runs it for the runtime",
-                        Bytes(bytes),
-                        crate::units::format_duration(t)
-                    ));
-                    End::Time(t)
-                }
-                None => {
-                    if lines.windows(2).any(|w| w[0].bs != w[1].bs) {
-                        notes.push(format!(
-                            "job '{name}': fio moves {} of I/O; lunmark runs {n} I/Os per worker, that amount at the average transfer size",
-                            Bytes(bytes)
-                        ));
-                    }
-                    End::Ios(n)
-                }
-            }
-        } else if let Some(t) = runtime {
-            End::Time(t)
-        } else {
+        }
+        (_, Some(t)) => End::Time(t),
+        _ => {
             notes.push(format!(
                 "job '{name}': fio would make one pass over the whole target; lunmark cannot know its size here and runs its default time (set runtime= with time_based, or --time)"
             ));
             End::Unknown
-        };
-        let ramp = set.time("ramp_time", problems).unwrap_or(Duration::ZERO);
-        if let Some(t) = set.time("startdelay", problems) {
-            if !t.is_zero() {
-                problems.push(
-                    set.get("startdelay").expect("given"),
-                    "not supported yet: lunmark starts every group of a phase together",
-                    true,
-                );
-            }
         }
-        if let Some((s, v)) = set.value("random_distribution") {
-            if v.trim() != "random" {
-                problems.push(s, "only 'random' (uniform) is supported until lunmark has the others (zipf, pareto, normal, zoned)", true);
-            }
+    }
+}
+
+/// Options lunmark reads but cannot apply yet, and the random map fio keeps.
+fn refuse_what_lunmark_lacks(set: &Settings, name: &str, random: f64, problems: &mut Problems, notes: &mut Notes) {
+    if set.time("startdelay", problems).is_some_and(|t| !t.is_zero()) {
+        problems.push(set.get("startdelay").expect("given"), "not supported yet: lunmark starts every group of a phase together", true);
+    }
+    if let Some((s, v)) = set.value("random_distribution") {
+        if v.trim() != "random" {
+            problems.push(s, "only 'random' (uniform) is supported until lunmark has the others (zipf, pareto, normal, zoned)", true);
         }
-        if let Some(s) = set.get("thinktime") {
-            problems.push(s, "not supported yet: lunmark's workers issue without pauses (use rate_iops or --rate to slow them)", true);
+    }
+    if let Some(s) = set.get("thinktime") {
+        problems.push(s, "not supported yet: lunmark's workers issue without pauses (use rate_iops or --rate to slow them)", true);
+    }
+    if random > 0.0 && !set.switch("norandommap", problems) {
+        notes.push(format!(
+            "job '{name}': fio's random map visits each block once per pass and shortens transfers that would overlap blocks already done; lunmark draws every offset afresh and keeps the sizes, as fio does with norandommap"
+        ));
+    }
+}
+
+/// `verify=`: any checksum runs as lunmark's own check.
+fn verify(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> bool {
+    const CHECKSUMS: &[&str] = &[
+        "1",
+        "md5",
+        "crc64",
+        "crc32c",
+        "crc32c-intel",
+        "crc32",
+        "crc16",
+        "crc7",
+        "xxhash",
+        "sha1",
+        "sha256",
+        "sha512",
+        "sha3-224",
+        "sha3-256",
+        "sha3-384",
+        "sha3-512",
+        "meta",
+    ];
+    match set.value("verify") {
+        None | Some((_, "0" | "none")) => false,
+        Some((_, v)) if CHECKSUMS.contains(&v.trim()) => {
+            notes.push("verify: lunmark checks every read with its own block header and CRC-32C (docs/verify.md), whatever checksum fio would have used".into());
+            true
         }
-        let verify = match set.value("verify") {
-            None => false,
-            Some((_, "0" | "none")) => false,
-            Some((
-                _,
-                "md5" | "crc64" | "crc32c" | "crc32c-intel" | "crc32" | "crc16" | "crc7" | "xxhash" | "sha1" | "sha256" | "sha512"
-                | "sha3-224" | "sha3-256" | "sha3-384" | "sha3-512" | "meta" | "1",
-            )) => {
-                notes.push(
-                    "verify: lunmark checks every read with its own block header and CRC-32C (docs/verify.md), whatever checksum fio would have used".into(),
-                );
-                true
-            }
-            Some((s, _)) => {
-                problems.push(
-                    s,
-                    "not a checksum lunmark maps: use one of md5, crc32c, crc64, sha256, xxhash (they all run as --verify)",
-                    true,
-                );
-                false
-            }
-        };
-        if random > 0.0 && !set.switch("norandommap", problems) {
-            notes.push(format!(
-                "job '{name}': fio's random map visits each block once per pass and shortens transfers that would overlap blocks already done; lunmark draws every offset afresh and keeps the sizes, as fio does with norandommap"
-            ));
+        Some((s, _)) => {
+            problems.push(s, "not a checksum lunmark maps: use one of md5, crc32c, crc64, sha256, xxhash (they all run as --verify)", true);
+            false
         }
-        let seed = set.number::<u64>("randseed", problems);
-        let rate = match set.value("rate_iops") {
-            None => None,
-            Some((s, v)) => {
-                let parts: Vec<&str> = v.split(',').map(str::trim).collect();
-                match (parts.as_slice(), v.trim().parse::<f64>()) {
-                    ([_], Ok(r)) if r > 0.0 && (read == 0.0 || read == 100.0) => Some(r * numjobs as f64),
-                    ([_], Ok(_)) if read > 0.0 && read < 100.0 => {
-                        problems.push(
-                            s,
-                            "on a job that reads and writes fio caps each direction apart; lunmark caps the total: use --rate",
-                            true,
-                        );
-                        None
-                    }
-                    ([_], _) => {
-                        problems.push(s, format!("'{v}' is not a positive number of I/Os per second"), false);
-                        None
-                    }
-                    _ => {
-                        problems.push(s, "separate read/write rates are not supported: give one number (or use --rate)", true);
-                        None
-                    }
-                }
+    }
+}
+
+/// `rate_iops`: fio caps each job (clone), so the group's rate is N x numjobs.
+fn rate(set: &Settings, read: f64, numjobs: u32, problems: &mut Problems) -> Option<f64> {
+    let (s, v) = set.value("rate_iops")?;
+    if v.contains(',') {
+        problems.push(s, "separate read/write rates are not supported: give one number (or use --rate)", true);
+        return None;
+    }
+    match v.trim().parse::<f64>() {
+        Ok(r) if r > 0.0 && r.is_finite() => {
+            if read > 0.0 && read < 100.0 {
+                problems.push(s, "on a job that reads and writes fio caps each direction apart; lunmark caps the total: use --rate", true);
+                return None;
             }
-        };
-        if let Some((s, v)) = set.value("offset") {
-            if v.trim().ends_with('%') {
-                problems.push(s, "an offset as a share of the file is not supported: give bytes", false);
-            }
+            Some(r * numjobs as f64)
         }
-        let offset = set.size("offset", kb_base, problems);
-        Job {
-            name,
-            line: section.line,
-            numjobs,
-            stonewall,
-            wait_for,
-            lines,
-            qd,
-            targets,
-            per_clone,
-            file_size,
-            offset,
-            end,
-            ramp,
-            seed,
-            file_engine,
-            rate,
-            verify,
+        _ => {
+            problems.push(s, format!("'{v}' is not a positive number of I/Os per second"), false);
+            None
         }
     }
 }
