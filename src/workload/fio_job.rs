@@ -75,6 +75,9 @@ pub fn parse(text: &str, origin: &str, env: &dyn Fn(&str) -> Option<String>) -> 
             }
             continue;
         }
+        if t.starts_with("include ") || t.starts_with("include\t") {
+            return Err(err(line, format!("'{t}': include is not supported yet: put the other file's sections in this one")));
+        }
         let (key, value) = match t.split_once('=') {
             Some((k, v)) => (k.trim(), Some(substitute(v.trim(), env).map_err(|m| err(line, m))?)),
             None => (t, None),
@@ -248,6 +251,8 @@ mod tests {
         let e = parse("bs=4k\n[a]\n", "t.fio", &no_env).unwrap_err();
         assert_eq!(e.line, 1);
         assert!(e.message.contains("before any section"), "{e}");
+        let e = parse("[a]\ninclude other.fio\n", "t.fio", &no_env).unwrap_err();
+        assert!(e.line == 2 && e.message.contains("include is not supported yet"), "{e}");
         let e = parse("[a]\nrw=read\n[b\n", "t.fio", &no_env).unwrap_err();
         assert_eq!(e.line, 3);
         assert!(e.to_string().contains("t.fio, line 3"), "{e}");

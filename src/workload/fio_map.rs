@@ -934,7 +934,8 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
     if first.end == End::Unknown && first.file_engine.is_some() && first.file_size.is_none() {
         notes.push("no size given: lunmark uses the whole of each existing file or device".into());
     }
-    let description = format!("fio job file {origin} ({} jobs in {} phases)", jobs.len(), phases.len());
+    let plural = |n: usize, word: &str| if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") };
+    let description = format!("fio job file {origin} ({} in {})", plural(jobs.len(), "job"), plural(phases.len(), "phase"));
     Profile {
         name: name.to_string(),
         description,
