@@ -283,3 +283,26 @@ fn nbd_and_libiscsi_jobs_reach_real_servers() {
         assert!(s["ios_read"].as_u64().unwrap() > 0 && s["ios_written"].as_u64().unwrap() > 0, "{engine}: {s}");
     }
 }
+
+/// bsrange: fio's draw (MIN + MAX x u, rounded down to MIN, capped at MAX) and
+/// lunmark's lines from it give the same mean transfer size, on null targets.
+#[test]
+fn bsrange_gives_the_mean_transfer_size_fio_gives() {
+    let dir = shm_dir();
+    for range in ["4k-16k", "4k-10k"] {
+        let job = dir.path().join("br.fio");
+        std::fs::write(&job, format!("[br]\nioengine=null\nsize=64g\nrw=randread\nnorandommap\nbsrange={range}\nnumber_ios=100000\n"))
+            .unwrap();
+        let fj = dir.path().join("fio.json");
+        let out = Command::new("fio").args(["--output-format=json", &format!("--output={}", fj.display())]).arg(&job).output().unwrap();
+        assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+        let r = &read_json(&fj)["jobs"][0]["read"];
+        let fio_mean = r["io_bytes"].as_f64().unwrap() / r["total_ios"].as_f64().unwrap();
+        let lj = dir.path().join("l.json");
+        let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--json", lj.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let s = &read_json(&lj)["points"][0]["summary"];
+        let lunmark_mean = s["bytes_read"].as_f64().unwrap() / s["ios_read"].as_f64().unwrap();
+        assert!((lunmark_mean / fio_mean - 1.0).abs() < 0.01, "{range}: fio {fio_mean:.0} B, lunmark {lunmark_mean:.0} B");
+    }
+}
