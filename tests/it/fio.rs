@@ -306,3 +306,32 @@ fn bsrange_gives_the_mean_transfer_size_fio_gives() {
         assert!((lunmark_mean / fio_mean - 1.0).abs() < 0.01, "{range}: fio {fio_mean:.0} B, lunmark {lunmark_mean:.0} B");
     }
 }
+
+/// bs=READ,WRITE with rwmixread: fio mixes by I/O count, and so do lunmark's
+/// two lines (one per direction); each direction keeps its own size.
+#[test]
+fn separate_read_and_write_sizes_mix_as_in_fio() {
+    let dir = shm_dir();
+    let job = dir.path().join("bw.fio");
+    std::fs::write(&job, "[bw]\nioengine=null\nsize=64g\nrw=randrw\nrwmixread=60\nnorandommap\nbs=4k,64k\nnumber_ios=100000\n").unwrap();
+    let fj = dir.path().join("fio.json");
+    let out = Command::new("fio").args(["--output-format=json", &format!("--output={}", fj.display())]).arg(&job).output().unwrap();
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    let j = &read_json(&fj)["jobs"][0];
+    let n = |d: &str, k: &str| j[d][k].as_f64().unwrap();
+    let fio = (
+        n("read", "total_ios") / (n("read", "total_ios") + n("write", "total_ios")),
+        n("read", "io_bytes") / n("read", "total_ios"),
+        n("write", "io_bytes") / n("write", "total_ios"),
+    );
+    let lj = dir.path().join("l.json");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--json", lj.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = &read_json(&lj)["points"][0]["summary"];
+    let n = |k: &str| s[k].as_f64().unwrap();
+    let lunmark =
+        (n("ios_read") / (n("ios_read") + n("ios_written")), n("bytes_read") / n("ios_read"), n("bytes_written") / n("ios_written"));
+    assert!((fio.0 - lunmark.0).abs() < 0.02, "read shares: fio {:.3}, lunmark {:.3}", fio.0, lunmark.0);
+    assert_eq!((fio.1, fio.2), (4096.0, 65536.0));
+    assert_eq!((lunmark.1, lunmark.2), (4096.0, 65536.0));
+}
