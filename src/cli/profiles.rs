@@ -5,6 +5,7 @@ use anyhow::Result;
 use clap::Subcommand;
 
 use super::exit;
+use crate::workload::fio_map;
 use crate::workload::profile::{self, BUILTIN};
 
 #[derive(Subcommand, Debug)]
@@ -13,6 +14,17 @@ pub enum ProfilesAction {
     Show {
         /// A built-in profile name, or a path to a profile file.
         name: String,
+    },
+    /// Print the profile a fio job file maps to, as TOML (docs/fio.md); notes go in comments.
+    ImportFio {
+        /// The fio job file.
+        file: std::path::PathBuf,
+        /// Only this job section (repeat for several), as fio's --section.
+        #[arg(long, value_name = "NAME")]
+        section: Vec<String>,
+        /// Leave out the options lunmark cannot apply, a warning for each, instead of refusing the file.
+        #[arg(long)]
+        fio_lenient: bool,
     },
 }
 
@@ -33,6 +45,18 @@ pub fn execute(action: Option<ProfilesAction>) -> Result<i32> {
                 profile::load_file(path)?
             };
             print!("{}", profile::to_toml(&p));
+        }
+        Some(ProfilesAction::ImportFio { file, section, fio_lenient }) => {
+            let options = fio_map::ImportOptions { sections: section, lenient: fio_lenient, run_length_given: false };
+            let imported = fio_map::import_file(&file, &options)?;
+            for s in &imported.skipped {
+                eprintln!("warning: {s}");
+            }
+            // Comments, so the output still reads back with --profile-file.
+            for n in &imported.notes {
+                println!("# note: {n}");
+            }
+            print!("{}", profile::to_toml(&imported.profile));
         }
     }
     Ok(exit::OK)

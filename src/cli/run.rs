@@ -17,6 +17,7 @@ use crate::run::plan::{Overrides, PlanRequest};
 use crate::run::{self, plan, RunContext, RunObserver, RunPlan};
 use crate::target::SafetyFlags;
 use crate::units::{parse_duration, parse_percent, parse_size, Bytes};
+use crate::workload::fio_map;
 use crate::workload::profile::{self, Phase, Profile};
 use crate::workload::sweep::{self, Sweep};
 use crate::workload::{AccessLine, RunLength, WorkerGroup};
@@ -30,6 +31,15 @@ pub struct RunArgs {
     /// Run the profile in this TOML file (as `lunmark profiles show NAME` prints).
     #[arg(long, value_name = "FILE", conflicts_with = "profile")]
     pub profile_file: Option<PathBuf>,
+    /// Run the jobs of this fio job file, mapped to a profile (docs/fio.md lists what each option becomes).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["profile", "profile_file"])]
+    pub fio: Option<PathBuf>,
+    /// With --fio: run only this job section (repeat for several), as fio's --section.
+    #[arg(long, value_name = "NAME", requires = "fio")]
+    pub section: Vec<String>,
+    /// With --fio: run without the options lunmark cannot apply, a warning for each, instead of refusing the file.
+    #[arg(long, requires = "fio")]
+    pub fio_lenient: bool,
     /// Sweep a parameter: qd=2,4,8 | bs=4k,8k | workers=1,2 | targets=1,2 | read=0,35,70,100 | random=0,100. Repeat for a cartesian product.
     #[arg(long, value_name = "KEY=V1,V2,..")]
     pub sweep: Vec<String>,
@@ -175,8 +185,30 @@ impl RunArgs {
         self.bs.is_some() || self.read.is_some() || self.random.is_some() || self.align.is_some()
     }
 
-    /// The profile the run starts from, and the name to record.
-    fn base_profile(&self) -> Result<(Profile, Option<String>)> {
+    /// The profile the run starts from, the name to record, and what the user
+    /// must be told about it (notes and skipped options of a fio job file).
+    fn base_profile(&self) -> Result<(Profile, Option<String>, Vec<String>)> {
+        if let Some(path) = &self.fio {
+            let options = fio_map::ImportOptions {
+                sections: self.section.clone(),
+                lenient: self.fio_lenient,
+                run_length_given: self.time.is_some() || self.ios.is_some(),
+            };
+            let imported = fio_map::import_file(path, &options)?;
+            let told = imported
+                .skipped
+                .iter()
+                .map(|s| format!("warning: {s}"))
+                .chain(imported.notes.iter().map(|n| format!("note: {n}")))
+                .collect();
+            let name = imported.profile.name.clone();
+            return Ok((imported.profile, Some(name), told));
+        }
+        let (p, name) = self.base_profile_of_flags()?;
+        Ok((p, name, Vec::new()))
+    }
+
+    fn base_profile_of_flags(&self) -> Result<(Profile, Option<String>)> {
         if let Some(path) = &self.profile_file {
             let p = profile::load_file(path).context("--profile-file")?;
             let name = p.name.clone();
@@ -234,9 +266,18 @@ impl RunArgs {
 
     /// The run plan these flags describe.
     pub fn to_plan(&self, targets: Vec<String>) -> Result<RunPlan> {
+        let (profile, profile_name, told) = self.base_profile()?;
+        for t in told {
+            eprintln!("{t}");
+        }
+        self.plan_from(profile, profile_name, targets)
+    }
+
+    /// The run plan of a profile with these flags applied.
+    fn plan_from(&self, profile: Profile, profile_name: Option<String>, targets: Vec<String>) -> Result<RunPlan> {
         // CHAP secrets leave the URIs here, before anything can record them.
         let targets = targets.iter().map(|t| crate::target::credentials::hide(t)).collect();
-        let (profile, profile_name) = self.base_profile()?;
+        let profile = Profile { targets: profile.targets.iter().map(|t| crate::target::credentials::hide(t)).collect(), ..profile };
         let mut sweeps: Vec<Sweep> = self.sweep.iter().map(|t| sweep::parse(t)).collect::<Result<_, _>>()?;
         // --bs 4k,8k,16k is a sweep over transfer sizes.
         let bs = match self.bs.as_deref() {
@@ -293,6 +334,13 @@ fn flags_profile() -> Profile {
         mailboxes: None,
         iops_per_mailbox: None,
         pass: None,
+        ios: None,
+        targets: Vec::new(),
+        offset: None,
+        seed: None,
+        engine: None,
+        buffered: false,
+        verify: false,
         phases: vec![Phase {
             name: "main".into(),
             groups: vec![WorkerGroup {
@@ -364,7 +412,17 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
     let mut scratch = Scratch(None);
     let mut targets = args.targets.clone();
     let mut args = args;
-    if targets.is_empty() {
+    let (profile, profile_name, told) = args.base_profile()?;
+    for t in &told {
+        if args.dry_run {
+            println!("{t}");
+        } else {
+            eprintln!("{t}");
+        }
+    }
+    // A profile that checks data (one imported from a fio job with verify=) asks for --verify.
+    args.verify |= profile.verify;
+    if targets.is_empty() && profile.targets.is_empty() {
         let path = std::env::current_dir()?.join(format!("lunmark-scratch-{}.dat", std::process::id()));
         targets.push(path.display().to_string());
         args.size.get_or_insert_with(|| DEFAULT_SCRATCH_SIZE.to_string());
@@ -372,10 +430,13 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
             scratch.0 = Some(path);
         }
     }
-    let plan = args.to_plan(targets)?;
+    let plan = args.plan_from(profile, profile_name, targets)?;
     if args.dry_run {
         print!("{}", plan::describe(&plan));
         println!("{}", run::resources::describe(&plan, args.context()?.resource_extras()));
+        if args.verify {
+            println!("verify: every byte read is checked against what lunmark wrote (block header and CRC-32C)");
+        }
         if let Some(c) = args.cache_config()? {
             let size = match c.size {
                 crate::engine::cache::config::CacheSize::Bytes(b) => crate::units::Bytes(b).to_string(),

@@ -201,20 +201,30 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
 
     let mut points = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
+    // --target replaces a profile's own targets; its groups then drive every --target.
+    let own_targets_replaced = !req.targets.is_empty() && !p.targets.is_empty();
+    let targets = if req.targets.is_empty() { p.targets.clone() } else { req.targets.clone() };
     for phase in &p.phases {
         let mut base = WorkloadSpec {
-            targets: req.targets.clone(),
+            targets: targets.clone(),
             size: o.size.or(p.size),
-            offset: o.offset.unwrap_or_default(),
+            offset: o.offset.or(p.offset).unwrap_or_default(),
             ramp: o.ramp.or(p.ramp).unwrap_or(DEFAULT_RAMP),
-            run: o.run.unwrap_or(RunLength::Time(p.time.unwrap_or(DEFAULT_TIME))),
-            seed: o.seed.unwrap_or(1),
-            engine: o.engine.unwrap_or_default(),
-            buffered: o.buffered,
+            run: o.run.unwrap_or(match p.ios {
+                Some(n) => RunLength::Ios(n),
+                None => RunLength::Time(p.time.unwrap_or(DEFAULT_TIME)),
+            }),
+            seed: o.seed.or(p.seed).unwrap_or(1),
+            engine: o.engine.or(p.engine).unwrap_or_default(),
+            buffered: o.buffered || p.buffered,
             connections: o.connections.unwrap_or(1),
             groups: phase.groups.clone(),
         };
         for g in &mut base.groups {
+            if own_targets_replaced {
+                g.targets.clear();
+                g.worker_per_target = false;
+            }
             g.workers = o.workers.unwrap_or(g.workers);
             g.qd = o.qd.unwrap_or(g.qd);
             for l in &mut g.access {

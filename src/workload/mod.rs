@@ -1,6 +1,8 @@
 //! Workloads: the access specification (IOmeter semantics), its validation, and
 //! the seeded generator that turns it into a stream of offsets and sizes.
 
+pub mod fio_job;
+pub mod fio_map;
 pub mod generator;
 pub mod pass;
 pub mod profile;

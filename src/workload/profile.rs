@@ -45,6 +45,28 @@ pub struct Profile {
     /// Pass criteria, as `--pass` takes them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass: Option<String>,
+    /// Measure this many I/Os per worker instead of a time (as --ios).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ios: Option<u64>,
+    /// The profile's own targets (a profile imported from a fio job file names
+    /// its files): used when no --target is given, and replaced by --target.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<String>,
+    /// Start of the region on each target (as --offset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Bytes>,
+    /// Seed of the offset/size stream (as --seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// I/O engine for files and devices (as --engine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<super::spec::EngineChoice>,
+    /// Go through the page cache (as --buffered).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub buffered: bool,
+    /// Check every byte read against what was written (as --verify).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verify: bool,
     pub phases: Vec<Phase>,
 }
 
@@ -111,7 +133,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
     }
     for phase in &profile.phases {
         // Check each phase as a workload on stand-in targets; real targets come later.
-        let ntargets = phase.groups.iter().flat_map(|g| g.targets.iter()).max().map(|m| m + 1).unwrap_or(1);
+        let ntargets = phase.groups.iter().flat_map(|g| g.targets.iter()).max().map(|m| m + 1).unwrap_or(1).max(profile.targets.len());
         let spec = WorkloadSpec {
             targets: vec!["mem:1m".into(); ntargets],
             size: None,

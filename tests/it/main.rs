@@ -6,6 +6,7 @@ mod cache;
 mod common;
 mod core;
 mod edges;
+mod fio;
 mod kept;
 mod network;
 mod one_client_servers;

@@ -1,0 +1,1192 @@
+//! fio job files, the meaning: each job section becomes a worker group, jobs
+//! that run together in fio become the groups of one phase, and `stonewall` /
+//! `wait_for` start the next phase. Options are turned into lunmark's profile
+//! (docs/fio.md has the table). Every option lunmark does not apply is refused,
+//! all of them in one message with their lines; with `lenient` the ones that
+//! can be left out are skipped with a warning each instead.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::time::Duration;
+
+use thiserror::Error;
+
+use super::fio_job::{self, parse_bool, parse_size, parse_time, split_filenames, JobSection, Setting, SyntaxError};
+use super::profile::{self, Phase, Profile, ProfileError};
+use super::spec::{AccessLine, EngineChoice, WorkerGroup};
+use crate::units::Bytes;
+
+/// The options lunmark reads (others are refused).
+const KNOWN: &[&str] = &[
+    "name",
+    "description",
+    "group_reporting",
+    "thread",
+    "new_group",
+    "stonewall",
+    "wait_for_previous",
+    "wait_for",
+    "numjobs",
+    "rw",
+    "readwrite",
+    "rwmixread",
+    "rwmixwrite",
+    "bs",
+    "blocksize",
+    "bssplit",
+    "bsrange",
+    "blocksize_range",
+    "iodepth",
+    "filename",
+    "directory",
+    "size",
+    "filesize",
+    "offset",
+    "io_size",
+    "io_limit",
+    "number_ios",
+    "direct",
+    "buffered",
+    "ioengine",
+    "uri",
+    "runtime",
+    "timeout",
+    "time_based",
+    "ramp_time",
+    "startdelay",
+    "random_distribution",
+    "rate_iops",
+    "thinktime",
+    "verify",
+    "randseed",
+    "kb_base",
+    "norandommap",
+    "fixedbufs",
+    "registerfiles",
+];
+
+/// Most access lines one job may map to (bsrange makes one per size).
+const MAX_LINES: usize = 256;
+
+/// What to import.
+#[derive(Clone, Debug, Default)]
+pub struct ImportOptions {
+    /// Only these job sections (fio's --section); empty: all.
+    pub sections: Vec<String>,
+    /// Skip options lunmark cannot apply (a warning each) instead of refusing the file.
+    pub lenient: bool,
+    /// The run length comes from the command line (--time or --ios), so jobs
+    /// that would end differently need not agree.
+    pub run_length_given: bool,
+}
+
+/// The profile, and what the user must be told about it.
+#[derive(Clone, Debug)]
+pub struct Imported {
+    pub profile: Profile,
+    /// Where lunmark's run differs from fio's in a way the user should know.
+    pub notes: Vec<String>,
+    /// With `lenient`: the options left out, one line each.
+    pub skipped: Vec<String>,
+}
+
+/// One option lunmark cannot apply as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    pub line: usize,
+    pub option: String,
+    pub message: String,
+    /// The job runs without it (`--fio-lenient`); false when leaving it out would
+    /// run a different workload (a bad value, rw=trim).
+    pub skippable: bool,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}: {}", self.line, self.option, self.message)
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum FioError {
+    #[error(transparent)]
+    Syntax(#[from] SyntaxError),
+    #[error("{origin}: lunmark cannot run this job file as it is:\n{}\n{}", list(problems), hint(problems))]
+    Refused { origin: String, problems: Vec<Problem> },
+    #[error("{origin}: no job section to run{}", if known.is_empty() { String::new() } else { format!(": --section names none of {}", known.join(", ")) })]
+    NoJobs { origin: String, known: Vec<String> },
+    #[error("the profile made from {origin} does not check: {source}")]
+    Profile { origin: String, source: Box<ProfileError> },
+    #[error("{path}: {source}")]
+    Read { path: String, source: std::io::Error },
+}
+
+fn list(problems: &[Problem]) -> String {
+    problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n")
+}
+
+fn hint(problems: &[Problem]) -> String {
+    if problems.iter().all(|p| p.skippable) {
+        "Remove these options, or add --fio-lenient to run without them (a warning each). docs/fio.md lists what lunmark applies.".into()
+    } else if problems.iter().any(|p| p.skippable) {
+        "Fix the values lunmark cannot run; --fio-lenient skips only the options it can run without.".into()
+    } else {
+        "Fix these values; --fio-lenient cannot skip them, the workload would not be the one written.".into()
+    }
+}
+
+/// Reads and maps a job file from disk, `${VAR}` from this process's environment.
+pub fn import_file(path: &std::path::Path, options: &ImportOptions) -> Result<Imported, FioError> {
+    let text = std::fs::read_to_string(path).map_err(|source| FioError::Read { path: path.display().to_string(), source })?;
+    let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "fio".into());
+    import(&text, &path.display().to_string(), &name, &|k| std::env::var(k).ok(), options)
+}
+
+/// Maps a job file's text to a profile named `name`.
+pub fn import(
+    text: &str,
+    origin: &str,
+    name: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    options: &ImportOptions,
+) -> Result<Imported, FioError> {
+    let sections = fio_job::parse(text, origin, env)?;
+    let known: Vec<String> = sections.iter().map(|s| s.name.clone()).collect();
+    let chosen: Vec<&JobSection> = sections.iter().filter(|s| options.sections.is_empty() || options.sections.contains(&s.name)).collect();
+    if chosen.is_empty() {
+        return Err(FioError::NoJobs { origin: origin.into(), known: if options.sections.is_empty() { Vec::new() } else { known } });
+    }
+    let mut problems = Problems::default();
+    let mut notes = Notes::default();
+    let jobs: Vec<Job> = chosen.iter().map(|s| Job::read(s, &mut problems, &mut notes)).collect();
+    let profile = assemble(&jobs, name, origin, options.run_length_given, &mut problems, &mut notes);
+    let (skippable, fatal): (Vec<Problem>, Vec<Problem>) = problems.0.into_iter().partition(|p| p.skippable);
+    if !fatal.is_empty() || (!skippable.is_empty() && !options.lenient) {
+        let mut all: Vec<Problem> = fatal.into_iter().chain(skippable).collect();
+        all.sort_by_key(|p| p.line);
+        return Err(FioError::Refused { origin: origin.into(), problems: all });
+    }
+    let mut skippable = skippable;
+    skippable.sort_by_key(|p| p.line);
+    let skipped = skippable.iter().map(|p| format!("{origin}, {p} (skipped: --fio-lenient)")).collect();
+    // The profile must read back from its TOML as it is; check it the same way.
+    profile::parse(&profile::to_toml(&profile), origin)
+        .map_err(|source| FioError::Profile { origin: origin.into(), source: Box::new(source) })?;
+    Ok(Imported { profile, notes: notes.0, skipped })
+}
+
+/// Problems, once each (a [global] option reaches every job).
+#[derive(Default)]
+struct Problems(Vec<Problem>);
+
+impl Problems {
+    fn push(&mut self, s: &Setting, message: impl Into<String>, skippable: bool) {
+        let p = Problem { line: s.line, option: show(s), message: message.into(), skippable };
+        if !self.0.contains(&p) {
+            self.0.push(p);
+        }
+    }
+}
+
+#[derive(Default)]
+struct Notes(Vec<String>);
+
+impl Notes {
+    fn push(&mut self, text: String) {
+        if !self.0.contains(&text) {
+            self.0.push(text);
+        }
+    }
+}
+
+fn show(s: &Setting) -> String {
+    match &s.value {
+        Some(v) => format!("{}={v}", s.key),
+        None => s.key.clone(),
+    }
+}
+
+/// How a job ends, as fio would end it.
+#[derive(Clone, Debug, PartialEq)]
+enum End {
+    Time(Duration),
+    Ios(u64),
+    /// Nothing lunmark can derive (one pass over a device of unknown size).
+    Unknown,
+}
+
+/// One job section, read into what lunmark needs.
+struct Job {
+    name: String,
+    line: usize,
+    numjobs: u32,
+    stonewall: bool,
+    wait_for: Option<(String, usize)>,
+    lines: Vec<AccessLine>,
+    qd: u32,
+    /// Targets of the job; with `per_clone` one per clone.
+    targets: Vec<String>,
+    per_clone: bool,
+    /// Bytes each file's region spans.
+    file_size: Option<u64>,
+    offset: Option<u64>,
+    end: End,
+    ramp: Duration,
+    seed: Option<u64>,
+    /// For files and devices: the engine and whether the page cache is used.
+    file_engine: Option<(EngineChoice, bool)>,
+    rate: Option<f64>,
+    verify: bool,
+}
+
+/// The settings in force for a job, one per key, with alias keys folded.
+struct Settings<'a>(HashMap<&'static str, &'a Setting>);
+
+impl<'a> Settings<'a> {
+    fn of(section: &'a JobSection, problems: &mut Problems) -> Self {
+        let mut map = HashMap::new();
+        for s in &section.settings {
+            let key = match s.key.as_str() {
+                "readwrite" => "rw",
+                "blocksize" => "bs",
+                "blocksize_range" => "bsrange",
+                "io_limit" => "io_size",
+                "timeout" => "runtime",
+                "wait_for_previous" => "stonewall",
+                k => match KNOWN.iter().find(|n| **n == k) {
+                    Some(n) => *n,
+                    None => {
+                        problems.push(s, "not an option lunmark applies", true);
+                        continue;
+                    }
+                },
+            };
+            map.insert(key, s);
+        }
+        Settings(map)
+    }
+
+    fn get(&self, key: &str) -> Option<&'a Setting> {
+        self.0.get(key).copied()
+    }
+
+    fn value(&self, key: &str) -> Option<(&'a Setting, &'a str)> {
+        self.get(key).map(|s| (s, s.value.as_deref().unwrap_or("")))
+    }
+
+    fn switch(&self, key: &str, problems: &mut Problems) -> bool {
+        match self.get(key) {
+            None => false,
+            Some(s) => parse_bool(s.value.as_deref()).unwrap_or_else(|m| {
+                problems.push(s, m, false);
+                false
+            }),
+        }
+    }
+
+    fn number<T: std::str::FromStr>(&self, key: &str, problems: &mut Problems) -> Option<T> {
+        let (s, v) = self.value(key)?;
+        v.trim().parse().map_err(|_| problems.push(s, format!("'{v}' is not a whole number"), false)).ok()
+    }
+
+    fn size(&self, key: &str, kb_base: u64, problems: &mut Problems) -> Option<u64> {
+        let (s, v) = self.value(key)?;
+        parse_size(v, kb_base).map_err(|m| problems.push(s, m, false)).ok()
+    }
+
+    fn time(&self, key: &str, problems: &mut Problems) -> Option<Duration> {
+        let (s, v) = self.value(key)?;
+        parse_time(v, Duration::from_secs(1)).map_err(|m| problems.push(s, m, false)).ok()
+    }
+}
+
+impl Job {
+    fn read(section: &JobSection, problems: &mut Problems, notes: &mut Notes) -> Job {
+        let set = Settings::of(section, problems);
+        let name = set.value("name").map(|(_, v)| v.to_string()).unwrap_or_else(|| section.name.clone());
+        let kb_base = match set.value("kb_base") {
+            None => 1024,
+            Some((_, "1024")) => 1024,
+            Some((_, "1000")) => 1000,
+            Some((s, v)) => {
+                problems.push(s, format!("'{v}' is not a kb_base: use 1024 or 1000"), false);
+                1024
+            }
+        };
+        let numjobs = set.number::<u32>("numjobs", problems).unwrap_or(1).max(1);
+        let (read, random) = direction(&set, problems);
+        let lines = access_lines(&set, kb_base, read, random, problems, notes);
+        let place = place(&set, &name, numjobs, kb_base, problems, notes);
+        let qd = queue_depth(&set, &name, place.files, problems, notes);
+        let end = run_end(&set, &name, kb_base, &lines, &place, problems, notes);
+        refuse_what_lunmark_lacks(&set, &name, random, problems, notes);
+        Job {
+            line: section.line,
+            numjobs,
+            stonewall: set.switch("stonewall", problems),
+            wait_for: set.value("wait_for").map(|(s, v)| (v.trim().to_string(), s.line)),
+            lines,
+            qd,
+            targets: place.targets,
+            per_clone: place.per_clone,
+            file_size: place.file_size,
+            offset: set.size("offset", kb_base, problems),
+            end,
+            ramp: set.time("ramp_time", problems).unwrap_or(Duration::ZERO),
+            seed: set.number::<u64>("randseed", problems),
+            file_engine: place.file_engine,
+            rate: rate(&set, read, numjobs, problems),
+            verify: verify(&set, problems, notes),
+            name,
+        }
+    }
+}
+
+/// `rw` with `rwmixread`/`rwmixwrite`: the read share and the random share, in percent.
+fn direction(set: &Settings, problems: &mut Problems) -> (f64, f64) {
+    let Some((s, v)) = set.value("rw") else { return (100.0, 0.0) };
+    let (dir, suffix) = v.split_once(':').map(|(d, x)| (d.trim(), Some(x))).unwrap_or((v.trim(), None));
+    if let Some(x) = suffix {
+        problems.push(s, format!("the ':{x}' suffix (skipping ahead after each I/O) is not supported yet"), false);
+    }
+    let random = match dir {
+        "read" | "write" | "rw" | "readwrite" => 0.0,
+        "randread" | "randwrite" | "randrw" => 100.0,
+        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
+            problems.push(s, "trims are not supported yet: lunmark issues reads and writes only", false);
+            return (100.0, 0.0);
+        }
+        other => {
+            problems.push(s, format!("'{other}' is not an I/O pattern: use read, write, randread, randwrite, rw or randrw"), false);
+            return (100.0, 0.0);
+        }
+    };
+    let mix_read = set.number::<f64>("rwmixread", problems);
+    let mix_write = set.number::<f64>("rwmixwrite", problems);
+    for (key, v) in [("rwmixread", mix_read), ("rwmixwrite", mix_write)] {
+        if v.is_some_and(|v| !(0.0..=100.0).contains(&v)) {
+            problems.push(set.get(key).expect("read above"), "a percentage must lie between 0 and 100", false);
+        }
+    }
+    let read = match dir {
+        "read" | "randread" => 100.0,
+        "write" | "randwrite" => 0.0,
+        _ => match (mix_read, mix_write) {
+            (Some(r), Some(w)) if (r + w - 100.0).abs() > 0.01 => {
+                let s = set.get("rwmixwrite").expect("read above");
+                problems.push(s, format!("rwmixread={r} and rwmixwrite={w} do not add up to 100"), false);
+                r
+            }
+            (Some(r), _) => r,
+            (None, Some(w)) => 100.0 - w,
+            (None, None) => 50.0,
+        },
+    };
+    (read, random)
+}
+
+/// Where a job does its I/O, as its engine decides.
+struct Place {
+    targets: Vec<String>,
+    /// One file per clone (fio's own names).
+    per_clone: bool,
+    /// Files the job's iodepth spreads over (1 with one file per clone).
+    files: u32,
+    /// For files and devices: the engine and whether the page cache is used.
+    file_engine: Option<(EngineChoice, bool)>,
+    /// The region on each target.
+    file_size: Option<u64>,
+    /// Bytes of one pass over the job's region (fio's default amount of I/O).
+    pass_bytes: Option<u64>,
+}
+
+/// The job's targets from `ioengine` with `filename`, `directory`, `uri`,
+/// `size`, `filesize`, `direct`/`buffered`.
+fn place(set: &Settings, name: &str, numjobs: u32, kb_base: u64, problems: &mut Problems, notes: &mut Notes) -> Place {
+    let engine = set.value("ioengine").map(|(s, v)| (s, v.trim().to_string()));
+    let engine_name = engine.as_ref().map(|(_, e)| e.as_str()).unwrap_or("psync");
+    let size = set.size("size", kb_base, problems);
+    let filesize = set.size("filesize", kb_base, problems);
+    let direct = set.switch("direct", problems);
+    let buffered_given = set.get("buffered").map(|_| set.switch("buffered", problems));
+    if buffered_given.is_some_and(|b| b == direct) && set.get("direct").is_some() {
+        problems.push(set.get("buffered").expect("given"), "contradicts direct: give one of direct=1 and buffered=0", false);
+    }
+    let buffered = buffered_given.unwrap_or(!direct);
+    let uri = set.value("uri");
+    if let (Some((s, _)), false) = (uri, engine_name == "nbd") {
+        problems.push(s, "uri is an option of ioengine=nbd only", false);
+    }
+    // lunmark's io_uring engine always registers its buffers and files.
+    for key in ["fixedbufs", "registerfiles"] {
+        if let (Some(s), false) = (set.get(key), engine_name == "io_uring") {
+            problems.push(s, format!("{key} is an option of ioengine=io_uring only"), true);
+        }
+    }
+    let filenames = set.value("filename").map(|(_, v)| split_filenames(v)).unwrap_or_default();
+    let mut place = Place { targets: Vec::new(), per_clone: false, files: 1, file_engine: None, file_size: size, pass_bytes: size };
+    match engine_name {
+        "null" => match size {
+            Some(sz) => place.targets.push(format!("null:{}", Bytes(sz))),
+            None => problems.push(engine.as_ref().expect("named").0, "ioengine=null needs size= (the size of the null device)", false),
+        },
+        "nbd" => match uri {
+            Some((_, u)) => place.targets.push(u.trim().to_string()),
+            None => problems.push(engine.as_ref().expect("named").0, "ioengine=nbd needs uri=nbd://host[:port]/export", false),
+        },
+        "libiscsi" => {
+            if filenames.is_empty() || !filenames.iter().all(|n| n.starts_with("iscsi://")) {
+                let s = engine.as_ref().expect("named").0;
+                problems.push(s, "ioengine=libiscsi needs filename=iscsi\\://host[\\:port]/IQN/LUN", false);
+            }
+            place.targets = filenames;
+        }
+        other => {
+            let choice = match other {
+                "io_uring" => Some(EngineChoice::IoUring),
+                "libaio" => {
+                    notes.push("ioengine=libaio runs on io_uring, lunmark's asynchronous engine (same queue depth, same O_DIRECT)".into());
+                    Some(EngineChoice::IoUring)
+                }
+                "psync" | "sync" | "pvsync" | "pvsync2" => Some(EngineChoice::Psync),
+                _ => {
+                    let s = engine.as_ref().expect("named").0;
+                    let m = format!(
+                        "engine '{other}' is not one lunmark has: use io_uring, libaio, psync, sync, pvsync, null, nbd or libiscsi"
+                    );
+                    problems.push(s, m, false);
+                    None
+                }
+            };
+            let dirs = set.value("directory").map(|(s, v)| (s, split_filenames(v)));
+            if let Some((s, list)) = &dirs {
+                if list.len() > 1 {
+                    problems.push(s, "several directories are not supported: give one", false);
+                }
+            }
+            let dir = dirs.and_then(|(_, list)| list.into_iter().next());
+            let join = |n: &str| match &dir {
+                Some(d) if !n.starts_with('/') => format!("{}/{n}", d.trim_end_matches('/')),
+                _ => n.to_string(),
+            };
+            if filenames.is_empty() {
+                // fio's own names: jobname.clone.file, one file per clone.
+                place.per_clone = true;
+                place.targets = (0..numjobs).map(|c| join(&format!("{name}.{c}.0"))).collect();
+            } else {
+                place.targets = filenames.iter().map(|n| join(n)).collect();
+                place.files = place.targets.len() as u32;
+            }
+            // fio splits size among the job's files; filesize is each file's.
+            place.file_size = filesize.or(size.map(|s| s / place.files as u64));
+            place.pass_bytes = size.or(filesize.map(|f| f * place.files as u64));
+            place.file_engine = choice.map(|c| (c, buffered));
+        }
+    }
+    if place.file_engine.is_none() {
+        for key in ["directory", "filesize"] {
+            if let Some(s) = set.get(key) {
+                problems.push(s, format!("{key} applies to files; this job's engine is {engine_name}"), false);
+            }
+        }
+        if engine_name == "null" {
+            place.file_size = None;
+        }
+    }
+    place
+}
+
+/// fio's iodepth is the job's, over all its files; lunmark's is per file.
+fn queue_depth(set: &Settings, name: &str, files: u32, problems: &mut Problems, notes: &mut Notes) -> u32 {
+    let Some(iodepth) = set.number::<u32>("iodepth", problems).map(|d| d.max(1)) else {
+        if files > 1 {
+            notes.push(format!(
+                "job '{name}': fio keeps 1 I/O in flight over its {files} files; lunmark keeps 1 on each file (give iodepth={files} to make them the same)"
+            ));
+        }
+        return 1;
+    };
+    if iodepth.is_multiple_of(files) {
+        return iodepth / files;
+    }
+    problems.push(
+        set.get("iodepth").expect("given"),
+        format!(
+            "iodepth {iodepth} over {files} files: lunmark keeps the same number in flight on each file, so give a multiple of {files}"
+        ),
+        false,
+    );
+    1
+}
+
+/// How long the job runs: `time_based` + `runtime`, `number_ios`, `io_size`, or
+/// fio's default of one pass over `size`.
+fn run_end(
+    set: &Settings,
+    name: &str,
+    kb_base: u64,
+    lines: &[AccessLine],
+    place: &Place,
+    problems: &mut Problems,
+    notes: &mut Notes,
+) -> End {
+    let runtime = set.time("runtime", problems);
+    let avg_bs: f64 = lines.iter().map(|l| l.share / 100.0 * l.bs.get() as f64).sum();
+    if set.switch("time_based", problems) {
+        return match runtime {
+            Some(t) => End::Time(t),
+            None => {
+                let s = set.get("time_based").expect("given");
+                problems.push(s, "time_based without runtime runs until stopped: give runtime= as well", false);
+                End::Unknown
+            }
+        };
+    }
+    if let Some(n) = set.number::<u64>("number_ios", problems) {
+        if runtime.is_some() {
+            notes.push(format!(
+                "job '{name}': fio ends it after {n} I/Os or at runtime, whichever comes first; lunmark ends it after {n} I/Os per worker"
+            ));
+        }
+        return End::Ios(n);
+    }
+    let bytes = set.size("io_size", kb_base, problems).or(place.pass_bytes);
+    match (bytes, runtime) {
+        (Some(bytes), Some(t)) if avg_bs > 0.0 => {
+            notes.push(format!(
+                "job '{name}': without time_based fio ends it after {} of I/O ({} I/Os) or at runtime={}, whichever comes first; lunmark runs it for the runtime",
+                Bytes(bytes),
+                ((bytes as f64 / avg_bs).round() as u64).max(1),
+                crate::units::format_duration(t)
+            ));
+            End::Time(t)
+        }
+        (Some(bytes), None) if avg_bs > 0.0 => {
+            let n = ((bytes as f64 / avg_bs).round() as u64).max(1);
+            if lines.windows(2).any(|w| w[0].bs != w[1].bs) {
+                notes.push(format!(
+                    "job '{name}': fio moves {} of I/O; lunmark runs {n} I/Os per worker, that amount at the average transfer size",
+                    Bytes(bytes)
+                ));
+            }
+            End::Ios(n)
+        }
+        (_, Some(t)) => End::Time(t),
+        _ => {
+            notes.push(format!(
+                "job '{name}': fio would make one pass over the whole target; lunmark cannot know its size here and runs its default time (set runtime= with time_based, or --time)"
+            ));
+            End::Unknown
+        }
+    }
+}
+
+/// Options lunmark reads but cannot apply yet, and the random map fio keeps.
+fn refuse_what_lunmark_lacks(set: &Settings, name: &str, random: f64, problems: &mut Problems, notes: &mut Notes) {
+    if set.time("startdelay", problems).is_some_and(|t| !t.is_zero()) {
+        problems.push(set.get("startdelay").expect("given"), "not supported yet: lunmark starts every group of a phase together", true);
+    }
+    if let Some((s, v)) = set.value("random_distribution") {
+        if v.trim() != "random" {
+            problems.push(s, "only 'random' (uniform) is supported until lunmark has the others (zipf, pareto, normal, zoned)", true);
+        }
+    }
+    if let Some(s) = set.get("thinktime") {
+        problems.push(s, "not supported yet: lunmark's workers issue without pauses (use rate_iops or --rate to slow them)", true);
+    }
+    if random > 0.0 && !set.switch("norandommap", problems) {
+        notes.push(format!(
+            "job '{name}': fio's random map visits each block once per pass and shortens transfers that would overlap blocks already done; lunmark draws every offset afresh and keeps the sizes, as fio does with norandommap"
+        ));
+    }
+}
+
+/// `verify=`: any checksum runs as lunmark's own check.
+fn verify(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> bool {
+    const CHECKSUMS: &[&str] = &[
+        "1",
+        "md5",
+        "crc64",
+        "crc32c",
+        "crc32c-intel",
+        "crc32",
+        "crc16",
+        "crc7",
+        "xxhash",
+        "sha1",
+        "sha256",
+        "sha512",
+        "sha3-224",
+        "sha3-256",
+        "sha3-384",
+        "sha3-512",
+        "meta",
+    ];
+    match set.value("verify") {
+        None | Some((_, "0" | "none")) => false,
+        Some((_, v)) if CHECKSUMS.contains(&v.trim()) => {
+            notes.push("verify: lunmark checks every read with its own block header and CRC-32C (docs/verify.md), whatever checksum fio would have used".into());
+            true
+        }
+        Some((s, _)) => {
+            problems.push(s, "not a checksum lunmark maps: use one of md5, crc32c, crc64, sha256, xxhash (they all run as --verify)", true);
+            false
+        }
+    }
+}
+
+/// `rate_iops`: fio caps each job (clone), so the group's rate is N x numjobs.
+fn rate(set: &Settings, read: f64, numjobs: u32, problems: &mut Problems) -> Option<f64> {
+    let (s, v) = set.value("rate_iops")?;
+    if v.contains(',') {
+        problems.push(s, "separate read/write rates are not supported: give one number (or use --rate)", true);
+        return None;
+    }
+    match v.trim().parse::<f64>() {
+        Ok(r) if r > 0.0 && r.is_finite() => {
+            if read > 0.0 && read < 100.0 {
+                problems.push(s, "on a job that reads and writes fio caps each direction apart; lunmark caps the total: use --rate", true);
+                return None;
+            }
+            Some(r * numjobs as f64)
+        }
+        _ => {
+            problems.push(s, format!("'{v}' is not a positive number of I/Os per second"), false);
+            None
+        }
+    }
+}
+
+/// The access lines of a job: transfer sizes (bs, bssplit or bsrange, apart for
+/// reads and writes when given so) times the read and random shares.
+fn access_lines(set: &Settings, kb_base: u64, read: f64, random: f64, problems: &mut Problems, notes: &mut Notes) -> Vec<AccessLine> {
+    // Per direction (read, write): (size, share within the direction).
+    let sizes: [Vec<(u64, f64)>; 2] = if let Some((s, v)) = set.value("bssplit") {
+        per_direction(s, v, |s, part, problems| bssplit(s, part, kb_base, problems, notes), problems)
+    } else if let Some((s, v)) = set.value("bsrange") {
+        per_direction(s, v, |s, part, problems| bsrange(s, part, kb_base, problems), problems)
+    } else if let Some((s, v)) = set.value("bs") {
+        per_direction(
+            s,
+            v,
+            |s, part, problems| parse_size(part, kb_base).map(|b| vec![(b, 100.0)]).map_err(|m| problems.push(s, m, false)).ok(),
+            problems,
+        )
+    } else {
+        [vec![(4096, 100.0)], vec![(4096, 100.0)]]
+    };
+    let mut lines = Vec::new();
+    for (dir, dir_share, read_pct) in [(0, read, 100.0), (1, 100.0 - read, 0.0)] {
+        if dir_share <= 0.0 {
+            continue;
+        }
+        let list = &sizes[dir];
+        // fio aligns random offsets to the smallest transfer of the direction.
+        let min = list.iter().map(|(b, _)| *b).min().unwrap_or(4096);
+        let align = list.iter().any(|(b, _)| *b != min).then_some(Bytes(min));
+        for (bs, share) in list {
+            lines.push(AccessLine { share: dir_share * share / 100.0, bs: Bytes(*bs), read: read_pct, random, align });
+        }
+    }
+    // A job that only reads or only writes with one size is one line.
+    if lines.len() == 2 && lines[0].bs == lines[1].bs && lines[0].align == lines[1].align {
+        lines = vec![AccessLine { share: 100.0, bs: lines[0].bs, read, random, align: lines[0].align }];
+    }
+    if lines.len() > MAX_LINES {
+        problems.push(
+            set.get("bsrange").or(set.get("bssplit")).expect("many lines come from a range or split"),
+            format!("{} transfer sizes: lunmark takes at most {MAX_LINES} lines per job (use a smaller range or a bssplit)", lines.len()),
+            false,
+        );
+        lines.truncate(1);
+        lines[0].share = 100.0;
+    }
+    lines
+}
+
+/// fio's `a[,b[,c]]` form: reads, writes (and trims). One value applies to both;
+/// an empty one keeps fio's default (4k).
+fn per_direction(
+    s: &Setting,
+    v: &str,
+    mut each: impl FnMut(&Setting, &str, &mut Problems) -> Option<Vec<(u64, f64)>>,
+    problems: &mut Problems,
+) -> [Vec<(u64, f64)>; 2] {
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    if parts.len() > 3 {
+        problems.push(s, "give at most three comma-separated values: reads, writes, trims", false);
+    }
+    if parts.get(2).is_some_and(|p| !p.is_empty()) {
+        problems.push(s, "trims are not supported yet: drop the third value", true);
+    }
+    let default = || vec![(4096, 100.0)];
+    let mut get = |part: Option<&&str>, problems: &mut Problems| match part {
+        Some(p) if !p.is_empty() => each(s, p, problems).unwrap_or_else(default),
+        _ => default(),
+    };
+    let r = get(parts.first(), problems);
+    let w = if parts.len() == 1 { r.clone() } else { get(parts.get(1), problems) };
+    [r, w]
+}
+
+/// `bssplit=4k/50:8k/30:64k/` as fio reads it: sizes without a share split what
+/// is left equally; fio sorts by size and the largest takes any remainder.
+fn bssplit(s: &Setting, part: &str, kb_base: u64, problems: &mut Problems, notes: &mut Notes) -> Option<Vec<(u64, f64)>> {
+    let mut entries: Vec<(u64, Option<f64>)> = Vec::new();
+    for e in part.split(':').filter(|e| !e.trim().is_empty()) {
+        let (size, pct) = e.split_once('/').map(|(a, b)| (a, Some(b.trim()))).unwrap_or((e, None));
+        let bs = parse_size(size, kb_base).map_err(|m| problems.push(s, m, false)).ok()?;
+        let pct = match pct.filter(|p| !p.is_empty()) {
+            None => None,
+            Some(p) => match p.parse::<f64>() {
+                Ok(0.0) => None,
+                Ok(v) if (0.0..=100.0).contains(&v) => Some(v),
+                _ => {
+                    problems.push(s, format!("'{p}' is not a percentage in bssplit"), false);
+                    return None;
+                }
+            },
+        };
+        entries.push((bs, pct));
+    }
+    if entries.is_empty() {
+        problems.push(s, "bssplit needs SIZE/PERCENT entries separated by ':'", false);
+        return None;
+    }
+    entries.sort_by_key(|(b, _)| *b);
+    let given: f64 = entries.iter().filter_map(|(_, p)| *p).sum();
+    let missing = entries.iter().filter(|(_, p)| p.is_none()).count();
+    if given > 100.0 + 1e-9 {
+        problems.push(s, format!("the shares add up to {given}%: at most 100%"), false);
+        return None;
+    }
+    let fill = if missing > 0 { ((100.0 - given) / missing as f64).floor() } else { 0.0 };
+    let mut out: Vec<(u64, f64)> = entries.iter().map(|(b, p)| (*b, p.unwrap_or(fill))).collect();
+    let total: f64 = out.iter().map(|(_, p)| p).sum();
+    if total < 100.0 - 1e-9 {
+        let last = out.last_mut().expect("not empty");
+        last.1 += 100.0 - total;
+        notes.push(format!(
+            "line {}: bssplit shares add up to {total}%: as in fio, the largest size ({}) takes the other {}%",
+            s.line,
+            Bytes(last.0),
+            100.0 - total
+        ));
+    }
+    out.retain(|(_, p)| *p > 0.0);
+    Some(out)
+}
+
+/// `bsrange=MIN-MAX` as fio draws it: MIN + MAX x u (u uniform in [0,1)),
+/// rounded down to a multiple of MIN and capped at MAX. Each multiple of MIN
+/// becomes a line with the share fio gives it.
+fn bsrange(s: &Setting, part: &str, kb_base: u64, problems: &mut Problems) -> Option<Vec<(u64, f64)>> {
+    let Some((a, b)) = part.split_once('-') else {
+        problems.push(s, format!("'{part}' is not a range: write MIN-MAX, for example 4k-64k"), false);
+        return None;
+    };
+    let min = parse_size(a, kb_base).map_err(|m| problems.push(s, m, false)).ok()?;
+    let max = parse_size(b, kb_base).map_err(|m| problems.push(s, m, false)).ok()?;
+    if min == 0 || max < min {
+        problems.push(s, format!("'{part}': the range must run from a size above 0 up to a larger one"), false);
+        return None;
+    }
+    let count = max.div_ceil(min);
+    if count as usize > MAX_LINES {
+        problems.push(
+            s,
+            format!("'{part}' spans {count} sizes: lunmark takes at most {MAX_LINES} lines per job (narrow the range or use bssplit)"),
+            false,
+        );
+        return None;
+    }
+    let mut out: Vec<(u64, f64)> = Vec::new();
+    for j in 1..=count {
+        // P(floor((MIN + MAX u) / MIN) = j) = P((j-1) MIN / MAX <= u < j MIN / MAX).
+        let lo = ((j - 1) * min) as f64 / max as f64;
+        let hi = ((j * min) as f64 / max as f64).min(1.0);
+        let bs = (j * min).min(max);
+        let share = (hi - lo) * 100.0;
+        match out.last_mut() {
+            Some(last) if last.0 == bs => last.1 += share,
+            _ => out.push((bs, share)),
+        }
+    }
+    Some(out)
+}
+
+/// Refuses jobs that differ from the first in something lunmark holds once per run.
+fn agree_among(jobs: &[&Job], what: &str, key: &str, same: &dyn Fn(&Job, &Job) -> bool, problems: &mut Problems) {
+    let Some(first) = jobs.first() else { return };
+    if let Some(j) = jobs.iter().find(|j| !same(j, first)) {
+        let s = Setting { key: key.into(), value: None, line: j.line };
+        problems.push(
+            &s,
+            format!(
+                "job '{}' differs from job '{}' in {what}: lunmark holds one for the whole run, so give the same in every job",
+                j.name, first.name
+            ),
+            false,
+        );
+    }
+}
+
+/// Jobs into phases and one profile; settings lunmark holds once per profile
+/// must agree across jobs.
+fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, problems: &mut Problems, notes: &mut Notes) -> Profile {
+    let mut targets: Vec<String> = Vec::new();
+    let mut phases: Vec<(Vec<String>, Vec<WorkerGroup>)> = Vec::new();
+    let mut used_names: BTreeSet<String> = BTreeSet::new();
+    for job in jobs {
+        let new_phase = match &job.wait_for {
+            Some((other, line)) if !jobs.iter().take_while(|j| !std::ptr::eq(*j, job)).any(|j| &j.name == other) => {
+                let setting = Setting { key: "wait_for".into(), value: Some(other.clone()), line: *line };
+                problems.push(&setting, format!("no job '{other}' comes before this one"), false);
+                phases.is_empty()
+            }
+            _ if phases.is_empty() => true,
+            _ if job.stonewall => true,
+            Some((other, line)) => {
+                let current = &phases.last().expect("not empty").0;
+                let setting = Setting { key: "wait_for".into(), value: Some(other.clone()), line: *line };
+                if current.contains(other) && current.len() > 1 {
+                    problems.push(
+                        &setting,
+                        format!(
+                            "waits for '{other}' only, while {} keep running: lunmark runs phases one after the other, so use stonewall",
+                            current.iter().filter(|n| *n != other).map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+                        ),
+                        false,
+                    );
+                    false
+                } else {
+                    current.contains(other)
+                }
+            }
+            None => false,
+        };
+        if new_phase {
+            phases.push((Vec::new(), Vec::new()));
+        }
+        let mut group_name = job.name.clone();
+        let mut n = 2;
+        while !used_names.insert(group_name.clone()) {
+            group_name = format!("{}-{n}", job.name);
+            n += 1;
+        }
+        let indexes = job
+            .targets
+            .iter()
+            .map(|t| match targets.iter().position(|x| x == t) {
+                Some(i) => i,
+                None => {
+                    targets.push(t.clone());
+                    targets.len() - 1
+                }
+            })
+            .collect();
+        let phase = phases.last_mut().expect("pushed above");
+        phase.0.push(job.name.clone());
+        phase.1.push(WorkerGroup {
+            name: group_name,
+            workers: job.numjobs,
+            qd: job.qd,
+            targets: indexes,
+            rate: job.rate,
+            follow: None,
+            worker_per_target: job.per_clone && job.numjobs > 1,
+            access: job.lines.clone(),
+        });
+    }
+
+    let first = &jobs[0];
+    let all: Vec<&Job> = jobs.iter().collect();
+    let mut agree = |what: &str, key: &str, same: &dyn Fn(&Job, &Job) -> bool| agree_among(&all, what, key, same, problems);
+    if !run_length_given {
+        agree("how long it runs (runtime, time_based, io_size, number_ios, size; or give --time or --ios)", "runtime", &|a, b| {
+            a.end == b.end
+        });
+    }
+    agree("ramp_time", "ramp_time", &|a, b| a.ramp == b.ramp);
+    agree("randseed", "randseed", &|a, b| a.seed == b.seed);
+    agree("verify", "verify", &|a, b| a.verify == b.verify);
+    agree("offset", "offset", &|a, b| a.offset == b.offset);
+    let sized: Vec<&Job> = jobs.iter().filter(|j| !j.targets.iter().all(|t| t.starts_with("null:"))).collect();
+    agree_among(&sized, "the size of each target's region (size, filesize)", "size", &|a, b| a.file_size == b.file_size, problems);
+    let files: Vec<&Job> = jobs.iter().filter(|j| j.file_engine.is_some()).collect();
+    if let Some(f) = files.first() {
+        for j in &files {
+            if j.file_engine != f.file_engine {
+                let s = Setting { key: "ioengine/direct".into(), value: None, line: j.line };
+                problems.push(
+                    &s,
+                    format!(
+                        "job '{}' differs from job '{}' in ioengine or direct: lunmark uses one engine and one cache mode for every file",
+                        j.name, f.name
+                    ),
+                    false,
+                );
+                break;
+            }
+        }
+    }
+    let (engine, buffered) = files.first().and_then(|f| f.file_engine).map(|(e, b)| (Some(e), b)).unwrap_or((None, false));
+    if first.end == End::Unknown && first.file_engine.is_some() && first.file_size.is_none() {
+        notes.push("no size given: lunmark uses the whole of each existing file or device".into());
+    }
+    let plural = |n: usize, word: &str| if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") };
+    let description = format!("fio job file {origin} ({} in {})", plural(jobs.len(), "job"), plural(phases.len(), "phase"));
+    Profile {
+        name: name.to_string(),
+        description,
+        source: format!("imported from the fio job file {origin}"),
+        ramp: Some(first.ramp),
+        time: match first.end {
+            End::Time(t) => Some(t),
+            _ => None,
+        },
+        size: sized.first().and_then(|f| f.file_size).map(Bytes),
+        sweep: Vec::new(),
+        repeat: None,
+        rate: None,
+        mailboxes: None,
+        iops_per_mailbox: None,
+        pass: None,
+        ios: match first.end {
+            End::Ios(n) => Some(n),
+            _ => None,
+        },
+        targets,
+        offset: first.offset.map(Bytes),
+        seed: first.seed,
+        engine,
+        buffered,
+        verify: first.verify,
+        phases: phases.into_iter().map(|(names, groups)| Phase { name: names.join("+"), groups }).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(k: &str) -> Option<String> {
+        (k == "DIR").then(|| "/dev/shm/d".to_string())
+    }
+
+    fn map(text: &str) -> Imported {
+        import(text, "t.fio", "t", &env, &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn refused(text: &str) -> String {
+        import(text, "t.fio", "t", &env, &ImportOptions::default()).unwrap_err().to_string()
+    }
+
+    fn group(p: &Profile, phase: usize, g: usize) -> &WorkerGroup {
+        &p.phases[phase].groups[g]
+    }
+
+    #[test]
+    fn rw_and_rwmix_become_read_and_random_shares() {
+        for (rw, read, random) in [
+            ("read", 100.0, 0.0),
+            ("write", 0.0, 0.0),
+            ("randread", 100.0, 100.0),
+            ("randwrite", 0.0, 100.0),
+            ("rw", 50.0, 0.0),
+            ("readwrite", 50.0, 0.0),
+            ("randrw", 50.0, 100.0),
+        ] {
+            let p = map(&format!("[j]\nrw={rw}\nsize=1m\nruntime=1\ntime_based\n")).profile;
+            let l = &group(&p, 0, 0).access;
+            assert_eq!(l.len(), 1, "{rw}");
+            assert_eq!((l[0].read, l[0].random, l[0].bs), (read, random, Bytes(4096)), "{rw}");
+        }
+        let p = map("[j]\nrw=randrw\nrwmixread=70\nsize=1m\n").profile;
+        assert_eq!(group(&p, 0, 0).access[0].read, 70.0);
+        let p = map("[j]\nrw=randrw\nrwmixwrite=20\nsize=1m\n").profile;
+        assert_eq!(group(&p, 0, 0).access[0].read, 80.0);
+        let e = refused("[j]\nrw=randtrim\nsize=1m\n");
+        assert!(e.contains("line 2: rw=randtrim: trims are not supported yet"), "{e}");
+        let e = refused("[j]\nrw=randrw\nrwmixread=70\nrwmixwrite=40\nsize=1m\n");
+        assert!(e.contains("line 4") && e.contains("do not add up to 100"), "{e}");
+    }
+
+    #[test]
+    fn bssplit_becomes_share_lines_per_direction() {
+        let p = map("[j]\nrw=randrw\nrwmixread=70\nbssplit=8k/50:4k/50\nsize=1m\n").profile;
+        let lines = &group(&p, 0, 0).access;
+        let got: Vec<(f64, u64, f64)> = lines.iter().map(|l| (l.share, l.bs.get(), l.read)).collect();
+        assert_eq!(got, vec![(35.0, 4096, 100.0), (35.0, 8192, 100.0), (15.0, 4096, 0.0), (15.0, 8192, 0.0)]);
+        assert!(lines.iter().all(|l| l.align == Some(Bytes(4096))), "fio aligns to the smallest size");
+        // Sizes without a share split the rest; reads and writes apart after a comma.
+        let p = map("[j]\nrw=randrw\nbssplit=4k/40:16k:64k,128k\nsize=1m\n").profile;
+        let got: Vec<(f64, u64, f64)> = group(&p, 0, 0).access.iter().map(|l| (l.share, l.bs.get(), l.read)).collect();
+        assert_eq!(got, vec![(20.0, 4096, 100.0), (15.0, 16384, 100.0), (15.0, 65536, 100.0), (50.0, 131072, 0.0)]);
+        // Short of 100%: the largest size takes the rest, as in fio, and the user is told.
+        let imported = map("[j]\nrw=randread\nbssplit=4k/50:8k/40\nsize=1m\n");
+        let got: Vec<f64> = group(&imported.profile, 0, 0).access.iter().map(|l| l.share).collect();
+        assert_eq!(got, vec![50.0, 50.0]);
+        assert!(imported.notes.iter().any(|n| n.contains("takes the other 10%")), "{:?}", imported.notes);
+        assert!(refused("[j]\nbssplit=4k/80:8k/40\nsize=1m\n").contains("add up to 120%"));
+    }
+
+    #[test]
+    fn bs_with_two_values_gives_read_and_write_lines() {
+        let p = map("[j]\nrw=randrw\nrwmixread=60\nbs=4k,64k\nsize=1m\n").profile;
+        let got: Vec<(f64, u64, f64)> = group(&p, 0, 0).access.iter().map(|l| (l.share, l.bs.get(), l.read)).collect();
+        assert_eq!(got, vec![(60.0, 4096, 100.0), (40.0, 65536, 0.0)]);
+        let p = map("[j]\nrw=read\nbs=128k\nsize=1m\n").profile;
+        assert_eq!(group(&p, 0, 0).access[0].bs, Bytes(128 << 10));
+    }
+
+    #[test]
+    fn bsrange_becomes_the_sizes_fio_draws() {
+        // fio: MIN + MAX x u, rounded down to a multiple of MIN: 4k-16k gives 4k, 8k, 12k, 16k, a quarter each.
+        let p = map("[j]\nrw=randread\nbsrange=4k-16k\nsize=1m\n").profile;
+        let got: Vec<(f64, u64)> = group(&p, 0, 0).access.iter().map(|l| (l.share, l.bs.get())).collect();
+        assert_eq!(got, vec![(25.0, 4096), (25.0, 8192), (25.0, 12288), (25.0, 16384)]);
+        // 4k-10k: 4k for u < 0.4, 8k for 0.4..0.8, and the rest capped at 10k.
+        let p = map("[j]\nrw=randread\nbsrange=4k-10k\nsize=1m\n").profile;
+        let got: Vec<(u64, f64)> = group(&p, 0, 0).access.iter().map(|l| (l.bs.get(), (l.share * 1e6).round() / 1e6)).collect();
+        assert_eq!(got, vec![(4096, 40.0), (8192, 40.0), (10240, 20.0)]);
+        assert!(refused("[j]\nbsrange=512-1m\nsize=1m\n").contains("at most 256 lines"));
+    }
+
+    #[test]
+    fn jobs_run_together_until_a_stonewall_or_wait_for() {
+        let text = "[global]\nsize=1m\nfilename=/dev/shm/a\n[a]\nrw=read\n[b]\nrw=write\nnew_group\n[c]\nstonewall\nrw=randread\n[d]\nwait_for=c\nrw=randwrite\n";
+        let p = map(text).profile;
+        let names: Vec<Vec<&str>> = p.phases.iter().map(|ph| ph.groups.iter().map(|g| g.name.as_str()).collect()).collect();
+        assert_eq!(names, vec![vec!["a", "b"], vec!["c"], vec!["d"]]);
+        assert_eq!(p.phases[0].name, "a+b");
+        // wait_for on one job while another of its phase keeps running cannot be phases.
+        let e = refused("[global]\nsize=1m\n[a]\n[b]\n[c]\nwait_for=a\n");
+        assert!(e.contains("line 6: wait_for=a: waits for 'a' only, while 'b' keep running"), "{e}");
+        assert!(refused("[a]\nsize=1m\nwait_for=zz\n").contains("no job 'zz' comes before this one"));
+    }
+
+    #[test]
+    fn numjobs_iodepth_and_files() {
+        // A shared file: numjobs workers on it.
+        let p = map("[j]\nnumjobs=4\niodepth=16\nfilename=/dev/shm/x\nsize=1m\n").profile;
+        let g = group(&p, 0, 0);
+        assert_eq!((g.workers, g.qd, g.worker_per_target), (4, 16, false));
+        assert_eq!(p.targets, vec!["/dev/shm/x"]);
+        // No filename: fio's jobname.clone.0 in the directory, one file per clone.
+        let p = map("[j]\nnumjobs=2\ndirectory=${DIR}\nsize=1m\n").profile;
+        assert_eq!(p.targets, vec!["/dev/shm/d/j.0.0", "/dev/shm/d/j.1.0"]);
+        assert!(group(&p, 0, 0).worker_per_target);
+        // Several files: fio's iodepth spans them, lunmark's is per file; size is split among them.
+        let p = map("[j]\nfilename=/a\\:b:/c\niodepth=8\nsize=2m\n").profile;
+        assert_eq!(p.targets, vec!["/a:b", "/c"]);
+        assert_eq!((group(&p, 0, 0).qd, p.size), (4, Some(Bytes(1 << 20))));
+        assert!(refused("[j]\nfilename=/a:/b:/c\niodepth=8\nsize=3m\n").contains("iodepth 8 over 3 files"));
+        let p = map("[j]\nfilename=/a:/b\nfilesize=3m\nsize=2m\noffset=1m\n").profile;
+        assert_eq!((p.size, p.offset), (Some(Bytes(3 << 20)), Some(Bytes(1 << 20))));
+    }
+
+    #[test]
+    fn engines_and_direct() {
+        let p = map("[j]\nsize=1m\n").profile;
+        assert_eq!((p.engine, p.buffered), (Some(EngineChoice::Psync), true), "fio's defaults: psync, buffered");
+        let p = map("[j]\nsize=1m\nioengine=io_uring\ndirect=1\n").profile;
+        assert_eq!((p.engine, p.buffered), (Some(EngineChoice::IoUring), false));
+        let i = map("[j]\nsize=1m\nioengine=libaio\nbuffered=0\n");
+        assert_eq!((i.profile.engine, i.profile.buffered), (Some(EngineChoice::IoUring), false));
+        assert!(i.notes.iter().any(|n| n.contains("libaio runs on io_uring")));
+        for e in ["sync", "pvsync", "psync"] {
+            assert_eq!(map(&format!("[j]\nsize=1m\nioengine={e}\n")).profile.engine, Some(EngineChoice::Psync));
+        }
+        let p = map("[j]\nioengine=null\nsize=1g\nrw=randread\n").profile;
+        assert_eq!((p.targets.clone(), p.engine, p.size), (vec!["null:1g".to_string()], None, None));
+        let p = map("[j]\nioengine=nbd\nuri=nbd://127.0.0.1:10809/e\nruntime=1\ntime_based\n").profile;
+        assert_eq!(p.targets, vec!["nbd://127.0.0.1:10809/e"]);
+        let p = map("[j]\nioengine=libiscsi\nfilename=iscsi\\://127.0.0.1/iqn.2016-02.com.fio\\:t/1\nruntime=1\ntime_based\n").profile;
+        assert_eq!(p.targets, vec!["iscsi://127.0.0.1/iqn.2016-02.com.fio:t/1"]);
+        assert!(refused("[j]\nioengine=posixaio\nsize=1m\n").contains("engine 'posixaio' is not one lunmark has"));
+        assert!(refused("[j]\nioengine=nbd\n").contains("needs uri="));
+        assert!(refused("[a]\nsize=1m\ndirect=1\n[b]\nsize=1m\n").contains("differs from job 'a' in ioengine or direct"));
+    }
+
+    #[test]
+    fn run_length_follows_fio() {
+        let p = map("[j]\nsize=1m\nruntime=30\ntime_based\nramp_time=2s\n").profile;
+        assert_eq!((p.time, p.ios, p.ramp), (Some(Duration::from_secs(30)), None, Some(Duration::from_secs(2))));
+        // fio's default: one pass over size; fio has no ramp unless asked.
+        let p = map("[j]\nsize=1m\nbs=4k\n").profile;
+        assert_eq!((p.time, p.ios, p.ramp), (None, Some(256), Some(Duration::ZERO)));
+        let p = map("[j]\nsize=1m\nio_size=8m\nbs=64k\n").profile;
+        assert_eq!(p.ios, Some(128));
+        let p = map("[j]\nsize=1m\nnumber_ios=1000\n").profile;
+        assert_eq!(p.ios, Some(1000));
+        let i = map("[j]\nsize=1g\nruntime=1m\n");
+        assert_eq!(i.profile.time, Some(Duration::from_secs(60)));
+        assert!(i.notes.iter().any(|n| n.contains("whichever comes first")), "{:?}", i.notes);
+        assert!(refused("[j]\nsize=1m\ntime_based\n").contains("time_based without runtime"));
+        let differ = "[a]\nsize=1m\nbs=128k\n[b]\nstonewall\nsize=1m\n";
+        assert!(refused(differ).contains("how long it runs"));
+        // --time or --ios on the command line decides it instead.
+        let given = ImportOptions { run_length_given: true, ..Default::default() };
+        assert_eq!(import(differ, "t.fio", "t", &env, &given).unwrap().profile.phases.len(), 2);
+    }
+
+    #[test]
+    fn rate_seed_verify_and_no_effect_options() {
+        let i = map("[j]\nsize=1m\nrw=randread\nnumjobs=2\nrate_iops=500\nrandseed=42\nverify=crc32c\nname=renamed\ndescription=x\ngroup_reporting\nthread\nnorandommap\nrandom_distribution=random\nstartdelay=0\n");
+        let g = group(&i.profile, 0, 0);
+        assert_eq!((g.name.as_str(), g.rate), ("renamed", Some(1000.0)), "rate_iops is per job: x numjobs");
+        assert_eq!((i.profile.seed, i.profile.verify), (Some(42), true));
+        assert!(i.notes.iter().any(|n| n.contains("CRC-32C")));
+        let e = refused("[j]\nsize=1m\nrw=randrw\nrate_iops=500\n");
+        assert!(e.contains("caps each direction apart"), "{e}");
+    }
+
+    #[test]
+    fn every_unsupported_option_is_named_with_its_line_or_skipped_when_lenient() {
+        let text = "[global]\nsize=1m\nzonemode=zbd\n[a]\nthinktime=10\nfsync=4\n[b]\nrandom_distribution=zipf:1.2\nstartdelay=5\n";
+        let e = refused(text);
+        for want in [
+            "line 3: zonemode=zbd",
+            "line 5: thinktime=10",
+            "line 6: fsync=4",
+            "line 8: random_distribution=zipf:1.2",
+            "line 9: startdelay=5",
+        ] {
+            assert!(e.contains(want), "{want} missing from: {e}");
+        }
+        assert_eq!(e.matches("zonemode").count(), 1, "a [global] option is named once: {e}");
+        let i = import(text, "t.fio", "t", &env, &ImportOptions { lenient: true, ..Default::default() }).unwrap();
+        assert_eq!(i.skipped.len(), 5, "{:?}", i.skipped);
+        assert!(i.skipped[0].contains("line 3: zonemode=zbd") && i.skipped[0].contains("skipped"));
+        // A value that would change the workload cannot be skipped.
+        let e = import("[a]\nsize=1m\nrw=trim\nfsync=1\n", "t.fio", "t", &env, &ImportOptions { lenient: true, ..Default::default() })
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 3: rw=trim") && e.contains("line 4: fsync=1"), "{e}");
+    }
+
+    #[test]
+    fn sections_choose_jobs() {
+        let text = "[global]\nsize=1m\n[a]\nrw=read\n[b]\nrw=write\n";
+        let i = import(text, "t.fio", "t", &env, &ImportOptions { sections: vec!["b".into()], ..Default::default() }).unwrap();
+        assert_eq!(i.profile.phases[0].groups[0].name, "b");
+        let e =
+            import(text, "t.fio", "t", &env, &ImportOptions { sections: vec!["zz".into()], ..Default::default() }).unwrap_err().to_string();
+        assert!(e.contains("--section names none of a, b"), "{e}");
+    }
+
+    #[test]
+    fn the_profile_round_trips_through_toml() {
+        let text = "[global]\nioengine=io_uring\ndirect=1\nsize=8m\nruntime=3\ntime_based\nrandseed=7\nfilename=/dev/shm/x:/dev/shm/y\n[a]\nrw=randrw\nbssplit=4k/50:8k/50\niodepth=8\nrate_iops=\n[b]\nstonewall\nrw=read\nbs=1m\noffset=4k\n";
+        let text = text.replace("rate_iops=\n", "");
+        let e = refused(&text);
+        assert!(e.contains("offset"), "offset differs between jobs: {e}");
+        let text = text.replace("offset=4k\n", "");
+        let p = map(&text).profile;
+        let back = profile::parse(&profile::to_toml(&p), "round trip").unwrap();
+        assert_eq!(p, back);
+        assert_eq!(p.phases.len(), 2);
+        assert_eq!(p.targets.len(), 2);
+    }
+}

@@ -1,0 +1,337 @@
+//! fio job files: `run --fio` shows and runs the mapped workload, refuses what it
+//! cannot apply (every option, with its line), `profiles import-fio` prints a
+//! profile that runs back the same, and fio itself agrees on the same job file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use crate::common::*;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio").join(name)
+}
+
+/// lunmark with ${SCRATCH} pointing at `dir`, as the fixtures expect.
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    lunmark().env("SCRATCH", dir).current_dir(dir).args(args).output().expect("run lunmark")
+}
+
+#[test]
+fn dry_run_shows_the_mapped_workload() {
+    let dir = shm_dir();
+    let f = fixture("phases.fio");
+    let out = run_in(dir.path(), &["run", "--fio", f.to_str().unwrap(), "--dry-run"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    for want in [
+        "note: ioengine=libaio runs on io_uring",
+        "point 1/2: phase=seq-read+rand-write",
+        "engine: io_uring   ramp: 500ms (not measured)   run: 1s measured",
+        "region on each target: 16m from offset 0   (direct I/O)",
+        "group 'seq-read': 1 workers x 1 targets x 1 outstanding",
+        "group 'rand-write': 2 workers x 1 targets x 4 outstanding",
+        "0% read / 100% write, 100% random",
+        "point 2/2: phase=later",
+        "group 'later': 1 workers x 2 targets x 4 outstanding",
+        "25.0% of I/Os: 12k transfers, 100% read",
+    ] {
+        assert!(text.contains(want), "'{want}' missing from:\n{text}");
+    }
+    assert!(text.contains(&format!("target 1: {}/b.dat", dir.path().display())), "{text}");
+    assert!(!dir.path().join("a.dat").exists(), "a dry run creates nothing");
+    // --section runs one job; flags override the job file like a profile's values.
+    let out = run_in(dir.path(), &["run", "--fio", f.to_str().unwrap(), "--section", "later", "--qd", "2", "--dry-run"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(text.contains("group 'later': 1 workers x 2 targets x 2 outstanding") && !text.contains("seq-read"), "{text}");
+    // --target replaces the job file's files: every group drives it.
+    let out = run_in(dir.path(), &["run", "--fio", f.to_str().unwrap(), "-t", "mem:64m", "--dry-run"]);
+    let text = stdout(&out);
+    assert!(text.contains("target 0: mem:64m") && !text.contains("target 1:") && text.contains("engine: mem"), "{text}");
+}
+
+#[test]
+fn every_unsupported_option_is_named_with_its_line_and_lenient_runs_without_them() {
+    let dir = shm_dir();
+    let f = fixture("unsupported.fio");
+    let out = run_in(dir.path(), &["run", "--fio", f.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for want in
+        ["line 3: zonemode=zbd", "line 11: thinktime=10", "line 12: fsync=4", "line 16: random_distribution=zipf:1.2", "--fio-lenient"]
+    {
+        assert!(err.contains(want), "'{want}' missing from:\n{err}");
+    }
+    assert_eq!(err.matches("error:").count(), 1, "one message: {err}");
+    assert!(!dir.path().join("u.dat").exists(), "refused before anything ran");
+
+    let json = dir.path().join("r.json");
+    let out = run_in(
+        dir.path(),
+        &["run", "--fio", f.to_str().unwrap(), "--fio-lenient", "--time", "300ms", "-q", "--json", json.to_str().unwrap()],
+    );
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(err.matches("(skipped: --fio-lenient)").count(), 4, "{err}");
+    let r = read_json(&json);
+    assert_eq!(r["profile"], "unsupported");
+    assert_eq!(r["workload"]["groups"].as_array().unwrap().len(), 2);
+    assert!(r["points"][0]["summary"]["iops"].as_f64().unwrap() > 0.0);
+
+    // --fio cannot be combined with a profile.
+    let out = run(&["run", "quick", "--fio", f.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn import_fio_prints_a_profile_that_runs_back_the_same() {
+    let dir = shm_dir();
+    let f = fixture("phases.fio");
+    let out = run_in(dir.path(), &["profiles", "import-fio", f.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let toml = stdout(&out);
+    assert!(toml.contains("# note: ioengine=libaio runs on io_uring") && toml.contains("engine = \"io_uring\""), "{toml}");
+    let saved = dir.path().join("imported.toml");
+    std::fs::write(&saved, &toml).unwrap();
+    let from_fio = stdout(&run_in(dir.path(), &["run", "--fio", f.to_str().unwrap(), "--dry-run"]));
+    let from_toml = run_in(dir.path(), &["run", "--profile-file", saved.to_str().unwrap(), "--dry-run"]);
+    assert!(from_toml.status.success(), "{}", stderr(&from_toml));
+    let without_notes: String = from_fio.lines().filter(|l| !l.starts_with("note:")).map(|l| format!("{l}\n")).collect();
+    assert_eq!(stdout(&from_toml), without_notes);
+    // And `profiles show` prints it back unchanged.
+    let shown = stdout(&run(&["profiles", "show", saved.to_str().unwrap()]));
+    let body: String = toml.lines().filter(|l| !l.starts_with('#')).map(|l| format!("{l}\n")).collect();
+    assert_eq!(shown, body);
+}
+
+#[test]
+fn verify_in_a_job_file_turns_on_lunmarks_check() {
+    let dir = shm_dir();
+    let job = dir.path().join("v.fio");
+    std::fs::write(&job, "[v]\nrw=randrw\nsize=4m\nverify=md5\nruntime=300ms\ntime_based\nfilename=${SCRATCH}/v.dat\ndirect=1\nioengine=io_uring\niodepth=4\n").unwrap();
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
+    let text = stdout(&out);
+    assert!(text.contains("note: verify: lunmark checks every read with its own block header and CRC-32C"), "{text}");
+    assert!(text.contains("verify: every byte read is checked"), "{text}");
+    let json = dir.path().join("r.json");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--json", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    assert_eq!(r["points"][0]["summary"]["verify"]["mismatches"], 0, "{}", r["points"][0]["summary"]);
+}
+
+/// Read share, share of 4 KiB transfers (from the mean size of a 4k/8k mix) and IOPS.
+struct Mix {
+    read: f64,
+    small: f64,
+    iops: f64,
+}
+
+fn mix(reads: f64, ios: f64, bytes: f64, iops: f64) -> Mix {
+    let mean = bytes / ios;
+    Mix { read: reads / ios, small: (8192.0 - mean) / 4096.0, iops }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// fio and lunmark run the same job file on the same /dev/shm file: the same
+/// op mix and transfer sizes, and IOPS within 15%: after a warm-up pair, five
+/// 1 s runs of each in turn, and the median of the five lunmark/fio ratios of neighbouring runs (a
+/// busy host slows both of a pair alike, and one disturbed pair cannot decide).
+/// Both run on CPU 0 only, so that a test running beside this one (the suite
+/// runs two at a time) is moved to the other core instead of slowing one tool.
+#[test]
+fn fio_and_lunmark_agree_on_the_same_job_file() {
+    let dir = shm_dir();
+    let f = fixture("randrw-bssplit.fio");
+    let (mut fio_runs, mut lunmark_runs) = (Vec::new(), Vec::new());
+    // A first pair, not counted, lays out the file and warms both tools up.
+    for i in 0..6 {
+        let fj = dir.path().join(format!("fio-{i}.json"));
+        let out = Command::new("taskset")
+            .args(["-c", "0", "fio"])
+            .env("SCRATCH", dir.path())
+            .env("RUNTIME", "1")
+            .current_dir(dir.path())
+            .args(["--output-format=json", &format!("--output={}", fj.display())])
+            .arg(&f)
+            .output()
+            .expect("run fio");
+        assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+        let job = &read_json(&fj)["jobs"][0];
+        let n = |d: &str, k: &str| job[d][k].as_f64().unwrap();
+        let ios = n("read", "total_ios") + n("write", "total_ios");
+        fio_runs.push(mix(
+            n("read", "total_ios"),
+            ios,
+            n("read", "io_bytes") + n("write", "io_bytes"),
+            n("read", "iops") + n("write", "iops"),
+        ));
+
+        let lj = dir.path().join(format!("lunmark-{i}.json"));
+        let out = Command::new("taskset")
+            .args(["-c", "0", env!("CARGO_BIN_EXE_lunmark")])
+            .env("LUNMARK_STORE", dir.path().join("store.db"))
+            .env("SCRATCH", dir.path())
+            .env("RUNTIME", "1")
+            .current_dir(dir.path())
+            .args(["run", "--fio", f.to_str().unwrap(), "-q", "--json", lj.to_str().unwrap()])
+            .output()
+            .expect("run lunmark");
+        assert!(out.status.success(), "lunmark: {}", stderr(&out));
+        let s: &Value = &read_json(&lj)["points"][0]["summary"];
+        let n = |k: &str| s[k].as_f64().unwrap();
+        let ios = n("ios_read") + n("ios_written");
+        lunmark_runs.push(mix(n("ios_read"), ios, n("bytes_read") + n("bytes_written"), n("iops")));
+    }
+    fio_runs.remove(0);
+    lunmark_runs.remove(0);
+    for (i, (f, l)) in fio_runs.iter().zip(&lunmark_runs).enumerate() {
+        eprintln!(
+            "run {i}: fio read {:.3} 4k {:.3} IOPS {:.0} | lunmark read {:.3} 4k {:.3} IOPS {:.0}",
+            f.read, f.small, f.iops, l.read, l.small, l.iops
+        );
+        assert!((f.read - 0.70).abs() < 0.02 && (l.read - 0.70).abs() < 0.02, "read shares: fio {:.3}, lunmark {:.3}", f.read, l.read);
+        assert!((f.read - l.read).abs() < 0.02, "read shares differ: fio {:.3}, lunmark {:.3}", f.read, l.read);
+        assert!((f.small - l.small).abs() < 0.02 && (l.small - 0.5).abs() < 0.02, "4k shares: fio {:.3}, lunmark {:.3}", f.small, l.small);
+    }
+    let (fi, li) = (median(fio_runs.iter().map(|m| m.iops).collect()), median(lunmark_runs.iter().map(|m| m.iops).collect()));
+    let ratio = median(fio_runs.iter().zip(&lunmark_runs).map(|(f, l)| l.iops / f.iops).collect());
+    eprintln!("median IOPS: fio {fi:.0}, lunmark {li:.0}; median of the pairs' ratios {ratio:.3}");
+    assert!((ratio - 1.0).abs() <= 0.15, "lunmark/fio IOPS ratio {ratio:.3} is beyond 15% (medians: fio {fi:.0}, lunmark {li:.0})");
+}
+
+/// fio's ssd-test example shape: four stonewalled jobs become four points, run
+/// for `runtime` (fio would also stop after one pass over `size`: said in a note).
+#[test]
+fn stonewalled_jobs_run_as_points_in_order() {
+    let dir = shm_dir();
+    let f = fixture("ssd-test.fio");
+    let json = dir.path().join("r.json");
+    let out = lunmark()
+        .env("SCRATCH", dir.path())
+        .env("SIZE", "8m")
+        .env("RUNTIME", "300ms")
+        .args(["run", "--fio", f.to_str().unwrap(), "-q", "--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("note: job 'seq-read': without time_based fio ends it after 8m of I/O (2048 I/Os) or at runtime=300ms"), "{err}");
+    let r = read_json(&json);
+    let phases: Vec<&str> = r["points"].as_array().unwrap().iter().map(|p| p["params"]["phase"].as_str().unwrap()).collect();
+    assert_eq!(phases, ["seq-read", "rand-read", "seq-write", "rand-write"]);
+    for (p, (reads, writes)) in r["points"].as_array().unwrap().iter().zip([(true, false), (true, false), (false, true), (false, true)]) {
+        let s = &p["summary"];
+        assert_eq!((s["ios_read"].as_u64().unwrap() > 0, s["ios_written"].as_u64().unwrap() > 0), (reads, writes), "{}", p["params"]);
+    }
+    assert_eq!(r["workload"]["run"]["time"], "300ms");
+    // Jobs that would end at different points need --time or --ios.
+    let job = dir.path().join("two.fio");
+    std::fs::write(&job, "[global]\nsize=4m\nfilename=${SCRATCH}/t.dat\n[big]\nbs=128k\n[small]\nstonewall\nbs=4k\n").unwrap();
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
+    assert!(stderr(&out).contains("line 6: runtime: job 'small' differs from job 'big' in how long it runs"), "{}", stderr(&out));
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--time", "1s", "--dry-run"]);
+    assert!(out.status.success() && stdout(&out).contains("point 2/2: phase=small"), "{}", stderr(&out));
+}
+
+/// ioengine=null becomes a null: target of the job's size, as fio's null engine.
+#[test]
+fn null_engine_jobs_run_on_a_null_target() {
+    let dir = shm_dir();
+    let job = dir.path().join("n.fio");
+    std::fs::write(&job, "[n]\nioengine=null\nsize=1g\nrw=randread\nbs=4k\niodepth=8\nnumjobs=2\nruntime=300ms\ntime_based\n").unwrap();
+    let json = dir.path().join("r.json");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--json", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    assert_eq!(r["workload"]["targets"][0], "null:1g");
+    assert_eq!(r["engine"], "null");
+    assert_eq!((r["workload"]["groups"][0]["workers"].as_u64(), r["workload"]["groups"][0]["qd"].as_u64()), (Some(2), Some(8)));
+    assert!(r["points"][0]["summary"]["ios_read"].as_u64().unwrap() > 0);
+}
+
+/// ioengine=nbd (uri=) and ioengine=libiscsi (filename=iscsi\://...) reach real
+/// servers on loopback: nbdkit and tgtd.
+#[test]
+fn nbd_and_libiscsi_jobs_reach_real_servers() {
+    crate::require_root!();
+    let dir = shm_dir();
+    let nbd = Nbdkit::unix(dir.path(), "16M", &[]);
+    let backing = dir.path().join("tgt-lun");
+    std::fs::File::create(&backing).unwrap().set_len(16 << 20).unwrap();
+    let tgt = lunmark::lab::servers::tgtd(&backing).expect("tgtd (Debian's tgt package)");
+    for (engine, place, want) in
+        [("nbd", format!("uri={}", nbd.uri), "nbd"), ("libiscsi", format!("filename={}", tgt.uri.replace(':', "\\:")), "iscsi")]
+    {
+        let job = dir.path().join(format!("{engine}.fio"));
+        std::fs::write(&job, format!("[net]\nioengine={engine}\n{place}\nrw=randrw\nbs=4k\niodepth=4\nruntime=300ms\ntime_based\n"))
+            .unwrap();
+        let json = dir.path().join(format!("{engine}.json"));
+        let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--json", json.to_str().unwrap()]);
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
+        let r = read_json(&json);
+        assert_eq!(r["engine"], want);
+        let target = r["workload"]["targets"][0].as_str().unwrap();
+        assert!(target.starts_with(want), "{target}");
+        let s = &r["points"][0]["summary"];
+        assert!(s["ios_read"].as_u64().unwrap() > 0 && s["ios_written"].as_u64().unwrap() > 0, "{engine}: {s}");
+    }
+}
+
+/// bsrange: fio's draw (MIN + MAX x u, rounded down to MIN, capped at MAX) and
+/// lunmark's lines from it give the same mean transfer size, on null targets.
+#[test]
+fn bsrange_gives_the_mean_transfer_size_fio_gives() {
+    let dir = shm_dir();
+    for range in ["4k-16k", "4k-10k"] {
+        let job = dir.path().join("br.fio");
+        std::fs::write(&job, format!("[br]\nioengine=null\nsize=64g\nrw=randread\nnorandommap\nbsrange={range}\nnumber_ios=100000\n"))
+            .unwrap();
+        let fj = dir.path().join("fio.json");
+        let out = Command::new("fio").args(["--output-format=json", &format!("--output={}", fj.display())]).arg(&job).output().unwrap();
+        assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+        let r = &read_json(&fj)["jobs"][0]["read"];
+        let fio_mean = r["io_bytes"].as_f64().unwrap() / r["total_ios"].as_f64().unwrap();
+        let lj = dir.path().join("l.json");
+        let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--json", lj.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let s = &read_json(&lj)["points"][0]["summary"];
+        let lunmark_mean = s["bytes_read"].as_f64().unwrap() / s["ios_read"].as_f64().unwrap();
+        assert!((lunmark_mean / fio_mean - 1.0).abs() < 0.01, "{range}: fio {fio_mean:.0} B, lunmark {lunmark_mean:.0} B");
+    }
+}
+
+/// bs=READ,WRITE with rwmixread: fio mixes by I/O count, and so do lunmark's
+/// two lines (one per direction); each direction keeps its own size.
+#[test]
+fn separate_read_and_write_sizes_mix_as_in_fio() {
+    let dir = shm_dir();
+    let job = dir.path().join("bw.fio");
+    std::fs::write(&job, "[bw]\nioengine=null\nsize=64g\nrw=randrw\nrwmixread=60\nnorandommap\nbs=4k,64k\nnumber_ios=100000\n").unwrap();
+    let fj = dir.path().join("fio.json");
+    let out = Command::new("fio").args(["--output-format=json", &format!("--output={}", fj.display())]).arg(&job).output().unwrap();
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    let j = &read_json(&fj)["jobs"][0];
+    let n = |d: &str, k: &str| j[d][k].as_f64().unwrap();
+    let fio = (
+        n("read", "total_ios") / (n("read", "total_ios") + n("write", "total_ios")),
+        n("read", "io_bytes") / n("read", "total_ios"),
+        n("write", "io_bytes") / n("write", "total_ios"),
+    );
+    let lj = dir.path().join("l.json");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--json", lj.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = &read_json(&lj)["points"][0]["summary"];
+    let n = |k: &str| s[k].as_f64().unwrap();
+    let lunmark =
+        (n("ios_read") / (n("ios_read") + n("ios_written")), n("bytes_read") / n("ios_read"), n("bytes_written") / n("ios_written"));
+    assert!((fio.0 - lunmark.0).abs() < 0.02, "read shares: fio {:.3}, lunmark {:.3}", fio.0, lunmark.0);
+    assert_eq!((fio.1, fio.2), (4096.0, 65536.0));
+    assert_eq!((lunmark.1, lunmark.2), (4096.0, 65536.0));
+}
