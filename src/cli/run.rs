@@ -150,6 +150,11 @@ pub struct RunArgs {
     /// Record every I/O issued (ramp included) in FILE, for `lunmark cache-curve` (format: docs/trace-format.md).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// The link the I/O crosses, to report each point's share of its usable rate per direction:
+    /// 8gfc, 16gfc, 32gfc, 1gbe, 10gbe, 25gbe, 40gbe, 100gbe, or a rate (2.5gbit, 800MB/s).
+    /// LINK@N names the link of target N (counted from 0) instead; repeat for several targets.
+    #[arg(long = "link", value_name = "LINK[@TARGET]")]
+    pub link: Vec<String>,
     /// No live line or periodic progress.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -329,6 +334,11 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
     }
     let plan = args.to_plan(targets)?;
     if args.dry_run {
+        // Refused before anything is printed, as the run itself refuses it before any I/O.
+        let link = args.link_setting()?;
+        if let Some(link) = &link {
+            link.resolve(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>()).map_err(anyhow::Error::msg)?;
+        }
         print!("{}", plan::describe(&plan));
         if let Some(c) = args.cache_config()? {
             let size = match c.size {
@@ -337,6 +347,9 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
             };
             let place = c.dev.as_ref().map(|d| d.display().to_string()).unwrap_or_else(|| "RAM".into());
             println!("cache: {size} in {place}, {}, {}-byte blocks, cold at the start of each point", c.mode, c.block_bytes);
+        }
+        if let Some(link) = &link {
+            println!("{}", link.describe());
         }
         return Ok(exit::OK);
     }
@@ -364,7 +377,13 @@ impl RunArgs {
                 .then(|| crate::verify::VerifyOptions { stop_on_mismatch: self.verify_stop, journal: self.journal.clone() }),
             cache: self.cache_config()?,
             trace: self.trace.clone(),
+            link: self.link_setting()?,
         })
+    }
+
+    /// The link (or links per target) `--link` names, None without it.
+    pub fn link_setting(&self) -> Result<Option<crate::results::line_rate::LinkSetting>> {
+        crate::results::line_rate::LinkSetting::parse(&self.link).map_err(anyhow::Error::msg)
     }
 
     /// The cache tier the flags ask for (None without --cache).

@@ -152,6 +152,9 @@ pub struct Summary {
     /// Behind a cache tier (--cache): what it served and how fast.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheSummary>,
+    /// With --link: read and write MB/s as a share of the link's usable rate per direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_rate: Option<crate::results::line_rate::LineRate>,
     /// One entry per second of the measured interval.
     pub intervals: Vec<Interval>,
 }

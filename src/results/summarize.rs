@@ -69,6 +69,7 @@ pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, durat
         errors: ErrorSummary { total: rec.error_count(), by_errno, first: rec.first_errors.clone() },
         verify: None,
         cache: rec.cache.as_deref().map(cache_summary),
+        line_rate: None,
         intervals: slices.iter().map(|s| interval(s, duration_s)).collect(),
     }
 }

@@ -37,6 +37,8 @@ pub struct RunContext {
     pub trace: Option<std::path::PathBuf>,
     /// With --cache: the host-side cache tier in front of every target.
     pub cache: Option<crate::engine::cache::config::CacheConfig>,
+    /// With --link: the link (or links per target) whose share each point reports.
+    pub link: Option<crate::results::line_rate::LinkSetting>,
 }
 
 /// Told about the result as it grows: after each point and at the end.
@@ -74,6 +76,10 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         targets: Vec::new(),
         engine: plan::engine_name(first),
         points: Vec::new(),
+    };
+    let links = match &ctx.link {
+        Some(l) => l.resolve(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>()).map_err(anyhow::Error::msg)?,
+        None => Vec::new(),
     };
     target::preflight(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>(), ctx.safety)?;
     let mut live = live::Live::new(ctx.quiet);
@@ -138,6 +144,9 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 &point::PointShared { verify: verify.clone(), trace: trace.clone() },
             );
             meter.finish(sampling, &mut outcome);
+            if let Some(Some(link)) = links.get(i) {
+                outcome.point.summary.line_rate = Some(link.figure(&outcome.point.summary));
+            }
             if let (Some(cfg), Some(c)) = (&ctx.cache, outcome.point.summary.cache.as_mut()) {
                 crate::engine::cache::config::describe(cfg, region_bytes, c);
             }
