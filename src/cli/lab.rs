@@ -68,12 +68,18 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             if !a.run.targets.is_empty() {
                 anyhow::bail!("lab protocols starts its own targets: drop --target");
             }
-            let rows = crate::lab::protocols::run(&a.run, &a.lun_size, store_flag)?;
-            print!("{}", crate::lab::protocols::render(&rows));
+            // Removed when dropped, after the servers in it (run() drops those before it returns).
+            let shaped = crate::lab::protocols::shaped_link(&a.run)?;
+            let rows = crate::lab::protocols::run(&a.run, &a.lun_size, shaped.as_ref(), store_flag)?;
+            print!("{}", crate::lab::protocols::render(&rows, shaped.as_ref()));
+            drop(shaped);
             let failed = rows.iter().any(|(_, r)| r.as_ref().is_ok_and(|r| r.status != crate::results::Status::Completed));
             Ok(if failed { exit::RUN_FAILED } else { exit::OK })
         }
         Study::Cache(mut a) => {
+            if !a.run.link.is_empty() {
+                anyhow::bail!("lab cache serves its LUN on a unix socket, so no link is crossed: drop --link (lab protocols --link RATE shapes one)");
+            }
             if !a.run.targets.is_empty() || a.run.cache.is_some() || a.run.trace.is_some() {
                 anyhow::bail!(
                     "lab cache starts its own LUN and sets the cache and trace of each point: drop --target, --cache and --trace"

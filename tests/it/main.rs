@@ -5,6 +5,7 @@
 mod cache;
 mod common;
 mod core;
+mod line_rate;
 mod network;
 mod power;
 mod results;
