@@ -22,7 +22,7 @@ use crate::workload::WorkloadSpec;
 pub enum Family {
     /// Fibre Channel: 8GFC's 800 MB/s of 850 MB/s of data (paper 002) is 16/17.
     FibreChannel,
-    /// Ethernet: 10GbE's 1,225 MB/s of 1,250 MB/s of data (paper 003) is 49/50.
+    /// Ethernet: 10GbE's 1,225 MB/s of 1,250 MB/s of data (paper 002) is 49/50.
     Ethernet,
 }
 
@@ -88,7 +88,7 @@ pub const NAMED_LINKS: &[NamedLink] = &[
     link("16gfc", FibreChannel, 1, 14.025, (64.0, 66.0), "64b/66b", (1.0, 1.0), "derived"),
     link("32gfc", FibreChannel, 1, 28.05, (256.0, 257.0), "256b/257b, RS(528,514) FEC", (514.0, 528.0), "derived"),
     link("1gbe", Ethernet, 1, 1.25, (8.0, 10.0), "8b/10b", (1.0, 1.0), "derived"),
-    link("10gbe", Ethernet, 1, 10.3125, (64.0, 66.0), "64b/66b", (1.0, 1.0), "paper 003"),
+    link("10gbe", Ethernet, 1, 10.3125, (64.0, 66.0), "64b/66b", (1.0, 1.0), "paper 002"),
     link("25gbe", Ethernet, 1, 25.78125, (64.0, 66.0), "64b/66b", (1.0, 1.0), "derived"),
     link("40gbe", Ethernet, 4, 10.3125, (64.0, 66.0), "64b/66b", (1.0, 1.0), "derived"),
     link("100gbe", Ethernet, 4, 25.78125, (64.0, 66.0), "64b/66b", (1.0, 1.0), "derived"),

@@ -59,6 +59,31 @@ fn link_gives_each_point_its_share_of_the_usable_rate_per_direction() {
     assert_eq!(r2["points"][0]["summary"]["line_rate"]["target"], 0);
     assert!(stdout(&out).contains("line rate of target 0 800MB/s (800 MB/s per direction)"), "{}", stdout(&out));
 
+    // Per-target links with phases pinned to one target each: each phase gets its target's link.
+    let profile = dir.path().join("ports.toml");
+    let phase = |name: &str, target: usize, read: u32| {
+        format!(
+            "[[phases]]\nname = \"{name}\"\n[[phases.groups]]\nname = \"main\"\nworkers = 1\nqd = 4\ntargets = [{target}]\n\
+             [[phases.groups.access]]\nshare = 100.0\nbs = \"64k\"\nread = {read}.0\nrandom = 0.0\n"
+        )
+    };
+    let toml = format!("name = \"ports\"\ndescription = \"a phase per port\"\n{}{}", phase("port0", 0, 100), phase("port1", 1, 0));
+    std::fs::write(&profile, toml).unwrap();
+    let json4 = dir.path().join("r4.json");
+    let out = lunmark()
+        .env("LUNMARK_STORE", &store)
+        .args(["run", "--profile-file", profile.to_str().unwrap(), "-t", "mem:16m", "-t", "mem:16m", "--link", "8gfc@0"])
+        .args(["--link", "2.5gbit@1", "--time", "1s", "--ramp", "0", "-q", "--json", json4.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r4 = read_json(&json4);
+    let (rp0, wp0, _) = assert_line_rate(&r4["points"][0], "8gfc", 800.0);
+    let (rp1, wp1, _) = assert_line_rate(&r4["points"][1], "2.5gbit", 312.5);
+    assert!(rp0 > 0.0 && wp0 == 0.0 && rp1 == 0.0 && wp1 > 0.0, "reads on port 0, writes on port 1");
+    assert_eq!(r4["points"][0]["summary"]["line_rate"]["target"], 0);
+    assert_eq!(r4["points"][1]["summary"]["line_rate"]["target"], 1);
+
     // Without --link there is no figure.
     let json3 = dir.path().join("r3.json");
     let out = lunmark().env("LUNMARK_STORE", &store).args([&["run", "-t", "mem:64m", "--json", json3.to_str().unwrap()][..], &common].concat()).output().unwrap();
