@@ -68,8 +68,14 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             if !a.run.targets.is_empty() {
                 anyhow::bail!("lab protocols starts its own targets: drop --target");
             }
+            // Ctrl-C from here on only asks the lab to stop, so that it returns
+            // through the guards that remove the link and stop the servers.
+            crate::run::signals::interrupt_flag();
             // Removed when dropped, after the servers in it (run() drops those before it returns).
             let shaped = crate::lab::protocols::shaped_link(&a.run)?;
+            if let Some(s) = &shaped {
+                eprintln!("== {}", s.describe());
+            }
             let rows = crate::lab::protocols::run(&a.run, &a.lun_size, shaped.as_ref(), store_flag)?;
             print!("{}", crate::lab::protocols::render(&rows, shaped.as_ref()));
             drop(shaped);
@@ -78,7 +84,9 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
         }
         Study::Cache(mut a) => {
             if !a.run.link.is_empty() {
-                anyhow::bail!("lab cache serves its LUN on a unix socket, so no link is crossed: drop --link (lab protocols --link RATE shapes one)");
+                anyhow::bail!(
+                    "lab cache serves its LUN on a unix socket, so no link is crossed: drop --link (lab protocols --link RATE shapes one)"
+                );
             }
             if !a.run.targets.is_empty() || a.run.cache.is_some() || a.run.trace.is_some() {
                 anyhow::bail!(

@@ -53,10 +53,8 @@ fn run(program: &str, args: &[&str]) -> Result<()> {
 /// hosts and clouds use) that no interface here has an address in.
 fn free_slash30() -> Result<(Ipv4Addr, Ipv4Addr)> {
     let out = Command::new("ip").args(["-o", "-4", "addr", "show"]).output().context("running ip addr show")?;
-    let used: Vec<Ipv4Addr> = String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .filter_map(|w| w.split('/').next()?.parse().ok())
-        .collect();
+    let used: Vec<Ipv4Addr> =
+        String::from_utf8_lossy(&out.stdout).split_whitespace().filter_map(|w| w.split('/').next()?.parse().ok()).collect();
     let start = std::process::id() as usize;
     // 200 third octets x 64 blocks of 4 addresses.
     for k in 0..200 * 64 {
@@ -106,8 +104,9 @@ impl ShapedLink {
             watchdog: None,
         };
         // From here on, dropping `shaped` removes whatever was made.
-        run("ip", &["netns", "add", &shaped.netns])
-            .with_context(|| format!("creating the lab's namespace (a stale one from a lunmark that was killed? `ip netns delete {}`)", shaped.netns))?;
+        run("ip", &["netns", "add", &shaped.netns]).with_context(|| {
+            format!("creating the lab's namespace (a stale one from a lunmark that was killed? `ip netns delete {}`)", shaped.netns)
+        })?;
         shaped.watchdog = Some(watchdog(&shaped.netns, &shaped.host_if)?);
         let (ns, h, n) = (shaped.netns.clone(), shaped.host_if.clone(), shaped.lab_if.clone());
         let host_cidr = format!("{host_addr}/30");
@@ -170,7 +169,11 @@ impl Drop for ShapedLink {
 fn watchdog(netns: &str, host_if: &str) -> Result<Child> {
     use std::os::unix::process::CommandExt;
     Command::new("sh")
-        .args(["-c", r#"read line; [ "$line" = done ] || { ip netns delete "$1"; ip link delete "$2"; } 2>/dev/null"#, "lunmark-link-watchdog"])
+        .args([
+            "-c",
+            r#"read line; [ "$line" = done ] || { ip netns delete "$1"; ip link delete "$2"; } 2>/dev/null"#,
+            "lunmark-link-watchdog",
+        ])
         .args([netns, host_if])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())

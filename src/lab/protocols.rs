@@ -13,8 +13,8 @@ use anyhow::Result;
 
 use super::link::ShapedLink;
 use super::servers;
-use crate::results::line_rate::LinkSetting;
 use crate::cli::run::{measure_and_keep, RunArgs};
+use crate::results::line_rate::LinkSetting;
 use crate::results::model::RunResult;
 
 /// A target of the study: its label and URI, or why it was skipped.
@@ -60,7 +60,11 @@ pub fn run(
         Leg { label: "file in /dev/shm (local kernel)".into(), target: Ok(file.display().to_string()), tcp: false },
         Leg { label: "NBD unix socket".into(), target: unix.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()), tcp: false },
         Leg { label: format!("NBD TCP {over}"), target: tcp.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()), tcp: true },
-        Leg { label: format!("iSCSI TCP {over} (tgtd)"), target: tgtd.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()), tcp: true },
+        Leg {
+            label: format!("iSCSI TCP {over} (tgtd)"),
+            target: tgtd.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()),
+            tcp: true,
+        },
     ];
     let mut out = Vec::new();
     for leg in legs {

@@ -65,33 +65,53 @@ impl NamedLink {
         let (n, d) = self.family.framing();
         (self.data_mbps() * n / d * 10.0).round() / 10.0
     }
+
+    /// How the usable rate comes about, for `--dry-run`.
+    pub fn derivation(&self) -> String {
+        let baud = if self.lanes > 1 {
+            format!("{} lanes x {} GBd", self.lanes, self.gbaud_per_lane)
+        } else {
+            format!("{} GBd", self.gbaud_per_lane)
+        };
+        let (n, d) = self.family.framing();
+        let family = match self.family {
+            Family::FibreChannel => "Fibre Channel",
+            Family::Ethernet => "Ethernet",
+        };
+        let from = if self.source == "derived" { "derived".to_string() } else { format!("the figure of {}", self.source) };
+        format!(
+            "{baud}, {}: {} MB/s of data, {n}/{d} of it after {family} framing ({from})",
+            self.encoding_name,
+            fmt_mbps(self.data_mbps())
+        )
+    }
 }
 
+/// (lanes, GBd per lane) and the rest of a named link: the table below stays one line per link.
 const fn link(
     name: &'static str,
     family: Family,
-    lanes: u32,
-    gbaud_per_lane: f64,
+    signalling: (u32, f64),
     encoding: (f64, f64),
     encoding_name: &'static str,
     fec: (f64, f64),
     source: &'static str,
 ) -> NamedLink {
-    NamedLink { name, family, lanes, gbaud_per_lane, encoding, encoding_name, fec, source }
+    NamedLink { name, family, lanes: signalling.0, gbaud_per_lane: signalling.1, encoding, encoding_name, fec, source }
 }
 
 use Family::{Ethernet, FibreChannel};
 
 /// The named links `--link` accepts, in the order they are listed.
 pub const NAMED_LINKS: &[NamedLink] = &[
-    link("8gfc", FibreChannel, 1, 8.5, (8.0, 10.0), "8b/10b", (1.0, 1.0), "paper 002"),
-    link("16gfc", FibreChannel, 1, 14.025, (64.0, 66.0), "64b/66b", (1.0, 1.0), "derived"),
-    link("32gfc", FibreChannel, 1, 28.05, (256.0, 257.0), "256b/257b, RS(528,514) FEC", (514.0, 528.0), "derived"),
-    link("1gbe", Ethernet, 1, 1.25, (8.0, 10.0), "8b/10b", (1.0, 1.0), "derived"),
-    link("10gbe", Ethernet, 1, 10.3125, (64.0, 66.0), "64b/66b", (1.0, 1.0), "paper 002"),
-    link("25gbe", Ethernet, 1, 25.78125, (64.0, 66.0), "64b/66b", (1.0, 1.0), "derived"),
-    link("40gbe", Ethernet, 4, 10.3125, (64.0, 66.0), "64b/66b", (1.0, 1.0), "derived"),
-    link("100gbe", Ethernet, 4, 25.78125, (64.0, 66.0), "64b/66b", (1.0, 1.0), "derived"),
+    link("8gfc", FibreChannel, (1, 8.5), (8.0, 10.0), "8b/10b", (1.0, 1.0), "paper 002"),
+    link("16gfc", FibreChannel, (1, 14.025), (64.0, 66.0), "64b/66b", (1.0, 1.0), "derived"),
+    link("32gfc", FibreChannel, (1, 28.05), (256.0, 257.0), "256b/257b, RS(528,514) FEC", (514.0, 528.0), "derived"),
+    link("1gbe", Ethernet, (1, 1.25), (8.0, 10.0), "8b/10b", (1.0, 1.0), "derived"),
+    link("10gbe", Ethernet, (1, 10.3125), (64.0, 66.0), "64b/66b", (1.0, 1.0), "paper 002"),
+    link("25gbe", Ethernet, (1, 25.78125), (64.0, 66.0), "64b/66b", (1.0, 1.0), "derived"),
+    link("40gbe", Ethernet, (4, 10.3125), (64.0, 66.0), "64b/66b", (1.0, 1.0), "derived"),
+    link("100gbe", Ethernet, (4, 25.78125), (64.0, 66.0), "64b/66b", (1.0, 1.0), "derived"),
 ];
 
 /// What `--link` accepts, for error messages.
@@ -198,7 +218,9 @@ impl LinkSetting {
             let (link, index) = match v.rsplit_once('@') {
                 Some((l, i)) => {
                     let index: usize = i.trim().parse().map_err(|_| {
-                        format!("--link {v}: '{i}' is not a target index: write LINK@N, N the target's place among the -t flags counted from 0")
+                        format!(
+                            "--link {v}: '{i}' is not a target index: write LINK@N, N the target's place among the -t flags counted from 0"
+                        )
                     })?;
                     (l, Some(index))
                 }
@@ -206,7 +228,11 @@ impl LinkSetting {
             };
             let link: Link = link.parse().map_err(|e| format!("--link: {e}"))?;
             match index {
-                None if run.is_some() => return Err(format!("--link {v}: the run already has a link; give one --link for the run, or LINK@TARGET-INDEX per target")),
+                None if run.is_some() => {
+                    return Err(format!(
+                        "--link {v}: the run already has a link; give one --link for the run, or LINK@TARGET-INDEX per target"
+                    ))
+                }
                 None => run = Some(link),
                 Some(i) if per.contains_key(&i) => return Err(format!("--link {v}: target {i} already has a link")),
                 Some(i) => {
@@ -215,7 +241,9 @@ impl LinkSetting {
             }
         }
         match (run, per.is_empty()) {
-            (Some(_), false) => Err("--link: give one link for the whole run (--link 10gbe) or one per target (--link 10gbe@0), not both".into()),
+            (Some(_), false) => {
+                Err("--link: give one link for the whole run (--link 10gbe) or one per target (--link 10gbe@0), not both".into())
+            }
             (Some(l), true) => Ok(Some(LinkSetting::Run(l))),
             (None, false) => Ok(Some(LinkSetting::PerTarget(per))),
             (None, true) => Ok(None),
@@ -269,9 +297,14 @@ impl LinkSetting {
 
     /// One line for `--dry-run`.
     pub fn describe(&self) -> String {
-        let one = |l: &Link| format!("{} ({} MB/s per direction)", l.name, fmt_mbps(l.usable_mbps));
+        let one = |l: &Link| {
+            let how = NAMED_LINKS.iter().find(|n| n.name == l.name).map(|n| format!(": {}", n.derivation())).unwrap_or_default();
+            format!("{} ({} MB/s per direction{how})", l.name, fmt_mbps(l.usable_mbps))
+        };
         match self {
-            LinkSetting::Run(l) => format!("line rate: every I/O crosses {}; each point's read and write MB/s are given as a share of it", one(l)),
+            LinkSetting::Run(l) => {
+                format!("line rate: every I/O crosses {}; each point's read and write MB/s are given as a share of it", one(l))
+            }
             LinkSetting::PerTarget(per) => format!(
                 "line rate: {}; a point driving one of these targets alone gets its share of that target's link",
                 per.iter().map(|(t, l)| format!("target {t} behind {}", one(l))).collect::<Vec<_>>().join(", ")
@@ -286,7 +319,7 @@ pub fn fmt_mbps(v: f64) -> String {
     let digits = whole.to_string();
     let mut grouped = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(c);
@@ -366,6 +399,8 @@ mod tests {
         assert!((data("16gfc") - 1700.0).abs() < 1e-9);
         assert!((data("32gfc") - 3400.0).abs() < 0.01);
         assert!((data("100gbe") - 12500.0).abs() < 1e-9);
+        let how = NAMED_LINKS[0].derivation();
+        assert_eq!(how, "8.5 GBd, 8b/10b: 850 MB/s of data, 16/17 of it after Fibre Channel framing (the figure of paper 002)");
     }
 
     #[test]

@@ -86,7 +86,11 @@ fn link_gives_each_point_its_share_of_the_usable_rate_per_direction() {
 
     // Without --link there is no figure.
     let json3 = dir.path().join("r3.json");
-    let out = lunmark().env("LUNMARK_STORE", &store).args([&["run", "-t", "mem:64m", "--json", json3.to_str().unwrap()][..], &common].concat()).output().unwrap();
+    let out = lunmark()
+        .env("LUNMARK_STORE", &store)
+        .args([&["run", "-t", "mem:64m", "--json", json3.to_str().unwrap()][..], &common].concat())
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(read_json(&json3)["points"][0]["summary"].get("line_rate").is_none());
     assert!(!stdout(&out).contains("line rate"));
@@ -141,7 +145,7 @@ fn bad_links_are_refused_with_the_list_before_anything_runs() {
     }
     // The dry run states the link it would use.
     let out = run(&["run", "-t", "mem:16m", "--link", "25gbe", "--dry-run"]);
-    assert!(stdout(&out).contains("line rate: every I/O crosses 25gbe (3,062.5 MB/s per direction)"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("line rate: every I/O crosses 25gbe (3,062.5 MB/s per direction: 25.78125 GBd, 64b/66b: 3,125 MB/s of data"), "{}", stdout(&out));
     // lab cache crosses no link: refused.
     let out = run(&["lab", "cache", "--link", "1gbe"]);
     assert_eq!(out.status.code(), Some(1));
@@ -169,7 +173,7 @@ fn protocols_lab(labs: &std::path::Path, store: &std::path::Path, rate: &str) ->
 /// The row's result, from the store: (its `line_rate`, read MB/s, other processes' CPU warning).
 fn leg(text: &str, store: &std::path::Path, row: &str) -> (Value, f64, bool) {
     let line = text.lines().find(|l| l.contains(row)).unwrap_or_else(|| panic!("no row {row}:\n{text}"));
-    let id = line.split_whitespace().filter(|t| t.len() == 12 && t.chars().all(|c| c.is_ascii_hexdigit())).last().unwrap();
+    let id = line.split_whitespace().rev().find(|t| t.len() == 12 && t.chars().all(|c| c.is_ascii_hexdigit())).unwrap();
     let out = lunmark().env("LUNMARK_STORE", store).args(["results", "export", id, "--format", "json"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -218,4 +222,79 @@ fn the_protocol_lab_shapes_a_real_link_and_reads_reach_its_rate() {
         assert!(pct >= 90.0, "NBD over a 200mbit link: {nbd_mbps:.1} MB/s, {pct:.1}% of 25 MB/s (attempt {attempt})\n{text}");
         break;
     }
+}
+
+/// Waits up to 10 s for `ready`; false if it never came.
+fn within_10s(ready: impl Fn() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !ready() {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    true
+}
+
+/// No process has `dir` on its command line (the lab's servers are started with paths in it).
+fn no_process_mentions(dir: &std::path::Path) -> bool {
+    let marker = dir.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc").unwrap().flatten().all(|e| {
+        let cmdline = std::fs::read(e.path().join("cmdline")).map(|b| String::from_utf8_lossy(&b).replace('\0', " ")).unwrap_or_default();
+        !cmdline.contains(&marker)
+    })
+}
+
+/// The shaped link goes away on Ctrl-C (the lab returns through its guards),
+/// and also when lunmark is killed outright (its watchdog removes it; the
+/// servers die with their parent).
+#[test]
+fn the_shaped_link_is_removed_on_ctrl_c_and_when_lunmark_is_killed() {
+    require_root!();
+    for signal in [libc::SIGINT, libc::SIGKILL] {
+        let labs = shm_dir();
+        let mut child = lunmark()
+            .env("LUNMARK_LAB_DIR", labs.path())
+            .args(["lab", "protocols", "--link", "100mbit", "--lun-size", "16m", "--bs", "64k", "--read", "100"])
+            .args(["--time", "5s", "--ramp", "0", "-q"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let name = format!("lunmark-{pid}");
+        assert!(within_10s(|| netns_and_links().contains(&name)), "the lab made no namespace {name}");
+        // SAFETY: kill(2) on the PID of a child this test spawned and has not reaped.
+        unsafe { libc::kill(pid as libc::pid_t, signal) };
+        let status = child.wait().unwrap();
+        if signal == libc::SIGINT {
+            assert!(status.code().is_some(), "the lab ended by itself after Ctrl-C: {status:?}");
+        }
+        let gone = || {
+            let left = netns_and_links();
+            !left.contains(&name) && !left.contains(&format!("lm{pid}h"))
+        };
+        assert!(within_10s(gone), "after signal {signal}, left behind:\n{}", netns_and_links());
+        assert!(within_10s(|| no_process_mentions(labs.path())), "a server of the lab survived signal {signal}");
+        if signal == libc::SIGINT {
+            assert_lab_left_nothing(labs.path());
+        }
+    }
+    // An error after the link is up (a bad flag is read when the first leg is planned).
+    let labs = shm_dir();
+    let child = lunmark()
+        .env("LUNMARK_LAB_DIR", labs.path())
+        .args(["lab", "protocols", "--link", "100mbit", "--lun-size", "16m", "--bs", "banana", "-q"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("namespace lunmark-{pid}")) && err.contains("--bs"), "{err}");
+    let left = netns_and_links();
+    assert!(!left.contains(&format!("lunmark-{pid}")) && !left.contains(&format!("lm{pid}h")), "left behind:\n{left}");
+    assert_lab_left_nothing(labs.path());
 }
