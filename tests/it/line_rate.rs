@@ -145,7 +145,11 @@ fn bad_links_are_refused_with_the_list_before_anything_runs() {
     }
     // The dry run states the link it would use.
     let out = run(&["run", "-t", "mem:16m", "--link", "25gbe", "--dry-run"]);
-    assert!(stdout(&out).contains("line rate: every I/O crosses 25gbe (3,062.5 MB/s per direction: 25.78125 GBd, 64b/66b: 3,125 MB/s of data"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("line rate: every I/O crosses 25gbe (3,062.5 MB/s per direction: 25.78125 GBd, 64b/66b: 3,125 MB/s of data"),
+        "{}",
+        stdout(&out)
+    );
     // lab cache crosses no link: refused.
     let out = run(&["lab", "cache", "--link", "1gbe"]);
     assert_eq!(out.status.code(), Some(1));
@@ -236,22 +240,36 @@ fn within_10s(ready: impl Fn() -> bool) -> bool {
     true
 }
 
-/// No process has `dir` on its command line (the lab's servers are started with paths in it).
-fn no_process_mentions(dir: &std::path::Path) -> bool {
+/// PIDs of the processes other than `except` that have `dir` on their command
+/// line or a file in it open (tgtd holds its LUN file there).
+fn processes_using(dir: &std::path::Path, except: u32) -> Vec<String> {
     let marker = dir.to_string_lossy().into_owned();
-    std::fs::read_dir("/proc").unwrap().flatten().all(|e| {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = e.file_name().to_string_lossy().into_owned();
+        if !pid.chars().all(|c| c.is_ascii_digit()) || pid == except.to_string() || pid == std::process::id().to_string() {
+            continue;
+        }
         let cmdline = std::fs::read(e.path().join("cmdline")).map(|b| String::from_utf8_lossy(&b).replace('\0', " ")).unwrap_or_default();
-        !cmdline.contains(&marker)
-    })
+        let holds = std::fs::read_dir(e.path().join("fd"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|t| t.starts_with(dir)));
+        if cmdline.contains(&marker) || holds {
+            found.push(format!("{pid} {cmdline}"));
+        }
+    }
+    found
 }
 
-/// The shaped link goes away on Ctrl-C (the lab returns through its guards),
-/// and also when lunmark is killed outright (its watchdog removes it; the
-/// servers die with their parent).
+/// The shaped link goes away on Ctrl-C, while the lab sets up or once its
+/// servers run (the lab returns through its guards), and when lunmark is killed
+/// outright (its watchdog removes the link; the servers die with their parent).
 #[test]
 fn the_shaped_link_is_removed_on_ctrl_c_and_when_lunmark_is_killed() {
     require_root!();
-    for signal in [libc::SIGINT, libc::SIGKILL] {
+    for (signal, servers_up) in [(libc::SIGINT, false), (libc::SIGINT, true), (libc::SIGKILL, true)] {
         let labs = shm_dir();
         let mut child = lunmark()
             .env("LUNMARK_LAB_DIR", labs.path())
@@ -264,6 +282,9 @@ fn the_shaped_link_is_removed_on_ctrl_c_and_when_lunmark_is_killed() {
         let pid = child.id();
         let name = format!("lunmark-{pid}");
         assert!(within_10s(|| netns_and_links().contains(&name)), "the lab made no namespace {name}");
+        if servers_up {
+            assert!(within_10s(|| !processes_using(labs.path(), pid).is_empty()), "the lab's servers did not start");
+        }
         // SAFETY: kill(2) on the PID of a child this test spawned and has not reaped.
         unsafe { libc::kill(pid as libc::pid_t, signal) };
         let status = child.wait().unwrap();
@@ -275,7 +296,8 @@ fn the_shaped_link_is_removed_on_ctrl_c_and_when_lunmark_is_killed() {
             !left.contains(&name) && !left.contains(&format!("lm{pid}h"))
         };
         assert!(within_10s(gone), "after signal {signal}, left behind:\n{}", netns_and_links());
-        assert!(within_10s(|| no_process_mentions(labs.path())), "a server of the lab survived signal {signal}");
+        let survivors = || processes_using(labs.path(), pid);
+        assert!(within_10s(|| survivors().is_empty()), "after signal {signal}: {:?}", survivors());
         if signal == libc::SIGINT {
             assert_lab_left_nothing(labs.path());
         }
