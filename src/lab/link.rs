@@ -106,7 +106,10 @@ impl ShapedLink {
         };
         // From here on, dropping `shaped` removes whatever was made.
         run("ip", &["netns", "add", &shaped.netns]).with_context(|| {
-            format!("creating the lab's namespace (a stale one from a lunmark that was killed? `ip netns delete {}`)", shaped.netns)
+            format!(
+                "creating the lab's network namespace (this needs root; if {0} exists, it is left from a lunmark that was killed: `ip netns delete {0}`)",
+                shaped.netns
+            )
         })?;
         shaped.watchdog = Some(watchdog(&shaped.netns, &shaped.host_if)?);
         let (ns, h, n) = (shaped.netns.clone(), shaped.host_if.clone(), shaped.lab_if.clone());

@@ -84,6 +84,21 @@ fn link_gives_each_point_its_share_of_the_usable_rate_per_direction() {
     assert_eq!(r4["points"][0]["summary"]["line_rate"]["target"], 0);
     assert_eq!(r4["points"][1]["summary"]["line_rate"]["target"], 1);
 
+    // With repeats, every repeat has the figure and its spread is kept (compare's significance test reads it).
+    let out = lunmark()
+        .env("LUNMARK_STORE", &store)
+        .args([
+            "run", "-t", "mem:16m", "--link", "1gbe", "--repeat", "2", "--bs", "64k", "--time", "500ms", "--ramp", "0", "-q", "--json", "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rr: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (_, _, picked) = assert_line_rate(&rr["points"][0], "1gbe", 122.5);
+    let spread = &rr["points"][0]["repeats"]["figures"]["line_rate.pct"];
+    assert_eq!(spread["n"], 2, "{spread}");
+    assert!(spread["min"].as_f64().unwrap() <= picked && picked <= spread["max"].as_f64().unwrap(), "{spread}");
+
     // Without --link there is no figure.
     let json3 = dir.path().join("r3.json");
     let out = lunmark()
