@@ -95,12 +95,26 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             // The store is proved writable before any server starts.
             let store = super::run::ResultStore::choose(&a.run, store_flag)?;
             store.open()?;
-            let rows = crate::lab::protocols::run(&a.run, &a.lun_size, &store)?;
-            print!("{}", crate::lab::protocols::render(&rows));
+            // Ctrl-C from here on only asks the lab to stop, so that it returns
+            // through the guards that remove the link and stop the servers.
+            crate::run::signals::interrupt_flag();
+            // Removed when dropped, after the servers in it (run() drops those before it returns).
+            let shaped = crate::lab::protocols::shaped_link(&a.run)?;
+            if let Some(s) = &shaped {
+                eprintln!("== {}", s.describe());
+            }
+            let rows = crate::lab::protocols::run(&a.run, &a.lun_size, shaped.as_ref(), &store)?;
+            print!("{}", crate::lab::protocols::render(&rows, shaped.as_ref()));
+            drop(shaped);
             let failed = rows.iter().any(|(_, r)| r.as_ref().is_ok_and(|r| r.status != crate::results::Status::Completed));
             Ok(if failed { exit::RUN_FAILED } else { exit::OK })
         }
         Study::Cache(mut a) => {
+            if !a.run.link.is_empty() {
+                anyhow::bail!(
+                    "lab cache serves its LUN on a unix socket, so no link is crossed: drop --link (lab protocols --link RATE shapes one)"
+                );
+            }
             if !a.run.targets.is_empty() || a.run.cache.is_some() || a.run.trace.is_some() {
                 anyhow::bail!(
                     "lab cache starts its own LUN and sets the cache and trace of each point: drop --target, --cache and --trace"

@@ -167,6 +167,11 @@ pub struct RunArgs {
     /// Count I/O errors (by errno) and go on, instead of ending the run at the first one.
     #[arg(long)]
     pub continue_on_error: bool,
+    /// The link the I/O crosses, to report each point's share of its usable rate per direction:
+    /// 8gfc, 16gfc, 32gfc, 1gbe, 10gbe, 25gbe, 40gbe, 100gbe, or a rate (2.5gbit, 800MB/s).
+    /// LINK@N names the link of target N (counted from 0) instead; repeat for several targets.
+    #[arg(long = "link", value_name = "LINK[@TARGET]")]
+    pub link: Vec<String>,
     /// No live line or periodic progress.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -432,6 +437,11 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
     }
     let plan = args.plan_from(profile, profile_name, targets)?;
     if args.dry_run {
+        // Refused before anything is printed, as the run itself refuses it before any I/O.
+        let link = args.link_setting()?;
+        if let Some(link) = &link {
+            link.resolve(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>()).map_err(anyhow::Error::msg)?;
+        }
         print!("{}", plan::describe(&plan));
         println!("{}", run::resources::describe(&plan, args.context()?.resource_extras()));
         if args.verify {
@@ -444,6 +454,9 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
             };
             let place = c.dev.as_ref().map(|d| d.display().to_string()).unwrap_or_else(|| "RAM".into());
             println!("cache: {size} in {place}, {}, {}-byte blocks, cold at the start of each point", c.mode, c.block_bytes);
+        }
+        if let Some(link) = &link {
+            println!("{}", link.describe());
         }
         return Ok(exit::OK);
     }
@@ -508,7 +521,13 @@ impl RunArgs {
             cache: self.cache_config()?,
             trace: self.trace.clone(),
             continue_on_error: self.continue_on_error,
+            link: self.link_setting()?,
         })
+    }
+
+    /// The link (or links per target) `--link` names, None without it.
+    pub fn link_setting(&self) -> Result<Option<crate::results::line_rate::LinkSetting>> {
+        crate::results::line_rate::LinkSetting::parse(&self.link).map_err(anyhow::Error::msg)
     }
 
     /// The cache tier the flags ask for (None without --cache).

@@ -4,33 +4,67 @@
 //! (nbdkit memory), iSCSI over TCP on 127.0.0.1 (tgtd, its LUN a file in
 //! /dev/shm) — run the same workload, each saved with a label, and the
 //! comparison is printed: what each protocol costs in IOPS, latency and CPU.
+//!
+//! With `--link RATE` the two TCP servers run in a network namespace behind a
+//! veth pair shaped to that rate each way (`link.rs`), and their legs report
+//! their share of it: the line-rate check of a real shaped link.
 
 use anyhow::Result;
 
+use super::link::ShapedLink;
 use super::servers;
 use crate::cli::run::{measure_and_keep, ResultStore, RunArgs};
+use crate::results::line_rate::LinkSetting;
 use crate::results::model::RunResult;
 
 /// A target of the study: its label and URI, or why it was skipped.
 pub struct Leg {
     pub label: String,
     pub target: Result<String, String>,
+    /// A TCP leg: behind the shaped link, when there is one.
+    pub tcp: bool,
 }
 
-pub fn run(args: &RunArgs, size: &str, store: &ResultStore) -> Result<Vec<(String, Result<RunResult, String>)>> {
+/// The shaped link of `--link`, when one is asked for: one link for the lab's
+/// TCP legs (a per-target link has no meaning here, each leg has one target).
+pub fn shaped_link(args: &RunArgs) -> Result<Option<ShapedLink>> {
+    match args.link_setting()? {
+        None => Ok(None),
+        Some(LinkSetting::Run(link)) => Ok(Some(ShapedLink::create(&link)?)),
+        Some(LinkSetting::PerTarget(_)) => {
+            anyhow::bail!("lab protocols puts all its TCP servers behind one link: give --link RATE without @TARGET")
+        }
+    }
+}
+
+pub fn run(
+    args: &RunArgs,
+    size: &str,
+    shaped: Option<&ShapedLink>,
+    store: &ResultStore,
+) -> Result<Vec<(String, Result<RunResult, String>)>> {
     let dir = servers::lab_dir()?;
     let file = dir.path().join("lun");
     // Servers live until the end of this function, whatever happens in between.
     let unix = servers::nbdkit_unix(dir.path(), size, &[], &[]);
-    let tcp = servers::nbdkit_tcp(size, &[], &[]);
+    let listen = shaped.map(ShapedLink::listen).unwrap_or_else(servers::Listen::loopback);
+    let tcp = servers::nbdkit_tcp_on(&listen, size, &[], &[]);
     let tgt_lun = dir.path().join("tgt-lun");
-    let tgtd = make_filled(&tgt_lun, size).and_then(|_| servers::tgtd(&tgt_lun));
+    let tgtd = make_filled(&tgt_lun, size).and_then(|_| servers::tgtd_on(&listen, &tgt_lun, &[]));
+    let over = match shaped {
+        Some(s) => format!("{} link", s.link.name),
+        None => "127.0.0.1".into(),
+    };
     let legs = vec![
-        Leg { label: "mem: (lunmark alone)".into(), target: Ok(format!("mem:{size}")) },
-        Leg { label: "file in /dev/shm (local kernel)".into(), target: Ok(file.display().to_string()) },
-        Leg { label: "NBD unix socket".into(), target: unix.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()) },
-        Leg { label: "NBD TCP 127.0.0.1".into(), target: tcp.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()) },
-        Leg { label: "iSCSI TCP 127.0.0.1 (tgtd)".into(), target: tgtd.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()) },
+        Leg { label: "mem: (lunmark alone)".into(), target: Ok(format!("mem:{size}")), tcp: false },
+        Leg { label: "file in /dev/shm (local kernel)".into(), target: Ok(file.display().to_string()), tcp: false },
+        Leg { label: "NBD unix socket".into(), target: unix.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()), tcp: false },
+        Leg { label: format!("NBD TCP {over}"), target: tcp.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()), tcp: true },
+        Leg {
+            label: format!("iSCSI TCP {over} (tgtd)"),
+            target: tgtd.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()),
+            tcp: true,
+        },
     ];
     let mut out = Vec::new();
     for leg in legs {
@@ -45,6 +79,10 @@ pub fn run(args: &RunArgs, size: &str, store: &ResultStore) -> Result<Vec<(Strin
         a.targets = vec![target.clone()];
         a.size = Some(size.to_string());
         a.label = Some(format!("lab protocols: {}", leg.label));
+        // Only the TCP legs cross the shaped link.
+        if !leg.tcp {
+            a.link.clear();
+        }
         let plan = a.to_plan(vec![target])?;
         let ctx = a.context()?;
         let interrupted = crate::run::signals::interrupt_flag().load(std::sync::atomic::Ordering::Relaxed);
@@ -70,21 +108,15 @@ fn make_filled(path: &std::path::Path, size: &str) -> Result<()> {
 }
 
 /// The comparison table: one row per target and point.
-pub fn render(rows: &[(String, Result<RunResult, String>)]) -> String {
+pub fn render(rows: &[(String, Result<RunResult, String>)], shaped: Option<&ShapedLink>) -> String {
     use comfy_table::{presets::UTF8_BORDERS_ONLY, Table};
     let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY).set_header(vec![
-        "target",
-        "point",
-        "IOPS",
-        "MB/s",
-        "lat mean us",
-        "p99 us",
-        "CPU %",
-        "IOPS/CPU%",
-        "us CPU/KB",
-        "result",
-    ]);
+    let mut header = vec!["target", "point", "IOPS", "MB/s", "lat mean us", "p99 us", "CPU %", "IOPS/CPU%", "us CPU/KB"];
+    if shaped.is_some() {
+        header.push("% of link");
+    }
+    header.push("result");
+    t.load_preset(UTF8_BORDERS_ONLY).set_header(header);
     let mut notes = String::new();
     for (label, r) in rows {
         match r {
@@ -92,7 +124,7 @@ pub fn render(rows: &[(String, Result<RunResult, String>)]) -> String {
                 for p in &r.points {
                     let s = &p.summary;
                     let f = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
-                    t.add_row(vec![
+                    let mut row = vec![
                         label.clone(),
                         crate::report::rows::params_text(p),
                         format!("{:.0}", s.iops),
@@ -102,12 +134,19 @@ pub fn render(rows: &[(String, Result<RunResult, String>)]) -> String {
                         format!("{:.1}", s.cpu.utilization_pct),
                         f(s.cpu.iops_per_cpu_pct),
                         format!("{:.3}", s.cpu.service_demand_us_per_kb.unwrap_or(0.0)),
-                        r.id.clone(),
-                    ]);
+                    ];
+                    if shaped.is_some() {
+                        row.push(s.line_rate.as_ref().map(|l| format!("{:.1}", l.pct)).unwrap_or_else(|| "-".into()));
+                    }
+                    row.push(r.id.clone());
+                    t.add_row(row);
                 }
             }
             Err(why) => notes.push_str(&format!("{label}: {why}\n")),
         }
+    }
+    if let Some(s) = shaped {
+        notes.push_str(&format!("{}\n", s.describe()));
     }
     format!("{t}\n{notes}Compare any two with `lunmark compare ID ID`; chart them with `lunmark report ID... -o lab.html`.\n")
 }

@@ -120,12 +120,54 @@ pub fn nbdkit_unix(dir: &Path, size: &str, filters: &[String], params: &[String]
     })
 }
 
+/// Where a TCP server of a lab listens: 127.0.0.1 in lunmark's own network
+/// namespace, or an address inside a lab's namespace (`lab::link`).
+#[derive(Clone, Debug)]
+pub struct Listen {
+    pub addr: std::net::Ipv4Addr,
+    pub netns: Option<String>,
+}
+
+impl Listen {
+    pub fn loopback() -> Listen {
+        Listen { addr: std::net::Ipv4Addr::LOCALHOST, netns: None }
+    }
+
+    /// `program`, started inside the namespace when there is one (`ip netns
+    /// exec` execs it: same PID, still lunmark's child).
+    fn command(&self, program: &str) -> Command {
+        match &self.netns {
+            Some(ns) => {
+                let mut c = Command::new("ip");
+                c.args(["netns", "exec", ns, program]);
+                c
+            }
+            None => Command::new(program),
+        }
+    }
+
+    /// "TCP 127.0.0.1", as the servers' names say it.
+    fn text(&self) -> String {
+        match &self.netns {
+            Some(ns) => format!("TCP {} in {ns}", self.addr),
+            None => format!("TCP {}", self.addr),
+        }
+    }
+}
+
 /// `nbdkit memory SIZE` on 127.0.0.1 at a free port.
 pub fn nbdkit_tcp(size: &str, filters: &[String], params: &[String]) -> Result<Server> {
+    nbdkit_tcp_on(&Listen::loopback(), size, filters, params)
+}
+
+/// `nbdkit memory SIZE` at a free port of `listen`.
+pub fn nbdkit_tcp_on(listen: &Listen, size: &str, filters: &[String], params: &[String]) -> Result<Server> {
     require("nbdkit", "nbdkit")?;
     let port = free_port()?;
-    let mut child = Command::new("nbdkit")
-        .args(["-f", "--exit-with-parent", "--threads", "64", "-i", "127.0.0.1", "-p", &port.to_string()])
+    let addr = listen.addr.to_string();
+    let mut child = listen
+        .command("nbdkit")
+        .args(["-f", "--exit-with-parent", "--threads", "64", "-i", &addr, "-p", &port.to_string()])
         .args(filters)
         .args(["memory", size])
         .args(params)
@@ -133,10 +175,10 @@ pub fn nbdkit_tcp(size: &str, filters: &[String], params: &[String]) -> Result<S
         .stderr(Stdio::null())
         .spawn()
         .context("starting nbdkit")?;
-    wait_until("nbdkit", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(), &mut child)?;
+    wait_until("nbdkit", || std::net::TcpStream::connect((listen.addr, port)).is_ok(), &mut child)?;
     Ok(Server {
-        name: "NBD (nbdkit memory, TCP 127.0.0.1)".into(),
-        uri: format!("nbd://127.0.0.1:{port}/"),
+        name: format!("NBD (nbdkit memory, {})", listen.text()),
+        uri: format!("nbd://{addr}:{port}/"),
         child: Some(child),
         tgtd_control: None,
     })
@@ -154,16 +196,23 @@ pub fn tgtd(backing: &Path) -> Result<Server> {
 /// The same, with extra `tgtadm` options for the LUN (for example
 /// `--bsoflags direct`).
 pub fn tgtd_with(backing: &Path, lun_options: &[&str]) -> Result<Server> {
+    tgtd_on(&Listen::loopback(), backing, lun_options)
+}
+
+/// The same at a free port of `listen`. Its management channel is a unix
+/// socket in /var/run/tgtd, reached from any network namespace.
+pub fn tgtd_on(listen: &Listen, backing: &Path, lun_options: &[&str]) -> Result<Server> {
     require("tgtd", "tgt")?;
     require("tgtadm", "tgt")?;
     let port = free_port()?;
     let control = free_control_port();
-    let mut cmd = Command::new("tgtd");
-    cmd.args(["-f", "-C", &control.to_string(), "--iscsi", &format!("portal=127.0.0.1:{port}")])
+    let mut cmd = listen.command("tgtd");
+    cmd.args(["-f", "-C", &control.to_string(), "--iscsi", &format!("portal={}:{port}", listen.addr)])
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     // SAFETY: the closure runs in the forked child before exec and only makes
-    // one async-signal-safe syscall (prctl), so tgtd gets SIGKILL if lunmark dies.
+    // one async-signal-safe syscall (prctl), so tgtd gets SIGKILL if lunmark dies
+    // (the setting survives `ip netns exec`, which execs tgtd in the same process).
     unsafe {
         cmd.pre_exec(|| {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
@@ -174,8 +223,8 @@ pub fn tgtd_with(backing: &Path, lun_options: &[&str]) -> Result<Server> {
     }
     let child = cmd.spawn().context("starting tgtd")?;
     let mut server = Server {
-        name: "iSCSI (tgtd, TCP 127.0.0.1)".into(),
-        uri: format!("iscsi://127.0.0.1:{port}/{LAB_IQN}/1"),
+        name: format!("iSCSI (tgtd, {})", listen.text()),
+        uri: format!("iscsi://{}:{port}/{LAB_IQN}/1", listen.addr),
         child: Some(child),
         tgtd_control: Some(control),
     };
@@ -189,7 +238,7 @@ pub fn tgtd_with(backing: &Path, lun_options: &[&str]) -> Result<Server> {
     ] {
         tgtadm(control, args)?;
     }
-    wait_until("tgtd", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(), child)?;
+    wait_until("tgtd", || std::net::TcpStream::connect((listen.addr, port)).is_ok(), child)?;
     Ok(server)
 }
 

@@ -72,6 +72,7 @@ pub const METRICS: &[Metric] = &[
     metric("power", "W", Lower, "power.avg_watts"),
     metric("IOPS per delta watt", "IO/s/W", Higher, "power.iops_per_delta_watt"),
     metric("MB/s per delta watt", "MB/s/W", Higher, "power.mbps_per_delta_watt"),
+    metric("line rate (busier direction)", "%", Higher, "line_rate.pct"),
 ];
 
 /// The confidence level of the significance test.

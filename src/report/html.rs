@@ -259,12 +259,46 @@ pub fn html(results: &[&RunResult]) -> String {
             out += "</tr>\n";
         }
     }
-    out += "</table></div>\n<h2>Charts</h2>\n";
+    out += "</table></div>\n";
+    out += &line_rate_table(results);
+    out += "<h2>Charts</h2>\n";
     for c in charts(results) {
         out += &format!("<figure id=\"chart-{}\">{}<figcaption>{}</figcaption></figure>\n", c.id, c.svg, escape(&c.caption));
     }
     out += "<p>Made by lunmark. Definitions of every figure: docs/result-schema.md.</p>\n</body></html>\n";
     out
+}
+
+/// Each point's share of its link (`--link`), where any point has one.
+fn line_rate_table(results: &[&RunResult]) -> String {
+    let mut rows = String::new();
+    for r in results {
+        for p in &r.points {
+            if let Some(l) = &p.summary.line_rate {
+                let link = match l.target {
+                    Some(t) => format!("{} (target {t})", l.link),
+                    None => l.link.clone(),
+                };
+                rows += &format!(
+                    "<tr><td class=l>{}</td><td class=l>{}</td><td class=l>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td></tr>\n",
+                    escape(&name(r)),
+                    escape(&params_text(p)),
+                    escape(&link),
+                    crate::results::line_rate::fmt_mbps(l.usable_mbps_per_direction),
+                    l.read_pct,
+                    l.write_pct,
+                    l.pct
+                );
+            }
+        }
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<h2>Line rate</h2>\n<table><tr><th class=l>result</th><th class=l>point</th><th class=l>link</th><th>usable MB/s per direction</th>\
+         <th>read % of line rate</th><th>write % of line rate</th><th>busier direction %</th></tr>\n{rows}</table>\n"
+    )
 }
 
 /// Markdown with the charts as separate SVG files: (markdown, [(file name, svg)]).

@@ -46,6 +46,19 @@ fn lost_lines(k: &crate::results::model::CacheSummary) -> String {
     format!("  NOT WRITTEN BACK: {}\n", k.loss().unwrap_or_default())
 }
 
+/// "line rate 10gbe (1,225 MB/s per direction): read 45.2%, write 0.0%; busier direction 45.2%".
+pub fn line_rate_line(l: &crate::results::line_rate::LineRate) -> String {
+    let whose = l.target.map(|t| format!(" of target {t}")).unwrap_or_default();
+    format!(
+        "line rate{whose} {} ({} MB/s per direction): read {:.1}%, write {:.1}%; busier direction {:.1}%\n",
+        l.link,
+        crate::results::line_rate::fmt_mbps(l.usable_mbps_per_direction),
+        l.read_pct,
+        l.write_pct,
+        l.pct
+    )
+}
+
 fn opt(v: Option<f64>) -> String {
     v.map(num).unwrap_or_else(|| "-".into())
 }
@@ -117,7 +130,11 @@ pub fn render_point(p: &Point) -> String {
     }
     let c = &s.cpu;
     let cores: Vec<String> = c.per_core_pct.iter().map(|v| format!("{v:.0}")).collect();
-    let mut text = format!("measured {:.2}s\n{rates}\n{lat}\n", s.duration_s);
+    let mut text = format!("measured {:.2}s\n{rates}\n", s.duration_s);
+    if let Some(l) = &s.line_rate {
+        text.push_str(&line_rate_line(l));
+    }
+    text.push_str(&format!("{lat}\n"));
     text.push_str(&in_flight_lines(s));
     text.push_str(&format!(
         "CPU {:.1}% of all cores (per core: {}), lunmark itself {:.1}%\nCPU efficiency {} IOPS per CPU%, {} MB/s per CPU%; service demand {} us CPU per KB\n",

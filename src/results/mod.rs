@@ -2,6 +2,7 @@
 //! the workers recorded.
 
 pub mod host;
+pub mod line_rate;
 pub mod model;
 pub mod repeats;
 pub mod store;

@@ -169,6 +169,9 @@ pub struct Summary {
     /// Why the point is marked stalled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stall_reason: Option<String>,
+    /// With --link: read and write MB/s as a share of the link's usable rate per direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_rate: Option<crate::results::line_rate::LineRate>,
     /// One entry per second of the measured interval.
     pub intervals: Vec<Interval>,
 }

@@ -91,6 +91,7 @@ pub const FIGURES: &[(&str, Figure)] = &[
     ("power.avg_watts", |s| s.power.as_ref()?.avg_watts),
     ("power.iops_per_delta_watt", |s| s.power.as_ref()?.iops_per_delta_watt),
     ("power.mbps_per_delta_watt", |s| s.power.as_ref()?.mbps_per_delta_watt),
+    ("line_rate.pct", |s| s.line_rate.as_ref().map(|l| l.pct)),
 ];
 
 /// The getter of a figure key of `FIGURES`.

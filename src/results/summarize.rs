@@ -74,6 +74,7 @@ pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, durat
         abandoned_ios: 0,
         stalled: false,
         stall_reason: None,
+        line_rate: None,
         intervals: slices.iter().map(|s| interval(s, duration_s)).collect(),
     }
 }

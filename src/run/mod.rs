@@ -42,6 +42,8 @@ pub struct RunContext {
     pub cache: Option<crate::engine::cache::config::CacheConfig>,
     /// With --continue-on-error: I/O errors are counted and the run goes on.
     pub continue_on_error: bool,
+    /// With --link: the link (or links per target) whose share each point reports.
+    pub link: Option<crate::results::line_rate::LinkSetting>,
 }
 
 impl RunContext {
@@ -123,6 +125,10 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         targets: Vec::new(),
         engine: plan::engine_name(first),
         points: Vec::new(),
+    };
+    let links = match &ctx.link {
+        Some(l) => l.resolve(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>()).map_err(anyhow::Error::msg)?,
+        None => Vec::new(),
     };
     target::preflight(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>(), ctx.safety)?;
     resources::preflight(plan, ctx.resource_extras())?;
@@ -210,6 +216,9 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             meter.finish(sampling, &mut outcome);
             if let Some(cfg) = &ctx.cache {
                 account_unwritten(cfg, &caches, &mut outcome);
+            }
+            if let Some(Some(link)) = links.get(i) {
+                outcome.point.summary.line_rate = Some(link.figure(&outcome.point.summary));
             }
             if let (Some(cfg), Some(c)) = (&ctx.cache, outcome.point.summary.cache.as_mut()) {
                 crate::engine::cache::config::describe(cfg, region_bytes, c);

@@ -8,6 +8,7 @@ mod core;
 mod edges;
 mod fio;
 mod kept;
+mod line_rate;
 mod network;
 mod one_client_servers;
 mod output_guard;
