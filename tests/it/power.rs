@@ -249,7 +249,13 @@ fn assert_no_command_left(pids: &Path) {
     let text = std::fs::read_to_string(pids).unwrap_or_default();
     let groups: Vec<i32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
     assert!(!groups.is_empty(), "the power command never ran");
-    let left: Vec<i32> = groups.iter().flat_map(|g| group_members(*g)).collect();
+    // A process lunmark killed takes a moment to become a zombie: allow it 1 s.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    let mut left: Vec<i32> = groups.iter().flat_map(|g| group_members(*g)).collect();
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        left = groups.iter().flat_map(|g| group_members(*g)).collect();
+    }
     for pid in &left {
         // SAFETY: kill has no memory effects; these PIDs were just read as members of the command's group.
         unsafe { libc::kill(*pid, libc::SIGKILL) };
