@@ -5,7 +5,9 @@ use clap::{Parser, Subcommand};
 
 pub mod cache_curve;
 pub mod compare;
+pub mod fio_names;
 pub mod lab;
+pub mod listing;
 pub mod profiles;
 pub mod report;
 pub mod results;
@@ -75,7 +77,10 @@ pub enum Command {
 
 /// Parses the command line and runs it; returns the process exit code.
 pub fn main() -> i32 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => fio_names::explain(e).exit(),
+    };
     let outcome = match cli.command {
         Some(Command::Run(args)) => run::execute(*args, cli.store.as_deref()),
         Some(Command::Lab { study }) => lab::execute(study, cli.store.as_deref()),

@@ -110,6 +110,11 @@ pub struct RunArgs {
     /// Write the result as JSON to FILE, or to stdout with '-'.
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
+    /// normal (the summary; JSON only with --json), json (the result model) or fio-json (the
+    /// structure of fio's --output-format=json, docs/fio-json.md). json and fio-json go to
+    /// --json FILE when given, else to stdout with the summary on stderr.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub output_format: Option<OutputFormat>,
     /// Print the effective workload and exit without running it.
     #[arg(long)]
     pub dry_run: bool,
@@ -158,6 +163,36 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
+/// What `--output-format` asks for.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// The summary; JSON (the result model) only where --json says.
+    Normal,
+    /// The result model as JSON (docs/result-schema.md).
+    Json,
+    /// fio's --output-format=json structure (docs/fio-json.md).
+    FioJson,
+}
+
+/// The shape of the JSON a run writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum JsonShape {
+    /// lunmark's result model.
+    #[default]
+    Model,
+    /// fio's JSON output.
+    Fio,
+}
+
+impl JsonShape {
+    pub fn render(self, result: &RunResult) -> String {
+        match self {
+            JsonShape::Model => report::json::render(result),
+            JsonShape::Fio => report::fio_json::render(result),
+        }
+    }
+}
+
 /// Size of the scratch file of a run without targets.
 pub const DEFAULT_SCRATCH_SIZE: Bytes = Bytes(Bytes::GIB);
 
@@ -166,9 +201,21 @@ impl RunArgs {
         RunArgs { pick: "mean".into(), ..RunArgs::default() }
     }
 
-    /// True when the flags themselves describe the access pattern.
+    /// Where the run's JSON goes and in which shape, from --json and --output-format.
+    pub fn json_output(&self) -> (Option<String>, JsonShape) {
+        match self.output_format {
+            None | Some(OutputFormat::Normal) => (self.json.clone(), JsonShape::Model),
+            Some(OutputFormat::Json) => (Some(self.json.clone().unwrap_or_else(|| "-".into())), JsonShape::Model),
+            Some(OutputFormat::FioJson) => (Some(self.json.clone().unwrap_or_else(|| "-".into())), JsonShape::Fio),
+        }
+    }
+
+    /// True when the flags themselves describe the access pattern: --bs,
+    /// --read, --random, --align, or a sweep of bs, read or random (a sweep
+    /// gives that setting as surely as the flag does).
     fn shapes_workload(&self) -> bool {
-        self.bs.is_some() || self.read.is_some() || self.random.is_some() || self.align.is_some()
+        let swept = self.sweep.iter().any(|s| matches!(s.split_once('=').map(|(k, _)| k.trim()), Some("bs" | "read" | "random")));
+        self.bs.is_some() || self.read.is_some() || self.random.is_some() || self.align.is_some() || swept
     }
 
     /// The profile the run starts from, and the name to record.
@@ -270,6 +317,7 @@ fn flags_profile() -> Profile {
 /// remembered and reported; it never stops the run.
 struct KeepAfterEachPoint {
     json: Option<PathBuf>,
+    shape: JsonShape,
     store: Option<Store>,
     errors: Vec<String>,
     store_failed: bool,
@@ -278,7 +326,7 @@ struct KeepAfterEachPoint {
 impl KeepAfterEachPoint {
     fn keep(&mut self, result: &RunResult) {
         if let Some(path) = &self.json {
-            if let Err(e) = write_atomically(path, report::json::render(result).as_bytes()) {
+            if let Err(e) = write_atomically(path, self.shape.render(result).as_bytes()) {
                 push_once(&mut self.errors, format!("could not write {}: {e}", path.display()));
             }
         }
@@ -343,11 +391,20 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
             let place = c.dev.as_ref().map(|d| d.display().to_string()).unwrap_or_else(|| "RAM".into());
             println!("cache: {size} in {place}, {}, {}-byte blocks, cold at the start of each point", c.mode, c.block_bytes);
         }
+        if let (Some(format), (json, _)) = (args.output_format, args.json_output()) {
+            let to = match json.as_deref() {
+                None => "no JSON".to_string(),
+                Some("-") => "stdout (the summary on stderr)".to_string(),
+                Some(file) => file.to_string(),
+            };
+            println!("output: {format:?} to {to}");
+        }
         return Ok(exit::OK);
     }
     let ctx = args.context()?;
     let store = ResultStore::choose(&args, store_flag)?;
-    let kept = measure_and_keep(&plan, &ctx, args.json.as_deref(), &store, true)?;
+    let (json, shape) = args.json_output();
+    let kept = measure_and_keep_as(&plan, &ctx, json.as_deref(), shape, &store, true)?;
     Ok(exit_code(&kept.result, !kept.unwritten.is_empty()))
 }
 
@@ -405,6 +462,7 @@ impl RunArgs {
                 .then(|| crate::verify::VerifyOptions { stop_on_mismatch: self.verify_stop, journal: self.journal.clone() }),
             cache: self.cache_config()?,
             trace: self.trace.clone(),
+            announce_trace: true,
         })
     }
 
@@ -438,13 +496,25 @@ pub struct Kept {
 /// before anything runs. Once the run has started, a failure to write an output
 /// never hides the run's own outcome: it is reported and listed in `Kept`.
 pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, store: &ResultStore, print: bool) -> Result<Kept> {
+    measure_and_keep_as(plan, ctx, json, JsonShape::Model, store, print)
+}
+
+/// `measure_and_keep` with the JSON in the shape asked for (--output-format).
+pub fn measure_and_keep_as(
+    plan: &RunPlan,
+    ctx: &RunContext,
+    json: Option<&str>,
+    shape: JsonShape,
+    store: &ResultStore,
+    print: bool,
+) -> Result<Kept> {
     let json_file = json.filter(|j| *j != "-").map(PathBuf::from);
     let opened = store.open()?;
-    let mut keep = KeepAfterEachPoint { json: json_file, store: opened, errors: Vec::new(), store_failed: false };
+    let mut keep = KeepAfterEachPoint { json: json_file, shape, store: opened, errors: Vec::new(), store_failed: false };
     let result = run::execute(plan, ctx, &mut keep)?;
     keep.keep(&result);
     if print {
-        if let Err(e) = emit(&result, json) {
+        if let Err(e) = emit_as(&result, json, shape) {
             push_once(&mut keep.errors, format!("{e:#}"));
         }
     }
@@ -468,15 +538,20 @@ pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, st
 /// Prints the summary and writes the JSON where asked. With `--json -` the
 /// summary goes to stderr so stdout carries JSON only.
 pub fn emit(result: &RunResult, json: Option<&str>) -> Result<()> {
+    emit_as(result, json, JsonShape::Model)
+}
+
+/// `emit` with the JSON in the shape asked for (--output-format).
+pub fn emit_as(result: &RunResult, json: Option<&str>, shape: JsonShape) -> Result<()> {
     let table = report::table::render(result);
     match json {
         Some("-") => {
             eprint!("{table}");
-            std::io::stdout().write_all(report::json::render(result).as_bytes())?;
+            std::io::stdout().write_all(shape.render(result).as_bytes())?;
         }
         Some(path) => {
             print!("{table}");
-            std::fs::write(path, report::json::render(result)).with_context(|| format!("writing the JSON result to {path}"))?;
+            std::fs::write(path, shape.render(result)).with_context(|| format!("writing the JSON result to {path}"))?;
         }
         None => print!("{table}"),
     }
