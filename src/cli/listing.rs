@@ -3,7 +3,7 @@
 //! result: the one with the highest IOPS, named in the table's "best" column.
 //! Pure: listings in, text out.
 
-use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table};
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
 use serde_json::json;
 
 use super::results::ListFormat;
@@ -49,13 +49,17 @@ fn table(runs: &[Listing]) -> String {
             right(format!("{:.1}", r.p99_us)),
         ]);
     }
-    // Ids, times and figures are never wrapped; the texts around them are.
+    // Ids and figures are never wrapped; the date keeps its line and a status
+    // as long as "completed" its word; the texts around them wrap.
     // One space between columns (the borders-only preset draws no lines there).
     for (i, c) in t.column_iter_mut().enumerate() {
         c.set_padding((if i == 0 { 1 } else { 0 }, 1));
-        if [0, 1, 6, 7, 8, 9].contains(&i) {
-            c.set_constraint(ColumnConstraint::ContentWidth);
-        }
+        match i {
+            0 | 6..=9 => c.set_constraint(ColumnConstraint::ContentWidth),
+            1 => c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(10))),
+            2 => c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(9))),
+            _ => c,
+        };
     }
     format!("{t}\nIOPS, MB/s and p99 are those of one point: the one with the highest IOPS (the 'pt' of 'pt/pts').\n")
 }

@@ -10,5 +10,6 @@ mod network;
 mod one_client_servers;
 mod power;
 mod results;
+mod scripts;
 mod trust;
 mod workloads;
