@@ -31,10 +31,7 @@ fn when(l: &Listing) -> String {
 fn table(runs: &[Listing]) -> String {
     let right = |t: String| Cell::new(t).set_alignment(CellAlignment::Right);
     let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(TABLE_WIDTH)
-        .set_header(vec!["id", "when (UTC)", "status", "label", "profile", "targets", "pt/pts", "IOPS", "MB/s", "p99 µs"]);
+    t.load_preset(UTF8_BORDERS_ONLY).set_header(vec!["id", "when (UTC)", "status", "label", "profile", "targets", "pt/pts", "IOPS", "MB/s", "p99 µs"]);
     for r in runs {
         t.add_row(vec![
             Cell::new(&r.id),
@@ -51,9 +48,10 @@ fn table(runs: &[Listing]) -> String {
     }
     // Ids and figures are never wrapped; the date keeps its line and a status
     // as long as "completed" its word; the texts around them wrap.
-    // One space between columns (the borders-only preset draws no lines there).
+    // A lower boundary counts the padding.
     for (i, c) in t.column_iter_mut().enumerate() {
-        c.set_padding((if i == 0 { 1 } else { 0 }, 1));
+        // The preset's blank column line parts the columns: no padding inside them but at the borders.
+        c.set_padding((u16::from(i == 0), u16::from(i == 9)));
         match i {
             0 | 6..=9 => c.set_constraint(ColumnConstraint::ContentWidth),
             1 => c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(10))),
@@ -61,7 +59,13 @@ fn table(runs: &[Listing]) -> String {
             _ => c,
         };
     }
-    format!("{t}\nIOPS, MB/s and p99 are those of one point: the one with the highest IOPS (the 'pt' of 'pt/pts').\n")
+    // As wide as its content when that fits; else its texts wrap to fit.
+    let mut text = t.to_string();
+    if text.lines().any(|l| l.chars().count() > TABLE_WIDTH as usize) {
+        t.set_content_arrangement(ContentArrangement::Dynamic).set_width(TABLE_WIDTH);
+        text = t.to_string();
+    }
+    format!("{text}\nIOPS, MB/s and p99 are those of one point: the one with the highest IOPS (the 'pt' of 'pt/pts').\n")
 }
 
 fn object(l: &Listing) -> serde_json::Value {
