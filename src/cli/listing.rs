@@ -31,7 +31,18 @@ fn when(l: &Listing) -> String {
 fn table(runs: &[Listing]) -> String {
     let right = |t: String| Cell::new(t).set_alignment(CellAlignment::Right);
     let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY).set_header(vec!["id", "when (UTC)", "status", "label", "profile", "targets", "pt/pts", "IOPS", "MB/s", "p99 µs"]);
+    t.load_preset(UTF8_BORDERS_ONLY).set_header(vec![
+        "id",
+        "when (UTC)",
+        "status",
+        "label",
+        "profile",
+        "targets",
+        "pt/pts",
+        "IOPS",
+        "MB/s",
+        "p99 µs",
+    ]);
     for r in runs {
         t.add_row(vec![
             Cell::new(&r.id),

@@ -7,8 +7,8 @@ use clap::Subcommand;
 
 use super::exit;
 use crate::report;
-use crate::results::model::RunResult;
 use crate::results::filter::{self, ListFilter};
+use crate::results::model::RunResult;
 use crate::results::store::{self, Store};
 
 use super::listing;

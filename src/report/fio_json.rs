@@ -11,15 +11,18 @@
 //! `stddev`, `slat_ns`, `usr_cpu`/`sys_cpu`, the `bw_*`/`iops_*` sample
 //! statistics and the depth histograms. docs/fio-json.md lists every field.
 
+use std::collections::BTreeMap;
+
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::rows::params_text;
+use super::rows::{params_text, LatencyFigure};
 use super::workload_text;
 use crate::results::model::{LatencyStats, Point, RunResult};
 use crate::workload::WorkloadSpec;
 
 /// fio's percentile keys for the percentiles lunmark keeps, with their figure.
-const PERCENTILES: &[(&str, fn(&LatencyStats) -> f64)] = &[
+const PERCENTILES: &[(&str, LatencyFigure)] = &[
     ("50.000000", |l| l.p50),
     ("90.000000", |l| l.p90),
     ("99.000000", |l| l.p99),
@@ -27,38 +30,94 @@ const PERCENTILES: &[(&str, fn(&LatencyStats) -> f64)] = &[
     ("99.990000", |l| l.p99_99),
 ];
 
+/// fio's document, its fields in fio's order.
+#[derive(Serialize)]
+struct Document {
+    #[serde(rename = "fio version")]
+    fio_version: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp_ms: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    time: Option<String>,
+    jobs: Vec<Job>,
+    disk_util: Vec<Value>,
+}
+
+#[derive(Serialize)]
+struct Job {
+    jobname: String,
+    groupid: usize,
+    #[serde(rename = "job options")]
+    job_options: Map<String, Value>,
+    read: Side,
+    write: Side,
+    trim: Side,
+    job_runtime: u64,
+}
+
+/// One direction's figures (fio's `read`, `write`, `trim`).
+#[derive(Serialize)]
+struct Side {
+    io_bytes: u64,
+    io_kbytes: u64,
+    bw_bytes: u64,
+    bw: u64,
+    iops: f64,
+    runtime: u64,
+    total_ios: u64,
+    clat_ns: Latency,
+    lat_ns: Latency,
+}
+
+/// fio's latency object, ns.
+#[derive(Serialize)]
+struct Latency {
+    min: u64,
+    max: u64,
+    mean: f64,
+    #[serde(rename = "N")]
+    n: u64,
+    /// fio leaves it out of a direction that did no I/O, and of `lat_ns`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    percentile: Option<BTreeMap<&'static str, u64>>,
+}
+
 /// One result as one fio JSON document.
 pub fn render(result: &RunResult) -> String {
-    let mut text = serde_json::to_string_pretty(&document(result)).expect("a JSON value always serialises");
+    // Serialised from the structs, not a Value, so the keys keep fio's order.
+    let mut text = serde_json::to_string_pretty(&build(result)).expect("the document always serialises");
     text.push('\n');
     text
 }
 
 /// Several results: an array of fio documents, in the order given.
 pub fn render_many(results: &[&RunResult]) -> String {
-    let docs: Vec<Value> = results.iter().map(|r| document(r)).collect();
-    let mut text = serde_json::to_string_pretty(&docs).expect("a JSON value always serialises");
+    let docs: Vec<Document> = results.iter().map(|r| build(r)).collect();
+    let mut text = serde_json::to_string_pretty(&docs).expect("the document always serialises");
     text.push('\n');
     text
 }
 
-/// The fio document of a result.
+/// The fio document of a result, as a JSON value (its keys sorted).
 pub fn document(result: &RunResult) -> Value {
-    let started = chrono::DateTime::parse_from_rfc3339(&result.started_at).ok();
-    let jobs: Vec<Value> = result.points.iter().enumerate().map(|(i, p)| job(result, i, p)).collect();
-    let mut doc = Map::new();
-    doc.insert("fio version".into(), json!(format!("lunmark-{}", result.lunmark_version)));
-    if let Some(t) = started {
-        doc.insert("timestamp".into(), json!(t.timestamp()));
-        doc.insert("timestamp_ms".into(), json!(t.timestamp_millis()));
-        doc.insert("time".into(), json!(t.format("%a %b %e %H:%M:%S %Y").to_string()));
-    }
-    doc.insert("jobs".into(), Value::Array(jobs));
-    doc.insert("disk_util".into(), json!([]));
-    Value::Object(doc)
+    serde_json::to_value(build(result)).expect("the document always serialises")
 }
 
-fn job(result: &RunResult, index: usize, p: &Point) -> Value {
+fn build(result: &RunResult) -> Document {
+    let started = chrono::DateTime::parse_from_rfc3339(&result.started_at).ok();
+    Document {
+        fio_version: format!("lunmark-{}", result.lunmark_version),
+        timestamp: started.map(|t| t.timestamp()),
+        timestamp_ms: started.map(|t| t.timestamp_millis()),
+        time: started.map(|t| t.format("%a %b %e %H:%M:%S %Y").to_string()),
+        jobs: result.points.iter().enumerate().map(|(i, p)| job(result, i, p)).collect(),
+        disk_util: Vec::new(),
+    }
+}
+
+fn job(result: &RunResult, index: usize, p: &Point) -> Job {
     let s = &p.summary;
     let runtime_ms = (s.duration_s * 1000.0).round() as u64;
     // Rate-limited points: lunmark's latency counts from each I/O's scheduled
@@ -66,51 +125,39 @@ fn job(result: &RunResult, index: usize, p: &Point) -> Value {
     let service = s.service_latency_us.as_ref().unwrap_or(&s.latency_us);
     let side = |bytes: u64, ios: u64, iops: f64, mbps: f64, clat: &LatencyStats, lat: &LatencyStats| {
         let bw_bytes = (mbps * 1e6).round() as u64;
-        json!({
-            "io_bytes": bytes,
-            "io_kbytes": bytes / 1024,
-            "bw_bytes": bw_bytes,
-            "bw": bw_bytes / 1024,
-            "iops": iops,
-            "runtime": if ios > 0 { runtime_ms } else { 0 },
-            "total_ios": ios,
-            "clat_ns": latency(clat, true),
-            "lat_ns": latency(lat, false),
-        })
+        Side {
+            io_bytes: bytes,
+            io_kbytes: bytes / 1024,
+            bw_bytes,
+            bw: bw_bytes / 1024,
+            iops,
+            runtime: if ios > 0 { runtime_ms } else { 0 },
+            total_ios: ios,
+            clat_ns: latency(clat, true),
+            lat_ns: latency(lat, false),
+        }
     };
-    let mut job = Map::new();
     let params = params_text(p);
-    let name = if params == "-" { result.profile.clone().unwrap_or_else(|| "lunmark".into()) } else { params };
-    job.insert("jobname".into(), json!(name));
-    job.insert("groupid".into(), json!(index));
-    job.insert("job options".into(), Value::Object(workload_text::of_point(result, index).map(|w| options(&w)).unwrap_or_default()));
-    job.insert(
-        "read".into(),
-        side(s.bytes_read, s.ios_read, s.read_iops, s.read_mbps, &service.read, &s.latency_us.read),
-    );
-    job.insert(
-        "write".into(),
-        side(s.bytes_written, s.ios_written, s.write_iops, s.write_mbps, &service.write, &s.latency_us.write),
-    );
-    job.insert("trim".into(), side(0, 0, 0.0, 0.0, &LatencyStats::default(), &LatencyStats::default()));
-    job.insert("job_runtime".into(), json!(runtime_ms));
-    Value::Object(job)
+    Job {
+        jobname: if params == "-" { result.profile.clone().unwrap_or_else(|| "lunmark".into()) } else { params },
+        groupid: index,
+        job_options: workload_text::of_point(result, index).map(|w| options(&w)).unwrap_or_default(),
+        read: side(s.bytes_read, s.ios_read, s.read_iops, s.read_mbps, &service.read, &s.latency_us.read),
+        write: side(s.bytes_written, s.ios_written, s.write_iops, s.write_mbps, &service.write, &s.latency_us.write),
+        trim: side(0, 0, 0.0, 0.0, &LatencyStats::default(), &LatencyStats::default()),
+        job_runtime: runtime_ms,
+    }
 }
 
-/// fio's latency object, ns. fio leaves `percentile` out of a direction that
-/// did no I/O, and so does this.
-fn latency(l: &LatencyStats, with_percentiles: bool) -> Value {
+fn latency(l: &LatencyStats, with_percentiles: bool) -> Latency {
     let ns = |us: f64| (us * 1000.0).round() as u64;
-    let mut m = Map::new();
-    m.insert("min".into(), json!(ns(l.min)));
-    m.insert("max".into(), json!(ns(l.max)));
-    m.insert("mean".into(), json!(l.mean * 1000.0));
-    m.insert("N".into(), json!(l.count));
-    if with_percentiles && l.count > 0 {
-        let pct: Map<String, Value> = PERCENTILES.iter().map(|(k, f)| (k.to_string(), json!(ns(f(l))))).collect();
-        m.insert("percentile".into(), Value::Object(pct));
+    Latency {
+        min: ns(l.min),
+        max: ns(l.max),
+        mean: l.mean * 1000.0,
+        n: l.count,
+        percentile: (with_percentiles && l.count > 0).then(|| PERCENTILES.iter().map(|(k, f)| (*k, ns(f(l)))).collect()),
     }
-    Value::Object(m)
 }
 
 /// The job options fio would have been given for this workload, as fio's

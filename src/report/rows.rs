@@ -93,8 +93,14 @@ fn quote(f: &str) -> String {
     }
 }
 
+/// One figure read from a latency distribution.
+pub type LatencyFigure = fn(&LatencyStats) -> f64;
+
+/// One figure read from a point's summary (None where it does not apply).
+type Metric = fn(&Summary) -> Option<f64>;
+
 /// The figures of one latency distribution, in CSV column order.
-const LATENCY_FIGURES: &[(&str, fn(&LatencyStats) -> f64)] = &[
+const LATENCY_FIGURES: &[(&str, LatencyFigure)] = &[
     ("count", |l| l.count as f64),
     ("mean", |l| l.mean),
     ("min", |l| l.min),
@@ -107,7 +113,7 @@ const LATENCY_FIGURES: &[(&str, fn(&LatencyStats) -> f64)] = &[
 ];
 
 /// The figures of a point, one CSV column each, after the identifying and parameter columns.
-const METRICS: &[(&str, fn(&Summary) -> Option<f64>)] = &[
+const METRICS: &[(&str, Metric)] = &[
     ("iops", |s| Some(s.iops)),
     ("read_iops", |s| Some(s.read_iops)),
     ("write_iops", |s| Some(s.write_iops)),
@@ -139,7 +145,9 @@ pub fn csv_columns(results: &[&RunResult]) -> Vec<String> {
     cols.extend(["bs", "read_pct", "random_pct", "qd", "workers", "targets"].iter().map(|c| c.to_string()));
     cols.extend(METRICS.iter().map(|(n, _)| n.to_string()));
     for op in ["read", "write", "all"] {
-        cols.extend(LATENCY_FIGURES.iter().map(|(f, _)| if *f == "count" { format!("lat_{op}_count") } else { format!("lat_{op}_{f}_us") }));
+        cols.extend(
+            LATENCY_FIGURES.iter().map(|(f, _)| if *f == "count" { format!("lat_{op}_count") } else { format!("lat_{op}_{f}_us") }),
+        );
     }
     cols
 }

@@ -62,9 +62,8 @@ impl ListFilter {
         let label_ok = self.label.as_ref().is_none_or(|g| glob_match(g, l.label.as_deref().unwrap_or("")));
         let profile_ok = self.profile.as_ref().is_none_or(|p| l.profile.as_deref() == Some(p.as_str()));
         let target_ok = self.target.as_ref().is_none_or(|g| l.targets.split(", ").any(|t| glob_match(g, t)));
-        let since_ok = self.since.is_none_or(|since| {
-            DateTime::parse_from_rfc3339(&l.started_at).is_ok_and(|at| at.with_timezone(&Utc) >= since)
-        });
+        let since_ok =
+            self.since.is_none_or(|since| DateTime::parse_from_rfc3339(&l.started_at).is_ok_and(|at| at.with_timezone(&Utc) >= since));
         label_ok && profile_ok && target_ok && since_ok
     }
 

@@ -181,9 +181,8 @@ fn results_list_filters_and_prints_for_scripts() {
     let first = &all[0]["headline"];
     let model: Value = serde_json::from_slice(&with_store(&store, &["results", "export", &ids[0]]).stdout).unwrap();
     let points = model["points"].as_array().unwrap();
-    let best = (0..points.len()).max_by(|a, b| {
-        points[*a]["summary"]["iops"].as_f64().unwrap().total_cmp(&points[*b]["summary"]["iops"].as_f64().unwrap())
-    });
+    let best = (0..points.len())
+        .max_by(|a, b| points[*a]["summary"]["iops"].as_f64().unwrap().total_cmp(&points[*b]["summary"]["iops"].as_f64().unwrap()));
     let best = best.unwrap();
     assert_eq!(first["point"].as_u64().unwrap() as usize, best + 1);
     let s = &points[best]["summary"];
@@ -231,7 +230,8 @@ fn several_results_export_at_once() {
         })
         .sum();
     assert_eq!(rows.len(), points, "{csv}");
-    for col in ["param_qd", "qd", "bs", "read_pct", "read_iops", "write_iops", "lat_read_p99_9_us", "lat_write_p99_99_us", "lat_all_p50_us"] {
+    for col in ["param_qd", "qd", "bs", "read_pct", "read_iops", "write_iops", "lat_read_p99_9_us", "lat_write_p99_99_us", "lat_all_p50_us"]
+    {
         assert!(header.contains(&col), "{col} missing: {header:?}");
     }
     let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
@@ -263,7 +263,23 @@ fn a_sweep_of_bs_gives_the_transfer_size_so_the_default_profile_stays_out() {
 
 #[test]
 fn each_point_of_the_summary_restates_its_workload() {
-    let out = run(&["run", "-t", "mem:16m", "--no-store", "--sweep", "qd=1,4", "--bs", "8k", "--read", "70", "--time", "300ms", "--ramp", "0", "-q"]);
+    let out = run(&[
+        "run",
+        "-t",
+        "mem:16m",
+        "--no-store",
+        "--sweep",
+        "qd=1,4",
+        "--bs",
+        "8k",
+        "--read",
+        "70",
+        "--time",
+        "300ms",
+        "--ramp",
+        "0",
+        "-q",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("point 1: qd=1\nworkload: bs 8k, 70% read, 100% random, QD 1, 1 worker, 1 target\n"), "{text}");
