@@ -397,7 +397,8 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
                 Some("-") => "stdout (the summary on stderr)".to_string(),
                 Some(file) => file.to_string(),
             };
-            println!("output: {format:?} to {to}");
+            let name = clap::ValueEnum::to_possible_value(&format).map(|v| v.get_name().to_string()).unwrap_or_default();
+            println!("output: {name} to {to}");
         }
         return Ok(exit::OK);
     }

@@ -138,6 +138,11 @@ fn output_formats_other_than_normal_json_and_fio_json_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("'xml'") && err.contains("normal") && err.contains("fio-json"), "{err}");
+    // --dry-run says where the JSON would go, in which shape.
+    let out = run(&["run", "-t", "mem:16m", "--output-format", "fio-json", "--dry-run"]);
+    assert!(stdout(&out).contains("output: fio-json to stdout (the summary on stderr)"), "{}", stdout(&out));
+    let out = run(&["run", "-t", "mem:16m", "--output-format", "json", "--json", "r.json", "--dry-run"]);
+    assert!(stdout(&out).contains("output: json to r.json"), "{}", stdout(&out));
     let out = run(&["lab", "protocols", "--output-format", "json"]);
     assert!(!out.status.success() && stderr(&out).contains("drop --output-format"), "{}", stderr(&out));
 }
@@ -147,7 +152,8 @@ fn three_results(dir: &Path) -> (PathBuf, Vec<String>) {
     let store = dir.join("results.db");
     let mut ids = Vec::new();
     for (label, extra) in [
-        ("fc port 1", vec!["-t", "mem:16m", "--sweep", "qd=1,8", "--bs", "4k"]),
+        // 4k gives the most IOPS, 64k the most MB/s: the headline must not mix them.
+        ("fc port 1", vec!["-t", "mem:16m", "--sweep", "qd=1,8", "--sweep", "bs=4k,64k"]),
         ("fc port 2", vec!["max-iops", "-t", "null:16m"]),
         ("iscsi lab", vec!["-t", "mem:16m", "--read", "100"]),
     ] {
@@ -189,6 +195,8 @@ fn results_list_filters_and_prints_for_scripts() {
     assert_eq!(first["iops"], s["iops"]);
     assert_eq!(first["mbps"], s["mbps"]);
     assert_eq!(first["p99_us"], s["latency_us"]["all"]["p99"]);
+    let most_mbps = points.iter().map(|p| p["summary"]["mbps"].as_f64().unwrap()).fold(0.0, f64::max);
+    assert!(first["mbps"].as_f64().unwrap() < most_mbps, "the 64k points move more MB/s than the headline (4k) point: {first}");
 
     let csv = stdout(&with_store(&store, &["results", "list", "--format", "csv", "--label", "fc*"]));
     assert_eq!(csv.lines().count(), 3, "header and two results: {csv}");
@@ -235,14 +243,14 @@ fn several_results_export_at_once() {
         assert!(header.contains(&col), "{col} missing: {header:?}");
     }
     let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    assert_eq!(rows[0][at("param_qd")], "1");
-    assert_eq!(rows[1][at("qd")], "8");
+    assert_eq!((rows[0][at("param_qd")], rows[0][at("param_bs")]), ("1", "4k"));
+    assert_eq!((rows[3][at("qd")], rows[3][at("bs")]), ("8", "64k"));
     assert!(rows.iter().all(|r| r.len() == header.len()), "{csv}");
 
     let fio = stdout(&with_store(&store, &["results", "export", &ids[0], &ids[1], "--format", "fio-json"]));
     let fio: Value = serde_json::from_str(&fio).unwrap();
     assert_eq!(fio.as_array().unwrap().len(), 2);
-    assert_eq!(fio[0]["jobs"].as_array().unwrap().len(), 2, "one job per point");
+    assert_eq!(fio[0]["jobs"].as_array().unwrap().len(), 4, "one job per point");
     let out = with_store(&store, &["results", "export", &ids[0], "nothere"]);
     assert!(!out.status.success() && stderr(&out).contains("no result with id 'nothere'"), "{}", stderr(&out));
 }
