@@ -1,5 +1,6 @@
 //! Property tests of every parser users type into: sizes, durations,
-//! percentages, target URIs, profile files, sweep and --pass expressions.
+//! percentages, target URIs, profile files, sweep and --pass expressions,
+//! and the verify journals `lunmark verify` reads back.
 //! No input may panic; every rejection names what was wrong; what is accepted
 //! prints back to itself. Bounded (256 cases each) so they run in CI.
 
@@ -7,6 +8,7 @@ use proptest::prelude::*;
 
 use crate::target::uri;
 use crate::units::{parse_duration, parse_percent, parse_size, Bytes};
+use crate::verify::journal::{self, record, tests::journal as journal_bytes, COMPLETED, SUBMITTED};
 use crate::workload::{pass, profile, sweep};
 
 proptest! {
@@ -62,5 +64,35 @@ proptest! {
         if let Err(e) = profile::parse(&t, "mutant.toml") {
             prop_assert!(e.to_string().contains("mutant.toml"));
         }
+    }
+
+    /// A journal with bytes changed anywhere (header or records): it replays,
+    /// or the error names the journal and line 1 or the record; every block it
+    /// replays lies inside its target's region.
+    #[test]
+    fn mutated_journals_never_panic(at in 0usize..4000, bytes in proptest::collection::vec(any::<u8>(), 1..9), block_pow in 0u32..64) {
+        let records: Vec<[u8; 24]> = (0..40u64).map(|b| record(if b % 3 == 0 { SUBMITTED } else { COMPLETED }, (b % 2) as u32, b, 1)).collect();
+        let mut j = journal_bytes(4096, &[(0, 1 << 20), (1 << 20, 1 << 20)], &records);
+        let i = at % j.len();
+        for (k, b) in bytes.iter().enumerate() {
+            if let Some(x) = j.get_mut(i + k) {
+                *x = *b;
+            }
+        }
+        match journal::read(&j[..], "mutant-j") {
+            Ok(r) => {
+                for &(t, b) in r.blocks.keys() {
+                    let target = &r.header.targets[t as usize];
+                    prop_assert!(b < target.len / r.header.block);
+                    prop_assert!(r.offset(t as usize, b).checked_add(r.header.block).is_some_and(|end| end <= target.start + target.len));
+                }
+            }
+            Err(e) => {
+                let e = format!("{e:#}");
+                prop_assert!(e.starts_with("mutant-j: line 1") || e.starts_with("mutant-j: record"), "{}", e);
+            }
+        }
+        // Any block size in the header: refused or replayed, never a panic.
+        let _ = journal::read(&journal_bytes(1u64 << block_pow, &[(0, 1 << 20)], &records)[..], "j");
     }
 }

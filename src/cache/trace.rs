@@ -61,8 +61,9 @@ pub struct TraceRecord {
 
 #[derive(Debug, Error)]
 pub enum TraceError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: io::Error },
+    /// The io::Error is in the message and deliberately not a `source` (printed once).
+    #[error("{path}: {}", crate::output_path::describe_io(.error))]
+    Io { path: PathBuf, error: io::Error },
     #[error("{path} is not a lunmark binary trace: it starts with {found:?}, not \"LMTRACE1\"")]
     BadMagic { path: PathBuf, found: String },
     #[error(
@@ -88,10 +89,18 @@ pub struct TraceWriter<W: Write> {
 }
 
 impl TraceWriter<BufWriter<File>> {
-    /// Creates (or truncates) `path` and writes the header.
+    /// Creates `path` (or empties it, when it is a regular file: anything else
+    /// is refused by `output_path`, the guard of every output) and writes the
+    /// header. Errors name `--trace` and the path once.
     pub fn create(path: &Path) -> io::Result<Self> {
-        let file = File::create(path).map_err(|e| io::Error::new(e.kind(), format!("creating trace {}: {e}", path.display())))?;
-        TraceWriter::new(BufWriter::with_capacity(1 << 16, file))
+        let out = crate::output_path::check("--trace", path, crate::output_path::Mode::Stream).map_err(io::Error::other)?;
+        let file = out.create_stream().map_err(io::Error::other)?;
+        TraceWriter::new(BufWriter::with_capacity(1 << 16, file)).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("--trace {}: writing the header failed: {}", path.display(), crate::output_path::describe_io(&e)),
+            )
+        })
     }
 }
 
@@ -161,7 +170,7 @@ pub struct TraceReader<R: Read> {
 impl TraceReader<BufReader<File>> {
     /// Opens `path` and checks its header.
     pub fn open(path: &Path) -> Result<Self, TraceError> {
-        let file = File::open(path).map_err(|source| TraceError::Io { path: path.to_path_buf(), source })?;
+        let file = File::open(path).map_err(|error| TraceError::Io { path: path.to_path_buf(), error })?;
         TraceReader::new(BufReader::with_capacity(1 << 16, file), path)
     }
 }
@@ -171,7 +180,7 @@ impl<R: Read> TraceReader<R> {
     pub fn new(mut input: R, path: &Path) -> Result<Self, TraceError> {
         let path = path.to_path_buf();
         let mut header = [0u8; HEADER_LEN];
-        let got = read_full(&mut input, &mut header).map_err(|source| TraceError::Io { path: path.clone(), source })?;
+        let got = read_full(&mut input, &mut header).map_err(|error| TraceError::Io { path: path.clone(), error })?;
         if got < MAGIC.len() || &header[..8] != MAGIC {
             let found = String::from_utf8_lossy(&header[..got.min(8)]).into_owned();
             return Err(TraceError::BadMagic { path, found });
@@ -191,7 +200,7 @@ impl<R: Read> TraceReader<R> {
         loop {
             let mut r = [0u8; RECORD_LEN];
             let at = self.offset;
-            let got = read_full(&mut self.input, &mut r).map_err(|source| TraceError::Io { path: self.path.clone(), source })?;
+            let got = read_full(&mut self.input, &mut r).map_err(|error| TraceError::Io { path: self.path.clone(), error })?;
             if got == 0 {
                 return Ok(None);
             }
@@ -255,10 +264,10 @@ pub enum TraceKind {
 
 /// Loads a trace, telling the binary format (by its magic) from `blkparse` text.
 pub fn load_trace(path: &Path) -> anyhow::Result<(TraceKind, Vec<TraceRecord>)> {
-    use anyhow::Context;
+    use crate::output_path::describe_io;
     let mut start = [0u8; 8];
-    let mut file = File::open(path).with_context(|| format!("opening trace {}", path.display()))?;
-    let got = read_full(&mut file, &mut start).with_context(|| format!("reading trace {}", path.display()))?;
+    let mut file = File::open(path).map_err(|e| anyhow::anyhow!("opening the trace {}: {}", path.display(), describe_io(&e)))?;
+    let got = read_full(&mut file, &mut start).map_err(|e| anyhow::anyhow!("reading the trace {}: {}", path.display(), describe_io(&e)))?;
     if got == start.len() && &start == MAGIC {
         let records = TraceReader::open(path)?.collect::<Result<Vec<_>, _>>()?;
         Ok((TraceKind::Binary, records))

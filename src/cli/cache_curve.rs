@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use serde::Serialize;
@@ -16,6 +16,7 @@ use super::exit;
 use crate::cache::mrc::{block_accesses, count_block_accesses, Method, MissRatioCurve, AUTO_EXACT_LIMIT};
 use crate::cache::predict::{predict, CacheSize, LatencyModel, Prediction};
 use crate::cache::trace::{load_trace, TraceKind, TraceRecord};
+use crate::output_path::{self, Mode};
 use crate::units::{parse_size, Bytes};
 use crate::workload::Op;
 
@@ -97,11 +98,12 @@ pub struct CurveReport {
 }
 
 pub fn execute(args: CacheCurveArgs) -> Result<i32> {
+    let json = args.json.as_deref().map(|p| output_path::check("--json", p, Mode::Replace)).transpose()?;
     let report = build(&args)?;
     print!("{}", render(&report));
-    if let Some(path) = &args.json {
+    if let Some(out) = json {
         let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, text + "\n").with_context(|| format!("writing --json {}", path.display()))?;
+        out.replace_with((text + "\n").as_bytes())?;
     }
     Ok(exit::OK)
 }

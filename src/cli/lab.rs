@@ -64,6 +64,26 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
         Study::Protocols(a) => &a.run,
         Study::Cache(a) => &a.run,
     };
+    // Every flag is applied or refused. A lab keeps one result per row, in the
+    // store; one output file would hold only the last row, and the lab's
+    // targets are gone when it ends, so a journal could never be checked.
+    if let Some(json) = &run.json {
+        anyhow::bail!(
+            "--json {json}: a lab writes one result per row and keeps each in the store; drop --json and export a row with `lunmark results export ID`"
+        );
+    }
+    if let Some(journal) = &run.journal {
+        anyhow::bail!(
+            "--journal {}: a lab's targets are removed when it ends, so the journal could never be checked; drop --journal (--verify still checks every read)",
+            journal.display()
+        );
+    }
+    if let (Study::Protocols(_), Some(trace)) = (&study, &run.trace) {
+        anyhow::bail!(
+            "--trace {}: each row of lab protocols would overwrite the trace of the one before; record a trace with `lunmark run --trace` against one target",
+            trace.display()
+        );
+    }
     if run.output_format.is_some() {
         anyhow::bail!("a lab prints its own table and keeps each result in the store: drop --output-format and export them with `lunmark results export ID --format json|fio-json`");
     }

@@ -1,13 +1,15 @@
 //! The command line: flags and subcommands (clap), and the mapping from outcomes
 //! to exit codes. Each subcommand lives in its own file.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub mod cache_curve;
 pub mod compare;
 pub mod fio_names;
 pub mod lab;
 pub mod listing;
+pub mod message;
+pub mod paths;
 pub mod profiles;
 pub mod report;
 pub mod results;
@@ -77,10 +79,14 @@ pub enum Command {
 
 /// Parses the command line and runs it; returns the process exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => fio_names::explain(e).exit(),
-    };
+    let command = Cli::command();
+    let matches = command.clone().try_get_matches().unwrap_or_else(|e| fio_names::explain(e).exit());
+    // Every output the command line names is judged before anything runs.
+    if let Err(e) = paths::check(&command, &matches) {
+        eprintln!("error: {e}");
+        return exit::ERROR;
+    }
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let outcome = match cli.command {
         Some(Command::Run(args)) => run::execute(*args, cli.store.as_deref()),
         Some(Command::Lab { study }) => lab::execute(study, cli.store.as_deref()),
@@ -95,7 +101,7 @@ pub fn main() -> i32 {
     match outcome {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", message::once(&e));
             exit::ERROR
         }
     }

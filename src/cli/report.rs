@@ -2,10 +2,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 
 use super::exit;
+use crate::output_path::{self, Mode};
 use crate::report::html;
 use crate::results::store::{self, Store};
 
@@ -26,17 +27,22 @@ pub fn execute(args: ReportArgs, store_flag: Option<&std::path::Path>) -> Result
     let store = Store::open_read_only(&store::default_path(store_flag))?;
     let results = args.ids.iter().map(|id| store.load(id)).collect::<Result<Vec<_>>>()?;
     let refs: Vec<_> = results.iter().collect();
-    let write = |path: &std::path::Path, text: &str| std::fs::write(path, text).with_context(|| format!("writing {}", path.display()));
+    // The page, and with md the SVGs beside it: every path is judged before any is written.
+    let page = output_path::check("-o/--output", &args.output, Mode::Replace)?;
     match args.format.as_str() {
-        "html" => write(&args.output, &html::html(&refs))?,
+        "html" => page.replace_with(html::html(&refs).as_bytes())?,
         "md" => {
             let stem = args.output.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "report".into());
             let dir = args.output.parent().map(|p| p.to_path_buf()).unwrap_or_default();
             let (md, files) = html::markdown(&refs, &stem);
-            for (name, svg) in files {
-                write(&dir.join(name), &svg)?;
+            let charts = files
+                .iter()
+                .map(|(name, svg)| Ok((output_path::check("-o/--output (a chart beside it)", &dir.join(name), Mode::Replace)?, svg)))
+                .collect::<Result<Vec<_>>>()?;
+            for (chart, svg) in charts {
+                chart.replace_with(svg.as_bytes())?;
             }
-            write(&args.output, &md)?;
+            page.replace_with(md.as_bytes())?;
         }
         other => bail!("unknown report format '{other}': choose html or md"),
     }

@@ -117,8 +117,18 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
         }
         ResultsAction::Import { file } => {
             let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            // The schema version first: a newer lunmark's result may not parse as this one's.
+            let version = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v.get("schema_version")?.as_u64());
+            if let Some(v) = version.filter(|&v| v > crate::results::SCHEMA_VERSION as u64) {
+                bail!(
+                    "{}: it was written by a newer lunmark (schema_version {v}; this lunmark reads up to {}): import it with that version, or upgrade lunmark",
+                    file.display(),
+                    crate::results::SCHEMA_VERSION
+                );
+            }
             let r: RunResult = serde_json::from_str(&text)
                 .with_context(|| format!("{} is not a lunmark result (JSON as written by --json)", file.display()))?;
+            crate::results::validate::check(&r).with_context(|| format!("{} cannot be imported", file.display()))?;
             if store.contains(&r.id)? {
                 bail!("result {} is already in {}: delete it first to replace it", r.id, path.display());
             }

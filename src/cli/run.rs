@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::exit;
 use crate::metrics::power::PowerRequest;
+use crate::output_path::{self, Destination, Mode, OutputFile};
 use crate::report;
 use crate::results::model::{RunResult, Status};
 use crate::results::repeats::Pick;
@@ -158,6 +159,9 @@ pub struct RunArgs {
     /// Record every I/O issued (ramp included) in FILE, for `lunmark cache-curve` (format: docs/trace-format.md).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// Count I/O errors (by errno) and go on, instead of ending the run at the first one.
+    #[arg(long)]
+    pub continue_on_error: bool,
     /// No live line or periodic progress.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -221,17 +225,58 @@ impl RunArgs {
     /// The profile the run starts from, and the name to record.
     fn base_profile(&self) -> Result<(Profile, Option<String>)> {
         if let Some(path) = &self.profile_file {
-            let p = profile::load_file(path)?;
+            let p = profile::load_file(path).context("--profile-file")?;
             let name = p.name.clone();
             return Ok((p, Some(name)));
         }
         if let Some(name) = &self.profile {
+            if let Some(message) = self.unit_taken_for_profile(name) {
+                anyhow::bail!(message);
+            }
             return Ok((profile::builtin(name)?, Some(name.clone())));
         }
         if self.shapes_workload() {
             return Ok((flags_profile(), None));
         }
         Ok((profile::builtin("quick")?, Some("quick".into())))
+    }
+
+    /// `--bs 4 KB` unquoted reaches lunmark as `--bs 4` and a profile named
+    /// `KB`: a PROFILE that is a unit of size or time, after a flag whose value
+    /// is a bare number, is that value split by a space. Says so (naming the
+    /// flag when one fits) instead of "unknown profile".
+    fn unit_taken_for_profile(&self, name: &str) -> Option<String> {
+        if profile::BUILTIN.iter().any(|(n, _)| *n == name) {
+            return None;
+        }
+        let size_unit = parse_size(&format!("1{name}")).is_ok() && !name.chars().all(|c| c.is_ascii_digit());
+        let time_unit = parse_duration(&format!("1{name}")).is_ok() && !name.chars().all(|c| c.is_ascii_digit());
+        if !size_unit && !time_unit {
+            return None;
+        }
+        let bare = |v: &Option<String>| v.as_deref().is_some_and(|v| v.trim().parse::<f64>().is_ok());
+        let sizes =
+            [("--bs", &self.bs), ("--size", &self.size), ("--offset", &self.offset), ("--align", &self.align), ("--cache", &self.cache)];
+        let times = [("--time", &self.time), ("--ramp", &self.ramp), ("--idle", &self.idle)];
+        let suspects: Vec<(&str, &str, &str)> = sizes
+            .iter()
+            .filter(|_| size_unit)
+            .map(|(flag, v)| (*flag, *v, "size"))
+            .chain(times.iter().filter(|_| time_unit).map(|(flag, v)| (*flag, *v, "duration")))
+            .filter(|(_, v, _)| bare(v))
+            .map(|(flag, v, what)| (flag, v.as_deref().unwrap_or_default(), what))
+            .collect();
+        let what = if size_unit { "size" } else { "duration" };
+        Some(match suspects.as_slice() {
+            [(flag, number, what)] => format!(
+                "{flag} {number} {name}: the {what} was split by a space, so '{name}' was taken for a profile name. \
+                 Write it as one word, {flag} {number}{name}, or quote it: {flag} '{number} {name}'"
+            ),
+            _ => format!(
+                "'{name}' is not a profile but a unit of {what}: was a value split from its number by a space? \
+                 Write values as one word, for example --bs 4KB or --time 10s (`lunmark profiles` lists the profiles)"
+            ),
+        })
     }
 
     /// The run plan these flags describe.
@@ -312,11 +357,12 @@ fn flags_profile() -> Profile {
 }
 
 /// Keeps the result after every point, so an interrupted sweep keeps the points
-/// it finished: in the store, and in `--json FILE` (written to a temporary file
-/// and renamed, so a reader never sees half a file). A failure to keep it is
+/// it finished: in the store, and in `--json FILE` (through `output_path`: a
+/// temporary file renamed over a regular file, so a reader never sees half a
+/// file, and never a device node). A failure to keep it is
 /// remembered and reported; it never stops the run.
 struct KeepAfterEachPoint {
-    json: Option<PathBuf>,
+    json: Option<OutputFile>,
     shape: JsonShape,
     store: Option<Store>,
     errors: Vec<String>,
@@ -325,9 +371,9 @@ struct KeepAfterEachPoint {
 
 impl KeepAfterEachPoint {
     fn keep(&mut self, result: &RunResult) {
-        if let Some(path) = &self.json {
-            if let Err(e) = write_atomically(path, self.shape.render(result).as_bytes()) {
-                push_once(&mut self.errors, format!("could not write {}: {e}", path.display()));
+        if let Some(out) = &self.json {
+            if let Err(e) = out.replace_with(self.shape.render(result).as_bytes()) {
+                push_once(&mut self.errors, format!("could not write the JSON result: {e}"));
             }
         }
         if let Some(store) = &mut self.store {
@@ -349,12 +395,6 @@ impl RunObserver for KeepAfterEachPoint {
     fn point_finished(&mut self, result: &RunResult) {
         self.keep(result);
     }
-}
-
-fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
 }
 
 /// Removes a scratch file lunmark created, however the run ends.
@@ -383,6 +423,7 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
     let plan = args.to_plan(targets)?;
     if args.dry_run {
         print!("{}", plan::describe(&plan));
+        println!("{}", run::resources::describe(&plan, args.context()?.resource_extras()));
         if let Some(c) = args.cache_config()? {
             let size = match c.size {
                 crate::engine::cache::config::CacheSize::Bytes(b) => crate::units::Bytes(b).to_string(),
@@ -464,6 +505,7 @@ impl RunArgs {
             cache: self.cache_config()?,
             trace: self.trace.clone(),
             announce_trace: true,
+            continue_on_error: self.continue_on_error,
         })
     }
 
@@ -509,13 +551,17 @@ pub fn measure_and_keep_as(
     store: &ResultStore,
     print: bool,
 ) -> Result<Kept> {
-    let json_file = json.filter(|j| *j != "-").map(PathBuf::from);
+    // Judged again here (the command line checked it too): labs and library callers come this way as well.
+    let json_file = match json.map(|j| output_path::destination("--json", j, true, Mode::Replace)).transpose()? {
+        Some(Destination::File(f)) => Some(f),
+        _ => None,
+    };
     let opened = store.open()?;
     let mut keep = KeepAfterEachPoint { json: json_file, shape, store: opened, errors: Vec::new(), store_failed: false };
     let result = run::execute(plan, ctx, &mut keep)?;
     keep.keep(&result);
     if print {
-        if let Err(e) = emit_as(&result, json, shape) {
+        if let Err(e) = emit(&result, json, shape) {
             push_once(&mut keep.errors, format!("{e:#}"));
         }
     }
@@ -536,25 +582,19 @@ pub fn measure_and_keep_as(
     Ok(Kept { result, unwritten: keep.errors })
 }
 
-/// Prints the summary and writes the JSON where asked. With `--json -` the
-/// summary goes to stderr so stdout carries JSON only.
-pub fn emit(result: &RunResult, json: Option<&str>) -> Result<()> {
-    emit_as(result, json, JsonShape::Model)
-}
-
-/// `emit` with the JSON in the shape asked for (--output-format).
-pub fn emit_as(result: &RunResult, json: Option<&str>, shape: JsonShape) -> Result<()> {
+/// Prints the summary, and the JSON on stdout with `--json -` (the summary then
+/// goes to stderr so stdout carries JSON only), in the shape asked for
+/// (--output-format). A `--json FILE` is not written here: the keeper already
+/// wrote the final result there, through the guard, and a second write would
+/// only report a failure twice.
+fn emit(result: &RunResult, json: Option<&str>, shape: JsonShape) -> Result<()> {
     let table = report::table::render(result);
     match json {
         Some("-") => {
             eprint!("{table}");
             std::io::stdout().write_all(shape.render(result).as_bytes())?;
         }
-        Some(path) => {
-            print!("{table}");
-            std::fs::write(path, shape.render(result)).with_context(|| format!("writing the JSON result to {path}"))?;
-        }
-        None => print!("{table}"),
+        _ => print!("{table}"),
     }
     Ok(())
 }

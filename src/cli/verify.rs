@@ -3,14 +3,15 @@
 //! was in flight at the kill are reported as uncertain, not corrupt.
 
 use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use super::exit;
+use crate::target::TargetUri;
 use crate::verify::block::{self, Expect};
-use crate::verify::journal;
+use crate::verify::journal::{self, JournalHeader};
 
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
@@ -28,26 +29,27 @@ pub struct VerifyArgs {
 pub fn execute(args: VerifyArgs) -> Result<i32> {
     let replay = journal::replay(&args.journal)?;
     let h = &replay.header;
-    let Some(ti) = h.targets.iter().position(|t| t.uri == args.target) else {
+    let Some(ti) = find_target(h, &args.target) else {
         bail!(
-            "{} is not a target of this journal; it recorded: {}",
+            "{} is not a target of this journal ({}); it recorded: {}",
             args.target,
+            args.journal.display(),
             h.targets.iter().map(|t| t.uri.as_str()).collect::<Vec<_>>().join(", ")
         );
     };
     let path = match &args.from {
-        Some(p) => p.to_str().unwrap_or_default().to_string(),
-        None => args.target.strip_prefix("file:").unwrap_or(&args.target).to_string(),
+        Some(p) => p.clone(),
+        None => local_path(h, &h.targets[ti].uri),
     };
+    let path = path.display().to_string();
     let path = path.as_str();
     let file = std::fs::File::open(path).with_context(|| format!("opening {path} to verify it"))?;
-    let region = &h.targets[ti];
     let mut buf = vec![0u8; h.block as usize];
     let (mut checked, mut corrupt, mut uncertain, mut unknown) = (0u64, Vec::new(), Vec::new(), 0u64);
     let mut blocks: Vec<_> = replay.blocks.iter().filter(|((t, _), _)| *t as usize == ti).collect();
     blocks.sort_by_key(|((_, b), _)| *b);
     for ((_, b), rec) in blocks {
-        let offset = region.start + b * h.block;
+        let offset = replay.offset(ti, *b);
         if rec.in_flight.is_some() {
             uncertain.push(offset);
             continue;
@@ -83,4 +85,37 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
         );
     }
     Ok(if corrupt.is_empty() { exit::OK } else { exit::CORRUPT })
+}
+
+/// Where a journal's target is on this host. A relative path is relative to
+/// the working directory of the run that wrote the journal (recorded in it),
+/// not to wherever `lunmark verify` is started; journals of older versions
+/// did not record it, so their relative paths stay relative to here.
+fn local_path(h: &JournalHeader, uri: &str) -> PathBuf {
+    let p = match crate::target::parse(uri) {
+        Ok(TargetUri::File(p)) | Ok(TargetUri::Device(p)) => p,
+        _ => PathBuf::from(uri),
+    };
+    match &h.cwd {
+        Some(cwd) if p.is_relative() => Path::new(cwd).join(p),
+        _ => p,
+    }
+}
+
+/// The journal's target the user named: the same text, or the same file
+/// named another way (absolute, relative to here, with or without `file:`).
+fn find_target(h: &JournalHeader, given: &str) -> Option<usize> {
+    if let Some(i) = h.targets.iter().position(|t| t.uri == given) {
+        return Some(i);
+    }
+    let Ok(TargetUri::File(given) | TargetUri::Device(given)) = crate::target::parse(given) else { return None };
+    let given = std::path::absolute(&given).ok()?;
+    let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    h.targets.iter().position(|t| {
+        matches!(crate::target::parse(&t.uri), Ok(TargetUri::File(_) | TargetUri::Device(_)))
+            && std::path::absolute(local_path(h, &t.uri)).is_ok_and(|p| same(&p, &given))
+    })
 }

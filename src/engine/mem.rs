@@ -53,12 +53,19 @@ impl MemLun {
         self.len == 0
     }
 
+    /// True when `len` bytes at `offset` lie inside the LUN. Checked arithmetic:
+    /// an offset near 2^64 must not wrap around to a small address.
+    #[inline]
+    fn holds(&self, offset: u64, len: usize) -> bool {
+        usize::try_from(offset).ok().and_then(|o| o.checked_add(len)).is_some_and(|end| end <= self.len)
+    }
+
     /// Copies `len` bytes at `offset` of the LUN into `dst`.
     ///
     /// # Safety
     /// `dst` must be valid for `len` bytes and not overlap the LUN.
     pub unsafe fn read_into(&self, offset: u64, dst: *mut u8, len: usize) -> bool {
-        if offset as usize + len > self.len {
+        if !self.holds(offset, len) {
             return false;
         }
         std::ptr::copy_nonoverlapping(self.ptr.add(offset as usize), dst, len);
@@ -70,7 +77,7 @@ impl MemLun {
     /// # Safety
     /// `src` must be valid for `len` bytes and not overlap the LUN.
     pub unsafe fn write_from(&self, offset: u64, src: *const u8, len: usize) -> bool {
-        if offset as usize + len > self.len {
+        if !self.holds(offset, len) {
             return false;
         }
         std::ptr::copy_nonoverlapping(src, self.ptr.add(offset as usize), len);
@@ -144,5 +151,25 @@ impl Engine for MemEngine {
 
     fn buffers(&mut self) -> &mut BufferPool {
         &mut self.pool
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_offset_that_would_wrap_is_refused() {
+        let lun = MemLun::new(1 << 20).unwrap();
+        let mut buf = vec![7u8; 8192];
+        // SAFETY: buf holds 8192 bytes and is not part of the LUN.
+        unsafe {
+            assert!(!lun.write_from(u64::MAX - 511, buf.as_ptr(), 8192));
+            assert!(!lun.read_into(u64::MAX - 511, buf.as_mut_ptr(), 8192));
+            assert!(!lun.write_from((1 << 20) - 4096, buf.as_ptr(), 8192));
+            assert!(lun.write_from((1 << 20) - 8192, buf.as_ptr(), 8192));
+            assert!(lun.read_into(0, buf.as_mut_ptr(), 8192));
+        }
+        assert!(buf.iter().all(|&b| b == 0), "the wrapped write did not land at the start");
     }
 }

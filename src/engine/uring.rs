@@ -58,6 +58,22 @@ impl TaskRun {
     }
 }
 
+/// The most submission-queue entries a ring may have (the kernel's
+/// IORING_MAX_ENTRIES): a worker's slots (outstanding I/Os over all its
+/// targets) must fit in one ring.
+pub const MAX_ENTRIES: u32 = 32_768;
+
+/// The ring size for a pool of `slots` buffers: a power of two, at least 8.
+pub fn ring_entries(slots: usize) -> u32 {
+    (slots.max(8) as u32).next_power_of_two()
+}
+
+/// Memory the kernel allocates for a ring of `entries`: 64-byte submission
+/// entries and their index array, and twice as many 16-byte completions.
+pub fn ring_bytes(entries: u32) -> u64 {
+    entries as u64 * (64 + 4) + 2 * entries as u64 * 16
+}
+
 /// True when this kernel lets us set up a ring (io_uring may be disabled by sysctl).
 pub fn available() -> bool {
     IoUring::new(2).is_ok()
@@ -66,7 +82,7 @@ pub fn available() -> bool {
 impl UringEngine {
     /// `fds` must stay open while the engine lives (the targets own them).
     pub fn new(fds: &[RawFd], pool: BufferPool, taskrun: TaskRun) -> io::Result<Self> {
-        let entries = (pool.slots().max(8) as u32).next_power_of_two();
+        let entries = ring_entries(pool.slots());
         // Each worker creates and uses its own ring on its own thread, as
         // single-issuer requires.
         let preferred = match taskrun {
@@ -165,15 +181,15 @@ impl Engine for UringEngine {
 
 impl Drop for UringEngine {
     fn drop(&mut self) {
+        // The worker already waited (a bounded time) for what was in flight; what
+        // is left belongs to a target that does not answer, and waiting here
+        // would hold the run past its end. Take what is ready, no more.
         let mut sink = Vec::new();
-        let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while self.in_flight > 0 && std::time::Instant::now() < deadline {
-            if self.reap(self.in_flight, Some(Duration::from_millis(100)), &mut sink).is_err() {
-                break;
-            }
-        }
+        let _ = self.reap(0, None, &mut sink);
         if self.in_flight > 0 {
             // The kernel may still write into these buffers: never free them.
+            // Closing the ring (below, when `ring` drops) cancels the requests;
+            // the kernel finishes its teardown on its own.
             std::mem::forget(self.pool.take());
         }
     }

@@ -70,6 +70,13 @@ impl LatencyHistogram {
         self.h.median_equivalent(v)
     }
 
+    /// Bytes a histogram of `digits` significant digits holds (its counts), for
+    /// the memory estimate made before a run.
+    pub fn footprint_bytes(digits: u8) -> u64 {
+        let h = Histogram::<u64>::new_with_bounds(1, MAX_NS, digits).expect("valid histogram bounds");
+        (h.distinct_values() * std::mem::size_of::<u64>() + std::mem::size_of::<LatencyHistogram>()) as u64
+    }
+
     pub fn max_ns(&self) -> u64 {
         self.h.max()
     }

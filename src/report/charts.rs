@@ -47,13 +47,53 @@ fn color(i: usize) -> RGBColor {
     COLORS[i % COLORS.len()]
 }
 
-fn top(series: &[Series]) -> f64 {
-    let m = series.iter().flat_map(|s| s.values.iter().flatten()).copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
-    if m > 0.0 {
-        m * 1.12
+/// The largest magnitude an axis spans. Beyond it (1e308, whose headroom is
+/// infinite) plotters' tick generation never ends; no measured figure comes
+/// near it, and values past it are drawn at the edge.
+const AXIS_LIMIT: f64 = 1e15;
+/// The narrowest axis, relative to the magnitude of its ends: in a narrower one
+/// (a zero-width range, or 1e15 to 1e15 + 1) a tick step no longer moves a
+/// float, and tick generation would loop.
+const MIN_RELATIVE_WIDTH: f64 = 1e-6;
+/// The narrowest axis in absolute terms (denormals).
+const MIN_WIDTH: f64 = 1e-6;
+
+/// A value as drawn: finite and inside the axis limit (None for NaN).
+fn drawable(v: f64) -> Option<f64> {
+    if v.is_nan() {
+        None
     } else {
-        1.0
+        Some(v.clamp(-AXIS_LIMIT, AXIS_LIMIT))
     }
+}
+
+/// Axis bounds plotters can always put ticks on: finite, ordered, inside the
+/// limit and wide enough. Used for every axis of every chart.
+fn axis(lo: f64, hi: f64) -> (f64, f64) {
+    let (lo, hi) = match (drawable(lo), drawable(hi)) {
+        (Some(a), Some(b)) if a <= b => (a, b),
+        (Some(a), Some(b)) => (b, a),
+        _ => (0.0, 1.0),
+    };
+    let width = (lo.abs().max(hi.abs()) * MIN_RELATIVE_WIDTH).max(MIN_WIDTH);
+    if hi - lo >= width {
+        return (lo, hi);
+    }
+    // Too narrow to draw (one x value, all values equal): a window a tenth of
+    // the value wide on each side, so ticks read as numbers near it; a range
+    // that starts at 0 keeps starting there.
+    if lo == 0.0 {
+        return (0.0, 1.0);
+    }
+    let mid = lo / 2.0 + hi / 2.0;
+    let half = (mid.abs() / 10.0).max(width);
+    (mid - half, mid + half)
+}
+
+fn top(series: &[Series]) -> f64 {
+    let m = series.iter().flat_map(|s| s.values.iter().flatten()).filter_map(|v| drawable(*v)).fold(0.0, f64::max);
+    let top = if m > 0.0 { m * 1.12 } else { 1.0 };
+    axis(0.0, top).1
 }
 
 /// Grouped bars: `categories` along x, one bar per series in each.
@@ -107,7 +147,7 @@ fn draw_bars(
     for (si, s) in series.iter().enumerate() {
         let c = color(si);
         let bars = s.values.iter().enumerate().filter_map(|(ci, v)| {
-            let v = (*v)?;
+            let v = drawable((*v)?)?.max(0.0);
             let x0 = ci as f64 - 0.4 + si as f64 * width;
             Some(Rectangle::new([(x0, 0.0), (x0 + width * 0.92, v)], c.filled()))
         });
@@ -147,20 +187,23 @@ fn draw_lines(
     series: &[Series],
 ) -> Result<(), String> {
     root.fill(&WHITE).map_err(err)?;
-    let x_min = x.iter().copied().fold(f64::INFINITY, f64::min);
-    let x_max = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let (x_min, x_max) = if x_min.is_finite() && x_max > x_min { (x_min, x_max) } else { (0.0, 1.0) };
+    let xs: Vec<f64> = x.iter().filter_map(|v| drawable(*v)).collect();
+    let x_min = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let x_max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (x_min, x_max) = if xs.is_empty() { (0.0, 1.0) } else { axis(x_min, x_max) };
+    let y_max = top(series);
     let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 18))
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(70)
-        .build_cartesian_2d(x_min..x_max, 0f64..top(series))
+        .build_cartesian_2d(x_min..x_max, 0f64..y_max)
         .map_err(err)?;
     chart.configure_mesh().x_desc(x_label).y_desc(y_label).y_label_formatter(&compact).x_label_formatter(&compact).draw().map_err(err)?;
     for (si, s) in series.iter().enumerate() {
         let c = color(si);
-        let pts: Vec<(f64, f64)> = x.iter().zip(&s.values).filter_map(|(x, v)| Some((*x, (*v)?))).collect();
+        let pts: Vec<(f64, f64)> =
+            x.iter().zip(&s.values).filter_map(|(x, v)| Some((drawable(*x)?, drawable((*v)?)?.clamp(0.0, y_max)))).collect();
         chart
             .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
             .map_err(err)?
@@ -176,4 +219,57 @@ fn draw_lines(
         .draw()
         .map_err(err)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn series(values: &[f64]) -> Vec<Series> {
+        vec![Series { label: "r".into(), values: values.iter().map(|v| Some(*v)).collect() }]
+    }
+
+    /// Extreme values draw within a bound: 1e308 (whose 1.12x headroom is
+    /// infinite), NaN and infinities, zero-width and huge x ranges.
+    #[test]
+    fn axes_are_finite_ordered_and_wide_enough() {
+        assert_eq!(axis(0.0, 10.0), (0.0, 10.0));
+        assert_eq!(axis(10.0, 0.0), (0.0, 10.0));
+        assert_eq!(axis(0.0, 0.0), (0.0, 1.0));
+        assert_eq!(axis(32.0, 32.0), (28.8, 35.2));
+        assert_eq!(axis(f64::NAN, 1.0), (0.0, 1.0));
+        assert_eq!(axis(0.0, f64::INFINITY), (0.0, AXIS_LIMIT));
+        let (lo, hi) = axis(1e15, 1e15 + 1.0);
+        assert!(hi - lo >= 1e15 * MIN_RELATIVE_WIDTH && lo.is_finite() && hi <= 1.2e15, "{lo} {hi}");
+        assert_eq!(top(&series(&[1e308])), AXIS_LIMIT);
+    }
+
+    #[test]
+    fn extreme_values_draw_in_bounded_time() {
+        let cats: Vec<String> = (0..3).map(|i| i.to_string()).collect();
+        let start = std::time::Instant::now();
+        let cases: Vec<Vec<f64>> = vec![
+            vec![1e308, 1.0, 0.0],
+            vec![f64::MAX, f64::MAX, f64::MAX],
+            vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY],
+            vec![-1e308, 5.0, 1e-308],
+            vec![1e15, 1e15 + 1.0, 1e15],
+            vec![5e-324, 5e-324, 5e-324],
+        ];
+        for values in &cases {
+            let svg = grouped_bars("t", "x", "y", &cats, &series(values));
+            assert!(svg.contains("<svg"), "{values:?}");
+            for x in [
+                vec![0.0, 1.0, 2.0],
+                vec![-1e308, 0.0, 1e308],
+                vec![7.0, 7.0, 7.0],
+                vec![f64::NAN, 1.0, f64::INFINITY],
+                vec![1e15, 1e15 + 0.5, 1e15 + 1.0],
+            ] {
+                let svg = lines("t", "x", "y", &x, &series(values));
+                assert!(svg.contains("<svg"), "{x:?} {values:?}");
+            }
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(20), "took {:?}", start.elapsed());
+    }
 }

@@ -122,6 +122,7 @@ pub fn render_point(p: &Point) -> String {
     let c = &s.cpu;
     let cores: Vec<String> = c.per_core_pct.iter().map(|v| format!("{v:.0}")).collect();
     let mut text = format!("measured {:.2}s\n{rates}\n{lat}\n", s.duration_s);
+    text.push_str(&in_flight_lines(s));
     text.push_str(&format!(
         "CPU {:.1}% of all cores (per core: {}), lunmark itself {:.1}%\nCPU efficiency {} IOPS per CPU%, {} MB/s per CPU%; service demand {} us CPU per KB\n",
         c.utilization_pct,
@@ -190,6 +191,25 @@ pub fn render_point(p: &Point) -> String {
     text
 }
 
+/// I/Os outstanding at the end, when there were any, and the stall warning.
+fn in_flight_lines(s: &crate::results::model::Summary) -> String {
+    let mut text = String::new();
+    if let Some(reason) = &s.stall_reason {
+        text.push_str(&format!("STALLED: {reason}. The figures above cover only the I/Os that completed.\n"));
+    } else if s.in_flight_at_end > 0 {
+        let abandoned = match s.abandoned_ios {
+            0 => String::new(),
+            n => format!("; {n} never completed and were abandoned"),
+        };
+        text.push_str(&format!(
+            "in flight at the end: {} I/Os, the oldest for {} ms{abandoned}\n",
+            s.in_flight_at_end,
+            opt(s.oldest_in_flight_ms)
+        ));
+    }
+    text
+}
+
 /// Rate, service time, group ratios, repeats and verdict, where the point has them.
 fn pacing_lines(p: &Point) -> String {
     let s = &p.summary;
@@ -249,7 +269,11 @@ fn pacing_lines(p: &Point) -> String {
     if let Some(v) = &p.verdict {
         text.push_str(&format!("verdict: {}\n", if v.passed { "PASS" } else { "FAIL" }));
         for c in &v.checks {
-            text.push_str(&format!("  {} {}: measured {} {}\n", if c.passed { "pass" } else { "FAIL" }, c.criterion, num(c.value), c.unit));
+            let measured = c.value.map(|v| format!("measured {} {}", num(v), c.unit)).unwrap_or_else(|| "nothing measured".into());
+            text.push_str(&format!("  {} {}: {measured}\n", if c.passed { "pass" } else { "FAIL" }, c.criterion));
+            if let Some(note) = &c.note {
+                text.push_str(&format!("    {note}\n"));
+            }
         }
     }
     text

@@ -7,5 +7,6 @@ pub mod model;
 pub mod repeats;
 pub mod store;
 pub mod summarize;
+pub mod validate;
 
 pub use model::{Point, RunResult, Status, Summary, SCHEMA_VERSION};

@@ -156,6 +156,23 @@ pub struct Summary {
     /// Behind a cache tier (--cache): what it served and how fast.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheSummary>,
+    /// I/Os issued and not completed when the measured interval ended.
+    #[serde(default)]
+    pub in_flight_at_end: u64,
+    /// How long the oldest of those had been outstanding at the end, ms (null when none was).
+    #[serde(default)]
+    pub oldest_in_flight_ms: Option<f64>,
+    /// I/Os that never completed: still in flight when the run stopped waiting
+    /// for them (a bounded wait after the end) and abandoned.
+    #[serde(default)]
+    pub abandoned_ios: u64,
+    /// The target stopped answering: an I/O was outstanding for longer than the
+    /// measured interval, or none completed while I/Os were in flight.
+    #[serde(default)]
+    pub stalled: bool,
+    /// Why the point is marked stalled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall_reason: Option<String>,
     /// One entry per second of the measured interval.
     pub intervals: Vec<Interval>,
 }

@@ -69,6 +69,11 @@ pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, durat
         errors: ErrorSummary { total: rec.error_count(), by_errno, first: rec.first_errors.clone() },
         verify: None,
         cache: rec.cache.as_deref().map(cache_summary),
+        in_flight_at_end: 0,
+        oldest_in_flight_ms: None,
+        abandoned_ios: 0,
+        stalled: false,
+        stall_reason: None,
         intervals: slices.iter().map(|s| interval(s, duration_s)).collect(),
     }
 }
@@ -89,7 +94,8 @@ fn cache_summary(c: &crate::metrics::recorder::CacheCounters) -> super::model::C
     }
 }
 
-fn interval(s: &IntervalSlice, duration_s: f64) -> Interval {
+/// One second's figures; `duration_s` is the measured interval (the last second may be partial).
+pub fn interval(s: &IntervalSlice, duration_s: f64) -> Interval {
     let t_s = s.index as f64;
     let len = (duration_s - t_s).clamp(0.0, 1.0);
     let len = if len > 0.0 { len } else { 1.0 };

@@ -1,6 +1,7 @@
 //! The live view: on a terminal, one progress line redrawn in place (indicatif);
 //! otherwise a plain line per second on stderr. Never on stdout, so that
-//! `--json -` stays clean.
+//! `--json -` stays clean. A measured second is shown once every worker has
+//! reported it, with the same figures the result stores for that second.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -18,8 +19,17 @@ pub struct LiveFigures<'a> {
     pub points: usize,
     pub label: &'a str,
     pub phase: &'a str,
+    /// Into the phase: for a measured second, the end of that second.
     pub elapsed: Duration,
     pub total: Option<Duration>,
+    /// A measured second, complete (every worker reported it): the figures the
+    /// result stores for it. None during the ramp.
+    pub second: Option<SecondFigures>,
+    /// Said when I/Os are outstanding far too long.
+    pub stall: Option<String>,
+}
+
+pub struct SecondFigures {
     pub iops: f64,
     pub mbps: f64,
     pub p99_us: f64,
@@ -44,14 +54,13 @@ impl Live {
     pub fn update(&mut self, f: &LiveFigures) {
         let total = f.total.map(|t| format!("/{:.0}s", t.as_secs_f64())).unwrap_or_default();
         let point = if f.points > 1 { format!("point {}/{} [{}] ", f.point, f.points, f.label) } else { String::new() };
-        let line = format!(
-            "{point}{} {:.0}s{total}  {:>10.0} IOPS  {:>9.1} MB/s  p99 {:>9.1} us",
-            f.phase,
-            f.elapsed.as_secs_f64(),
-            f.iops,
-            f.mbps,
-            f.p99_us
-        );
+        let mut line = format!("{point}{} {:.0}s{total}", f.phase, f.elapsed.as_secs_f64());
+        if let Some(s) = &f.second {
+            line.push_str(&format!("  {:>10.0} IOPS  {:>9.1} MB/s  p99 {:>9.1} us", s.iops, s.mbps, s.p99_us));
+        }
+        if let Some(stall) = &f.stall {
+            line.push_str(&format!("  {stall}"));
+        }
         if let Some(bar) = &self.bar {
             bar.set_message(line);
         } else if self.plain {

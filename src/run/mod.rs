@@ -9,7 +9,10 @@ pub mod pacing;
 pub mod plan;
 pub mod point;
 pub mod power_meter;
+pub mod progress;
+pub mod resources;
 pub mod signals;
+pub mod stall;
 pub mod trace_sink;
 pub mod worker;
 
@@ -39,6 +42,15 @@ pub struct RunContext {
     pub announce_trace: bool,
     /// With --cache: the host-side cache tier in front of every target.
     pub cache: Option<crate::engine::cache::config::CacheConfig>,
+    /// With --continue-on-error: I/O errors are counted and the run goes on.
+    pub continue_on_error: bool,
+}
+
+impl RunContext {
+    /// What this context adds to every point's memory (a cache tier, verification).
+    pub fn resource_extras(&self) -> resources::Extras<'_> {
+        resources::Extras { cache: self.cache.as_ref(), verify: self.verify.is_some() }
+    }
 }
 
 /// Told about the result as it grows: after each point and at the end.
@@ -115,6 +127,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         points: Vec::new(),
     };
     target::preflight(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>(), ctx.safety)?;
+    resources::preflight(plan, ctx.resource_extras())?;
     let mut live = live::Live::new(ctx.quiet);
     for w in &plan.warnings {
         live.note(&format!("warning: {w}"));
@@ -127,10 +140,14 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             crate::verify::block_size(&p.spec).map_err(anyhow::Error::msg)?;
         }
     }
-    let trace = match &ctx.trace {
-        Some(path) => {
-            Some(std::sync::Arc::new(trace_sink::TraceSink::create(path).map_err(|e| anyhow::anyhow!("--trace {}: {e}", path.display()))?))
+    if let Some(cfg) = &ctx.cache {
+        // Before any target is created: a refused cache leaves nothing behind.
+        for p in &plan.points {
+            crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)?;
         }
+    }
+    let trace = match &ctx.trace {
+        Some(path) => Some(std::sync::Arc::new(trace_sink::TraceSink::create(path).map_err(anyhow::Error::msg)?)),
         None => None,
     };
     // NBD connections live for the whole run: opened before each point, reused by the next.
@@ -140,13 +157,17 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         for r in 0..plan.repeat {
             if interrupt.load(Ordering::Relaxed) {
                 result.status = Status::Interrupted;
-                result.status_reason = Some("interrupted by a signal (Ctrl-C)".into());
+                result.status_reason = Some(signals::reason());
                 break 'points;
             }
             let opened = target::open_all(&p.spec, ctx.safety, &mut nbd_pools).map_err(anyhow::Error::from).and_then(|mut t| {
                 if let Some(cfg) = &ctx.cache {
-                    crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)?;
-                    crate::engine::cache::config::attach(cfg, &mut t)?;
+                    let ready = crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)
+                        .and_then(|_| crate::engine::cache::config::attach(cfg, &mut t));
+                    if let Err(e) = ready {
+                        target::discard_created(t);
+                        return Err(e);
+                    }
                 }
                 Ok(t)
             });
@@ -166,7 +187,13 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 }
             }
             if let (Some(opts), None) = (&ctx.verify, &verify) {
-                verify = Some(std::sync::Arc::new(crate::verify::VerifyShared::new(opts, &p.spec, &targets)?));
+                match crate::verify::VerifyShared::new(opts, &p.spec, &targets) {
+                    Ok(v) => verify = Some(std::sync::Arc::new(v)),
+                    Err(e) => {
+                        target::discard_created(targets);
+                        return Err(e);
+                    }
+                }
             }
             let label = if plan.repeat > 1 { format!("{} repeat {}/{}", p.label, r + 1, plan.repeat) } else { p.label.clone() };
             let position = point::PointPosition { index: i, count: plan.points.len(), label: label.trim() };
@@ -180,7 +207,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 position,
                 &mut live,
                 &interrupt,
-                &point::PointShared { verify: verify.clone(), trace: trace.clone() },
+                &point::PointShared { verify: verify.clone(), trace: trace.clone(), continue_on_error: ctx.continue_on_error },
             );
             meter.finish(sampling, &mut outcome);
             if let Some(cfg) = &ctx.cache {

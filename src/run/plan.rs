@@ -54,6 +54,8 @@ pub enum PlanError {
     ZeroRepeat,
     #[error("--engine io_uring was asked for, but this kernel refuses io_uring (check /proc/sys/kernel/io_uring_disabled): use --engine psync or auto")]
     NoUring,
+    #[error("group '{group}': --qd {qd} with {targets} target(s) per worker is {slots} I/Os in flight per worker, but an io_uring ring holds at most {max} (the kernel's limit): use --qd 1 to {max_qd}, and more --workers for more outstanding I/Os")]
+    RingTooSmall { group: String, qd: u32, targets: usize, slots: u64, max: u32, max_qd: u64 },
 }
 
 /// The engine family a target URI runs through, given the user's choice.
@@ -96,6 +98,16 @@ pub fn effective(mut spec: WorkloadSpec) -> Result<(WorkloadSpec, Vec<String>), 
         kinds.dedup();
         if kinds.len() > 1 {
             return Err(PlanError::MixedKinds { group: g.name.clone(), kinds: kinds.join(", ") });
+        }
+        if kinds == ["io_uring"] {
+            // Each worker keeps all its slots in one ring: refused here rather
+            // than failing in every worker once the run has started.
+            let targets = spec.targets_per_worker(g);
+            let slots = g.qd as u64 * targets as u64;
+            if slots > uring::MAX_ENTRIES as u64 {
+                let max_qd = uring::MAX_ENTRIES as u64 / targets.max(1) as u64;
+                return Err(PlanError::RingTooSmall { group: g.name.clone(), qd: g.qd, targets, slots, max: uring::MAX_ENTRIES, max_qd });
+            }
         }
         if kinds == ["psync"] && g.qd > 1 {
             warnings.push(format!(

@@ -5,13 +5,15 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
-use std::thread;
 use std::time::{Duration, Instant};
+use std::{panic, thread};
 
 use super::control::Control;
-use super::live::{Live, LiveFigures};
+use super::live::{Live, LiveFigures, SecondFigures};
 use super::pacing::Pacing;
-use super::worker::{run_worker, WorkerOutcome, WorkerPlan};
+use super::progress::Progress;
+use super::stall::{self, InFlightAtEnd};
+use super::worker::{run_worker, Report, WorkerOutcome, WorkerPlan};
 use crate::metrics::{cpu, IntervalSlice, Recorder};
 use crate::results::model::{Point, Status};
 use crate::results::summarize::{group_summary, summarize};
@@ -40,6 +42,8 @@ pub struct PointShared {
     pub verify: Option<Arc<crate::verify::VerifyShared>>,
     /// With --trace.
     pub trace: Option<Arc<super::trace_sink::TraceSink>>,
+    /// With --continue-on-error: count I/O errors and go on.
+    pub continue_on_error: bool,
 }
 
 pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan> {
@@ -81,6 +85,7 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
                 verify: shared.verify.clone(),
                 trace: shared.trace.clone(),
                 connections: spec.connections,
+                continue_on_error: shared.continue_on_error,
             });
         }
     }
@@ -100,18 +105,30 @@ pub fn run_point(
     let nworkers = plans.len();
     let ctl = Arc::new(Control::new(nworkers));
     let targets = Arc::new(targets);
-    let (tx, rx) = mpsc::channel::<IntervalSlice>();
-    let handles: Vec<thread::JoinHandle<WorkerOutcome>> = plans
-        .into_iter()
-        .map(|plan| {
-            let (targets, ctl, tx) = (targets.clone(), ctl.clone(), tx.clone());
-            thread::Builder::new()
-                .name(format!("lunmark-w{}", plan.index))
-                .spawn(move || run_worker(plan, targets, ctl, tx))
-                .expect("spawn worker thread")
-        })
-        .collect();
-    drop(tx);
+    let (tx, rx) = mpsc::channel::<Report>();
+    let (done_tx, done_rx) = mpsc::channel::<(u32, WorkerOutcome)>();
+    let mut outcomes: Vec<Option<WorkerOutcome>> = (0..nworkers).map(|_| None).collect();
+    for plan in plans {
+        let (index, group) = (plan.index, plan.group);
+        let (targets, ctl2, tx, done_tx) = (targets.clone(), ctl.clone(), tx.clone(), done_tx.clone());
+        let ticket = ctl.ticket();
+        let spawned = thread::Builder::new().name(format!("lunmark-w{index}")).spawn(move || {
+            // A panic fails the point with its message instead of leaving the
+            // main thread waiting for a worker that is gone.
+            let outcome = panic::catch_unwind(panic::AssertUnwindSafe(|| run_worker(plan, targets, ctl2.clone(), ticket, tx)))
+                .unwrap_or_else(|payload| {
+                    ctl2.fail();
+                    WorkerOutcome::failed(group, format!("worker {index} failed: {}", panic_text(payload.as_ref())))
+                });
+            let _ = done_tx.send((index, outcome));
+        });
+        // A thread that could not start dropped its ticket: the start gate counts it as gone.
+        if let Err(e) = spawned {
+            ctl.fail();
+            outcomes[index as usize] = Some(WorkerOutcome::failed(group, format!("could not start worker thread {index}: {e}")));
+        }
+    }
+    drop((tx, done_tx));
 
     let t0 = ctl.start();
     let measure_start = t0 + spec.ramp;
@@ -119,9 +136,15 @@ pub fn run_point(
         RunLength::Time(d) => Some(measure_start + d),
         RunLength::Ios(_) => None,
     };
+    let planned_seconds = match spec.run {
+        RunLength::Time(d) => d.as_secs_f64().ceil() as u32,
+        RunLength::Ios(_) => u32::MAX,
+    };
+    let mut view = PointView { live, position: &position, spec };
     let mut cpu_start = None;
-    let mut slices: BTreeMap<u32, IntervalSlice> = BTreeMap::new();
-    let mut shown = None;
+    let mut progress = Progress::new(nworkers);
+    let mut ramp_shown = None;
+    let mut silence_shown = None;
     let mut status = Status::Completed;
     let t_end: Instant = loop {
         let now = Instant::now();
@@ -141,50 +164,79 @@ pub fn run_point(
             if now >= e {
                 break e;
             }
-        } else if handles.iter().all(|h| h.is_finished()) {
+        } else if outcomes.iter().all(Option::is_some) {
             break now;
         }
         // Wake at the next edge (measure start, end) or every 100 ms for the live view.
         let next_edge = if now < measure_start { Some(measure_start) } else { end };
         let wait = next_edge.map(|e| e.saturating_duration_since(now)).unwrap_or(Duration::MAX).min(Duration::from_millis(100));
-        if let Ok(slice) = rx.recv_timeout(wait.max(Duration::from_millis(1))) {
-            merge_slice(&mut slices, slice);
+        if let Ok(r) = rx.recv_timeout(wait.max(Duration::from_millis(1))) {
+            progress.add(r);
         }
-        while let Ok(slice) = rx.try_recv() {
-            merge_slice(&mut slices, slice);
+        while let Ok(r) = rx.try_recv() {
+            progress.add(r);
+        }
+        // With an I/O count, workers end on their own: collect them as they do.
+        while let Ok((w, o)) = done_rx.try_recv() {
+            progress.worker_ended(w);
+            outcomes[w as usize] = Some(o);
         }
         let now = Instant::now();
-        let (phase, elapsed, total) = if now < measure_start {
-            ("ramp", now - t0, Some(spec.ramp))
-        } else {
-            ("run", now - measure_start, if let RunLength::Time(d) = spec.run { Some(d) } else { None })
-        };
-        let last_done = (now.saturating_duration_since(measure_start).as_secs() as u32).checked_sub(1);
-        let figures = last_done
-            .and_then(|i| slices.get(&i))
-            .map(|s| (s.ios_read + s.ios_written, s.bytes_read + s.bytes_written, s.latency.quantile_ns(0.99)));
-        if shown != Some((phase, elapsed.as_secs())) {
-            shown = Some((phase, elapsed.as_secs()));
-            let (ios, bytes, p99) = figures.unwrap_or((0, 0, 0));
-            live.update(&LiveFigures {
-                point: position.index + 1,
-                points: position.count,
-                label: position.label,
-                phase,
-                elapsed,
-                total,
-                iops: ios as f64,
-                mbps: bytes as f64 / 1e6,
-                p99_us: p99 as f64 / 1e3,
-            });
+        if now < measure_start {
+            let second = (now - t0).as_secs();
+            if ramp_shown != Some(second) {
+                ramp_shown = Some(second);
+                view.ramp(now - t0);
+            }
+        }
+        // Only seconds that have ended can be complete (an --ios run has no planned end).
+        let ended = now.saturating_duration_since(measure_start).as_secs().min(u32::MAX as u64) as u32;
+        for slice in progress.complete(planned_seconds.min(ended)) {
+            view.second(&slice, planned_duration(spec), progress.in_flight(), now);
+        }
+        // A worker blocked inside a system call cannot report its seconds, which
+        // holds every line back: say so rather than show nothing.
+        if now >= measure_start + SILENCE {
+            let second = (now - measure_start).as_secs();
+            let silent = progress.silent(measure_start, now - SILENCE);
+            if silent > 0 && silence_shown != Some(second) {
+                silence_shown = Some(second);
+                view.silent(now - measure_start, silent, nworkers);
+            }
         }
     };
     ctl.stop.store(true, Ordering::SeqCst);
     let cpu_end = cpu::snapshot();
-    let outcomes: Vec<WorkerOutcome> = handles.into_iter().map(|h| h.join().expect("worker thread panicked")).collect();
-    for slice in rx.try_iter() {
-        merge_slice(&mut slices, slice);
+    // Workers see the stop within a wait slice, wait at most DRAIN_BUDGET for
+    // what is in flight, and end. One that has not drained by then (stuck in a
+    // system call on a stalled device) is left behind, so the run still ends on
+    // time; one that drained and is still writing a cache back is waited for,
+    // unless a second signal says not to.
+    let give_up = Instant::now() + STOP_BUDGET;
+    let hurry = super::signals::hurry_flag();
+    loop {
+        let waiting: Vec<usize> = (0..nworkers).filter(|&w| outcomes[w].is_none()).collect();
+        if waiting.is_empty() {
+            break;
+        }
+        if hurry.load(Ordering::Relaxed) {
+            ctl.hurry.store(true, Ordering::SeqCst);
+        }
+        let now = Instant::now();
+        let patient = !ctl.hurry.load(Ordering::Relaxed) && waiting.iter().all(|&w| ctl.drained[w].load(Ordering::SeqCst));
+        if now >= give_up && !patient {
+            break;
+        }
+        if let Ok((w, o)) = done_rx.recv_timeout(Duration::from_millis(20)) {
+            progress.worker_ended(w);
+            outcomes[w as usize] = Some(o);
+        }
     }
+    for r in rx.try_iter() {
+        progress.add(r);
+    }
+    let missing: Vec<usize> = outcomes.iter().enumerate().filter(|(_, o)| o.is_none()).map(|(i, _)| i).collect();
+    let outcomes: Vec<WorkerOutcome> = outcomes.into_iter().flatten().collect();
 
     // With an I/O count the interval ends at the last measured completion.
     let t_end = if end.is_none() { outcomes.iter().filter_map(|o| o.last_measured).max().unwrap_or(t_end) } else { t_end };
@@ -192,25 +244,54 @@ pub fn run_point(
     let unix_start = crate::metrics::power::unix_now() - Instant::now().saturating_duration_since(measure_start).as_secs_f64();
     let usage = cpu_start.map(|a| cpu::usage_between(&a, &cpu_end)).unwrap_or_default();
 
+    // The seconds not shown yet (the last ones end only when the workers stop);
+    // with a worker left behind they would be incomplete, so they are not shown.
+    if missing.is_empty() {
+        for slice in progress.complete(duration_s.ceil() as u32) {
+            view.second(&slice, duration_s, progress.in_flight(), t_end);
+        }
+    }
+
     let mut total = Recorder::default();
     let mut by_group = vec![Recorder::default(); spec.groups.len()];
     for o in &outcomes {
         total += &o.recorder;
         by_group[o.group] += &o.recorder;
     }
+    // A worker left behind still counts with what it last reported in flight: all abandoned.
+    let stuck: Vec<(u32, Option<Instant>)> = missing.iter().map(|&w| progress.last_in_flight(w)).collect();
+    let at_end = InFlightAtEnd {
+        ios: outcomes.iter().map(|o| o.in_flight_at_end).chain(stuck.iter().map(|s| s.0 as u64)).sum(),
+        oldest_s: outcomes
+            .iter()
+            .filter_map(|o| o.oldest_in_flight)
+            .chain(stuck.iter().filter_map(|s| s.1))
+            .min()
+            .map(|o| t_end.saturating_duration_since(o).as_secs_f64()),
+        abandoned: outcomes.iter().map(|o| o.abandoned).chain(stuck.iter().map(|s| s.0 as u64)).sum(),
+    };
+    let left_behind = (!missing.is_empty()).then(|| {
+        format!(
+            "{} of {nworkers} workers did not stop within {:.1} s (stuck in a system call on a stalled target?): their figures are missing",
+            missing.len(),
+            STOP_BUDGET.as_secs_f64()
+        )
+    });
     let reason = outcomes
         .iter()
         .find_map(|o| o.failure.clone())
-        .or_else(|| (status == Status::Interrupted).then(|| "interrupted by a signal (Ctrl-C)".to_string()));
+        .or(left_behind)
+        .or_else(|| (status == Status::Interrupted).then(super::signals::reason));
     if reason.is_some() && status == Status::Completed {
         status = Status::Failed;
     }
-    let slices = fill_gaps(slices, duration_s);
+    let slices = fill_gaps(progress.into_slices(), duration_s);
     let mut summary = summarize(&total, &slices, &usage, duration_s);
     if shared.verify.is_some() {
         summary.verify = Some(total.verify.clone());
     }
     summary.intervals.retain(|i| i.t_s < duration_s);
+    stall::mark(&mut summary, at_end);
     let groups = if spec.groups.len() > 1 {
         spec.groups.iter().zip(&by_group).map(|(g, r)| group_summary(&g.name, spec.group_workers(g), r, duration_s)).collect()
     } else {
@@ -227,8 +308,86 @@ pub fn run_point(
     }
 }
 
-fn merge_slice(slices: &mut BTreeMap<u32, IntervalSlice>, slice: IntervalSlice) {
-    slices.entry(slice.index).or_insert_with(|| IntervalSlice::new(slice.index)).merge(&slice);
+/// How long the main thread waits, after the stop, for workers to finish with
+/// their I/Os (they give up on what is in flight after `DRAIN_BUDGET`).
+const STOP_BUDGET: Duration = Duration::from_millis(1000);
+
+/// How long a worker may go without reporting before the live view says so
+/// (it reports at least once a second while it can).
+const SILENCE: Duration = Duration::from_millis(2000);
+
+/// The planned measured time (infinite for an I/O count).
+fn planned_duration(spec: &WorkloadSpec) -> f64 {
+    match spec.run {
+        RunLength::Time(d) => d.as_secs_f64(),
+        RunLength::Ios(_) => f64::INFINITY,
+    }
+}
+
+/// What a panic said, for the failure reason.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
+}
+
+/// Turns the point's progress into live-view figures.
+struct PointView<'a> {
+    live: &'a mut Live,
+    position: &'a PointPosition<'a>,
+    spec: &'a WorkloadSpec,
+}
+
+impl PointView<'_> {
+    fn ramp(&mut self, elapsed: Duration) {
+        self.live.update(&LiveFigures {
+            point: self.position.index + 1,
+            points: self.position.count,
+            label: self.position.label,
+            phase: "ramp",
+            elapsed,
+            total: Some(self.spec.ramp),
+            second: None,
+            stall: None,
+        });
+    }
+
+    fn silent(&mut self, elapsed: Duration, silent: usize, workers: usize) {
+        self.live.update(&LiveFigures {
+            point: self.position.index + 1,
+            points: self.position.count,
+            label: self.position.label,
+            phase: "run",
+            elapsed,
+            total: if let RunLength::Time(d) = self.spec.run { Some(d) } else { None },
+            second: None,
+            stall: Some(format!(
+                "STALLED: {silent} of {workers} workers silent for over {:.1} s (blocked in the kernel on the target)",
+                SILENCE.as_secs_f64()
+            )),
+        });
+    }
+
+    /// A second every worker has reported, with the figures the result stores for it.
+    fn second(&mut self, slice: &IntervalSlice, duration_s: f64, in_flight: (u64, Option<Instant>), now: Instant) {
+        let figures = crate::results::summarize::interval(slice, duration_s);
+        let (n, oldest) = in_flight;
+        let age = oldest.map(|o| now.saturating_duration_since(o).as_secs_f64()).unwrap_or(0.0);
+        // An I/O outstanding for a second or more.
+        let stall = (n > 0 && age >= 1.0).then(|| format!("STALLED: {n} I/Os in flight, oldest {age:.1} s"));
+        self.live.update(&LiveFigures {
+            point: self.position.index + 1,
+            points: self.position.count,
+            label: self.position.label,
+            phase: "run",
+            elapsed: Duration::from_secs_f64(figures.t_s + figures.duration_s),
+            total: if let RunLength::Time(d) = self.spec.run { Some(d) } else { None },
+            second: Some(SecondFigures { iops: figures.iops, mbps: figures.mbps, p99_us: figures.lat_p99_us }),
+            stall,
+        });
+    }
 }
 
 /// Every second of the measured interval gets an entry: a second in which no
@@ -239,4 +398,36 @@ fn fill_gaps(mut slices: BTreeMap<u32, IntervalSlice>, duration_s: f64) -> Vec<I
         slices.entry(i).or_insert_with(|| IntervalSlice::new(i));
     }
     slices.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One group of workers runs on mem:, the other cannot allocate its buffers
+    /// (1 TiB) and panics before the start gate: the point fails with the panic's
+    /// message instead of leaving the main thread waiting for a worker that is gone.
+    #[test]
+    fn a_worker_that_panics_fails_the_point_with_its_message() {
+        let spec: WorkloadSpec = serde_json::from_value(serde_json::json!({
+            "targets": ["mem:1m"], "ramp": "0s", "run": {"time": "1s"}, "seed": 1,
+            "groups": [
+                {"name": "fine", "workers": 1, "qd": 1, "access": [{"share": 100.0, "bs": "4k", "read": 100.0, "random": 100.0}]},
+                {"name": "huge", "workers": 1, "qd": 1048576, "access": [{"share": 100.0, "bs": "1m", "read": 100.0, "random": 100.0}]}
+            ]
+        }))
+        .unwrap();
+        let targets = crate::target::open_all(&spec, Default::default()).unwrap();
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            let mut live = Live::new(true);
+            let position = PointPosition { index: 0, count: 1, label: "" };
+            let o = run_point(&spec, BTreeMap::new(), targets, position, &mut live, &AtomicBool::new(false), &PointShared::default());
+            let _ = tx.send((o.status, o.reason));
+        });
+        let (status, reason) = rx.recv_timeout(Duration::from_secs(20)).expect("the point ends despite the panic");
+        assert_eq!(status, Status::Failed);
+        let reason = reason.unwrap();
+        assert!(reason.contains("worker 1 failed") && reason.contains("out of memory allocating"), "{reason}");
+    }
 }

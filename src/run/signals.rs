@@ -1,22 +1,74 @@
-//! Ctrl-C and SIGTERM: the first one asks the run to stop (it still writes its
-//! result, status "interrupted"); a second one ends the process at once.
+//! Ctrl-C (SIGINT) and SIGTERM. The first asks the run to stop: it ends within
+//! a second, abandoning I/Os a stalled target still holds, and writes its result
+//! (status "interrupted"). A second one hurries that: nothing more is waited
+//! for, but the result of what was measured is still written. Only a third
+//! ends the process at once, for a run stuck somewhere no flag reaches.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
-static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+struct Signals {
+    /// Set by the first signal; the flag every stop check reads.
+    interrupt: Arc<AtomicBool>,
+    /// Set by the second.
+    hurry: Arc<AtomicBool>,
+    count: Arc<AtomicUsize>,
+    /// The first signal received.
+    first: Arc<AtomicI32>,
+}
+
+static SIGNALS: OnceLock<Signals> = OnceLock::new();
+
+fn signals() -> &'static Signals {
+    SIGNALS.get_or_init(|| {
+        let s = Signals {
+            interrupt: Arc::new(AtomicBool::new(false)),
+            hurry: Arc::new(AtomicBool::new(false)),
+            count: Arc::new(AtomicUsize::new(0)),
+            first: Arc::new(AtomicI32::new(0)),
+        };
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            let (interrupt, hurry, count, first) = (s.interrupt.clone(), s.hurry.clone(), s.count.clone(), s.first.clone());
+            let handler = move || {
+                let n = count.fetch_add(1, Ordering::SeqCst) + 1;
+                if n == 1 {
+                    first.store(sig, Ordering::SeqCst);
+                    interrupt.store(true, Ordering::SeqCst);
+                } else if n == 2 {
+                    hurry.store(true, Ordering::SeqCst);
+                } else {
+                    signal_hook::low_level::exit(130);
+                }
+            };
+            // SAFETY: the handler only does atomic loads and stores on memory that
+            // lives for the whole process, and _exit (async-signal-safe).
+            let _ = unsafe { signal_hook::low_level::register(sig, handler) };
+        }
+        s
+    })
+}
 
 /// The process-wide interrupt flag, with handlers installed on first use.
 pub fn interrupt_flag() -> Arc<AtomicBool> {
-    FLAG.get_or_init(|| {
-        let flag = Arc::new(AtomicBool::new(false));
-        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            // The conditional shutdown goes first: it fires only when the flag is
-            // already set, i.e. on the second signal.
-            let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, flag.clone());
-            let _ = signal_hook::flag::register(sig, flag.clone());
-        }
-        flag
-    })
-    .clone()
+    signals().interrupt.clone()
+}
+
+/// The flag a second signal sets: give up on everything still in flight.
+pub fn hurry_flag() -> Arc<AtomicBool> {
+    signals().hurry.clone()
+}
+
+/// Why the run was interrupted, naming the signal, for `status_reason`.
+pub fn reason() -> String {
+    let s = signals();
+    let name = match s.first.load(Ordering::SeqCst) {
+        signal_hook::consts::SIGTERM => "SIGTERM",
+        signal_hook::consts::SIGINT => "Ctrl-C (SIGINT)",
+        _ => "a signal",
+    };
+    if s.count.load(Ordering::SeqCst) > 1 {
+        format!("interrupted by {name}, then a second signal: I/Os still in flight were abandoned at once")
+    } else {
+        format!("interrupted by {name}")
+    }
 }

@@ -3,13 +3,17 @@
 //! completions that land inside the measured interval. Nothing on this path is
 //! shared with other threads except a relaxed stop flag; one-second slices go to
 //! the main thread through a channel once per second.
+//!
+//! At the end it waits a bounded time (`DRAIN_BUDGET`) for what is still in
+//! flight, then abandons it and says how many: a target that never answers
+//! cannot hold the run past its planned end.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::control::Control;
+use super::control::{Control, StartTicket, DRAIN_BUDGET};
 use super::pacing::{Pacer, Pacing};
 use super::trace_sink;
 use crate::cache::trace::TraceRecord;
@@ -42,6 +46,8 @@ pub struct WorkerPlan {
     pub trace: Option<Arc<super::trace_sink::TraceSink>>,
     /// Connections per network target.
     pub connections: u32,
+    /// Count I/O errors and go on, instead of ending the run at the first.
+    pub continue_on_error: bool,
 }
 
 /// What a worker hands back when it ends.
@@ -52,6 +58,27 @@ pub struct WorkerOutcome {
     pub last_measured: Option<Instant>,
     /// The error that ended this worker, if any.
     pub failure: Option<String>,
+    /// I/Os in flight when the measured interval ended, and when the oldest of
+    /// them was submitted.
+    pub in_flight_at_end: u64,
+    pub oldest_in_flight: Option<Instant>,
+    /// I/Os that had still not completed when the worker stopped waiting for them.
+    pub abandoned: u64,
+}
+
+impl WorkerOutcome {
+    /// A worker that ended before measuring anything.
+    pub fn failed(group: usize, failure: String) -> Self {
+        WorkerOutcome {
+            group,
+            recorder: Recorder::default(),
+            last_measured: None,
+            failure: Some(failure),
+            in_flight_at_end: 0,
+            oldest_in_flight: None,
+            abandoned: 0,
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -63,6 +90,8 @@ struct Slot {
     /// When the I/O was due: its submission, or its scheduled time when paced.
     due: Instant,
     submitted: Instant,
+    /// Issued and not yet reaped.
+    busy: bool,
 }
 
 /// Builds the engine for a worker's targets: every target of one worker must use
@@ -142,8 +171,51 @@ fn build_plain_engine(
 /// stop flag and the clock again: bounds how late Ctrl-C or the end is noticed.
 const WAIT_SLICE: Duration = Duration::from_millis(50);
 
-pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Control>, slices: Sender<IntervalSlice>) -> WorkerOutcome {
-    let mut outcome = WorkerOutcome { group: plan.group, recorder: Recorder::default(), last_measured: None, failure: None };
+/// What a worker tells the main thread each time a second of the measured
+/// interval ends for it (a stalled worker still wakes every `WAIT_SLICE` and
+/// reports its empty seconds), and once more when it stops.
+pub struct Report {
+    /// The worker's position among all workers.
+    pub worker: u32,
+    /// Its I/O in the second that just ended.
+    pub slice: IntervalSlice,
+    /// Every second before this index is finished for this worker: nothing it
+    /// reaps from now on can land there. `u32::MAX` in the worker's last report.
+    pub done_below: u32,
+    /// I/Os it had in flight when it reported, and when the oldest was submitted.
+    pub in_flight: u32,
+    pub oldest: Option<Instant>,
+}
+
+/// I/Os in flight in `slots`, and the submission time of the oldest one
+/// submitted no later than `cutoff`: (count, oldest). O(slots): called once a
+/// second and at the end, never per I/O.
+fn in_flight_among(slots: &[Slot], cutoff: Instant) -> (u32, Option<Instant>) {
+    let mut n = 0;
+    let mut oldest: Option<Instant> = None;
+    for s in slots.iter().filter(|s| s.busy && s.submitted <= cutoff) {
+        n += 1;
+        oldest = Some(oldest.map_or(s.submitted, |o| o.min(s.submitted)));
+    }
+    (n, oldest)
+}
+
+pub fn run_worker(
+    plan: WorkerPlan,
+    targets: Arc<Vec<OpenTarget>>,
+    ctl: Arc<Control>,
+    ticket: StartTicket,
+    reports: Sender<Report>,
+) -> WorkerOutcome {
+    let mut outcome = WorkerOutcome {
+        group: plan.group,
+        recorder: Recorder::default(),
+        last_measured: None,
+        failure: None,
+        in_flight_at_end: 0,
+        oldest_in_flight: None,
+        abandoned: 0,
+    };
     let mine: Vec<&OpenTarget> = plan.targets.iter().map(|&i| &targets[i]).collect();
     let ntargets = mine.len() as u32;
     let nslots = plan.qd * ntargets;
@@ -151,8 +223,9 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
     let extra = cache_slots(&mine, nslots);
     let pool = BufferPool::new((nslots + extra) as usize, max_bs, plan.seed ^ plan.index as u64);
     let engine = build_engine(plan.engine, &mine, pool, plan.connections, nslots);
-    // Every worker reaches the barrier, even a failed one, so nobody waits forever.
-    let t0 = ctl.wait_for_start();
+    // Every worker reaches the start gate, even a failed one, so nobody waits
+    // forever (a panic before this point drops the ticket, which counts too).
+    let t0 = ticket.wait_for_start();
     let mut engine = match engine {
         Ok(e) => e,
         Err(e) => {
@@ -206,7 +279,21 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
             traced.push(TraceRecord { t_ns, op: io.op, target: global_target[target as usize], offset: io.offset, len: io.len });
         }
         engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })?;
-        std::io::Result::Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, due, submitted: now })
+        std::io::Result::Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, due, submitted: now, busy: true })
+    };
+    // A completion that is not measured (the stop, or after the run ended) still
+    // ends its slot, ends its verification (blocks released, writes recorded for
+    // the points that follow) and counts its error, if any.
+    let settle = |c: &Completion, slots: &mut [Slot], verifier: &mut Option<Verifier>, rec: &mut Recorder, engine: &mut Box<dyn Engine>| {
+        let s = slots[c.slot as usize];
+        slots[c.slot as usize].busy = false;
+        let error = completion_error(c.result, s.len);
+        if let Some(v) = verifier.as_mut() {
+            v.complete(c.slot, s.target, s.offset, s.len, error.is_none(), engine.buffers().slot(c.slot));
+        }
+        if let Some(errno) = error {
+            rec.record_error(io_error(&mine[s.target as usize].facts.uri, &s, errno));
+        }
     };
     let mut pacer = Pacer::new(plan.pacing.clone(), t0);
     let paced = pacer.paced();
@@ -220,7 +307,7 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
     let mut idle: Vec<u32> = Vec::new();
     let now = Instant::now();
     for slot in 0..nslots {
-        let placeholder = Slot { op: Op::Read, offset: 0, len: 0, target: slot % ntargets, due: now, submitted: now };
+        let placeholder = Slot { op: Op::Read, offset: 0, len: 0, target: slot % ntargets, due: now, submitted: now, busy: false };
         if paced {
             slots.push(placeholder);
             idle.push(slot);
@@ -241,14 +328,21 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
     let rec = &mut outcome.recorder;
     let mut done: Vec<Completion> = Vec::with_capacity(nslots as usize);
     let mut slice = IntervalSlice::new(0);
+    // A second that ended at this wake-up, reported once this batch is handled
+    // (so the in-flight figures it carries are current).
+    let mut ended: Option<IntervalSlice> = None;
+    let report = |slice: IntervalSlice, done_below: u32, slots: &[Slot], now: Instant| {
+        let (in_flight, oldest) = in_flight_among(slots, now);
+        let _ = reports.send(Report { worker: plan.index, slice, done_below, in_flight, oldest });
+    };
     let mut measuring = false;
     let mut measured_ios = 0u64;
-    'run: loop {
+    let stopped_at: Instant = 'run: loop {
         done.clear();
         if let Some(Err(e)) = verifier.as_mut().map(|v| v.flush_journal()) {
             outcome.failure = Some(format!("writing the verify journal failed: {e}"));
             ctl.fail();
-            break;
+            break Instant::now();
         }
         let wait = if paced && !idle.is_empty() { pacer.wait(Instant::now()).min(WAIT_SLICE) } else { WAIT_SLICE };
         if in_flight == 0 && paced {
@@ -256,27 +350,16 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
         } else if let Err(e) = engine.reap(1, Some(wait), &mut done) {
             outcome.failure = Some(format!("{}: waiting for completions failed: {e}", mine[0].facts.uri));
             ctl.fail();
-            break;
+            break Instant::now();
         }
         let now = Instant::now();
         in_flight -= done.len();
         if ctl.stop.load(Ordering::Relaxed) || end.is_some_and(|e| now >= e) {
-            // Completions of this last batch are not measured, but verification
-            // must still see them end (their blocks are released, writes recorded).
-            if let Some(v) = verifier.as_mut() {
-                for c in &done {
-                    let s = slots[c.slot as usize];
-                    v.complete(
-                        c.slot,
-                        s.target,
-                        s.offset,
-                        s.len,
-                        completion_error(c.result, s.len).is_none(),
-                        engine.buffers().slot(c.slot),
-                    );
-                }
+            // Completions of this last batch are not measured.
+            for c in &done {
+                settle(c, &mut slots, &mut verifier, rec, &mut engine);
             }
-            break;
+            break now;
         }
         if !measuring && now >= measure_start {
             measuring = true;
@@ -284,31 +367,42 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
         if measuring {
             let index = now.duration_since(measure_start).as_secs() as u32;
             if index != slice.index {
-                let _ = slices.send(std::mem::replace(&mut slice, IntervalSlice::new(index)));
+                ended = Some(std::mem::replace(&mut slice, IntervalSlice::new(index)));
             }
         }
-        for c in &done {
+        // Where this batch stopped being handled, when something ends the run in it.
+        let mut stop_at = None;
+        for (k, c) in done.iter().enumerate() {
             let s = slots[c.slot as usize];
+            slots[c.slot as usize].busy = false;
+            let error = completion_error(c.result, s.len);
             if let Some(v) = verifier.as_mut() {
-                let ok = completion_error(c.result, s.len).is_none();
-                if let Some(m) = v.complete(c.slot, s.target, s.offset, s.len, ok, engine.buffers().slot(c.slot)) {
+                if let Some(m) = v.complete(c.slot, s.target, s.offset, s.len, error.is_none(), engine.buffers().slot(c.slot)) {
                     if v.shared.stop_on_mismatch {
                         outcome.failure = Some(format!("{}: data mismatch at offset {}: {} (--verify-stop)", m.target, m.offset, m.what));
                         ctl.fail();
-                        break 'run;
+                        stop_at = Some(k + 1);
+                        break;
                     }
                 }
             }
-            if let Some(errno) = completion_error(c.result, s.len) {
-                let uri = &mine[s.target as usize].facts.uri;
-                let message = engine::errno_name(errno);
-                outcome.failure =
-                    Some(format!("{uri}: {} at offset {} failed: {message}", if s.op == Op::Read { "read" } else { "write" }, s.offset));
-                rec.record_error(IoErrorRecord { target: uri.clone(), offset: s.offset, op: s.op, errno, message });
-                ctl.fail();
-                break 'run;
-            }
-            if measuring {
+            if let Some(errno) = error {
+                let failed = io_error(&mine[s.target as usize].facts.uri, &s, errno);
+                if !plan.continue_on_error {
+                    outcome.failure = Some(format!(
+                        "{}: {} at offset {} failed: {} (add --continue-on-error to count errors and go on)",
+                        failed.target,
+                        if s.op == Op::Read { "read" } else { "write" },
+                        s.offset,
+                        failed.message
+                    ));
+                    rec.record_error(failed);
+                    ctl.fail();
+                    stop_at = Some(k + 1);
+                    break;
+                }
+                rec.record_error(failed);
+            } else if measuring {
                 let ns = now.duration_since(s.due).as_nanos() as u64;
                 rec.record(s.op, s.len, ns);
                 if let Some(hit) = c.from_cache {
@@ -322,7 +416,8 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
                 outcome.last_measured = Some(now);
             }
             if measured_ios >= io_limit {
-                break 'run;
+                stop_at = Some(k + 1);
+                break;
             }
             if paced {
                 idle.push(c.slot);
@@ -333,10 +428,20 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
                 Err(e) => {
                     outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[s.target as usize].facts.uri));
                     ctl.fail();
-                    break 'run;
+                    stop_at = Some(k + 1);
+                    break;
                 }
             }
             in_flight += 1;
+        }
+        if let Some(k) = stop_at {
+            for c in &done[k..] {
+                settle(c, &mut slots, &mut verifier, rec, &mut engine);
+            }
+            break now;
+        }
+        if let Some(s) = ended.take() {
+            report(s, slice.index, &slots, now);
         }
         if traced.len() >= trace_sink::BATCH {
             if let Some(t) = &plan.trace {
@@ -355,55 +460,83 @@ pub fn run_worker(plan: WorkerPlan, targets: Arc<Vec<OpenTarget>>, ctl: Arc<Cont
                 Err(e) => {
                     outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[target as usize].facts.uri));
                     ctl.fail();
-                    break 'run;
+                    break 'run now;
                 }
             }
             in_flight += 1;
         }
+    };
+    // What was in flight when the measured interval ended (I/Os issued in the
+    // moments between the planned end and this worker seeing it do not count).
+    let cutoff = end.map_or(stopped_at, |e| e.min(stopped_at));
+    let (n, oldest) = in_flight_among(&slots, cutoff);
+    outcome.in_flight_at_end = n as u64;
+    outcome.oldest_in_flight = oldest;
+    if let Some(s) = ended.take() {
+        report(s, slice.index, &slots, stopped_at);
     }
     if measuring {
-        let _ = slices.send(slice);
+        report(slice, u32::MAX, &slots, stopped_at);
+    } else {
+        report(IntervalSlice::new(0), u32::MAX, &slots, stopped_at);
     }
-    drain(&mut engine, in_flight, |engine, c| {
-        // Drained I/Os still end their verification: their blocks are released
-        // (and written generations recorded) for the points that follow.
-        if let Some(v) = verifier.as_mut() {
-            let s = slots[c.slot as usize];
-            let ok = completion_error(c.result, s.len).is_none();
-            v.complete(c.slot, s.target, s.offset, s.len, ok, engine.buffers().slot(c.slot));
-        }
-    });
+    let left = drain(&mut engine, in_flight, &ctl, |engine, c| settle(c, &mut slots, &mut verifier, &mut outcome.recorder, engine));
+    outcome.abandoned = left as u64;
+    ctl.drained[plan.index as usize].store(true, Ordering::SeqCst);
     if let Some(t) = &plan.trace {
         t.write(&mut traced);
     }
     // What the engine still owes the target (a write-back cache's dirty blocks)
     // is done before the worker reports: the run's data is then on the target.
-    if let Err(e) = engine.finish() {
-        if outcome.failure.is_none() {
-            outcome.failure = Some(format!("{}: {e}", mine[0].facts.uri));
-            ctl.fail();
+    // Not when I/Os were abandoned: the target does not answer, and the engine
+    // may not be used while they are outstanding.
+    if left == 0 {
+        if let Err(e) = engine.finish() {
+            if outcome.failure.is_none() {
+                outcome.failure = Some(format!("{}: {e}", mine[0].facts.uri));
+                ctl.fail();
+            }
         }
     }
     if let Some(mut v) = verifier {
         let _ = v.flush_journal();
         outcome.recorder.verify += &v.stats;
     }
+    // Dropping the engine with I/Os still in flight is safe: each engine keeps
+    // (leaks) the buffers the kernel or its library may still write into, and
+    // closes its ring or connections, which cancels what the target holds.
     outcome
 }
 
-/// Waits (bounded) for I/Os still in flight so their buffers can be released,
-/// handing each completion to `done`.
-fn drain(engine: &mut Box<dyn Engine>, mut in_flight: usize, mut done: impl FnMut(&mut Box<dyn Engine>, &Completion)) {
-    let deadline = Instant::now() + Duration::from_secs(5);
+/// The error record of a failed I/O.
+fn io_error(uri: &str, s: &Slot, errno: i32) -> IoErrorRecord {
+    IoErrorRecord { target: uri.to_string(), offset: s.offset, op: s.op, errno, message: engine::errno_name(errno) }
+}
+
+/// Waits for I/Os still in flight, handing each completion to `done`, for at
+/// most `DRAIN_BUDGET` (none after a second Ctrl-C). Returns how many are
+/// still in flight: those are abandoned.
+fn drain(
+    engine: &mut Box<dyn Engine>,
+    mut in_flight: usize,
+    ctl: &Control,
+    mut done: impl FnMut(&mut Box<dyn Engine>, &Completion),
+) -> usize {
+    let deadline = Instant::now() + DRAIN_BUDGET;
     let mut sink = Vec::new();
-    while in_flight > 0 && Instant::now() < deadline {
+    while in_flight > 0 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || ctl.hurry.load(Ordering::Relaxed) {
+            break;
+        }
         sink.clear();
-        if engine.reap(in_flight, Some(WAIT_SLICE), &mut sink).is_err() {
-            return;
+        if engine.reap(in_flight, Some(left.min(WAIT_SLICE)), &mut sink).is_err() {
+            break;
         }
         for c in &sink {
             done(engine, c);
         }
         in_flight -= sink.len().min(in_flight);
     }
+    in_flight
 }

@@ -18,7 +18,9 @@ use crate::engine::nbd::pool::FillError;
 use crate::workload::rng::Rng;
 use crate::workload::{Region, WorkloadSpec};
 
+pub mod created;
 pub mod credentials;
+pub mod region;
 pub mod safety;
 pub mod uri;
 
@@ -96,6 +98,8 @@ pub enum TargetError {
     Uri(#[from] UriError),
     #[error("{path}: the file does not exist. {hint}")]
     Missing { path: String, hint: String },
+    #[error("{path} does not exist: there is no such device (`lsblk` lists the block devices)")]
+    NoDevice { path: String },
     #[error("{path} is a directory: name a file inside it, for example {path}/lunmark.dat")]
     Directory { path: String },
     #[error("{path}: the filesystem refuses O_DIRECT (direct I/O). Add --buffered to go through the page cache (the results then measure the cache, not the device)")]
@@ -104,14 +108,22 @@ pub enum TargetError {
     DeviceNeedsDestructive { path: String },
     #[error("refusing to write to {path}: {findings}. Writing would destroy it. Use another device, or add --force as well as --destructive if you are sure")]
     DeviceInUse { path: String, findings: String },
-    #[error("{uri}: the region (offset {offset}, length {len}) does not fit in the target's {size} bytes: lower --offset or --size")]
+    #[error("{uri}: the region (--offset {offset}, --size {len}) does not fit in the target's {size} bytes: lower --offset or --size")]
     RegionTooLarge { uri: String, offset: u64, len: u64, size: u64 },
+    #[error("{uri}: --offset {offset} plus --size {len} lies beyond 2^64 bytes, past the end of any target: lower --offset or --size")]
+    RegionOverflows { uri: String, offset: u64, len: u64 },
+    #[error("{uri}: --offset {offset} is at or beyond the end of the target ({size} bytes), so no region is left: lower --offset")]
+    OffsetBeyondEnd { uri: String, offset: u64, size: u64 },
+    #[error("{path}: --offset {offset} plus --size {len} needs a file of {end} bytes, but the filesystem holding it has only {fs_bytes} bytes in all: lower --offset or --size")]
+    FileBeyondFilesystem { path: String, offset: u64, len: u64, end: u64, fs_bytes: u64 },
     #[error("{uri}: the region ({len} bytes) is smaller than the largest transfer ({bs} bytes): raise --size or lower --bs")]
     RegionTooSmall { uri: String, len: u64, bs: u64 },
     #[error("{uri}: {what} {value} is not a multiple of the {sector}-byte logical block size, which {needs}")]
     Misaligned { uri: String, what: String, value: u64, sector: u64, needs: &'static str },
-    #[error("{path}: {source}")]
-    Io { path: String, source: io::Error },
+    /// The io::Error is in the message, in words, and deliberately not a `source`:
+    /// `{:#}` would print it a second time ("X: No such file...: No such file...").
+    #[error("{path}: {}", crate::output_path::describe_io(.error))]
+    Io { path: String, error: io::Error },
     #[error("{message}. Is the server running, and the address, port, socket and export name right?")]
     Remote { message: String },
     /// The server took some of the run's connections but not all.
@@ -120,7 +132,7 @@ pub enum TargetError {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> TargetError + '_ {
-    move |source| TargetError::Io { path: path.display().to_string(), source }
+    move |error| TargetError::Io { path: path.display().to_string(), error }
 }
 
 /// Checks, before anything runs or is created, what would make any point of a
@@ -137,6 +149,10 @@ pub fn preflight(specs: &[&WorkloadSpec], flags: SafetyFlags) -> Result<(), Targ
             }
             checked.push((uri.clone(), writes));
             match parse(uri)? {
+                // A device that is not there is named as such, before any other rule about devices.
+                TargetUri::Device(path) if matches!(std::fs::metadata(&path), Err(e) if e.kind() == io::ErrorKind::NotFound) => {
+                    return Err(TargetError::NoDevice { path: path.display().to_string() });
+                }
                 TargetUri::Device(path) if writes => {
                     if !flags.destructive {
                         return Err(TargetError::DeviceNeedsDestructive { path: path.display().to_string() });
@@ -157,6 +173,62 @@ pub fn preflight(specs: &[&WorkloadSpec], flags: SafetyFlags) -> Result<(), Targ
                 _ => {}
             }
         }
+        for uri in &spec.targets {
+            check_region(uri, spec)?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuses, before anything is opened or created, a region that cannot fit:
+/// `--offset` + `--size` beyond 2^64, beyond a `mem:`/`null:` target or a
+/// device, beyond an existing file when no `--size` is given, or beyond the
+/// whole filesystem that would have to hold a file lunmark creates or grows.
+/// Network targets are checked when they are opened (their size comes from
+/// the server).
+fn check_region(uri: &str, spec: &WorkloadSpec) -> Result<(), TargetError> {
+    let end = region::requested_end(uri, spec)?;
+    let max_bs = spec.max_block_size();
+    if let Some(len) = spec.size.map(|s| s.get()) {
+        if len < max_bs {
+            return Err(TargetError::RegionTooSmall { uri: uri.into(), len, bs: max_bs });
+        }
+    }
+    // A target of known size: the region must fit, and hold the largest transfer.
+    let fits = |size: u64| -> Result<(), TargetError> {
+        let r = region::resolve(uri, spec, size)?;
+        if r.len < max_bs {
+            return Err(TargetError::RegionTooSmall { uri: uri.into(), len: r.len, bs: max_bs });
+        }
+        Ok(())
+    };
+    match parse(uri)? {
+        TargetUri::Mem(size) | TargetUri::Null(size) => fits(size.get())?,
+        TargetUri::Device(path) => {
+            if let Some(size) = region::device_size(&path) {
+                fits(size)?;
+            }
+        }
+        TargetUri::File(path) => match std::fs::metadata(&path) {
+            Ok(m) if m.file_type().is_block_device() => {
+                if let Some(size) = region::device_size(&path) {
+                    fits(size)?;
+                }
+            }
+            Ok(m) if end.is_none_or(|e| e <= m.len()) => fits(m.len())?,
+            _ => {
+                // lunmark creates the file or grows it to `end`.
+                let Some(end) = end else { return Ok(()) };
+                let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+                if let Some(fs_bytes) = region::filesystem_bytes(dir) {
+                    if end > fs_bytes {
+                        let (offset, len) = (spec.offset.get(), spec.size.map(|s| s.get()).unwrap_or(0));
+                        return Err(TargetError::FileBeyondFilesystem { path: path.display().to_string(), offset, len, end, fs_bytes });
+                    }
+                }
+            }
+        },
+        TargetUri::Nbd(_) | TargetUri::Iscsi(_) => {}
     }
     Ok(())
 }
@@ -167,6 +239,9 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, pools: &mut NbdPools) -
     let writes = spec.has_writes();
     let max_bs = spec.max_block_size();
     let mut opened: Vec<OpenTarget> = Vec::new();
+    // Files created or grown for this call: undone (dropped armed) if any
+    // target of the call fails, since nothing will run on them.
+    let mut pending: Vec<created::Pending> = Vec::new();
     for (index, uri) in spec.targets.iter().enumerate() {
         let target = match parse(uri)? {
             TargetUri::Mem(size) => {
@@ -199,7 +274,7 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, pools: &mut NbdPools) -
                 let model = Some(format!("iSCSI LUN, {}-byte blocks", session.block_size));
                 finish(uri, TargetKind::Iscsi, session.size, spec, Handle::Remote(u), None, model, None)?
             }
-            TargetUri::File(path) => open_file(uri, &path, spec, writes)?,
+            TargetUri::File(path) => open_file(uri, &path, spec, writes, &mut pending)?,
             TargetUri::Device(path) => open_device(uri, &path, spec, writes, flags)?,
         };
         if target.region.len < max_bs {
@@ -207,6 +282,7 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, pools: &mut NbdPools) -
         }
         opened.push(target);
     }
+    pending.into_iter().for_each(created::Pending::keep);
     Ok(opened)
 }
 
@@ -227,6 +303,16 @@ fn connections_wanted(spec: &WorkloadSpec, index: usize) -> (usize, String) {
     (workers * per, format!("{} x {} each", plural(workers, "worker"), plural(per, "connection")))
 }
 
+/// Closes targets that will not be run after all (a later check refused the
+/// run) and removes the files lunmark created for them: nothing ran on them.
+pub fn discard_created(targets: Vec<OpenTarget>) {
+    let created: Vec<PathBuf> = targets.iter().filter_map(|t| t.created.clone()).collect();
+    drop(targets);
+    for path in created {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn finish(
     uri: &str,
@@ -238,22 +324,25 @@ fn finish(
     model: Option<String>,
     filesystem: Option<String>,
 ) -> Result<OpenTarget, TargetError> {
-    let offset = spec.offset.get();
-    let len = spec.size.map(|s| s.get()).unwrap_or(size.saturating_sub(offset));
-    if offset + len > size || len == 0 {
-        return Err(TargetError::RegionTooLarge { uri: uri.into(), offset, len, size });
-    }
-    let facts = TargetFacts { uri: uri.into(), kind, size_bytes: size, region_offset: offset, region_bytes: len, model, filesystem };
-    Ok(OpenTarget { facts, region: Region { start: offset, len }, handle, created, cache: None, nbd: None })
+    let region = region::resolve(uri, spec, size)?;
+    let facts =
+        TargetFacts { uri: uri.into(), kind, size_bytes: size, region_offset: region.start, region_bytes: region.len, model, filesystem };
+    Ok(OpenTarget { facts, region, handle, created, cache: None, nbd: None })
 }
 
-fn open_file(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool) -> Result<OpenTarget, TargetError> {
+fn open_file(
+    uri: &str,
+    path: &Path,
+    spec: &WorkloadSpec,
+    writes: bool,
+    pending: &mut Vec<created::Pending>,
+) -> Result<OpenTarget, TargetError> {
     let display = path.display().to_string();
     if !spec.buffered {
         // Checked before anything is created: a rejected run leaves no file behind.
         check_alignment(spec, uri, 512)?;
     }
-    let wanted = spec.size.map(|s| spec.offset.get() + s.get());
+    let wanted = region::requested_end(uri, spec)?;
     let created = match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => return Err(TargetError::Directory { path: display }),
         Ok(m) if m.file_type().is_block_device() => return open_device(uri, path, spec, writes, SafetyFlags::default()),
@@ -269,11 +358,17 @@ fn open_file(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool) -> Resul
             }
             Some(path.to_path_buf())
         }
-        Err(e) => return Err(TargetError::Io { path: display, source: e }),
+        Err(e) => return Err(TargetError::Io { path: display, error: e }),
     };
+    if created.is_some() {
+        pending.push(created::Pending::created(path));
+    }
     let fill = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(io_err(path))?;
     let current = fill.metadata().map_err(io_err(path))?.len();
     let size = wanted.unwrap_or(current).max(current);
+    if created.is_none() && size > current {
+        pending.push(created::Pending::grown(path, current));
+    }
     fill_holes(&fill, size, spec.seed).map_err(io_err(path))?;
     drop(fill);
 
@@ -286,7 +381,7 @@ fn open_file(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool) -> Resul
         if e.raw_os_error() == Some(libc::EINVAL) && !spec.buffered {
             TargetError::NoDirect { path: display.clone() }
         } else {
-            TargetError::Io { path: display.clone(), source: e }
+            TargetError::Io { path: display.clone(), error: e }
         }
     })?;
     finish(uri, TargetKind::File, size, spec, Handle::Fd(file.into()), created, None, filesystem_of(path))
@@ -334,14 +429,17 @@ pub fn fill_holes(file: &File, size: u64, seed: u64) -> io::Result<()> {
 
 fn open_device(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool, flags: SafetyFlags) -> Result<OpenTarget, TargetError> {
     let display = path.display().to_string();
-    let meta = std::fs::metadata(path).map_err(io_err(path))?;
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => TargetError::NoDevice { path: display.clone() },
+        _ => io_err(path)(e),
+    })?;
     if !meta.file_type().is_block_device() {
         if meta.is_dir() {
             return Err(TargetError::Directory { path: display });
         }
         return Err(TargetError::Io {
             path: display,
-            source: io::Error::other("not a block device (lunmark writes only to block devices under /dev)"),
+            error: io::Error::other("not a block device (lunmark writes only to block devices under /dev)"),
         });
     }
     if writes {

@@ -72,6 +72,7 @@ impl VerifyShared {
                         .iter()
                         .map(|t| journal::JournalTarget { uri: t.facts.uri.clone(), start: t.region.start, len: t.region.len })
                         .collect(),
+                    cwd: std::env::current_dir().ok().map(|d| d.display().to_string()),
                 };
                 Some(Mutex::new(journal::create(path, &header)?))
             }

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::results::model::{GroupSummary, LatencyStats, Summary};
+use crate::results::model::{GroupSummary, LatencyByOp, LatencyStats, Summary};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Criterion {
@@ -67,10 +67,14 @@ pub struct Verdict {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Check {
     pub criterion: String,
-    /// Measured value, in `unit`.
-    pub value: f64,
+    /// Measured value, in `unit`; null when there is nothing to measure (no I/O
+    /// of that kind completed, no such group).
+    pub value: Option<f64>,
     pub unit: String,
     pub passed: bool,
+    /// Why the check failed when the value alone does not say it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Error, PartialEq)]
@@ -157,38 +161,73 @@ fn metric(name: &str) -> Option<Metric> {
 }
 
 /// Judges a point: each criterion against the point's summary, or a group's.
-/// A criterion naming a group the point does not have fails, saying so.
+/// A criterion naming a group the point does not have fails, saying so. A
+/// latency criterion fails when no I/O of its kind completed (there is no
+/// latency to judge), and an upper bound fails when an I/O still in flight at
+/// the end had been outstanding longer than the bound (it would have exceeded
+/// it, had it completed).
 pub fn judge(criteria: &[Criterion], summary: &Summary, groups: &[GroupSummary]) -> Verdict {
-    let checks: Vec<Check> = criteria
-        .iter()
-        .map(|c| {
-            let group = c.group.as_ref().map(|g| groups.iter().find(|s| &s.name == g));
-            let value = match group {
-                Some(None) => None,
-                Some(Some(g)) => measure_group(c.metric, g),
-                None => Some(measure(c.metric, summary)),
-            };
-            let unit = if matches!(c.metric, Metric::Latency { .. }) { "us" } else { "" };
-            match value {
-                Some(v) => {
-                    let passed = match c.op {
-                        Op::Lt => v < c.limit,
-                        Op::Le => v <= c.limit,
-                        Op::Gt => v > c.limit,
-                        Op::Ge => v >= c.limit,
-                    };
-                    Check { criterion: c.text.clone(), value: v, unit: unit.into(), passed }
-                }
-                None => Check {
-                    criterion: format!("{} (no such group in this point)", c.text),
-                    value: f64::NAN,
-                    unit: unit.into(),
-                    passed: false,
-                },
-            }
-        })
-        .collect();
+    let checks: Vec<Check> = criteria.iter().map(|c| check(c, summary, groups)).collect();
     Verdict { passed: checks.iter().all(|c| c.passed), checks }
+}
+
+fn check(c: &Criterion, summary: &Summary, groups: &[GroupSummary]) -> Check {
+    let unit = if matches!(c.metric, Metric::Latency { .. }) { "us" } else { "" };
+    let fail =
+        |value: Option<f64>, note: String| Check { criterion: c.text.clone(), value, unit: unit.into(), passed: false, note: Some(note) };
+    let group = match &c.group {
+        Some(name) => match groups.iter().find(|s| &s.name == name) {
+            Some(g) => Some(g),
+            None => return fail(None, format!("this point has no group '{name}'")),
+        },
+        None => None,
+    };
+    let value = match group {
+        Some(g) => match measure_group(c.metric, g) {
+            Some(v) => v,
+            None => return fail(None, format!("'{}' is measured for the whole point, not per group", c.text)),
+        },
+        None => measure(c.metric, summary),
+    };
+    if let Metric::Latency { op, .. } = c.metric {
+        let lat = match group {
+            Some(g) => by_op(&g.latency_us, op),
+            None => by_op(&summary.latency_us, op),
+        };
+        if lat.count == 0 {
+            let what = match op {
+                LatOp::Read => "no read",
+                LatOp::Write => "no write",
+                LatOp::All => "no I/O",
+            };
+            return fail(None, format!("{what} completed in the measured interval: there is no latency to judge"));
+        }
+        let upper = matches!(c.op, Op::Lt | Op::Le);
+        if let Some(ms) = summary.oldest_in_flight_ms.filter(|ms| upper && ms * 1e3 > c.limit) {
+            return fail(
+                Some(value.max(ms * 1e3)),
+                format!(
+                    "{} I/Os were still in flight at the end, the oldest already for {ms:.0} ms: past the bound before it completed, if it ever did",
+                    summary.in_flight_at_end
+                ),
+            );
+        }
+    }
+    let passed = match c.op {
+        Op::Lt => value < c.limit,
+        Op::Le => value <= c.limit,
+        Op::Gt => value > c.limit,
+        Op::Ge => value >= c.limit,
+    };
+    Check { criterion: c.text.clone(), value: Some(value), unit: unit.into(), passed, note: None }
+}
+
+fn by_op(l: &LatencyByOp, op: LatOp) -> &LatencyStats {
+    match op {
+        LatOp::Read => &l.read,
+        LatOp::Write => &l.write,
+        LatOp::All => &l.all,
+    }
 }
 
 fn stat(l: &LatencyStats, s: LatStat) -> f64 {
@@ -259,12 +298,40 @@ mod tests {
     #[test]
     fn judging_compares_measured_values() {
         let mut s = Summary::default();
+        s.latency_us.read.count = 10;
         s.latency_us.read.mean = 15_000.0;
         s.latency_us.read.max = 60_000.0;
         let v = judge(&parse("read_lat_avg<20ms,read_lat_max<50ms").unwrap(), &s, &[]);
         assert!(!v.passed);
         assert!(v.checks[0].passed && !v.checks[1].passed);
         let v = judge(&parse("nope.iops>1").unwrap(), &s, &[]);
-        assert!(!v.passed && v.checks[0].criterion.contains("no such group"));
+        assert!(!v.passed && v.checks[0].note.as_deref().unwrap().contains("no group 'nope'"));
+    }
+
+    #[test]
+    fn latency_criteria_fail_without_completions_or_with_older_stalled_io() {
+        // No I/O completed: a maximum of "0 us" must not pass.
+        let mut s = Summary::default();
+        let v = judge(&parse("read_lat_max<50ms,iops>=0").unwrap(), &s, &[]);
+        assert!(!v.passed && !v.checks[0].passed && v.checks[1].passed);
+        assert_eq!(v.checks[0].value, None);
+        assert!(v.checks[0].note.as_deref().unwrap().contains("no read completed"), "{:?}", v.checks[0]);
+
+        // Reads completed fast, but one is stuck for 2 s.
+        s.latency_us.read = LatencyStats { count: 100, mean: 900.0, min: 500.0, max: 1_500.0, ..Default::default() };
+        s.latency_us.all = s.latency_us.read.clone();
+        s.in_flight_at_end = 3;
+        s.oldest_in_flight_ms = Some(2_000.0);
+        let v = judge(&parse("read_lat_max<50ms,read_lat_avg<3s,lat_min>100us").unwrap(), &s, &[]);
+        assert!(!v.checks[0].passed, "stuck for longer than the bound");
+        assert_eq!(v.checks[0].value, Some(2_000_000.0));
+        assert!(v.checks[0].note.as_deref().unwrap().contains("oldest already for 2000 ms"));
+        assert!(v.checks[1].passed, "a bound above the stall's age still holds");
+        assert!(v.checks[2].passed, "a lower bound is not broken by a slow I/O");
+
+        // Nothing in flight: the measured value decides, as before.
+        s.oldest_in_flight_ms = None;
+        s.in_flight_at_end = 0;
+        assert!(judge(&parse("read_lat_max<50ms").unwrap(), &s, &[]).passed);
     }
 }

@@ -74,7 +74,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
 
 #[derive(Debug, Error)]
 pub enum ProfileError {
-    #[error("unknown profile '{name}'{}. `lunmark profiles` lists them all", suggestion.as_ref().map(|s| format!(": did you mean '{s}'?")).unwrap_or_default())]
+    #[error("unknown profile '{name}'{}; `lunmark profiles` lists them all", suggestion.as_ref().map(|s| format!(": did you mean '{s}'?")).unwrap_or_default())]
     Unknown { name: String, suggestion: Option<String> },
     #[error("{origin}, line {line}: {message}")]
     Syntax { origin: String, line: usize, message: String },
@@ -82,8 +82,9 @@ pub enum ProfileError {
     Invalid { origin: String, line: Option<usize>, phase: String, error: SpecError },
     #[error("{origin}: the profile has no phases: add at least one [[phases]] with a [[phases.groups]]")]
     NoPhases { origin: String },
-    #[error("{path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    /// The io::Error is in the message and deliberately not a `source` (printed once).
+    #[error("{path}: {}", crate::output_path::describe_io(.error))]
+    Read { path: String, error: std::io::Error },
 }
 
 /// A built-in profile by name.
@@ -95,7 +96,7 @@ pub fn builtin(name: &str) -> Result<Profile, ProfileError> {
 }
 
 pub fn load_file(path: &Path) -> Result<Profile, ProfileError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read { path: path.display().to_string(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|error| ProfileError::Read { path: path.display().to_string(), error })?;
     parse(&text, &path.display().to_string())
 }
 

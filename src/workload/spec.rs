@@ -321,9 +321,10 @@ pub mod duration_text {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
+    /// A one-group, one-line workload on mem:64m, for tests elsewhere too.
     pub fn one_line_spec() -> WorkloadSpec {
         WorkloadSpec {
             targets: vec!["mem:64m".into()],

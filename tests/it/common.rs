@@ -83,6 +83,11 @@ impl LoopDevice {
         LoopDevice { path, _backing: backing }
     }
 
+    /// The file the loop device reads and writes.
+    pub fn backing(&self) -> &Path {
+        &self._backing
+    }
+
     /// Kernel name, "loop3".
     pub fn name(&self) -> String {
         self.path.file_name().unwrap().to_string_lossy().into_owned()

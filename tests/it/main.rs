@@ -5,11 +5,14 @@
 mod cache;
 mod common;
 mod core;
+mod edges;
 mod kept;
 mod network;
 mod one_client_servers;
+mod output_guard;
 mod power;
 mod results;
 mod scripts;
+mod stalls;
 mod trust;
 mod workloads;

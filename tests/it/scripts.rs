@@ -103,7 +103,10 @@ fn fio_json_reads_like_fios_own_and_holds_lunmarks_figures() {
     // The figures are lunmark's own, in fio's units.
     let model: Value = serde_json::from_slice(&with_store(&store, &["results", "export", &id]).stdout).unwrap();
     let s = &model["points"][0]["summary"];
-    assert_eq!(from_lunmark["iops"].as_f64().unwrap(), s["read_iops"].as_f64().unwrap());
+    // Equal to the last bit but for JSON's text round trip (serde_json's default
+    // parser may land one ulp away): 1e-12 relative.
+    let same = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(b.abs());
+    assert!(same(from_lunmark["iops"].as_f64().unwrap(), s["read_iops"].as_f64().unwrap()), "{from_lunmark} {s}");
     let ns = |us: &Value| (us.as_f64().unwrap() * 1000.0).round() as u64;
     assert_eq!(from_lunmark["p99_ns"].as_u64().unwrap(), ns(&s["latency_us"]["read"]["p99"]));
     assert_eq!(from_lunmark["p50_ns"].as_u64().unwrap(), ns(&s["latency_us"]["read"]["p50"]));
@@ -121,7 +124,7 @@ fn fio_json_reads_like_fios_own_and_holds_lunmarks_figures() {
     // The stored result exports to the same document the run printed, and
     // --json FILE with --output-format fio-json writes that shape to FILE.
     let exported = with_store(&store, &["results", "export", &id, "--format", "fio-json"]);
-    assert_eq!(exported.stdout, out.stdout);
+    assert_same_json(&serde_json::from_slice(&exported.stdout).unwrap(), &serde_json::from_slice(&out.stdout).unwrap());
     let file = dir.path().join("as-file.json");
     let out = with_store(
         &store,
@@ -130,6 +133,25 @@ fn fio_json_reads_like_fios_own_and_holds_lunmarks_figures() {
     assert!(out.status.success() && out.stdout.starts_with(b"lunmark "), "summary on stdout: {}", stderr(&out));
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert!(doc["fio version"].as_str().unwrap().starts_with("lunmark-") && doc["jobs"][0]["read"]["iops"].as_f64().unwrap() > 0.0);
+}
+
+/// The same document: same keys, same integers, floats within 1e-12 relative.
+fn assert_same_json(a: &Value, b: &Value) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            assert_eq!(x.keys().collect::<Vec<_>>(), y.keys().collect::<Vec<_>>());
+            x.iter().for_each(|(k, v)| assert_same_json(v, &y[k]));
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            assert_eq!(x.len(), y.len());
+            x.iter().zip(y).for_each(|(v, w)| assert_same_json(v, w));
+        }
+        (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            assert!((x - y).abs() <= 1e-12 * x.abs().max(y.abs()), "{x} != {y}");
+        }
+        _ => assert_eq!(a, b),
+    }
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
 use super::{CacheMode, TargetCache};
 use crate::target::OpenTarget;
@@ -84,6 +84,22 @@ pub fn check(cfg: &CacheConfig, spec: &WorkloadSpec, safety: crate::target::Safe
             bail!("--cache-dev {} is the target itself: name another file or device", dev.display());
         }
         let is_device = std::fs::metadata(dev).map(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type())).unwrap_or(false);
+        if !dev.exists() && matches!(crate::target::uri::parse(&dev.to_string_lossy()), Ok(crate::target::uri::TargetUri::Device(_))) {
+            // A mistyped device name must not become a new file in /dev.
+            bail!("--cache-dev {} does not exist: there is no such device (`lsblk` lists the block devices)", dev.display());
+        }
+        if !is_device {
+            // Not a block device: a file the cache writes, so the rule of every
+            // output holds (a character device would swallow the blocks, a FIFO hang).
+            if let Some(m) = std::fs::metadata(dev).ok().filter(|m| !m.is_file()) {
+                bail!(
+                    "--cache-dev {}: that is {}; the cache lives in a regular file or (with --destructive) a block device",
+                    dev.display(),
+                    crate::output_path::kind_of(&m)
+                );
+            }
+            crate::output_path::check("--cache-dev", dev, crate::output_path::Mode::Stream)?;
+        }
         if is_device {
             if !safety.destructive {
                 bail!("--cache-dev {} is a block device and the cache overwrites it: add --destructive if you mean it", dev.display());
@@ -105,8 +121,15 @@ pub fn check(cfg: &CacheConfig, spec: &WorkloadSpec, safety: crate::target::Safe
 pub fn attach(cfg: &CacheConfig, targets: &mut [OpenTarget]) -> Result<()> {
     for t in targets {
         let frames = frames_for(cfg, t.region.len);
-        let cache = TargetCache::new(frames, cfg.block_bytes, cfg.dev.as_deref())
-            .with_context(|| format!("setting up the cache for {}", t.facts.uri))?;
+        let cache = TargetCache::new(frames, cfg.block_bytes, cfg.dev.as_deref()).map_err(|e| match cfg.dev.as_deref() {
+            Some(dev) => anyhow::anyhow!(
+                "setting up the cache for {} in --cache-dev {}: {}",
+                t.facts.uri,
+                dev.display(),
+                crate::output_path::describe_io(&e)
+            ),
+            None => anyhow::anyhow!("setting up the cache for {}: {}", t.facts.uri, crate::output_path::describe_io(&e)),
+        })?;
         t.cache = Some((Arc::new(cache), cfg.mode));
     }
     Ok(())

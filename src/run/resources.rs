@@ -1,0 +1,375 @@
+//! The memory a run needs, estimated and checked before it starts: every
+//! worker's I/O buffers, io_uring rings, latency histograms and bookkeeping,
+//! the RAM LUNs (`mem:`), a cache tier kept in RAM and the verification
+//! tables, at the largest point of the plan, against the memory the system
+//! has available (MemAvailable in /proc/meminfo). A run that cannot fit is
+//! refused with the figures before anything is created or started, instead of
+//! failing in an allocation (or pushing the host into swap) once it runs.
+
+use std::fmt::Write;
+
+use thiserror::Error;
+
+use super::plan::{engine_for, RunPlan};
+use crate::engine::cache::config::{frames_for, CacheConfig};
+use crate::engine::uring;
+use crate::metrics::LatencyHistogram;
+use crate::target::{self, region, TargetUri};
+use crate::workload::{RunLength, WorkloadSpec};
+
+/// Bookkeeping per in-flight slot besides its buffer: the worker's slot record
+/// and completion entry, the verifier's claim, an engine's tag.
+const PER_SLOT: u64 = 256;
+/// Per worker thread besides buffers and histograms: the stack pages it
+/// touches and its share of the allocator's state.
+const PER_THREAD: u64 = 64 << 10;
+/// Cache bookkeeping per frame: map entry, LRU links, dirty flag.
+const PER_CACHE_FRAME: u64 = 64;
+/// lunmark itself: its code, libraries and heap before any worker starts
+/// (measured: about 14 MiB resident).
+const PROCESS_BASE: u64 = 16 << 20;
+/// One atomic word per verified block.
+const PER_VERIFY_BLOCK: u64 = 8;
+/// Memory mappings per worker (measured with /proc/PID/maps): its stack and
+/// guard page, its largest histograms and its buffer pool; an io_uring ring
+/// adds its queues.
+const MAPS_PER_WORKER: u64 = 4;
+const MAPS_PER_RING: u64 = 2;
+/// Mappings of the process itself: the binary, libraries, heap, RAM LUNs.
+const MAPS_BASE: u64 = 1024;
+/// Buffers are whole pages (engine/buffers.rs).
+const PAGE: u64 = crate::engine::buffers::ALIGN as u64;
+
+/// One part of the estimate: what it is, its bytes, how they were counted and
+/// which flags lower it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    pub what: &'static str,
+    pub bytes: u64,
+    pub how: String,
+    pub lower: &'static str,
+}
+
+/// The memory of one point (or of the whole run), part by part.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Estimate {
+    pub parts: Vec<Part>,
+}
+
+impl Estimate {
+    pub fn total(&self) -> u64 {
+        self.parts.iter().fold(0u64, |t, p| t.saturating_add(p.bytes))
+    }
+
+    fn add(&mut self, what: &'static str, bytes: u64, how: String, lower: &'static str) {
+        if bytes > 0 {
+            self.parts.push(Part { what, bytes, how, lower });
+        }
+    }
+}
+
+/// What a run adds to its points: a cache tier and verification.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Extras<'a> {
+    pub cache: Option<&'a CacheConfig>,
+    pub verify: bool,
+}
+
+/// The memory one point needs while it runs.
+pub fn point(spec: &WorkloadSpec, extras: Extras) -> Estimate {
+    let h3 = LatencyHistogram::footprint_bytes(3);
+    let h2 = LatencyHistogram::footprint_bytes(2);
+    let mut e = Estimate::default();
+    let (mut buffers, mut rings, mut slots_total, mut workers_total) = (0u64, 0u64, 0u64, 0u64);
+    let mut how_buffers: Vec<String> = Vec::new();
+    let uris: Vec<Option<TargetUri>> = spec.targets.iter().map(|t| target::parse(t).ok()).collect();
+    for g in &spec.groups {
+        let workers = spec.group_workers(g) as u64;
+        let slots = g.qd as u64 * spec.targets_per_worker(g) as u64;
+        // The cache tier's write-back slots (run/worker.rs cache_slots).
+        let slots = slots + if extras.cache.is_some() { slots.clamp(4, 64) } else { 0 };
+        let bs = g.access.iter().map(|l| l.bs.get()).max().unwrap_or(PAGE).max(1).div_ceil(PAGE) * PAGE;
+        buffers = buffers.saturating_add(workers.saturating_mul(slots).saturating_mul(bs));
+        how_buffers.push(format!("{workers} worker(s) x {slots} slot(s) x {}", human(bs)));
+        let uring =
+            spec.group_targets(g).iter().filter_map(|&i| uris.get(i).cloned().flatten()).any(|u| engine_for(&u, spec.engine) == "io_uring");
+        if uring {
+            rings = rings.saturating_add(workers.saturating_mul(uring::ring_bytes(uring::ring_entries(slots as usize))));
+        }
+        slots_total = slots_total.saturating_add(workers.saturating_mul(slots));
+        workers_total += workers;
+    }
+    e.add("I/O buffers", buffers, how_buffers.join(" + "), "--qd, --bs or --workers");
+    e.add("io_uring rings", rings, format!("{workers_total} ring(s)"), "--qd or --workers");
+    // Each worker: latency and service time per op (4), its current one-second
+    // slice and one on its way (2 smaller ones), hits and misses behind a cache.
+    let per_worker_h = 4 * h3 + 2 * h2 + if extras.cache.is_some() { 2 * h3 } else { 0 };
+    e.add(
+        "latency histograms",
+        workers_total.saturating_mul(per_worker_h),
+        format!("{workers_total} worker(s) x {} each", human(per_worker_h)),
+        "--workers",
+    );
+    e.add(
+        "worker threads and slot bookkeeping",
+        workers_total.saturating_mul(PER_THREAD).saturating_add(slots_total.saturating_mul(PER_SLOT)),
+        format!("{workers_total} thread(s), {slots_total} slot(s)"),
+        "--workers or --qd",
+    );
+    // The main thread merges every group and keeps one slice per measured second.
+    let seconds = match spec.run {
+        RunLength::Time(d) => d.as_secs_f64().ceil() as u64 + 1,
+        RunLength::Ios(_) => 0,
+    };
+    let merged = (spec.groups.len() as u64 + 2) * 4 * h3;
+    e.add("merged figures", merged.saturating_add(seconds.saturating_mul(h2)), format!("{seconds} one-second slice(s)"), "--time");
+    let mut luns = 0u64;
+    for u in uris.iter().flatten() {
+        if let TargetUri::Mem(size) = u {
+            luns = luns.saturating_add(size.get());
+        }
+    }
+    e.add("mem: targets", luns, "their sizes, held in RAM".into(), "the mem: size");
+    if let Some(cfg) = extras.cache {
+        let mut bytes = 0u64;
+        for t in &spec.targets {
+            if let Some(len) = region::known_len(t, spec) {
+                let frames = frames_for(cfg, len) as u64;
+                let data = if cfg.dev.is_none() { cfg.block_bytes as u64 } else { 0 };
+                bytes = bytes.saturating_add(frames.saturating_mul(data + PER_CACHE_FRAME));
+            }
+        }
+        let place = if cfg.dev.is_none() { "blocks in RAM and their index" } else { "the index of blocks kept in --cache-dev" };
+        e.add("cache", bytes, place.into(), "--cache");
+    }
+    e
+}
+
+/// The memory that lives for the whole run: lunmark itself, and the
+/// verification tables, sized by the first point's regions (verify/mod.rs).
+pub fn run_wide(first: &WorkloadSpec, extras: Extras) -> Estimate {
+    let mut e = Estimate::default();
+    e.add("lunmark itself", PROCESS_BASE, "code, libraries and heap".into(), "the memory other processes use");
+    if extras.verify {
+        if let Ok(block) = crate::verify::block_size(first) {
+            let blocks: u64 = first.targets.iter().filter_map(|t| region::known_len(t, first)).map(|len| len / block).sum();
+            e.add(
+                "verification tables",
+                blocks.saturating_mul(PER_VERIFY_BLOCK),
+                format!("{blocks} block(s) of {}", human(block)),
+                "--size (or a larger --bs)",
+            );
+        }
+    }
+    e
+}
+
+/// The largest point's estimate plus what the run keeps throughout, and the
+/// index of that point. Points run one after another, so the largest decides.
+pub fn for_plan(plan: &RunPlan, extras: Extras) -> (usize, Estimate) {
+    let mut worst = (0usize, Estimate::default());
+    for (i, p) in plan.points.iter().enumerate() {
+        let e = point(&p.spec, extras);
+        if i == 0 || e.total() > worst.1.total() {
+            worst = (i, e);
+        }
+    }
+    if let Some(first) = plan.points.first() {
+        worst.1.parts.extend(run_wide(&first.spec, extras).parts);
+    }
+    worst
+}
+
+#[derive(Debug, Error)]
+pub enum ResourceError {
+    #[error("this run needs about {need} of memory{at}, but only {available} is available (MemAvailable in /proc/meminfo): {parts}. Lower {lower}")]
+    NotEnoughMemory { need: String, at: String, available: String, parts: String, lower: &'static str },
+    #[error("{workers} workers need about {need} memory mappings (each worker's stack, histograms, buffers and ring){at}, above the kernel's limit of {max} (vm.max_map_count): use at most {max_workers} --workers, or raise the limit with sysctl vm.max_map_count")]
+    TooManyMappings { workers: u64, need: u64, at: String, max: u64, max_workers: u64 },
+    #[error("group '{group}': with --cache each worker keeps {extra} more I/Os for write-back, so --qd {qd} is {slots} I/Os in flight per worker, above the {max} an io_uring ring holds: use --qd 1 to {max_qd}")]
+    RingWithCache { group: String, qd: u32, extra: u64, slots: u64, max: u32, max_qd: u64 },
+}
+
+/// Refuses, before anything runs, a plan whose largest point does not fit in
+/// the memory available, or whose rings overflow once a cache adds its slots.
+pub fn preflight(plan: &RunPlan, extras: Extras) -> Result<(), ResourceError> {
+    if extras.cache.is_some() {
+        for p in &plan.points {
+            let s = &p.spec;
+            for g in &s.groups {
+                let uring =
+                    s.group_targets(g).iter().any(|&i| target::parse(&s.targets[i]).is_ok_and(|u| engine_for(&u, s.engine) == "io_uring"));
+                let base = g.qd as u64 * s.targets_per_worker(g) as u64;
+                let extra = base.clamp(4, 64);
+                if uring && base + extra > uring::MAX_ENTRIES as u64 {
+                    let per_target = s.targets_per_worker(g).max(1) as u64;
+                    return Err(ResourceError::RingWithCache {
+                        group: g.name.clone(),
+                        qd: g.qd,
+                        extra,
+                        slots: base + extra,
+                        max: uring::MAX_ENTRIES,
+                        max_qd: (uring::MAX_ENTRIES as u64 - 64) / per_target,
+                    });
+                }
+            }
+        }
+    }
+    if let Some(max) = max_map_count() {
+        check_mappings(plan, max)?;
+    }
+    let Some(available) = mem_available() else { return Ok(()) };
+    check_fits(plan, extras, available)
+}
+
+/// Memory mappings a point's workers need: (workers, mappings).
+pub fn mappings(spec: &WorkloadSpec) -> (u64, u64) {
+    let (mut workers, mut maps) = (0u64, MAPS_BASE);
+    for g in &spec.groups {
+        let w = spec.group_workers(g) as u64;
+        let uring =
+            spec.group_targets(g).iter().any(|&i| target::parse(&spec.targets[i]).is_ok_and(|u| engine_for(&u, spec.engine) == "io_uring"));
+        workers += w;
+        maps = maps.saturating_add(w.saturating_mul(MAPS_PER_WORKER + if uring { MAPS_PER_RING } else { 0 }));
+    }
+    (workers, maps)
+}
+
+/// Refuses a point whose workers would run out of memory mappings: past
+/// vm.max_map_count, thread creation and allocations fail part way.
+pub fn check_mappings(plan: &RunPlan, max: u64) -> Result<(), ResourceError> {
+    for (i, p) in plan.points.iter().enumerate() {
+        let (workers, need) = mappings(&p.spec);
+        if need > max {
+            let per = (need - MAPS_BASE) / workers.max(1);
+            let at = if plan.points.len() > 1 { format!(" at point {}", i + 1) } else { String::new() };
+            return Err(ResourceError::TooManyMappings { workers, need, at, max, max_workers: max.saturating_sub(MAPS_BASE) / per.max(1) });
+        }
+    }
+    Ok(())
+}
+
+/// vm.max_map_count: how many memory mappings one process may have.
+fn max_map_count() -> Option<u64> {
+    std::fs::read_to_string("/proc/sys/vm/max_map_count").ok()?.trim().parse().ok()
+}
+
+/// The memory check itself, against a given number of available bytes.
+pub fn check_fits(plan: &RunPlan, extras: Extras, available: u64) -> Result<(), ResourceError> {
+    let (index, estimate) = for_plan(plan, extras);
+    let need = estimate.total();
+    if need <= available {
+        return Ok(());
+    }
+    let mut parts = estimate.parts.clone();
+    parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
+    let mut text = String::new();
+    for (i, p) in parts.iter().filter(|p| p.bytes >= need / 100).enumerate() {
+        let _ = write!(text, "{}{} {} ({})", if i > 0 { "; " } else { "" }, p.what, human(p.bytes), p.how);
+    }
+    let at = if plan.points.len() > 1 {
+        let label = &plan.points[index].label;
+        format!(" at point {}{}", index + 1, if label.is_empty() { String::new() } else { format!(" ({label})") })
+    } else {
+        String::new()
+    };
+    Err(ResourceError::NotEnoughMemory { need: human(need), at, available: human(available), parts: text, lower: parts[0].lower })
+}
+
+/// One line for `--dry-run`: the estimate against what is available.
+pub fn describe(plan: &RunPlan, extras: Extras) -> String {
+    let (index, e) = for_plan(plan, extras);
+    let at = if plan.points.len() > 1 { format!(" (largest at point {})", index + 1) } else { String::new() };
+    match mem_available() {
+        Some(a) => format!("memory: about {} needed{at}, {} available", human(e.total()), human(a)),
+        None => format!("memory: about {} needed{at}", human(e.total())),
+    }
+}
+
+/// MemAvailable from /proc/meminfo, in bytes (None when it cannot be read).
+pub fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Bytes as people read them: "512 KiB", "1.3 GiB".
+pub fn human(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} bytes")
+    } else if v >= 100.0 || v.fract() == 0.0 {
+        format!("{v:.0} {}", UNITS[u])
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::Bytes;
+
+    fn spec(workers: u32, qd: u32, bs: u64) -> WorkloadSpec {
+        let mut s = crate::workload::spec::tests::one_line_spec();
+        s.groups[0].workers = workers;
+        s.groups[0].qd = qd;
+        s.groups[0].access[0].bs = Bytes(bs);
+        s
+    }
+
+    fn plan_of(s: WorkloadSpec) -> RunPlan {
+        super::super::plan::single(s).unwrap()
+    }
+
+    #[test]
+    fn buffers_count_every_slot_of_every_worker_in_whole_pages() {
+        let e = point(&spec(3, 16, 6000), Extras::default());
+        let b = e.parts.iter().find(|p| p.what == "I/O buffers").unwrap();
+        assert_eq!(b.bytes, 3 * 16 * 8192);
+        assert!(e.parts.iter().any(|p| p.what == "mem: targets" && p.bytes == 64 << 20));
+    }
+
+    #[test]
+    fn histograms_grow_with_workers() {
+        let one = point(&spec(1, 32, 4096), Extras::default());
+        let many = point(&spec(10_000, 32, 4096), Extras::default());
+        let h = |e: &Estimate| e.parts.iter().find(|p| p.what == "latency histograms").unwrap().bytes;
+        assert_eq!(h(&many), 10_000 * h(&one));
+        assert!(h(&one) >= 4 * LatencyHistogram::footprint_bytes(3));
+        // Measured: about 1.3 MiB per worker at 32 x 4 KiB (issue 12: 6.6 GB and growing at 10000 workers).
+        assert!(many.total() > 10_000 * (1 << 20), "{}", human(many.total()));
+    }
+
+    #[test]
+    fn a_plan_that_does_not_fit_is_refused_with_the_figures() {
+        let p = plan_of(spec(1, 32768, 1 << 20));
+        let e = check_fits(&p, Extras::default(), 8 << 30).unwrap_err().to_string();
+        assert!(e.contains("32 GiB") && e.contains("8 GiB") && e.contains("MemAvailable"), "{e}");
+        assert!(e.contains("1 worker(s) x 32768 slot(s) x 1 MiB") && e.contains("--qd, --bs or --workers"), "{e}");
+        assert!(check_fits(&plan_of(spec(1, 32, 4096)), Extras::default(), 8 << 30).is_ok());
+    }
+
+    #[test]
+    fn workers_beyond_the_mapping_limit_are_refused_with_the_limit() {
+        let p = plan_of(spec(20_000, 32, 4096));
+        let e = check_mappings(&p, 65_530).unwrap_err().to_string();
+        assert!(e.contains("20000 workers") && e.contains("65530") && e.contains("vm.max_map_count"), "{e}");
+        assert!(e.contains("at most 16126 --workers"), "{e}");
+        assert!(check_mappings(&plan_of(spec(64, 32, 4096)), 65_530).is_ok());
+    }
+
+    #[test]
+    fn human_sizes_read_at_a_glance() {
+        assert_eq!(human(512), "512 bytes");
+        assert_eq!(human(32 << 30), "32 GiB");
+        assert_eq!(human(1_395_864_371), "1.3 GiB");
+    }
+}

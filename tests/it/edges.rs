@@ -1,0 +1,579 @@
+//! Trust at the edges (issue 12): region arithmetic that cannot wrap, resources
+//! checked before the run, files lunmark created and could not fill removed,
+//! damaged journals and imports refused with a clear error, reports that finish
+//! on extreme values.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::*;
+use crate::require_root;
+
+fn md5(path: &Path) -> String {
+    let out = Command::new("md5sum").arg(path).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).split_whitespace().next().unwrap().to_string()
+}
+
+fn random_file(path: &Path, len: usize) {
+    let mut data = vec![0u8; len];
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for b in data.iter_mut() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = x as u8;
+    }
+    std::fs::write(path, data).unwrap();
+}
+
+/// A filesystem this test mounts in its scratch directory, unmounted on drop.
+struct Mount(PathBuf);
+
+impl Mount {
+    fn new(dir: &Path, fstype: &str, options: &str) -> Mount {
+        let at = dir.join(format!("{fstype}-mnt"));
+        std::fs::create_dir(&at).unwrap();
+        let mut cmd = Command::new("mount");
+        cmd.args(["-t", fstype]);
+        if !options.is_empty() {
+            cmd.args(["-o", options]);
+        }
+        assert!(cmd.arg(fstype).arg(&at).status().unwrap().success(), "mount {fstype}");
+        Mount(at)
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+// ---- item 2: region arithmetic cannot wrap ----
+
+/// `--offset 2^64-512 --size 8k` on a 1 MiB file once wrote bytes 3584-7679
+/// (the check `offset + len > size` overflowed). It is refused before anything
+/// runs, naming both flags, and the file keeps every byte.
+#[test]
+fn an_offset_that_would_wrap_is_refused_and_the_file_untouched() {
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    random_file(&file, 1 << 20);
+    let before = md5(&file);
+    let out = run(&[
+        "run",
+        "-q",
+        "-t",
+        file.to_str().unwrap(),
+        "--offset",
+        "18446744073709551104",
+        "--size",
+        "8k",
+        "--read",
+        "0",
+        "--time",
+        "1s",
+        "--ramp",
+        "0",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--offset 18446744073709551104") && err.contains("--size 8192") && err.contains("2^64"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(md5(&file), before, "not one byte written");
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 1 << 20);
+}
+
+/// The same on a `mem:` target and past the end of an existing file: refused
+/// with the target's size, before anything runs.
+#[test]
+fn a_region_past_the_end_names_the_targets_size() {
+    let out = run(&["run", "-q", "-t", "mem:1m", "--offset", "1020k", "--size", "8k", "--time", "1s", "--ramp", "0"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--offset 1044480") && err.contains("--size 8192") && err.contains("1048576 bytes"), "{err}");
+
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    random_file(&file, 1 << 20);
+    let before = md5(&file);
+    let out = run(&["run", "-q", "-t", file.to_str().unwrap(), "--offset", "1m", "--read", "0", "--time", "1s", "--ramp", "0"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--offset 1048576") && err.contains("1048576 bytes"), "{err}");
+    assert_eq!(md5(&file), before);
+}
+
+/// A loop device: the region is checked against the device's size before it
+/// is opened, and a region that would wrap never reaches it.
+#[test]
+fn a_region_past_the_end_of_a_device_is_refused_before_it_is_opened() {
+    require_root!();
+    let dir = shm_dir();
+    let dev = LoopDevice::new(dir.path(), 4 << 20);
+    let t = dev.path.to_str().unwrap();
+    let before = dev.stat();
+    for (offset, size) in [("18446744073709551104", "8k"), ("4m", "4k"), ("3m", "2m")] {
+        let out = run(&["run", "-q", "-t", t, "--destructive", "--offset", offset, "--size", size, "--read", "0", "--time", "1s"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{offset} {size}: {err}");
+        assert!(err.contains("--offset") && err.contains("--size"), "{err}");
+    }
+    let after = dev.stat();
+    // Reads may come from the signature probe (and udev); writes never.
+    assert_eq!((after.2, after.3), (before.2, before.3), "nothing was written to the device");
+}
+
+// ---- item 14: files lunmark created and could not fill are removed ----
+
+/// A file lunmark must create and fill on a filesystem that is full: the run
+/// fails before measuring, and the partly written file is gone. A file that
+/// was there before (and that lunmark had to grow) keeps its length and bytes.
+#[test]
+fn a_file_that_cannot_be_filled_on_a_full_filesystem_is_removed() {
+    require_root!();
+    let dir = shm_dir();
+    let mnt = Mount::new(dir.path(), "tmpfs", "size=32m");
+    let filler = mnt.0.join("filler");
+    assert!(Command::new("dd")
+        .args(["if=/dev/zero", "bs=1M", "count=24", "status=none"])
+        .arg(format!("of={}", filler.display()))
+        .status()
+        .unwrap()
+        .success());
+    let created = mnt.0.join("lun");
+    let out = run(&["run", "-q", "-t", created.to_str().unwrap(), "--size", "16m", "--read", "0", "--time", "1s", "--ramp", "0"]);
+    let err = stderr(&out);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(!created.exists(), "the partly filled file lunmark created is removed");
+
+    let existing = mnt.0.join("mine");
+    random_file(&existing, 1 << 20);
+    let before = md5(&existing);
+    let out = run(&["run", "-q", "-t", existing.to_str().unwrap(), "--size", "16m", "--read", "0", "--time", "1s", "--ramp", "0"]);
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(existing.exists(), "a file lunmark did not create is never removed");
+    assert_eq!(std::fs::metadata(&existing).unwrap().len(), 1 << 20, "cut back to its old length");
+    assert_eq!(md5(&existing), before);
+}
+
+/// A file created and filled, then refused (ramfs has no direct I/O): removed.
+/// An existing file refused the same way stays.
+#[test]
+fn a_created_file_that_fails_validation_is_removed() {
+    require_root!();
+    let dir = shm_dir();
+    let mnt = Mount::new(dir.path(), "ramfs", "");
+    let created = mnt.0.join("lun");
+    let out = run(&["run", "-q", "-t", created.to_str().unwrap(), "--size", "1m", "--read", "0", "--time", "1s", "--ramp", "0"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("O_DIRECT"), "{err}");
+    assert!(!created.exists(), "the file lunmark created for a refused run is removed");
+
+    let existing = mnt.0.join("mine");
+    random_file(&existing, 1 << 20);
+    let before = md5(&existing);
+    let out = run(&["run", "-q", "-t", existing.to_str().unwrap(), "--read", "0", "--time", "1s", "--ramp", "0"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(md5(&existing), before, "an existing file is never removed");
+}
+
+/// Two targets, the second refused: the first, created by this run, is removed
+/// too, since nothing ran on it.
+#[test]
+fn files_created_for_a_run_refused_at_another_target_are_removed() {
+    require_root!();
+    let dir = shm_dir();
+    let mnt = Mount::new(dir.path(), "ramfs", "");
+    let first = dir.path().join("first");
+    let second = mnt.0.join("second");
+    let out = run(&[
+        "run",
+        "-q",
+        "-t",
+        first.to_str().unwrap(),
+        "-t",
+        second.to_str().unwrap(),
+        "--size",
+        "1m",
+        "--read",
+        "0",
+        "--time",
+        "1s",
+        "--ramp",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(!first.exists() && !second.exists());
+}
+
+// ---- item 3: resources are checked before the run ----
+
+fn mem_available() -> u64 {
+    let text = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+}
+
+/// Workers enough that `per_worker` bytes each exceed the memory available
+/// here even on a large machine (at least `min`).
+fn workers_beyond_memory(per_worker: u64, min: u64) -> String {
+    (mem_available() / per_worker + 1).max(min).to_string()
+}
+
+/// `--qd 65536` on a file once failed in every worker (the ring cannot be that
+/// large) and exited 3. It is refused before the run with the allowed range.
+#[test]
+fn a_queue_deeper_than_an_io_uring_ring_is_refused_with_the_range() {
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    let out = run(&["run", "-q", "-t", file.to_str().unwrap(), "--size", "1m", "--qd", "65536", "--time", "1s", "--ramp", "0"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--qd 65536") && err.contains("--qd 1 to 32768") && err.contains("io_uring"), "{err}");
+    assert!(!file.exists(), "refused before the target was created");
+
+    // Two targets per worker halve the range.
+    let second = dir.path().join("lun2");
+    let out =
+        run(&["run", "-q", "-t", file.to_str().unwrap(), "-t", second.to_str().unwrap(), "--size", "1m", "--qd", "20000", "--time", "1s"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--qd 1 to 16384"), "{err}");
+}
+
+/// `--bs 1m --qd 32768` once panicked allocating 32 GiB of buffers and hung.
+/// Refused before anything runs, with the figure and the memory available.
+#[test]
+fn buffers_larger_than_available_memory_are_refused_with_the_figures() {
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    let workers = workers_beyond_memory(32 << 30, 1);
+    let out = run(&[
+        "run",
+        "-q",
+        "-t",
+        file.to_str().unwrap(),
+        "--size",
+        "4m",
+        "--bs",
+        "1m",
+        "--qd",
+        "32768",
+        "--workers",
+        &workers,
+        "--time",
+        "1s",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("x 32768 slot(s) x 1 MiB") && err.contains("MemAvailable") && err.contains("GiB"), "{err}");
+    assert!(err.contains("Lower --qd, --bs or --workers"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!file.exists(), "refused before the target was created");
+}
+
+/// Thousands of workers: the estimate counts each worker's buffers and
+/// histograms (about 1.3 MiB each at 32 x 4 KiB), shown by --dry-run; a run
+/// that cannot fit is refused naming the workers.
+#[test]
+fn many_workers_are_counted_and_refused_when_they_cannot_fit() {
+    let out = run(&["run", "-t", "mem:1m", "--workers", "10000", "--time", "1s", "--dry-run"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let line = text.lines().find(|l| l.starts_with("memory: about ")).expect("a memory line");
+    let gib: f64 = line["memory: about ".len()..].split_whitespace().next().unwrap().parse().unwrap();
+    assert!(line.contains("GiB") && gib > 10.0, "10000 workers need more than 10 GiB: {line}");
+
+    let workers = workers_beyond_memory(32 << 20, 10_000);
+    let out = run(&["run", "-q", "-t", "mem:1m", "--workers", &workers, "--bs", "1m", "--time", "1s"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("{workers} worker(s) x 32 slot(s) x 1 MiB")) && err.contains("latency histograms"), "{err}");
+}
+
+/// The estimate covers every point of a sweep: the last one is too large, and
+/// the run is refused before the first runs.
+#[test]
+fn every_point_of_a_sweep_is_checked_before_the_first_runs() {
+    let dir = shm_dir();
+    let json = dir.path().join("r.json");
+    let workers = workers_beyond_memory(32 << 30, 1);
+    let out = run(&[
+        "run",
+        "-q",
+        "-t",
+        "mem:4m",
+        "--bs",
+        "1m",
+        "--sweep",
+        "qd=1,32768",
+        "--workers",
+        &workers,
+        "--time",
+        "1s",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("at point 2 (qd=32768)"), "{err}");
+    assert!(!json.exists(), "no point ran");
+}
+
+/// With a cache tier each worker keeps write-back slots too: a queue that
+/// fills the ring on its own is refused with the range that leaves them room.
+#[test]
+fn a_cache_tier_leaves_room_in_the_ring() {
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    let out = run(&["run", "-q", "-t", file.to_str().unwrap(), "--size", "1m", "--qd", "32768", "--cache", "25%", "--time", "1s"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--cache") && err.contains("--qd 1 to 32704"), "{err}");
+    assert!(!file.exists());
+}
+
+/// An ordinary run is not affected: it runs, and --dry-run states its memory.
+#[test]
+fn an_ordinary_run_fits_and_says_what_it_needs() {
+    let out = run(&["run", "-t", "mem:16m", "--qd", "8", "--workers", "2", "--dry-run"]);
+    let text = stdout(&out);
+    assert!(out.status.success() && text.contains("memory: about ") && text.contains("available"), "{text}");
+    let out = run(&["run", "-q", "-t", "mem:16m", "--qd", "8", "--workers", "2", "--time", "300ms", "--ramp", "0"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+// ---- item 15: damaged inputs are errors, never panics ----
+
+/// A real journal of a short write run on `dir/lun`, run from `dir` with
+/// relative paths, as a user in that directory would.
+fn journal_run(dir: &Path) -> (PathBuf, PathBuf) {
+    let out = lunmark()
+        .current_dir(dir)
+        .args(["run", "-q", "-t", "lun", "--size", "1m", "--read", "0", "--random", "0", "--time", "500ms", "--ramp", "0"])
+        .args(["--verify", "--journal", "j"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    (dir.join("lun"), dir.join("j"))
+}
+
+/// (header line, records) of a journal file.
+fn split_journal(path: &Path) -> (serde_json::Value, Vec<u8>) {
+    let bytes = std::fs::read(path).unwrap();
+    let nl = bytes.iter().position(|&b| b == b'\n').unwrap();
+    (serde_json::from_slice(&bytes[..nl]).unwrap(), bytes[nl + 1..].to_vec())
+}
+
+fn write_journal(path: &Path, header: &serde_json::Value, records: &[u8]) {
+    let mut bytes = (header.to_string() + "\n").into_bytes();
+    bytes.extend_from_slice(records);
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn record(kind: u32, target: u32, block: u64, generation: u32) -> Vec<u8> {
+    let mut r = Vec::with_capacity(24);
+    r.extend_from_slice(&kind.to_le_bytes());
+    r.extend_from_slice(&target.to_le_bytes());
+    r.extend_from_slice(&block.to_le_bytes());
+    r.extend_from_slice(&generation.to_le_bytes());
+    r.extend_from_slice(&0u32.to_le_bytes());
+    r
+}
+
+fn verify_fails_naming(dir: &Path, journal: &Path, where_: &str, what: &str) {
+    let out = lunmark().current_dir(dir).args(["verify", "lun", "--journal", journal.to_str().unwrap()]).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{where_} {what}: {err}");
+    assert!(err.contains(journal.to_str().unwrap()) && err.contains(where_) && err.contains(what), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// Block sizes 0, 3 and 2^40 (once a panic at src/verify/block.rs:36, or an
+/// abort allocating 1 TiB), a region that wraps, records naming an unknown
+/// target or a block whose offset wraps: each a clear error naming the
+/// journal and the line or record.
+#[test]
+fn damaged_journals_are_errors_naming_the_file_and_line() {
+    let dir = shm_dir();
+    let (_, journal) = journal_run(dir.path());
+    let (header, records) = split_journal(&journal);
+    assert!(records.len() >= 24 * 10, "the run wrote records");
+    let bad = dir.path().join("bad");
+    for block in [0u64, 3, 1 << 40] {
+        let mut h = header.clone();
+        h["block"] = block.into();
+        write_journal(&bad, &h, &records);
+        verify_fails_naming(dir.path(), &bad, "line 1", &format!("block size {block}"));
+    }
+    let mut h = header.clone();
+    h["targets"][0]["start"] = (u64::MAX - 4095).into();
+    write_journal(&bad, &h, &records);
+    verify_fails_naming(dir.path(), &bad, "line 1", "wraps past 2^64");
+
+    let mut r = records[..24 * 3].to_vec();
+    r.extend(record(2, 7, 0, 1));
+    write_journal(&bad, &header, &r);
+    verify_fails_naming(dir.path(), &bad, "record 4", "target 7");
+    let mut r = records[..24].to_vec();
+    r.extend(record(2, 0, (u64::MAX / 4096) + 1, 1));
+    write_journal(&bad, &header, &r);
+    verify_fails_naming(dir.path(), &bad, "record 2", "beyond its region");
+    let mut r = records[..24].to_vec();
+    r.extend(record(2, 0, 1 << 40, 1));
+    write_journal(&bad, &header, &r);
+    verify_fails_naming(dir.path(), &bad, "record 2", "block 1099511627776");
+
+    std::fs::write(&bad, b"\x00\x01garbage").unwrap();
+    verify_fails_naming(dir.path(), &bad, "line 1", "not a lunmark journal header");
+}
+
+/// `lunmark verify lun` run from another directory checks the `lun` of the
+/// run (the journal records its working directory), not a file of the same
+/// name here; an absolute path to it is the same target. A journal written
+/// before the working directory was recorded still reads.
+#[test]
+fn verify_resolves_relative_targets_against_the_runs_directory() {
+    let run_dir = shm_dir();
+    let (lun, journal) = journal_run(run_dir.path());
+    let elsewhere = shm_dir();
+    random_file(&elsewhere.path().join("lun"), 1 << 20);
+    let j = journal.to_str().unwrap();
+    let out = lunmark().current_dir(elsewhere.path()).args(["verify", "lun", "--journal", j]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains(" 0 corrupt"), "{}", stdout(&out));
+    let out = lunmark().current_dir(elsewhere.path()).args(["verify", lun.to_str().unwrap(), "--journal", j]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    // A different file named lun here is not the journal's target.
+    let out = lunmark().current_dir(elsewhere.path()).args(["verify", "./lun2", "--journal", j]).output().unwrap();
+    assert!(stderr(&out).contains("not a target of this journal"), "{}", stderr(&out));
+
+    let (mut header, records) = split_journal(&journal);
+    assert_eq!(header["cwd"], std::fs::canonicalize(run_dir.path()).unwrap().to_str().unwrap());
+    header.as_object_mut().unwrap().remove("cwd");
+    let old = run_dir.path().join("old-j");
+    write_journal(&old, &header, &records);
+    let out = lunmark().current_dir(run_dir.path()).args(["verify", "lun", "--journal", old.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+}
+
+/// A real result of a short qd sweep, exported: (store path, id, JSON).
+fn real_result(dir: &Path) -> (PathBuf, String, serde_json::Value) {
+    let store = dir.join("results.db");
+    let json = dir.join("r.json");
+    let out = lunmark()
+        .env("LUNMARK_STORE", &store)
+        .args(["run", "-q", "-t", "mem:16m", "--read", "100", "--sweep", "qd=1,4", "--time", "1100ms", "--ramp", "0", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    (store, r["id"].as_str().unwrap().to_string(), r)
+}
+
+fn import(dir: &Path, r: &serde_json::Value) -> std::process::Output {
+    let file = dir.join("edited.json");
+    std::fs::write(&file, serde_json::to_string_pretty(r).unwrap()).unwrap();
+    lunmark().env("LUNMARK_STORE", dir.join("import.db")).args(["results", "import"]).arg(&file).output().unwrap()
+}
+
+/// `results import` takes a real exported result, and refuses the same with
+/// an id that is not 12 hex digits, a newer schema_version, negative or
+/// absurd figures, or percentiles out of order, saying which field.
+#[test]
+fn results_import_refuses_damaged_results_naming_the_field() {
+    let dir = shm_dir();
+    let (_, id, r) = real_result(dir.path());
+    let edited = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut e = r.clone();
+        // Each import goes to a store of its own, so ids never collide.
+        let _ = std::fs::remove_file(dir.path().join("import.db"));
+        edit(&mut e);
+        import(dir.path(), &e)
+    };
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(&str, Edit)> = vec![
+        ("id '../../etc/x' is not 12 hex digits", Box::new(|e| e["id"] = "../../etc/x".into())),
+        ("id 'D3DB0FD53AD4' is not 12 hex digits", Box::new(|e| e["id"] = "D3DB0FD53AD4".into())),
+        ("newer lunmark (schema_version 99", Box::new(|e| e["schema_version"] = 99.into())),
+        ("points[0].summary.iops is -5", Box::new(|e| e["points"][0]["summary"]["iops"] = (-5.0).into())),
+        (
+            "points[1].summary.latency_us.all: the percentiles are out of order",
+            Box::new(|e| {
+                e["points"][1]["summary"]["latency_us"]["all"]["p50"] = 1e9.into();
+            }),
+        ),
+        ("beyond 10^15", Box::new(|e| e["points"][0]["summary"]["intervals"][0]["iops"] = 1e300.into())),
+        ("cpu.utilization_pct is 250", Box::new(|e| e["points"][0]["summary"]["cpu"]["utilization_pct"] = 250.0.into())),
+    ];
+    for (want, edit) in cases {
+        let out = edited(&*edit);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{want}: {err}");
+        assert!(err.contains(want) && err.contains("edited.json"), "{want}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let out = edited(&|_| {});
+    assert!(out.status.success(), "the real result imports: {}", stderr(&out));
+    assert!(stdout(&out).contains(&id));
+}
+
+/// A store holding extreme figures (1.7e308 written by another tool, or a
+/// damaged row): `report` finishes within a bound and writes its file. The
+/// chart axis once grew to infinity and tick generation never ended.
+#[test]
+fn report_finishes_on_extreme_values() {
+    let dir = shm_dir();
+    let (store, id, _) = real_result(dir.path());
+    let sql = "UPDATE points SET point = json_set(point, \
+        '$.summary.iops', 1.7e308, '$.summary.mbps', 1e308, '$.summary.latency_us.all.mean', 1.7e308, \
+        '$.summary.latency_us.all.p99', 1.7e308, '$.summary.cpu.utilization_pct', 1e-320, \
+        '$.summary.intervals[0].iops', 1.7e308, '$.summary.intervals[1].iops', 0);";
+    let out = Command::new("sqlite3").arg(&store).arg(sql).output().expect("sqlite3 (Debian's sqlite3; scripts/setup.sh installs it)");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = dir.path().join("report.html");
+    let mut child = lunmark()
+        .env("LUNMARK_STORE", &store)
+        .args(["report", &id, "-o"])
+        .arg(&html)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("report did not finish within 30 s on extreme values");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success());
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(text.matches("<svg").count() >= 4, "the charts are drawn");
+}
+
+/// A run refused after its file was created and filled (a cache setting the
+/// workload cannot use, a journal that cannot be created): the file is gone.
+#[test]
+fn a_run_refused_after_its_file_was_made_leaves_no_file() {
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    let t = file.to_str().unwrap();
+    let out = run(&["run", "-q", "-t", t, "--size", "1m", "--cache", "50%", "--cache-block", "8k", "--bs", "4k", "--time", "1s"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(!file.exists(), "refused before the file was created");
+    let journal = dir.path().join("no-such-dir").join("j");
+    let out = run(&["run", "-q", "-t", t, "--size", "1m", "--verify", "--journal", journal.to_str().unwrap(), "--time", "1s"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("journal"), "{}", stderr(&out));
+    assert!(!file.exists(), "the file created for the refused run is removed");
+}
