@@ -22,7 +22,11 @@ pub const FIO_NAMES: &[(&str, &str)] = &[
     ("--ioengine", "--engine auto|io_uring|psync"),
     ("--randseed", "--seed N"),
     ("--rate_iops", "--rate IOPS"),
-    ("--direct", "nothing: direct I/O is the default (--buffered goes through the page cache)"),
+    ("--direct", "nothing needed, direct I/O is the default (--buffered goes through the page cache)"),
+    ("--rwmixwrite", "--read PCT (the share of reads: 100 minus the writes)"),
+    ("--number_ios", "--ios N (I/Os measured per worker)"),
+    ("--time_based", "nothing needed, a run lasts --time unless --ios N is given"),
+    ("--name", "--label TEXT"),
     ("--output", "--json FILE (with --output-format fio-json for fio's JSON)"),
 ];
 
@@ -42,7 +46,7 @@ pub fn explain(e: clap::Error) -> clap::Error {
     let Some((fio, ours)) = lunmark_name(arg) else { return e };
     super::Cli::command().error(
         ErrorKind::UnknownArgument,
-        format!("unexpected argument '{arg}': {fio} is fio's name; lunmark's is {ours}. `lunmark run --help` lists every flag"),
+        format!("unexpected argument '{arg}': {fio} is fio's option; in lunmark: {ours}. `lunmark run --help` lists every flag"),
     )
 }
 
@@ -54,9 +58,9 @@ mod tests {
     #[test]
     fn fio_names_are_refused_with_lunmarks_name() {
         for (args, want) in [
-            (vec!["lunmark", "run", "--iodepth", "32"], "lunmark's is --qd N"),
-            (vec!["lunmark", "run", "-t", "mem:1m", "--iodepth=32"], "lunmark's is --qd N"),
-            (vec!["lunmark", "run", "--numjobs", "4"], "lunmark's is --workers N"),
+            (vec!["lunmark", "run", "--iodepth", "32"], "in lunmark: --qd N"),
+            (vec!["lunmark", "run", "-t", "mem:1m", "--iodepth=32"], "in lunmark: --qd N"),
+            (vec!["lunmark", "run", "--numjobs", "4"], "in lunmark: --workers N"),
             (vec!["lunmark", "run", "--rw", "randread"], "--read PCT and --random PCT"),
             (vec!["lunmark", "run", "--runtime", "60"], "--time DURATION"),
         ] {
@@ -68,6 +72,6 @@ mod tests {
         }
         // Other unknown arguments keep clap's own message.
         let e = explain(crate::cli::Cli::try_parse_from(["lunmark", "run", "--frobnicate"]).unwrap_err());
-        assert!(!e.to_string().contains("fio's name"), "{e}");
+        assert!(!e.to_string().contains("fio's option"), "{e}");
     }
 }

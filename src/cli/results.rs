@@ -23,6 +23,7 @@ pub enum ResultsAction {
     Export {
         #[arg(required = true, value_name = "ID")]
         ids: Vec<String>,
+        /// json (the result model), csv (a row per point, a column per parameter and metric), md, or fio-json (fio's JSON shape).
         #[arg(long, value_enum, default_value = "json", value_name = "FORMAT")]
         format: ExportFormat,
     },
@@ -59,6 +60,7 @@ pub enum ListFormat {
 
 #[derive(clap::Args, Debug, Default)]
 pub struct ListArgs {
+    /// table (fits 100 columns), json (an array of objects) or csv (a row per result).
     #[arg(long, value_enum, default_value = "table", value_name = "FORMAT")]
     pub format: ListFormat,
     /// Only results whose label matches this pattern (* and ?), e.g. 'fc port*'.

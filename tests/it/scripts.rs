@@ -320,9 +320,9 @@ fn each_point_of_the_summary_restates_its_workload() {
 fn fio_names_and_short_profile_names_get_lunmarks_names() {
     let out = run(&["run", "-t", "mem:16m", "--iodepth", "32"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--iodepth is fio's name; lunmark's is --qd"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--iodepth is fio's option; in lunmark: --qd"), "{}", stderr(&out));
     let out = run(&["run", "-t", "mem:16m", "--numjobs=4"]);
-    assert!(stderr(&out).contains("lunmark's is --workers"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("in lunmark: --workers"), "{}", stderr(&out));
     let out = run(&["run", "fcoe", "-t", "mem:16m", "--dry-run"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("did you mean 'fcoe-mix'"), "{}", stderr(&out));
