@@ -432,14 +432,14 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
             let place = c.dev.as_ref().map(|d| d.display().to_string()).unwrap_or_else(|| "RAM".into());
             println!("cache: {size} in {place}, {}, {}-byte blocks, cold at the start of each point", c.mode, c.block_bytes);
         }
-        if let (Some(format), (json, _)) = (args.output_format, args.json_output()) {
-            let to = match json.as_deref() {
-                None => "no JSON".to_string(),
-                Some("-") => "stdout (the summary on stderr)".to_string(),
-                Some(file) => file.to_string(),
-            };
-            let name = clap::ValueEnum::to_possible_value(&format).map(|v| v.get_name().to_string()).unwrap_or_default();
-            println!("output: {name} to {to}");
+        if args.output_format.is_some() {
+            let (json, shape) = args.json_output();
+            let what = if shape == JsonShape::Fio { "fio-json (fio's JSON shape)" } else { "json (the result model)" };
+            match json.as_deref() {
+                None => println!("output: the summary only (no JSON)"),
+                Some("-") => println!("output: {what} to stdout, the summary on stderr"),
+                Some(file) => println!("output: {what} to {file}, the summary on stdout"),
+            }
         }
         return Ok(exit::OK);
     }

@@ -162,9 +162,9 @@ fn output_formats_other_than_normal_json_and_fio_json_are_refused() {
     assert!(err.contains("'xml'") && err.contains("normal") && err.contains("fio-json"), "{err}");
     // --dry-run says where the JSON would go, in which shape.
     let out = run(&["run", "-t", "mem:16m", "--output-format", "fio-json", "--dry-run"]);
-    assert!(stdout(&out).contains("output: fio-json to stdout (the summary on stderr)"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("output: fio-json (fio's JSON shape) to stdout, the summary on stderr"), "{}", stdout(&out));
     let out = run(&["run", "-t", "mem:16m", "--output-format", "json", "--json", "r.json", "--dry-run"]);
-    assert!(stdout(&out).contains("output: json to r.json"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("output: json (the result model) to r.json, the summary on stdout"), "{}", stdout(&out));
     let out = run(&["lab", "protocols", "--output-format", "json"]);
     assert!(!out.status.success() && stderr(&out).contains("drop --output-format"), "{}", stderr(&out));
 }
