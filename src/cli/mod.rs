@@ -5,7 +5,9 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub mod cache_curve;
 pub mod compare;
+pub mod fio_names;
 pub mod lab;
+pub mod listing;
 pub mod message;
 pub mod paths;
 pub mod profiles;
@@ -78,7 +80,7 @@ pub enum Command {
 /// Parses the command line and runs it; returns the process exit code.
 pub fn main() -> i32 {
     let command = Cli::command();
-    let matches = command.clone().get_matches();
+    let matches = command.clone().try_get_matches().unwrap_or_else(|e| fio_names::explain(e).exit());
     // Every output the command line names is judged before anything runs.
     if let Err(e) = paths::check(&command, &matches) {
         eprintln!("error: {e}");

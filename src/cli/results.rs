@@ -4,24 +4,28 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
-use comfy_table::{presets::UTF8_BORDERS_ONLY, Table};
 
 use super::exit;
 use crate::report;
+use crate::results::filter::{self, ListFilter};
 use crate::results::model::RunResult;
 use crate::results::store::{self, Store};
 
+use super::listing;
+
 #[derive(Subcommand, Debug)]
 pub enum ResultsAction {
-    /// One line per stored result: id, when, label, profile, target, headline figures.
-    List,
+    /// One line per stored result: id, when, label, profile, target, and the headline point's IOPS, MB/s and p99.
+    List(ListArgs),
     /// The summary of one result (a unique id prefix is enough).
     Show { id: String },
-    /// Write a result as json, csv or md to stdout.
+    /// Write results to stdout: json (an array for several ids), csv (one row per point of all of them), md, or fio-json.
     Export {
-        id: String,
-        #[arg(long, default_value = "json", value_name = "json|csv|md")]
-        format: String,
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<String>,
+        /// json (the result model), csv (a row per point, a column per parameter and metric), md, or fio-json (fio's JSON shape).
+        #[arg(long, value_enum, default_value = "json", value_name = "FORMAT")]
+        format: ExportFormat,
     },
     /// Add a result from a JSON file (as written by --json or export).
     Import { file: PathBuf },
@@ -29,46 +33,89 @@ pub enum ResultsAction {
     Delete { id: String },
 }
 
+/// The forms `results export` writes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
+pub enum ExportFormat {
+    /// The result model (docs/result-schema.md); several ids give an array.
+    Json,
+    /// One row per point, a column per parameter and metric.
+    Csv,
+    /// A Markdown table of the main figures.
+    Md,
+    /// The structure of fio's --output-format=json (docs/fio-json.md); several ids give an array.
+    FioJson,
+}
+
+/// The forms `results list` prints.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Default)]
+pub enum ListFormat {
+    /// A table that fits 100 columns.
+    #[default]
+    Table,
+    /// An array of objects, one per result.
+    Json,
+    /// One row per result.
+    Csv,
+}
+
+#[derive(clap::Args, Debug, Default)]
+pub struct ListArgs {
+    /// table (fits 100 columns), json (an array of objects) or csv (a row per result).
+    #[arg(long, value_enum, default_value = "table", value_name = "FORMAT")]
+    pub format: ListFormat,
+    /// Only results whose label matches this pattern (* and ?), e.g. 'fc port*'.
+    #[arg(long, value_name = "GLOB")]
+    pub label: Option<String>,
+    /// Only results of this profile.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Only results with a target that matches this pattern (* and ?), e.g. 'nbd://*'.
+    #[arg(long, value_name = "GLOB")]
+    pub target: Option<String>,
+    /// Only results started at or after this RFC 3339 date or date-time: 2026-11-23 or 2026-11-23T14:00:00Z.
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Only the N most recent results (after the other filters).
+    #[arg(long, value_name = "N")]
+    pub last: Option<usize>,
+}
+
 pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Path>) -> Result<i32> {
     let path = store::default_path(store_flag);
-    let action = action.unwrap_or(ResultsAction::List);
+    let action = action.unwrap_or(ResultsAction::List(ListArgs::default()));
     // Browsing only reads: a read-only store (media, file mode) still serves it.
     let mut store = match action {
-        ResultsAction::List | ResultsAction::Show { .. } | ResultsAction::Export { .. } => Store::open_read_only(&path)?,
+        ResultsAction::List(_) | ResultsAction::Show { .. } | ResultsAction::Export { .. } => Store::open_read_only(&path)?,
         ResultsAction::Import { .. } | ResultsAction::Delete { .. } => {
             Store::open_writable(&path).with_context(|| format!("the result store {} cannot be changed", path.display()))?
         }
     };
     match action {
-        ResultsAction::List => {
-            let runs = store.list()?;
-            if runs.is_empty() {
-                println!("no results yet in {}: `lunmark run` saves every run there", path.display());
+        ResultsAction::List(args) => {
+            let filter = ListFilter {
+                label: args.label,
+                profile: args.profile,
+                target: args.target,
+                since: args.since.as_deref().map(filter::parse_since).transpose()?,
+                last: args.last,
+            };
+            if filter.last == Some(0) {
+                bail!("--last 0 lists nothing: give a number of results above 0");
+            }
+            let runs = filter.apply(store.list()?);
+            if runs.is_empty() && args.format == ListFormat::Table {
+                match filter.describe() {
+                    d if d.is_empty() => println!("no results yet in {}: `lunmark run` saves every run there", path.display()),
+                    d => println!("no result in {} matches {d}", path.display()),
+                }
                 return Ok(exit::OK);
             }
-            let mut t = Table::new();
-            t.load_preset(UTF8_BORDERS_ONLY)
-                .set_header(vec!["id", "when", "status", "label", "profile", "targets", "points", "IOPS", "MB/s", "p99 us"]);
-            for r in runs {
-                t.add_row(vec![
-                    r.id,
-                    r.started_at.chars().take(19).collect::<String>().replace('T', " "),
-                    r.status,
-                    r.label.unwrap_or_default(),
-                    r.profile.unwrap_or_default(),
-                    r.targets,
-                    r.points.to_string(),
-                    format!("{:.0}", r.iops),
-                    format!("{:.1}", r.mbps),
-                    format!("{:.1}", r.p99_us),
-                ]);
-            }
-            println!("{t}");
+            print!("{}", listing::render(&runs, args.format));
         }
         ResultsAction::Show { id } => print!("{}", report::table::render(&store.load(&id)?)),
-        ResultsAction::Export { id, format } => {
-            let r = store.load(&id)?;
-            print!("{}", export(&r, &format)?);
+        ResultsAction::Export { ids, format } => {
+            let results: Vec<RunResult> = ids.iter().map(|id| store.load(id)).collect::<Result<_>>()?;
+            print!("{}", export(&results.iter().collect::<Vec<_>>(), format));
         }
         ResultsAction::Import { file } => {
             let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
@@ -98,11 +145,19 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
     Ok(exit::OK)
 }
 
-pub fn export(r: &RunResult, format: &str) -> Result<String> {
-    Ok(match format {
-        "json" => report::json::render(r),
-        "csv" => report::rows::csv(&[r]),
-        "md" => report::rows::markdown(&[r]),
-        other => bail!("unknown export format '{other}': choose json, csv or md"),
-    })
+/// Results in an export format: json and fio-json give one document for one
+/// result and an array of them for several; csv and md one table of all points.
+pub fn export(results: &[&RunResult], format: ExportFormat) -> String {
+    match (format, results) {
+        (ExportFormat::Json, [one]) => report::json::render(one),
+        (ExportFormat::Json, many) => {
+            let mut text = serde_json::to_string_pretty(many).expect("the result model always serialises");
+            text.push('\n');
+            text
+        }
+        (ExportFormat::FioJson, [one]) => report::fio_json::render(one),
+        (ExportFormat::FioJson, many) => report::fio_json::render_many(many),
+        (ExportFormat::Csv, all) => report::rows::csv(all),
+        (ExportFormat::Md, all) => report::rows::markdown(all),
+    }
 }

@@ -121,6 +121,11 @@ pub struct RunArgs {
     /// Write the result as JSON to FILE, or to stdout with '-'.
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
+    /// normal (the summary; JSON only with --json), json (the result model) or fio-json (the
+    /// structure of fio's --output-format=json, docs/fio-json.md). json and fio-json go to
+    /// --json FILE when given, else to stdout with the summary on stderr.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub output_format: Option<OutputFormat>,
     /// Print the effective workload and exit without running it.
     #[arg(long)]
     pub dry_run: bool,
@@ -177,6 +182,36 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
+/// What `--output-format` asks for.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// The summary; JSON (the result model) only where --json says.
+    Normal,
+    /// The result model as JSON (docs/result-schema.md).
+    Json,
+    /// fio's --output-format=json structure (docs/fio-json.md).
+    FioJson,
+}
+
+/// The shape of the JSON a run writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum JsonShape {
+    /// lunmark's result model.
+    #[default]
+    Model,
+    /// fio's JSON output.
+    Fio,
+}
+
+impl JsonShape {
+    pub fn render(self, result: &RunResult) -> String {
+        match self {
+            JsonShape::Model => report::json::render(result),
+            JsonShape::Fio => report::fio_json::render(result),
+        }
+    }
+}
+
 /// Size of the scratch file of a run without targets.
 pub const DEFAULT_SCRATCH_SIZE: Bytes = Bytes(Bytes::GIB);
 
@@ -185,9 +220,21 @@ impl RunArgs {
         RunArgs { pick: "mean".into(), ..RunArgs::default() }
     }
 
-    /// True when the flags themselves describe the access pattern.
+    /// Where the run's JSON goes and in which shape, from --json and --output-format.
+    pub fn json_output(&self) -> (Option<String>, JsonShape) {
+        match self.output_format {
+            None | Some(OutputFormat::Normal) => (self.json.clone(), JsonShape::Model),
+            Some(OutputFormat::Json) => (Some(self.json.clone().unwrap_or_else(|| "-".into())), JsonShape::Model),
+            Some(OutputFormat::FioJson) => (Some(self.json.clone().unwrap_or_else(|| "-".into())), JsonShape::Fio),
+        }
+    }
+
+    /// True when the flags themselves describe the access pattern: --bs,
+    /// --read, --random, --align, or a sweep of bs, read or random (a sweep
+    /// gives that setting as surely as the flag does).
     fn shapes_workload(&self) -> bool {
-        self.bs.is_some() || self.read.is_some() || self.random.is_some() || self.align.is_some()
+        let swept = self.sweep.iter().any(|s| matches!(s.split_once('=').map(|(k, _)| k.trim()), Some("bs" | "read" | "random")));
+        self.bs.is_some() || self.read.is_some() || self.random.is_some() || self.align.is_some() || swept
     }
 
     /// The profile the run starts from, the name to record, and what the user
@@ -369,6 +416,7 @@ fn flags_profile() -> Profile {
 /// remembered and reported; it never stops the run.
 struct KeepAfterEachPoint {
     json: Option<OutputFile>,
+    shape: JsonShape,
     store: Option<Store>,
     errors: Vec<String>,
     store_failed: bool,
@@ -377,7 +425,7 @@ struct KeepAfterEachPoint {
 impl KeepAfterEachPoint {
     fn keep(&mut self, result: &RunResult) {
         if let Some(out) = &self.json {
-            if let Err(e) = out.replace_with(report::json::render(result).as_bytes()) {
+            if let Err(e) = out.replace_with(self.shape.render(result).as_bytes()) {
                 push_once(&mut self.errors, format!("could not write the JSON result: {e}"));
             }
         }
@@ -458,11 +506,21 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
         if let Some(link) = &link {
             println!("{}", link.describe());
         }
+        if args.output_format.is_some() {
+            let (json, shape) = args.json_output();
+            let what = if shape == JsonShape::Fio { "fio-json (fio's JSON shape)" } else { "json (the result model)" };
+            match json.as_deref() {
+                None => println!("output: the summary only (no JSON)"),
+                Some("-") => println!("output: {what} to stdout, the summary on stderr"),
+                Some(file) => println!("output: {what} to {file}, the summary on stdout"),
+            }
+        }
         return Ok(exit::OK);
     }
     let ctx = args.context()?;
     let store = ResultStore::choose(&args, store_flag)?;
-    let kept = measure_and_keep(&plan, &ctx, args.json.as_deref(), &store, true)?;
+    let (json, shape) = args.json_output();
+    let kept = measure_and_keep_as(&plan, &ctx, json.as_deref(), shape, &store, true)?;
     Ok(exit_code(&kept.result, !kept.unwritten.is_empty()))
 }
 
@@ -520,6 +578,7 @@ impl RunArgs {
                 .then(|| crate::verify::VerifyOptions { stop_on_mismatch: self.verify_stop, journal: self.journal.clone() }),
             cache: self.cache_config()?,
             trace: self.trace.clone(),
+            announce_trace: true,
             continue_on_error: self.continue_on_error,
             link: self.link_setting()?,
         })
@@ -560,17 +619,29 @@ pub struct Kept {
 /// before anything runs. Once the run has started, a failure to write an output
 /// never hides the run's own outcome: it is reported and listed in `Kept`.
 pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, store: &ResultStore, print: bool) -> Result<Kept> {
+    measure_and_keep_as(plan, ctx, json, JsonShape::Model, store, print)
+}
+
+/// `measure_and_keep` with the JSON in the shape asked for (--output-format).
+pub fn measure_and_keep_as(
+    plan: &RunPlan,
+    ctx: &RunContext,
+    json: Option<&str>,
+    shape: JsonShape,
+    store: &ResultStore,
+    print: bool,
+) -> Result<Kept> {
     // Judged again here (the command line checked it too): labs and library callers come this way as well.
     let json_file = match json.map(|j| output_path::destination("--json", j, true, Mode::Replace)).transpose()? {
         Some(Destination::File(f)) => Some(f),
         _ => None,
     };
     let opened = store.open()?;
-    let mut keep = KeepAfterEachPoint { json: json_file, store: opened, errors: Vec::new(), store_failed: false };
+    let mut keep = KeepAfterEachPoint { json: json_file, shape, store: opened, errors: Vec::new(), store_failed: false };
     let result = run::execute(plan, ctx, &mut keep)?;
     keep.keep(&result);
     if print {
-        if let Err(e) = emit(&result, json) {
+        if let Err(e) = emit(&result, json, shape) {
             push_once(&mut keep.errors, format!("{e:#}"));
         }
     }
@@ -592,15 +663,16 @@ pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, st
 }
 
 /// Prints the summary, and the JSON on stdout with `--json -` (the summary then
-/// goes to stderr so stdout carries JSON only). A `--json FILE` is not written
-/// here: the keeper already wrote the final result there, through the guard,
-/// and a second write would only report a failure twice.
-fn emit(result: &RunResult, json: Option<&str>) -> Result<()> {
+/// goes to stderr so stdout carries JSON only), in the shape asked for
+/// (--output-format). A `--json FILE` is not written here: the keeper already
+/// wrote the final result there, through the guard, and a second write would
+/// only report a failure twice.
+fn emit(result: &RunResult, json: Option<&str>, shape: JsonShape) -> Result<()> {
     let table = report::table::render(result);
     match json {
         Some("-") => {
             eprint!("{table}");
-            std::io::stdout().write_all(report::json::render(result).as_bytes())?;
+            std::io::stdout().write_all(shape.render(result).as_bytes())?;
         }
         _ => print!("{table}"),
     }

@@ -68,7 +68,9 @@ pub fn run(args: &RunArgs, opts: &LabOptions, store: &ResultStore) -> Result<Vec
             }
         }
         plan.criteria.clear();
-        let ctx = a.context()?;
+        let mut ctx = a.context()?;
+        // The trace lives in the lab's directory and goes with it: its path is no use to anyone.
+        ctx.announce_trace = false;
         eprintln!("== cache {pct}% of the LUN");
         let result = measure_and_keep(&plan, &ctx, None, store, false).map(|k| k.result).map_err(|e| format!("{e:#}"));
         let trace = load_trace(&trace_path).map(|(_, t)| t).unwrap_or_default();

@@ -3,11 +3,13 @@
 
 pub mod charts;
 pub mod compare;
+pub mod fio_json;
 pub mod html;
 pub mod json;
 pub mod rows;
 pub mod table;
 pub mod welch;
+pub mod workload_text;
 
 /// Snapshot tests of the exporters: two recorded results in, text out, compared
 /// with files in tests/golden/ (LUNMARK_BLESS=1 rewrites them after a deliberate change).
@@ -35,6 +37,7 @@ mod snapshots {
         check("export-a.txt", &super::table::render(&a));
         check("export-a.csv", &super::rows::csv(&[&a, &b]));
         check("export-a.md", &super::rows::markdown(&[&a, &b]));
+        check("export-a.fio.json", &super::fio_json::render(&a));
         let c = super::compare::compare(&[&a, &b]);
         check("compare.md", &super::compare::render_markdown(&c));
         check("compare.csv", &super::compare::render_csv(&c));

@@ -1,7 +1,9 @@
 //! Results as rows of named figures, one row per point: the shared shape of the
-//! CSV and Markdown exporters (and the report's summary table). Pure.
+//! Markdown exporter and the report's summary table; and the wide CSV for
+//! scripts (one row per point, a column per parameter and metric). Pure.
 
-use crate::results::model::{Point, RunResult};
+use super::workload_text;
+use crate::results::model::{LatencyStats, Point, RunResult, Summary};
 
 pub const COLUMNS: &[&str] = &[
     "id",
@@ -82,12 +84,116 @@ pub fn rows(r: &RunResult) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// CSV with a header line; fields quoted when they hold a comma, quote or newline.
+/// A CSV field, quoted when it holds a comma, quote or newline.
+fn quote(f: &str) -> String {
+    if f.contains([',', '"', '\n']) {
+        format!("\"{}\"", f.replace('"', "\"\""))
+    } else {
+        f.to_string()
+    }
+}
+
+/// One figure read from a latency distribution.
+pub type LatencyFigure = fn(&LatencyStats) -> f64;
+
+/// One figure read from a point's summary (None where it does not apply).
+type Metric = fn(&Summary) -> Option<f64>;
+
+/// The figures of one latency distribution, in CSV column order.
+const LATENCY_FIGURES: &[(&str, LatencyFigure)] = &[
+    ("count", |l| l.count as f64),
+    ("mean", |l| l.mean),
+    ("min", |l| l.min),
+    ("p50", |l| l.p50),
+    ("p90", |l| l.p90),
+    ("p99", |l| l.p99),
+    ("p99_9", |l| l.p99_9),
+    ("p99_99", |l| l.p99_99),
+    ("max", |l| l.max),
+];
+
+/// The figures of a point, one CSV column each, after the identifying and parameter columns.
+const METRICS: &[(&str, Metric)] = &[
+    ("iops", |s| Some(s.iops)),
+    ("read_iops", |s| Some(s.read_iops)),
+    ("write_iops", |s| Some(s.write_iops)),
+    ("mbps", |s| Some(s.mbps)),
+    ("read_mbps", |s| Some(s.read_mbps)),
+    ("write_mbps", |s| Some(s.write_mbps)),
+    ("mibps", |s| Some(s.mibps)),
+    ("read_mibps", |s| Some(s.read_mibps)),
+    ("write_mibps", |s| Some(s.write_mibps)),
+    ("bytes_read", |s| Some(s.bytes_read as f64)),
+    ("bytes_written", |s| Some(s.bytes_written as f64)),
+    ("ios_read", |s| Some(s.ios_read as f64)),
+    ("ios_written", |s| Some(s.ios_written as f64)),
+    ("duration_s", |s| Some(s.duration_s)),
+    ("cpu_pct", |s| Some(s.cpu.utilization_pct)),
+    ("cpu_process_pct", |s| Some(s.cpu.process_pct)),
+    ("iops_per_cpu_pct", |s| s.cpu.iops_per_cpu_pct),
+    ("mbps_per_cpu_pct", |s| s.cpu.mbps_per_cpu_pct),
+    ("service_demand_us_per_kb", |s| s.cpu.service_demand_us_per_kb),
+    ("errors", |s| Some(s.errors.total as f64)),
+];
+
+/// The header of the wide CSV: identity, one column per sweep parameter seen
+/// in any of the results (`param_qd`, `param_phase`, ...), the point's
+/// workload, then every metric, latency per direction with every percentile.
+pub fn csv_columns(results: &[&RunResult]) -> Vec<String> {
+    let mut cols: Vec<String> = ["id", "label", "profile", "started_at", "status", "point"].iter().map(|c| c.to_string()).collect();
+    cols.extend(param_keys(results).iter().map(|k| format!("param_{k}")));
+    cols.extend(["bs", "read_pct", "random_pct", "qd", "workers", "targets"].iter().map(|c| c.to_string()));
+    cols.extend(METRICS.iter().map(|(n, _)| n.to_string()));
+    for op in ["read", "write", "all"] {
+        cols.extend(
+            LATENCY_FIGURES.iter().map(|(f, _)| if *f == "count" { format!("lat_{op}_count") } else { format!("lat_{op}_{f}_us") }),
+        );
+    }
+    cols
+}
+
+/// Every sweep parameter of the results' points, sorted.
+fn param_keys(results: &[&RunResult]) -> Vec<String> {
+    let mut keys: Vec<String> = results.iter().flat_map(|r| r.points.iter()).flat_map(|p| p.params.keys().cloned()).collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// CSV for scripts: one row per point of every result, one column per
+/// parameter and metric (reads and writes apart, every percentile); an empty
+/// field where a figure does not apply (a point without that parameter,
+/// CPU efficiency without CPU use, a workload not recorded).
 pub fn csv(results: &[&RunResult]) -> String {
-    let quote = |f: &str| if f.contains([',', '"', '\n']) { format!("\"{}\"", f.replace('"', "\"\"")) } else { f.to_string() };
-    let mut out = COLUMNS.join(",") + "\n";
+    let keys = param_keys(results);
+    let mut out = csv_columns(results).join(",") + "\n";
     for r in results {
-        for row in rows(r) {
+        for (i, p) in r.points.iter().enumerate() {
+            let s = &p.summary;
+            let mut row: Vec<String> = vec![
+                r.id.clone(),
+                r.label.clone().unwrap_or_default(),
+                r.profile.clone().unwrap_or_default(),
+                r.started_at.clone(),
+                serde_json::to_value(r.status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+                (i + 1).to_string(),
+            ];
+            row.extend(keys.iter().map(|k| p.params.get(k).map(|v| v.to_string().trim_matches('"').to_string()).unwrap_or_default()));
+            match workload_text::of_point(r, i) {
+                Some(w) => row.extend([
+                    workload_text::bs(&w),
+                    workload_text::read_pct(&w),
+                    workload_text::random_pct(&w),
+                    workload_text::qd(&w),
+                    w.total_workers().to_string(),
+                    w.targets.len().to_string(),
+                ]),
+                None => row.extend(std::iter::repeat_n(String::new(), 6)),
+            }
+            row.extend(METRICS.iter().map(|(_, f)| f(s).map(fmt).unwrap_or_default()));
+            for l in [&s.latency_us.read, &s.latency_us.write, &s.latency_us.all] {
+                row.extend(LATENCY_FIGURES.iter().map(|(_, f)| fmt(f(l))));
+            }
             out += &row.iter().map(|f| quote(f)).collect::<Vec<_>>().join(",");
             out.push('\n');
         }

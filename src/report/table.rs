@@ -86,6 +86,10 @@ pub fn render(result: &RunResult) -> String {
             let params: Vec<String> = p.params.iter().map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"'))).collect();
             out.push_str(&format!("\npoint {}: {}\n", i + 1, params.join(" ")));
         }
+        // Each point restates what it ran, so a point read alone is complete.
+        if let Some(w) = super::workload_text::of_point(result, i) {
+            out.push_str(&format!("workload: {}\n", super::workload_text::line(&w)));
+        }
         out.push_str(&render_point(p));
     }
     out

@@ -134,7 +134,11 @@ pub struct Listing {
     pub profile: Option<String>,
     pub targets: String,
     pub points: usize,
-    /// Highest IOPS and MB/s over the points, and the p99 (us) of the point with the highest IOPS.
+    /// The headline point: the one with the highest IOPS (1-based; 0 when the
+    /// run has no point). Its sweep values are `headline_params` ("qd=8 bs=4k").
+    pub headline_point: usize,
+    pub headline_params: String,
+    /// IOPS, MB/s and p99 latency (us), all three of the headline point.
     pub iops: f64,
     pub mbps: f64,
     pub p99_us: f64,
@@ -354,6 +358,8 @@ impl Store {
                     profile: r.get(4)?,
                     targets: r.get(5)?,
                     points: 0,
+                    headline_point: 0,
+                    headline_params: String::new(),
                     iops: 0.0,
                     mbps: 0.0,
                     p99_us: 0.0,
@@ -366,11 +372,17 @@ impl Store {
                 .query_map([&l.id], |r| r.get::<_, String>(0))?
                 .filter_map(|p| p.ok().and_then(|p| serde_json::from_str(&p).ok()))
                 .collect();
-            let best = points.iter().max_by(|a, b| a.summary.iops.total_cmp(&b.summary.iops));
+            // One point gives all three headline figures, so they describe the same run of I/O.
+            let best = points.iter().enumerate().max_by(|a, b| a.1.summary.iops.total_cmp(&b.1.summary.iops));
             l.points = points.len();
-            l.iops = best.map(|p| p.summary.iops).unwrap_or(0.0);
-            l.mbps = points.iter().map(|p| p.summary.mbps).fold(0.0, f64::max);
-            l.p99_us = best.map(|p| p.summary.latency_us.all.p99).unwrap_or(0.0);
+            if let Some((i, p)) = best {
+                l.headline_point = i + 1;
+                l.headline_params =
+                    p.params.iter().map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"'))).collect::<Vec<_>>().join(" ");
+                l.iops = p.summary.iops;
+                l.mbps = p.summary.mbps;
+                l.p99_us = p.summary.latency_us.all.p99;
+            }
         }
         Ok(out)
     }

@@ -38,6 +38,8 @@ pub struct RunContext {
     pub verify: Option<crate::verify::VerifyOptions>,
     /// With --trace: record every I/O issued here.
     pub trace: Option<std::path::PathBuf>,
+    /// Say where the trace was recorded (false for a trace the caller deletes afterwards, as `lab cache` does).
+    pub announce_trace: bool,
     /// With --cache: the host-side cache tier in front of every target.
     pub cache: Option<crate::engine::cache::config::CacheConfig>,
     /// With --continue-on-error: I/O errors are counted and the run goes on.
@@ -257,7 +259,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
     if let (Some(t), Some(path)) = (&trace, &ctx.trace) {
         // The trace is kept whatever the run's outcome: its I/Os were issued.
         match t.finish() {
-            Ok(n) if !ctx.quiet => eprintln!("trace: {n} I/Os recorded in {}", path.display()),
+            Ok(n) if !ctx.quiet && ctx.announce_trace => eprintln!("trace: {n} I/Os recorded in {}", path.display()),
             Ok(_) => {}
             Err(e) => eprintln!("warning: the trace {} is incomplete: {e}", path.display()),
         }

@@ -191,11 +191,20 @@ fn locate(text: &str, phase: &str, error: &SpecError) -> Option<usize> {
 
 /// The candidate closest to `name` by edit distance, if it is close enough to be a typo.
 pub fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
-    candidates
-        .map(|c| (edit_distance(name, c), c))
+    let candidates: Vec<&str> = candidates.collect();
+    let close = candidates
+        .iter()
+        .map(|c| (edit_distance(name, c), *c))
         .filter(|(d, c)| *d <= 3.max(c.len() / 3))
         .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c.to_string())
+        .map(|(_, c)| c.to_string());
+    // A name cut short ("fcoe" for "fcoe-mix") is far by edit distance but
+    // plainly meant: the one candidate it begins is the suggestion.
+    let mut starting = candidates.iter().filter(|c| name.len() >= 2 && c.starts_with(name));
+    match (starting.next(), starting.next()) {
+        (Some(only), None) => Some(only.to_string()),
+        _ => close,
+    }
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -234,6 +243,14 @@ mod tests {
         assert!(e.contains("did you mean 'exchange'"), "{e}");
         let e = builtin("zzzzzzzzzzzz").unwrap_err().to_string();
         assert!(!e.contains("did you mean"), "{e}");
+    }
+
+    #[test]
+    fn a_name_cut_short_suggests_the_one_profile_it_begins() {
+        let e = builtin("fcoe").unwrap_err().to_string();
+        assert!(e.contains("did you mean 'fcoe-mix'"), "{e}");
+        let e = builtin("service").unwrap_err().to_string();
+        assert!(e.contains("did you mean 'service-demand'"), "{e}");
     }
 
     #[test]

@@ -287,8 +287,10 @@ fn the_cache_lab_runs_end_to_end_and_cleans_up() {
         assert!((hit(r) - phit(r)).abs() < 3.0, "prediction beside measurement: {r:?}");
     }
     // Each point was saved, and the report draws them against cache size.
-    let listed = run(&["--store", store.to_str().unwrap(), "results", "list"]);
-    assert_eq!(stdout(&listed).matches("lab cache:").count(), 3, "{}", stdout(&listed));
+    let listed = run(&["--store", store.to_str().unwrap(), "results", "list", "--format", "json"]);
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let labels = listed.as_array().unwrap().iter().filter(|r| r["label"].as_str().unwrap_or("").starts_with("lab cache:")).count();
+    assert_eq!(labels, 3, "{listed}");
     assert_lab_left_nothing(labs.path());
 }
 

@@ -66,7 +66,7 @@ fn a_result_round_trips_through_the_store() {
     assert!(list.contains(&id) && list.contains(&id2) && list.contains("first"), "{list}");
     let csv = stdout(&s.run(&["results", "export", &id, "--format", "csv"]));
     assert_eq!(csv.lines().count(), 3, "header and two points: {csv}");
-    assert!(csv.lines().next().unwrap().starts_with("id,label,point,params,iops"));
+    assert!(csv.lines().next().unwrap().starts_with("id,label,profile,started_at,status,point,param_qd,bs,read_pct"), "{csv}");
     let md = stdout(&s.run(&["results", "export", &id, "--format", "md"]));
     assert!(md.starts_with("| id | label |") && md.contains("qd=4"), "{md}");
 

@@ -1,0 +1,160 @@
+//! What `results list` prints: a table that fits 100 columns, JSON or CSV.
+//! The headline figures (IOPS, MB/s, p99) all come from one point of each
+//! result: the one with the highest IOPS, named in the table's "best" column.
+//! Pure: listings in, text out.
+
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
+use serde_json::json;
+
+use super::results::ListFormat;
+use crate::results::store::Listing;
+
+/// The table's width: it wraps cells (never cuts them) to stay within it.
+pub const TABLE_WIDTH: u16 = 100;
+
+pub fn render(runs: &[Listing], format: ListFormat) -> String {
+    match format {
+        ListFormat::Table => table(runs),
+        ListFormat::Json => {
+            let mut text = serde_json::to_string_pretty(&runs.iter().map(object).collect::<Vec<_>>()).expect("JSON values serialise");
+            text.push('\n');
+            text
+        }
+        ListFormat::Csv => csv(runs),
+    }
+}
+
+fn when(l: &Listing) -> String {
+    l.started_at.chars().take(16).collect::<String>().replace('T', " ")
+}
+
+fn table(runs: &[Listing]) -> String {
+    let right = |t: String| Cell::new(t).set_alignment(CellAlignment::Right);
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY).set_header(vec![
+        "id",
+        "when (UTC)",
+        "status",
+        "label",
+        "profile",
+        "targets",
+        "pt/pts",
+        "IOPS",
+        "MB/s",
+        "p99 µs",
+    ]);
+    for r in runs {
+        t.add_row(vec![
+            Cell::new(&r.id),
+            Cell::new(when(r)),
+            Cell::new(&r.status),
+            Cell::new(r.label.clone().unwrap_or_default()),
+            Cell::new(r.profile.clone().unwrap_or_default()),
+            Cell::new(&r.targets),
+            right(if r.points == 0 { "-/0".into() } else { format!("{}/{}", r.headline_point, r.points) }),
+            right(format!("{:.0}", r.iops)),
+            right(format!("{:.1}", r.mbps)),
+            right(format!("{:.1}", r.p99_us)),
+        ]);
+    }
+    // Ids and figures are never wrapped; the date keeps its line and a status
+    // as long as "completed" its word; the texts around them wrap.
+    // A lower boundary counts the padding.
+    for (i, c) in t.column_iter_mut().enumerate() {
+        // The preset's blank column line parts the columns: no padding inside them but at the borders.
+        c.set_padding((u16::from(i == 0), u16::from(i == 9)));
+        match i {
+            0 | 6..=9 => c.set_constraint(ColumnConstraint::ContentWidth),
+            1 => c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(10))),
+            2 => c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(9))),
+            _ => c,
+        };
+    }
+    // As wide as its content when that fits; else its texts wrap to fit.
+    let mut text = t.to_string();
+    if text.lines().any(|l| l.chars().count() > TABLE_WIDTH as usize) {
+        t.set_content_arrangement(ContentArrangement::Dynamic).set_width(TABLE_WIDTH);
+        text = t.to_string();
+    }
+    format!("{text}\nIOPS, MB/s and p99 are those of one point: the one with the highest IOPS (the 'pt' of 'pt/pts').\n")
+}
+
+fn object(l: &Listing) -> serde_json::Value {
+    json!({
+        "id": l.id,
+        "started_at": l.started_at,
+        "status": l.status,
+        "label": l.label,
+        "profile": l.profile,
+        "targets": l.targets.split(", ").filter(|t| !t.is_empty()).collect::<Vec<_>>(),
+        "points": l.points,
+        "headline": if l.points == 0 { serde_json::Value::Null } else { json!({
+            "point": l.headline_point,
+            "params": l.headline_params,
+            "iops": l.iops,
+            "mbps": l.mbps,
+            "p99_us": l.p99_us,
+        })},
+    })
+}
+
+fn csv(runs: &[Listing]) -> String {
+    let quote = |f: &str| if f.contains([',', '"', '\n']) { format!("\"{}\"", f.replace('"', "\"\"")) } else { f.to_string() };
+    let mut out = String::from("id,started_at,status,label,profile,targets,points,headline_point,headline_params,iops,mbps,p99_us\n");
+    for l in runs {
+        let fields = [
+            l.id.clone(),
+            l.started_at.clone(),
+            l.status.clone(),
+            l.label.clone().unwrap_or_default(),
+            l.profile.clone().unwrap_or_default(),
+            l.targets.clone(),
+            l.points.to_string(),
+            if l.points == 0 { String::new() } else { l.headline_point.to_string() },
+            l.headline_params.clone(),
+            l.iops.to_string(),
+            l.mbps.to_string(),
+            l.p99_us.to_string(),
+        ];
+        out += &fields.iter().map(|f| quote(f)).collect::<Vec<_>>().join(",");
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_fits_100_columns_whatever_the_labels() {
+        let long = Listing {
+            id: "0123456789ab".into(),
+            started_at: "2026-11-23T20:10:30.123Z".into(),
+            status: "interrupted".into(),
+            label: Some("FC 8G port 1 after the firmware update of the second controller, cache on".into()),
+            profile: Some("data-warehouse".into()),
+            targets: "nbd://192.168.100.200:10809/a-very-long-export-name, iscsi://10.0.0.1/iqn.2026-11.example:lun/1".into(),
+            points: 16,
+            headline_point: 12,
+            headline_params: "qd=32 bs=4k".into(),
+            iops: 1_234_567.0,
+            mbps: 5_056.3,
+            p99_us: 12_345.6,
+        };
+        let text = render(&[long.clone(), long], ListFormat::Table);
+        let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
+        assert!(widest <= TABLE_WIDTH as usize, "{widest} columns:\n{text}");
+        // Wrapped, not cut: every character of the long cells is still there,
+        // in order, in its column (the header's positions mark the columns).
+        let lines: Vec<Vec<char>> = text.lines().map(|l| l.chars().collect()).collect();
+        let header: String = lines[1].iter().collect();
+        let at = |name: &str| header[..header.find(name).unwrap()].chars().count();
+        let column = |from: usize, to: usize| -> String {
+            lines.iter().flat_map(|l| l.iter().take(to).skip(from)).filter(|c| !c.is_whitespace()).collect()
+        };
+        assert!(column(at("label"), at("profil")).contains("FC8Gport1afterthefirmwareupdateofthesecondcontroller,cacheon"), "{text}");
+        assert!(column(at("target"), at("pt/pts")).contains("iscsi://10.0.0.1/iqn.2026-11.example:lun/1"), "{text}");
+        assert!(text.contains("0123456789ab") && text.contains("12/16") && text.contains("1234567"), "{text}");
+    }
+}
