@@ -75,6 +75,10 @@ pub struct Point {
     /// With `--pass` (or a profile's criteria): the verdict on this point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<crate::workload::pass::Verdict>,
+    /// The effective workload of this point (sweep values and phase applied), in
+    /// the shape of the run's `workload`. Absent in results of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<WorkloadSpec>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

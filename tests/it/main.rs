@@ -11,6 +11,7 @@ mod network;
 mod one_client_servers;
 mod output_guard;
 mod power;
+mod report_page;
 mod results;
 mod stalls;
 mod trust;
