@@ -25,7 +25,7 @@ fn compact(v: &f64) -> String {
         format!("{:.1}M", v / 1e6)
     } else if a >= 1e4 {
         format!("{:.0}k", v / 1e3)
-    } else if a >= 10.0 || *v == 0.0 {
+    } else if a >= 10.0 || v.fract() == 0.0 {
         format!("{v:.0}")
     } else {
         format!("{v:.2}")
@@ -107,8 +107,11 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 const TITLE_H: u32 = 30;
 /// Height of one line of the legend strip.
 const LEGEND_ROW_H: u32 = 20;
-/// Font size of legend entries and axis tick labels.
-const LABEL_FONT: u32 = 13;
+/// Font size of legend entries and axis tick labels, and of the title, as
+/// plotters takes them (its SVG backend writes about 0.8 of the size given:
+/// 16 gives 13 px text).
+const LABEL_FONT: u32 = 16;
+const TITLE_FONT: u32 = 22;
 /// Width of the y label area, and the margin around the plot.
 const Y_AREA: u32 = 76;
 const MARGIN: u32 = 12;
@@ -158,8 +161,8 @@ fn header<'a>(root: &Area<'a>, title: &str, labels: &[String], mark: Mark) -> Re
     let (at, rows) = legend_layout(labels);
     let strip = TITLE_H + rows * LEGEND_ROW_H + 4;
     let (top, rest) = root.split_vertically(strip);
-    let title_style = ("sans-serif", 18).into_font().color(&BLACK);
-    let tx = (WIDTH as i32 - text_width(title, 18) as i32) / 2;
+    let title_style = ("sans-serif", TITLE_FONT).into_font().color(&BLACK);
+    let tx = (WIDTH as i32 - text_width(title, TITLE_FONT) as i32) / 2;
     top.draw(&Text::new(title.to_string(), (tx.max(MARGIN as i32), 8), title_style)).map_err(err)?;
     for (i, (l, (row, x))) in labels.iter().zip(at).enumerate() {
         let c = color(i);
@@ -231,6 +234,7 @@ fn draw_bars(area: &Area, x_label: &str, y_label: &str, categories: &[String], s
                 String::new()
             }
         })
+        .axis_desc_style(("sans-serif", LABEL_FONT))
         .x_desc(x_label)
         .y_desc(y_label)
         .y_label_formatter(&compact)
@@ -267,39 +271,54 @@ pub fn stacked_lines(title: &str, x_label: &str, panels: [(&str, &[Series]); 2],
     draw((WIDTH, height(&labels, 2 * (HEIGHT - TITLE_H) - 60)), |root| {
         let plot = header(root, title, &labels, Mark::Line)?;
         let (upper, lower) = plot.split_vertically(plot.dim_in_pixel().1 / 2);
-        draw_lines(&upper, x_label, panels[0].0, x, panels[0].1)?;
-        draw_lines(&lower, x_label, panels[1].0, x, panels[1].1)
-    })
-}
-
-/// Lines over settings such as queue depths (1, 4, 16, 64): the x axis is
-/// logarithmic (base 2) when the values are positive and span 4x or more, so
-/// doublings are evenly spaced, and the only x labels are the values themselves.
-pub fn lines_at_values(title: &str, x_label: &str, y_label: &str, x: &[f64], series: &[Series]) -> String {
-    let labels = labels_of(series);
-    let positive = x.iter().all(|v| v.is_finite() && *v > 0.0);
-    let (lo, hi) = x.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-    let log = positive && !x.is_empty() && hi / lo >= 4.0;
-    let pos: Vec<f64> = x.iter().map(|v| if log { v.log2() } else { *v }).collect();
-    draw((WIDTH, height(&labels, HEIGHT - TITLE_H)), |root| {
-        let plot = header(root, title, &labels, Mark::Line)?;
-        let chart = lines_chart(&plot, x_label, y_label, &pos, series, false)?;
-        // The labels, thinned so neighbours never touch (every value keeps its marker).
-        let style = ("sans-serif", LABEL_FONT).into_font().color(&BLACK);
-        let y0 = chart.y_range().start;
-        let mut right_edge = i32::MIN;
-        for (p, v) in pos.iter().zip(x) {
-            let Some(p) = drawable(*p) else { continue };
-            let (px, py) = chart.backend_coord(&(p, y0));
-            let text = compact(v);
-            let w = text_width(&text, LABEL_FONT) as i32;
-            if px - w / 2 > right_edge + 6 {
-                root.draw(&Text::new(text, (px - w / 2, py + 6), style.clone())).map_err(err)?;
-                right_edge = px + w / 2;
-            }
+        for (area, (y_label, series)) in [upper, lower].iter().zip(panels) {
+            let chart = lines_chart(area, x_label, y_label, x, series, false)?;
+            value_labels(root, &chart, x, x)?;
         }
         Ok(())
     })
+}
+
+/// Lines over settings such as queue depths (1, 4, 16, 64) or seconds: the
+/// only x labels are the values themselves (thinned so neighbours never
+/// touch; every value keeps its marker). With `log`, the x axis is
+/// logarithmic (base 2) when the values are positive and span 4x or more, so
+/// doublings are evenly spaced.
+pub fn lines_at_values(title: &str, x_label: &str, y_label: &str, x: &[f64], series: &[Series], log: bool) -> String {
+    let labels = labels_of(series);
+    let pos = positions(x, log);
+    draw((WIDTH, height(&labels, HEIGHT - TITLE_H)), |root| {
+        let plot = header(root, title, &labels, Mark::Line)?;
+        let chart = lines_chart(&plot, x_label, y_label, &pos, series, false)?;
+        value_labels(root, &chart, &pos, x)
+    })
+}
+
+/// Where values sit on the x axis: as they are, or as log2 (see `lines_at_values`).
+fn positions(x: &[f64], log: bool) -> Vec<f64> {
+    let positive = x.iter().all(|v| v.is_finite() && *v > 0.0);
+    let (lo, hi) = x.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+    let log = log && positive && !x.is_empty() && hi / lo >= 4.0;
+    x.iter().map(|v| if log { v.log2() } else { *v }).collect()
+}
+
+/// The x labels of a chart drawn with `x_ticks` off: each value under its
+/// position, skipping any that would touch the one before.
+fn value_labels(root: &Area, chart: &LineChart, pos: &[f64], x: &[f64]) -> Result<(), String> {
+    let style = ("sans-serif", LABEL_FONT).into_font().color(&BLACK);
+    let y0 = chart.y_range().start;
+    let mut right_edge = i32::MIN;
+    for (p, v) in pos.iter().zip(x) {
+        let Some(p) = drawable(*p) else { continue };
+        let (px, py) = chart.backend_coord(&(p, y0));
+        let text = compact(v);
+        let w = text_width(&text, LABEL_FONT) as i32;
+        if px - w / 2 > right_edge + 6 {
+            root.draw(&Text::new(text, (px - w / 2, py + 6), style.clone())).map_err(err)?;
+            right_edge = px + w / 2;
+        }
+    }
+    Ok(())
 }
 
 fn draw_lines(area: &Area, x_label: &str, y_label: &str, x: &[f64], series: &[Series]) -> Result<(), String> {
@@ -335,6 +354,7 @@ fn lines_chart<'a, 'b>(
         .x_labels(if x_ticks { ((WIDTH - Y_AREA) / 90) as usize } else { 0 })
         .x_label_style(("sans-serif", LABEL_FONT))
         .y_label_style(("sans-serif", LABEL_FONT))
+        .axis_desc_style(("sans-serif", LABEL_FONT))
         .x_desc(x_label)
         .y_desc(y_label)
         .y_label_formatter(&compact)
@@ -394,6 +414,7 @@ fn draw_percentiles(root: &Area, area: &Area, y_label: &str, series: &[Series]) 
         .disable_x_mesh()
         .x_labels(0)
         .y_label_style(("sans-serif", LABEL_FONT))
+        .axis_desc_style(("sans-serif", LABEL_FONT))
         .x_desc("percentile (nines axis: 90, 99, 99.9, 99.99 one step apart)")
         .y_desc(y_label)
         .y_label_formatter(&compact)
@@ -471,8 +492,58 @@ mod tests {
             ] {
                 let svg = lines("t", "x", "y", &x, &series(values));
                 assert!(svg.contains("<svg"), "{x:?} {values:?}");
+                let svg = lines_at_values("t", "x", "y", &x, &series(values), true);
+                assert!(svg.contains("<svg"), "{x:?} {values:?}");
+                let s = series(values);
+                let svg = stacked_lines("t", "x", [("a", &s), ("b", &s)], &x);
+                assert!(svg.contains("<svg"), "{x:?} {values:?}");
             }
         }
+        for values in [vec![1e308, 1.0, 0.0, -5.0, 2.0], vec![f64::NAN; 5], vec![0.0; 5], vec![5e-324; 5], vec![7.0; 5]] {
+            let svg = percentile_lines("t", "y", &series(&values));
+            assert!(svg.contains("<svg"), "{values:?}");
+        }
         assert!(start.elapsed() < std::time::Duration::from_secs(20), "took {:?}", start.elapsed());
+    }
+
+    /// (y of every data marker, y of every legend text) in a chart's SVG.
+    fn marker_and_legend_ys(svg: &str, legend: &[String]) -> (Vec<f64>, Vec<f64>) {
+        let attr = |tag: &str, name: &str| -> Option<f64> { tag.split(&format!(" {name}=\"")).nth(1)?.split('"').next()?.parse().ok() };
+        let circles: Vec<f64> = svg.split("<circle").skip(1).filter_map(|c| attr(c, "cy")).collect();
+        let texts: Vec<f64> = svg
+            .split("<text")
+            .skip(1)
+            .filter(|t| legend.iter().any(|l| t.contains(&format!("\n{l}\n"))))
+            .filter_map(|t| attr(t, "y"))
+            .collect();
+        (circles, texts)
+    }
+
+    /// The legend sits in its own strip above the plot: with many long labels
+    /// it wraps onto more lines and the chart grows, and no data marker is
+    /// drawn at the height of a legend entry.
+    #[test]
+    fn legends_never_cover_data() {
+        let labels: Vec<String> = (0..12).map(|i| format!("a long result label number {i} · bs=64k")).collect();
+        let many: Vec<Series> =
+            labels.iter().enumerate().map(|(i, l)| Series { label: l.clone(), values: vec![Some(1e6 * (i + 1) as f64); 3] }).collect();
+        let svg = lines_at_values("t", "x", "y", &[1.0, 4.0, 16.0], &many, true);
+        let (circles, texts) = marker_and_legend_ys(&svg, &labels);
+        assert_eq!(texts.len(), 12, "every legend entry drawn");
+        let legend_bottom = texts.iter().copied().fold(0.0, f64::max) + LABEL_FONT as f64;
+        let data: Vec<f64> = circles.iter().copied().filter(|y| *y > legend_bottom).collect();
+        // 12 x 3 data markers below the legend; only the legend's own markers in it.
+        assert_eq!(data.len(), 36, "markers under the legend: {circles:?} (legend ends at {legend_bottom})");
+        assert!(height(&labels, 100) > height(&labels[..2], 100), "the legend strip grows with its entries");
+    }
+
+    /// Category labels too long to sit side by side are reported as not
+    /// fitting (the report then numbers its categories).
+    #[test]
+    fn labels_that_would_overlap_do_not_fit() {
+        let short: Vec<String> = ["4k", "8k", "16k", "64k"].map(String::from).to_vec();
+        assert!(labels_fit(&short));
+        let long: Vec<String> = (0..12).map(|i| format!("bs=64k qd={i} read=70 random=100")).collect();
+        assert!(!labels_fit(&long));
     }
 }

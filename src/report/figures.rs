@@ -180,12 +180,12 @@ fn qd_charts(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
         Chart {
             id: "iops-qd".into(),
             caption: "IOPS against outstanding I/Os".into(),
-            svg: charts::lines_at_values("IOPS against outstanding I/Os", x, "IOPS (I/O per second)", &qds, &at_qd(|s| s.iops)),
+            svg: charts::lines_at_values("IOPS against outstanding I/Os", x, "IOPS (I/O per second)", &qds, &at_qd(|s| s.iops), true),
         },
         Chart {
             id: "latency-qd".into(),
             caption: "Mean latency against outstanding I/Os".into(),
-            svg: charts::lines_at_values("Mean latency against outstanding I/Os", x, "mean latency (µs)", &qds, &at_qd(|s| s.latency_us.all.mean)),
+            svg: charts::lines_at_values("Mean latency against outstanding I/Os", x, "mean latency (µs)", &qds, &at_qd(|s| s.latency_us.all.mean), true),
         },
     ]
 }

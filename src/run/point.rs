@@ -417,7 +417,7 @@ mod tests {
             ]
         }))
         .unwrap();
-        let targets = crate::target::open_all(&spec, Default::default()).unwrap();
+        let targets = crate::target::open_all(&spec, Default::default(), &mut Default::default()).unwrap();
         let (tx, rx) = mpsc::channel();
         thread::spawn(move || {
             let mut live = Live::new(true);
