@@ -100,7 +100,6 @@ fn top(series: &[Series]) -> f64 {
     axis(0.0, top).1
 }
 
-
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 /// Height of the title line at the top of every chart.
@@ -325,7 +324,8 @@ fn draw_lines(area: &Area, x_label: &str, y_label: &str, x: &[f64], series: &[Se
     lines_chart(area, x_label, y_label, x, series, true).map(|_| ())
 }
 
-type LineChart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
+type LineChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
 
 /// A line chart on `area`; with `x_ticks` false the x axis has no labels of
 /// its own (the caller puts them where the values are).
@@ -434,11 +434,8 @@ fn draw_percentiles(root: &Area, area: &Area, y_label: &str, series: &[Series]) 
     }
     for (si, s) in series.iter().enumerate() {
         let c = color(si);
-        let pts: Vec<(f64, f64)> = NINES
-            .iter()
-            .zip(&s.values)
-            .filter_map(|((p, _), v)| Some((nines_x(*p), drawable((*v)?)?.clamp(y_lo, y_hi))))
-            .collect();
+        let pts: Vec<(f64, f64)> =
+            NINES.iter().zip(&s.values).filter_map(|((p, _), v)| Some((nines_x(*p), drawable((*v)?)?.clamp(y_lo, y_hi)))).collect();
         chart.draw_series(LineSeries::new(pts.clone(), c.stroke_width(2))).map_err(err)?;
         chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled()))).map_err(err)?;
     }

@@ -19,6 +19,9 @@ pub struct Chart {
     pub svg: String,
 }
 
+/// Points of one result by category: (category key, point index).
+type Placed = Vec<(String, usize)>;
+
 /// How points line up along the x axis of the bar charts.
 struct Categories {
     /// "transfer size" or "point".
@@ -28,17 +31,14 @@ struct Categories {
     /// The text under each category (the key, or its number when keys are too long to fit).
     labels: Vec<String>,
     /// The bars of one colour: (legend label, result index, [(category key, point index)]).
-    bars: Vec<(String, usize, Vec<(String, usize)>)>,
+    bars: Vec<(String, usize, Placed)>,
 }
 
 /// The clauses of each text that not all of them share ("100% read" and
 /// "0% read" out of two workloads that differ only there).
 fn differences(texts: &[String]) -> Vec<String> {
     let clauses: Vec<Vec<&str>> = texts.iter().map(|t| t.split(", ").collect()).collect();
-    clauses
-        .iter()
-        .map(|c| c.iter().filter(|x| !clauses.iter().all(|o| o.contains(x))).copied().collect::<Vec<_>>().join(", "))
-        .collect()
+    clauses.iter().map(|c| c.iter().filter(|x| !clauses.iter().all(|o| o.contains(x))).copied().collect::<Vec<_>>().join(", ")).collect()
 }
 
 /// Bars by transfer size, when the points of each result differ in nothing
@@ -50,7 +50,8 @@ fn by_transfer_size(results: &[&RunResult], names: &[String]) -> Option<Categori
     for (ri, (r, name)) in results.iter().zip(names).enumerate() {
         let specs: Vec<_> = r.points.iter().map(|p| point_view::spec(r, p)).collect::<Option<Vec<_>>>()?;
         let sizes: Vec<u64> = specs.iter().map(point_view::single_bs).collect::<Option<Vec<_>>>()?;
-        let mut sets: Vec<(String, String, Vec<(String, usize)>)> = Vec::new();
+        // (workload without transfer size, its description, its points).
+        let mut sets: Vec<(String, String, Placed)> = Vec::new();
         for (i, spec) in specs.iter().enumerate() {
             let key = point_view::key_without_bs(spec);
             let bs = Bytes(sizes[i]).to_string();
@@ -185,7 +186,14 @@ fn qd_charts(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
         Chart {
             id: "latency-qd".into(),
             caption: "Mean latency against outstanding I/Os".into(),
-            svg: charts::lines_at_values("Mean latency against outstanding I/Os", x, "mean latency (µs)", &qds, &at_qd(|s| s.latency_us.all.mean), true),
+            svg: charts::lines_at_values(
+                "Mean latency against outstanding I/Os",
+                x,
+                "mean latency (µs)",
+                &qds,
+                &at_qd(|s| s.latency_us.all.mean),
+                true,
+            ),
         },
     ]
 }
@@ -284,12 +292,20 @@ fn cache_charts(results: &[&RunResult]) -> Vec<Chart> {
         return Vec::new();
     }
     let x: Vec<f64> = at.iter().map(|(p, _)| *p).collect();
-    let series = |label: &str, get: fn(&Summary) -> f64| vec![Series { label: label.into(), values: at.iter().map(|(_, s)| Some(get(s))).collect() }];
+    let series = |label: &str, get: fn(&Summary) -> f64| {
+        vec![Series { label: label.into(), values: at.iter().map(|(_, s)| Some(get(s))).collect() }]
+    };
     vec![
         Chart {
             id: "iops-cache".into(),
             caption: "IOPS against cache size".into(),
-            svg: charts::lines("IOPS against cache size", "cache size (% of the region)", "IOPS (I/O per second)", &x, &series("IOPS", |s| s.iops)),
+            svg: charts::lines(
+                "IOPS against cache size",
+                "cache size (% of the region)",
+                "IOPS (I/O per second)",
+                &x,
+                &series("IOPS", |s| s.iops),
+            ),
         },
         Chart {
             id: "latency-cache".into(),

@@ -109,12 +109,6 @@ pub fn names(results: &[&RunResult]) -> Vec<String> {
         .collect();
     base.iter()
         .zip(results)
-        .map(|(n, r)| {
-            if base.iter().filter(|m| *m == n).count() > 1 {
-                format!("{n} ({})", &r.id[..r.id.len().min(8)])
-            } else {
-                n.clone()
-            }
-        })
+        .map(|(n, r)| if base.iter().filter(|m| *m == n).count() > 1 { format!("{n} ({})", &r.id[..r.id.len().min(8)]) } else { n.clone() })
         .collect()
 }

@@ -51,7 +51,11 @@ fn layout(html: &Path, width: u32) -> (bool, Vec<(String, f64, bool)>) {
     let url = format!("file://{}", probe.display());
     let out = chromium(&[&format!("--window-size={width},900"), "--virtual-time-budget=3000", "--dump-dom", &url]);
     let dom = stdout(&out);
-    let measured = dom.split("<pre id=\"measure\">").nth(1).and_then(|m| m.split("</pre>").next()).unwrap_or_else(|| panic!("no measurement: {}", stderr(&out)));
+    let measured = dom
+        .split("<pre id=\"measure\">")
+        .nth(1)
+        .and_then(|m| m.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no measurement: {}", stderr(&out)));
     let mut lines = measured.lines();
     let page = lines.next().unwrap();
     let elements = lines
@@ -101,7 +105,8 @@ fn a_qd_by_bs_sweep_report_draws_every_point_and_fits_the_page() {
     for header in ["p99.9 latency (µs)", "mean latency (µs)", "throughput (MB/s)", "CPU (% of all cores)", "IOPS per CPU %"] {
         assert!(text.contains(&format!(">{header}</th>")), "no header {header}");
     }
-    for workload in ["bs 4k, 100% read, 100% random, QD 1, 1 worker, 1 target", "bs 64k, 100% read, 100% random, QD 16, 1 worker, 1 target"] {
+    for workload in ["bs 4k, 100% read, 100% random, QD 1, 1 worker, 1 target", "bs 64k, 100% read, 100% random, QD 16, 1 worker, 1 target"]
+    {
         assert!(text.contains(workload), "workload not stated: {workload}");
     }
     // The unlabelled result is named by profile and target, nowhere by its id alone.
@@ -113,7 +118,9 @@ fn a_qd_by_bs_sweep_report_draws_every_point_and_fits_the_page() {
 
     for chart in ["iops-qd", "latency-qd"] {
         let svg = figure(&text, chart);
-        for (label, color) in ["custom on mem:64m · bs=4k", "custom on mem:64m · bs=64k", "second run · bs=4k", "second run · bs=64k"].iter().zip(COLORS) {
+        for (label, color) in
+            ["custom on mem:64m · bs=4k", "custom on mem:64m · bs=64k", "second run · bs=4k", "second run · bs=64k"].iter().zip(COLORS)
+        {
             assert!(svg.contains(label), "{chart}: no line {label}");
             // Three queue depths, plus the legend's marker.
             assert_eq!(markers(svg, color), 4, "{chart}: {label} does not draw every point");
