@@ -344,3 +344,61 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
     out.extend(per_second_charts(results, &names));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> RunResult {
+        let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    /// A result of many points with long parameters: the bars are numbered,
+    /// and the caption says which point each number stands for.
+    #[test]
+    fn long_point_names_become_numbers_with_a_key() {
+        let mut r = fixture("result-a.json");
+        let first = r.points[0].clone();
+        r.points = (0..10)
+            .map(|i| {
+                let mut p = first.clone();
+                p.params = [
+                    ("qd".to_string(), serde_json::json!(i + 1)),
+                    ("read".to_string(), serde_json::json!(70)),
+                    ("random".to_string(), serde_json::json!(50)),
+                ]
+                .into();
+                p
+            })
+            .collect();
+        let cats = categories(&[&r], &["r".to_string()]);
+        assert_eq!(cats.axis, "point");
+        assert_eq!(cats.labels, (1..=10).map(|i| i.to_string()).collect::<Vec<_>>());
+        let iops = charts(&[&r]).into_iter().find(|c| c.id == "iops").unwrap();
+        assert!(iops.caption.contains("1: qd=1 random=50 read=70; 2: qd=2"), "{}", iops.caption);
+        assert!(!iops.svg.contains("qd=1 random=50"), "long names under the bars");
+    }
+
+    /// Points that differ only in transfer size are bars by transfer size,
+    /// whether a sweep or profile phases made them (a result saved without
+    /// per-point workloads falls back to replaying the sweep).
+    #[test]
+    fn transfer_size_points_are_bars_by_transfer_size() {
+        let (a, b) = (fixture("result-a.json"), fixture("result-b.json"));
+        let cats = categories(&[&a, &b], &["a".into(), "b".into()]);
+        assert_eq!(cats.axis, "transfer size");
+        assert_eq!(cats.keys, vec!["4k", "64k"]);
+        // Phases: the same points with their own workloads and a phase name instead of a sweep value.
+        let mut phased = a.clone();
+        for p in &mut phased.points {
+            let bs = p.params["bs"].clone();
+            let mut spec = a.workload.clone();
+            crate::workload::sweep::apply(&mut spec, "bs", &bs).unwrap();
+            p.workload = Some(spec);
+            p.params = [("phase".to_string(), serde_json::json!(format!("randread-{}", bs.as_str().unwrap())))].into();
+        }
+        let cats = categories(&[&phased], &["p".into()]);
+        assert_eq!((cats.axis, cats.keys.clone()), ("transfer size", vec!["4k".to_string(), "64k".to_string()]));
+    }
+}

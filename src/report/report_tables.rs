@@ -99,3 +99,34 @@ pub fn summary(results: &[&RunResult]) -> Table {
     numeric[..3].iter_mut().for_each(|n| *n = false);
     Table { headers: SUMMARY_HEADERS.to_vec(), numeric, rows }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> RunResult {
+        let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    /// Human headers with units; each point's workload in words; figures with
+    /// separators; results without a label named by profile and target.
+    #[test]
+    fn the_summary_reads_like_a_document() {
+        let (mut a, b) = (fixture("result-a.json"), fixture("result-b.json"));
+        a.label = None;
+        let t = summary(&[&a, &b]);
+        assert!(t.headers.contains(&"p99.9 latency (µs)") && t.headers.contains(&"throughput (MB/s)"));
+        assert_eq!(t.rows.len(), 4);
+        assert_eq!(t.rows[0][0], "custom on mem:16m");
+        assert_eq!(t.rows[1][2], "bs 64k, 100% read, 100% random, QD 32, 1 worker, 1 target");
+        assert!(t.rows.iter().all(|row| row.len() == t.headers.len()));
+        // Every IOPS figure of a thousand or more has its separator.
+        for (row, p) in t.rows.iter().zip(a.points.iter().chain(&b.points)) {
+            assert_eq!(row[3].contains(','), p.summary.iops >= 999.5, "{} for {}", row[3], p.summary.iops);
+        }
+        let r = results(&[&a, &b]);
+        assert_eq!(r.rows[0][0], "custom on mem:16m");
+        assert_eq!(r.rows[1][0], "null", "a label is kept");
+    }
+}
