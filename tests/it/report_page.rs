@@ -168,6 +168,14 @@ fn phases_by_transfer_size_and_per_second_charts() {
     // Reads and writes over the same sizes: a colour each, every size drawn.
     assert!(iops.contains("line-rate on mem:64m · 100% read") && iops.contains("line-rate on mem:64m · 0% read"), "no read/write sets");
 
+    // The Markdown report: the same human table, numbers right-aligned, charts beside it.
+    let md = dir.path().join("lr.md");
+    assert!(run_in(&store, &["report", &id, "--format", "md", "-o", md.to_str().unwrap()]).status.success());
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.contains("| p99.9 latency (µs) |") && text.contains("|:---|:---|:---|---:|"), "{text}");
+    assert!(text.contains("| bs 256k, 0% read, 100% random, QD 4, 1 worker, 1 target |"), "{text}");
+    assert!(dir.path().join("lr-iops.svg").exists() && text.contains("](lr-iops.svg)"));
+
     assert!(run_in(&store, &["report", &long, "-o", html.to_str().unwrap()]).status.success());
     let text = std::fs::read_to_string(&html).unwrap();
     let svg = figure(&text, "per-second-1");
