@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::exit;
 use crate::output_path::{self, Mode};
-use crate::report::html;
+use crate::report::{html, markdown};
 use crate::results::store::{self, Store};
 
 #[derive(Args, Debug)]
@@ -34,7 +34,7 @@ pub fn execute(args: ReportArgs, store_flag: Option<&std::path::Path>) -> Result
         "md" => {
             let stem = args.output.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "report".into());
             let dir = args.output.parent().map(|p| p.to_path_buf()).unwrap_or_default();
-            let (md, files) = html::markdown(&refs, &stem);
+            let (md, files) = markdown::markdown(&refs, &stem);
             let charts = files
                 .iter()
                 .map(|(name, svg)| Ok((output_path::check("-o/--output (a chart beside it)", &dir.join(name), Mode::Replace)?, svg)))

@@ -1,6 +1,8 @@
 //! Charts as SVG text, drawn with plotters' SVG backend: grouped bars (one bar
-//! per result in each category, the papers' figures) and lines. Pure: data in,
-//! SVG out. Every chart has a title, axis labels with units and a legend.
+//! per result in each category, the papers' figures), lines, latency
+//! percentiles on a "nines" axis and stacked per-second panels. Pure: data in,
+//! SVG out. Every chart has a title, axis labels with units and a legend; the
+//! legend sits in its own strip above the plot, so it never covers data.
 
 use plotters::prelude::*;
 
@@ -23,7 +25,7 @@ fn compact(v: &f64) -> String {
         format!("{:.1}M", v / 1e6)
     } else if a >= 1e4 {
         format!("{:.0}k", v / 1e3)
-    } else if a >= 10.0 || *v == 0.0 {
+    } else if a >= 10.0 || v.fract() == 0.0 {
         format!("{v:.0}")
     } else {
         format!("{v:.2}")
@@ -34,7 +36,7 @@ const WIDTH: u32 = 900;
 const HEIGHT: u32 = 380;
 
 fn color(i: usize) -> RGBColor {
-    const COLORS: [RGBColor; 8] = [
+    const COLORS: [RGBColor; 10] = [
         RGBColor(31, 119, 180),
         RGBColor(255, 127, 14),
         RGBColor(44, 160, 44),
@@ -43,6 +45,8 @@ fn color(i: usize) -> RGBColor {
         RGBColor(140, 86, 75),
         RGBColor(227, 119, 194),
         RGBColor(127, 127, 127),
+        RGBColor(188, 189, 34),
+        RGBColor(23, 190, 207),
     ];
     COLORS[i % COLORS.len()]
 }
@@ -96,32 +100,122 @@ fn top(series: &[Series]) -> f64 {
     axis(0.0, top).1
 }
 
-/// Grouped bars: `categories` along x, one bar per series in each.
-pub fn grouped_bars(title: &str, x_label: &str, y_label: &str, categories: &[String], series: &[Series]) -> String {
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+/// Height of the title line at the top of every chart.
+const TITLE_H: u32 = 30;
+/// Height of one line of the legend strip.
+const LEGEND_ROW_H: u32 = 20;
+/// Font size of legend entries and axis tick labels, and of the title, as
+/// plotters takes them (its SVG backend writes about 0.8 of the size given:
+/// 16 gives 13 px text).
+const LABEL_FONT: u32 = 16;
+const TITLE_FONT: u32 = 22;
+/// Width of the y label area, and the margin around the plot.
+const Y_AREA: u32 = 76;
+const MARGIN: u32 = 12;
+
+/// Width a text takes in sans-serif at `size` px, estimated on the wide side
+/// (the SVG backend cannot measure text; a viewer's font decides).
+pub fn text_width(text: &str, size: u32) -> u32 {
+    (text.chars().count() as f64 * size as f64 * 0.62).ceil() as u32
+}
+
+/// Whether `labels`, one per category, fit side by side under a bar chart
+/// without touching (each gets the plot width divided by their number).
+pub fn labels_fit(labels: &[String]) -> bool {
+    let plot = WIDTH - Y_AREA - 2 * MARGIN;
+    let each = plot / labels.len().max(1) as u32;
+    labels.iter().all(|l| text_width(l, LABEL_FONT) + 8 <= each)
+}
+
+/// How a legend entry is marked: a filled box (bars) or a line (lines).
+#[derive(Clone, Copy)]
+enum Mark {
+    Box,
+    Line,
+}
+
+/// Legend entries laid out left to right, wrapping: (row, x) of each.
+fn legend_layout(labels: &[String]) -> (Vec<(u32, u32)>, u32) {
+    let mut at = Vec::new();
+    let (mut row, mut x) = (0u32, MARGIN);
+    for l in labels {
+        let w = 22 + text_width(l, LABEL_FONT) + 18;
+        if x > MARGIN && x + w > WIDTH - MARGIN {
+            row += 1;
+            x = MARGIN;
+        }
+        at.push((row, x));
+        x += w;
+    }
+    let rows = if labels.is_empty() { 0 } else { row + 1 };
+    (at, rows)
+}
+
+/// Draws the title and the legend in a strip at the top; returns the area
+/// below it, for the plot.
+fn header<'a>(root: &Area<'a>, title: &str, labels: &[String], mark: Mark) -> Result<Area<'a>, String> {
+    root.fill(&WHITE).map_err(err)?;
+    let (at, rows) = legend_layout(labels);
+    let strip = TITLE_H + rows * LEGEND_ROW_H + 4;
+    let (top, rest) = root.split_vertically(strip);
+    let title_style = ("sans-serif", TITLE_FONT).into_font().color(&BLACK);
+    let tx = (WIDTH as i32 - text_width(title, TITLE_FONT) as i32) / 2;
+    top.draw(&Text::new(title.to_string(), (tx.max(MARGIN as i32), 8), title_style)).map_err(err)?;
+    for (i, (l, (row, x))) in labels.iter().zip(at).enumerate() {
+        let c = color(i);
+        let y = (TITLE_H + row * LEGEND_ROW_H + LEGEND_ROW_H / 2) as i32;
+        let x = x as i32;
+        match mark {
+            Mark::Box => top.draw(&Rectangle::new([(x, y - 6), (x + 14, y + 6)], c.filled())).map_err(err)?,
+            Mark::Line => {
+                top.draw(&PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))).map_err(err)?;
+                top.draw(&Circle::new((x + 8, y), 3, c.filled())).map_err(err)?;
+            }
+        }
+        let style = ("sans-serif", LABEL_FONT).into_font().color(&BLACK);
+        top.draw(&Text::new(l.clone(), (x + 22, y - LABEL_FONT as i32 / 2 - 1), style)).map_err(err)?;
+    }
+    Ok(rest)
+}
+
+/// The height of a chart with this many legend entries: the plot keeps its
+/// height, the legend strip grows.
+fn height(labels: &[String], plot: u32) -> u32 {
+    TITLE_H + legend_layout(labels).1 * LEGEND_ROW_H + 4 + plot
+}
+
+fn labels_of(series: &[Series]) -> Vec<String> {
+    series.iter().map(|s| s.label.clone()).collect()
+}
+
+fn draw(size: (u32, u32), f: impl FnOnce(&Area) -> Result<(), String>) -> String {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        let _ = draw_bars(&root, title, x_label, y_label, categories, series);
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        let _ = f(&root);
         let _ = root.present();
     }
     svg
 }
 
-fn draw_bars(
-    root: &DrawingArea<SVGBackend, plotters::coord::Shift>,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    categories: &[String],
-    series: &[Series],
-) -> Result<(), String> {
-    root.fill(&WHITE).map_err(err)?;
+/// Grouped bars: `categories` along x, one bar per series in each. Pass
+/// labels that fit (`labels_fit`); longer ones would be drawn over each other.
+pub fn grouped_bars(title: &str, x_label: &str, y_label: &str, categories: &[String], series: &[Series]) -> String {
+    let labels = labels_of(series);
+    draw((WIDTH, height(&labels, HEIGHT - TITLE_H)), |root| {
+        let plot = header(root, title, &labels, Mark::Box)?;
+        draw_bars(&plot, x_label, y_label, categories, series)
+    })
+}
+
+fn draw_bars(area: &Area, x_label: &str, y_label: &str, categories: &[String], series: &[Series]) -> Result<(), String> {
     let n = categories.len().max(1);
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
+    let mut chart = ChartBuilder::on(area)
+        .margin(MARGIN)
         .x_label_area_size(44)
-        .y_label_area_size(70)
+        .y_label_area_size(Y_AREA)
         .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..top(series))
         .map_err(err)?;
     let cats = categories.to_vec();
@@ -129,6 +223,8 @@ fn draw_bars(
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(n)
+        .x_label_style(("sans-serif", LABEL_FONT))
+        .y_label_style(("sans-serif", LABEL_FONT))
         .x_label_formatter(&|x| {
             let i = x.round();
             if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < cats.len() {
@@ -137,6 +233,7 @@ fn draw_bars(
                 String::new()
             }
         })
+        .axis_desc_style(("sans-serif", LABEL_FONT))
         .x_desc(x_label)
         .y_desc(y_label)
         .y_label_formatter(&compact)
@@ -151,73 +248,197 @@ fn draw_bars(
             let x0 = ci as f64 - 0.4 + si as f64 * width;
             Some(Rectangle::new([(x0, 0.0), (x0 + width * 0.92, v)], c.filled()))
         });
-        chart
-            .draw_series(bars)
-            .map_err(err)?
-            .label(s.label.clone())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+        chart.draw_series(bars).map_err(err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
     Ok(())
 }
 
-/// Lines over numeric x values (one line per series; `x[i]` pairs with each series' `values[i]`).
+/// Lines over numeric x values (one line per series; `x[i]` pairs with each
+/// series' `values[i]`), a marker on every point.
 pub fn lines(title: &str, x_label: &str, y_label: &str, x: &[f64], series: &[Series]) -> String {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        let _ = draw_lines(&root, title, x_label, y_label, x, series);
-        let _ = root.present();
-    }
-    svg
+    let labels = labels_of(series);
+    draw((WIDTH, height(&labels, HEIGHT - TITLE_H)), |root| {
+        let plot = header(root, title, &labels, Mark::Line)?;
+        draw_lines(&plot, x_label, y_label, x, series)
+    })
 }
 
-fn draw_lines(
-    root: &DrawingArea<SVGBackend, plotters::coord::Shift>,
-    title: &str,
+/// Two panels one above the other sharing the x axis (per-second IOPS over
+/// per-second p99 latency), one line per series in each, one legend.
+pub fn stacked_lines(title: &str, x_label: &str, panels: [(&str, &[Series]); 2], x: &[f64]) -> String {
+    let labels = labels_of(panels[0].1);
+    draw((WIDTH, height(&labels, 2 * (HEIGHT - TITLE_H) - 60)), |root| {
+        let plot = header(root, title, &labels, Mark::Line)?;
+        let (upper, lower) = plot.split_vertically(plot.dim_in_pixel().1 / 2);
+        for (area, (y_label, series)) in [upper, lower].iter().zip(panels) {
+            let chart = lines_chart(area, x_label, y_label, x, series, false)?;
+            value_labels(root, &chart, x, x)?;
+        }
+        Ok(())
+    })
+}
+
+/// Lines over settings such as queue depths (1, 4, 16, 64) or seconds: the
+/// only x labels are the values themselves (thinned so neighbours never
+/// touch; every value keeps its marker). With `log`, the x axis is
+/// logarithmic (base 2) when the values are positive and span 4x or more, so
+/// doublings are evenly spaced.
+pub fn lines_at_values(title: &str, x_label: &str, y_label: &str, x: &[f64], series: &[Series], log: bool) -> String {
+    let labels = labels_of(series);
+    let pos = positions(x, log);
+    draw((WIDTH, height(&labels, HEIGHT - TITLE_H)), |root| {
+        let plot = header(root, title, &labels, Mark::Line)?;
+        let chart = lines_chart(&plot, x_label, y_label, &pos, series, false)?;
+        value_labels(root, &chart, &pos, x)
+    })
+}
+
+/// Where values sit on the x axis: as they are, or as log2 (see `lines_at_values`).
+fn positions(x: &[f64], log: bool) -> Vec<f64> {
+    let positive = x.iter().all(|v| v.is_finite() && *v > 0.0);
+    let (lo, hi) = x.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+    let log = log && positive && !x.is_empty() && hi / lo >= 4.0;
+    x.iter().map(|v| if log { v.log2() } else { *v }).collect()
+}
+
+/// The x labels of a chart drawn with `x_ticks` off: each value under its
+/// position, skipping any that would touch the one before.
+fn value_labels(root: &Area, chart: &LineChart, pos: &[f64], x: &[f64]) -> Result<(), String> {
+    let style = ("sans-serif", LABEL_FONT).into_font().color(&BLACK);
+    let y0 = chart.y_range().start;
+    let mut right_edge = i32::MIN;
+    for (p, v) in pos.iter().zip(x) {
+        let Some(p) = drawable(*p) else { continue };
+        let (px, py) = chart.backend_coord(&(p, y0));
+        let text = compact(v);
+        let w = text_width(&text, LABEL_FONT) as i32;
+        if px - w / 2 > right_edge + 6 {
+            root.draw(&Text::new(text, (px - w / 2, py + 6), style.clone())).map_err(err)?;
+            right_edge = px + w / 2;
+        }
+    }
+    Ok(())
+}
+
+fn draw_lines(area: &Area, x_label: &str, y_label: &str, x: &[f64], series: &[Series]) -> Result<(), String> {
+    lines_chart(area, x_label, y_label, x, series, true).map(|_| ())
+}
+
+type LineChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
+
+/// A line chart on `area`; with `x_ticks` false the x axis has no labels of
+/// its own (the caller puts them where the values are).
+fn lines_chart<'a, 'b>(
+    area: &'a Area<'b>,
     x_label: &str,
     y_label: &str,
     x: &[f64],
     series: &[Series],
-) -> Result<(), String> {
-    root.fill(&WHITE).map_err(err)?;
+    x_ticks: bool,
+) -> Result<LineChart<'a, 'b>, String> {
     let xs: Vec<f64> = x.iter().filter_map(|v| drawable(*v)).collect();
     let x_min = xs.iter().copied().fold(f64::INFINITY, f64::min);
     let x_max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let (x_min, x_max) = if xs.is_empty() { (0.0, 1.0) } else { axis(x_min, x_max) };
     let y_max = top(series);
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
+    let mut chart = ChartBuilder::on(area)
+        .margin(MARGIN)
         .x_label_area_size(44)
-        .y_label_area_size(70)
+        .y_label_area_size(Y_AREA)
         .build_cartesian_2d(x_min..x_max, 0f64..y_max)
         .map_err(err)?;
-    chart.configure_mesh().x_desc(x_label).y_desc(y_label).y_label_formatter(&compact).x_label_formatter(&compact).draw().map_err(err)?;
+    // At most one tick label per 90 px, so compact numbers never touch.
+    chart
+        .configure_mesh()
+        .x_labels(if x_ticks { ((WIDTH - Y_AREA) / 90) as usize } else { 0 })
+        .x_label_style(("sans-serif", LABEL_FONT))
+        .y_label_style(("sans-serif", LABEL_FONT))
+        .axis_desc_style(("sans-serif", LABEL_FONT))
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .y_label_formatter(&compact)
+        .x_label_formatter(&compact)
+        .draw()
+        .map_err(err)?;
     for (si, s) in series.iter().enumerate() {
         let c = color(si);
         let pts: Vec<(f64, f64)> =
             x.iter().zip(&s.values).filter_map(|(x, v)| Some((drawable(*x)?, drawable((*v)?)?.clamp(0.0, y_max)))).collect();
-        chart
-            .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
-            .map_err(err)?
-            .label(s.label.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)));
+        chart.draw_series(LineSeries::new(pts.clone(), c.stroke_width(2))).map_err(err)?;
         chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled()))).map_err(err)?;
     }
+    Ok(chart)
+}
+
+/// The percentiles of the "nines" axis and their positions on it: a
+/// percentile p sits at -log10(1 - p/100), so 90, 99, 99.9 and 99.99 are one
+/// step apart and the tail gets the room it needs.
+pub const NINES: [(f64, &str); 5] = [(50.0, "50"), (90.0, "90"), (99.0, "99"), (99.9, "99.9"), (99.99, "99.99")];
+
+fn nines_x(p: f64) -> f64 {
+    -(1.0 - p / 100.0).log10()
+}
+
+/// Latency against percentile on the nines axis, latency on a logarithmic
+/// axis: one line per series, whose `values` are the latencies at `NINES`.
+pub fn percentile_lines(title: &str, y_label: &str, series: &[Series]) -> String {
+    let labels = labels_of(series);
+    draw((WIDTH, height(&labels, HEIGHT - TITLE_H)), |root| {
+        let plot = header(root, title, &labels, Mark::Line)?;
+        draw_percentiles(root, &plot, y_label, series)
+    })
+}
+
+/// The narrowest latency the log axis shows, µs (a bound keeps log10 finite).
+const LOG_FLOOR: f64 = 1e-3;
+
+fn draw_percentiles(root: &Area, area: &Area, y_label: &str, series: &[Series]) -> Result<(), String> {
+    let positive = || series.iter().flat_map(|s| s.values.iter().flatten()).filter_map(|v| drawable(*v)).filter(|v| *v > 0.0);
+    let lo = positive().fold(f64::INFINITY, f64::min);
+    let hi = positive().fold(0.0, f64::max);
+    let (lo, hi) = if hi > 0.0 { (lo.max(LOG_FLOOR), hi.max(LOG_FLOOR)) } else { (1.0, 10.0) };
+    // A decade of room on the log axis: at least 1.5x between the ends.
+    let (y_lo, y_hi) = axis(lo / 1.25, (hi * 1.25).max(lo * 1.5));
+    let y_lo = y_lo.max(LOG_FLOOR);
+    let x_max = nines_x(NINES[NINES.len() - 1].0) + 0.15;
+    let mut chart = ChartBuilder::on(area)
+        .margin(MARGIN)
+        .margin_right(MARGIN + 16)
+        .x_label_area_size(44)
+        .y_label_area_size(Y_AREA)
+        .build_cartesian_2d(0f64..x_max, (y_lo..y_hi).log_scale())
+        .map_err(err)?;
     chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_label_style(("sans-serif", LABEL_FONT))
+        .axis_desc_style(("sans-serif", LABEL_FONT))
+        .x_desc("percentile (nines axis: 90, 99, 99.9, 99.99 one step apart)")
+        .y_desc(y_label)
+        .y_label_formatter(&compact)
         .draw()
         .map_err(err)?;
+    // The percentile gridlines and their labels, at their nines positions.
+    let grid = RGBColor(220, 220, 220);
+    let label = ("sans-serif", LABEL_FONT).into_font().color(&BLACK);
+    let (_, root_top) = root.get_base_pixel();
+    for (p, name) in NINES {
+        let x = nines_x(p);
+        chart.draw_series(std::iter::once(PathElement::new(vec![(x, y_lo), (x, y_hi)], grid.stroke_width(1)))).map_err(err)?;
+        let (px, py) = chart.backend_coord(&(x, y_lo));
+        let text = format!("p{name}");
+        let w = text_width(&text, LABEL_FONT) as i32;
+        root.draw(&Text::new(text, (px - w / 2, py - root_top + 6), label.clone())).map_err(err)?;
+    }
+    for (si, s) in series.iter().enumerate() {
+        let c = color(si);
+        let pts: Vec<(f64, f64)> =
+            NINES.iter().zip(&s.values).filter_map(|((p, _), v)| Some((nines_x(*p), drawable((*v)?)?.clamp(y_lo, y_hi)))).collect();
+        chart.draw_series(LineSeries::new(pts.clone(), c.stroke_width(2))).map_err(err)?;
+        chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled()))).map_err(err)?;
+    }
     Ok(())
 }
 
@@ -268,8 +489,58 @@ mod tests {
             ] {
                 let svg = lines("t", "x", "y", &x, &series(values));
                 assert!(svg.contains("<svg"), "{x:?} {values:?}");
+                let svg = lines_at_values("t", "x", "y", &x, &series(values), true);
+                assert!(svg.contains("<svg"), "{x:?} {values:?}");
+                let s = series(values);
+                let svg = stacked_lines("t", "x", [("a", &s), ("b", &s)], &x);
+                assert!(svg.contains("<svg"), "{x:?} {values:?}");
             }
         }
+        for values in [vec![1e308, 1.0, 0.0, -5.0, 2.0], vec![f64::NAN; 5], vec![0.0; 5], vec![5e-324; 5], vec![7.0; 5]] {
+            let svg = percentile_lines("t", "y", &series(&values));
+            assert!(svg.contains("<svg"), "{values:?}");
+        }
         assert!(start.elapsed() < std::time::Duration::from_secs(20), "took {:?}", start.elapsed());
+    }
+
+    /// (y of every data marker, y of every legend text) in a chart's SVG.
+    fn marker_and_legend_ys(svg: &str, legend: &[String]) -> (Vec<f64>, Vec<f64>) {
+        let attr = |tag: &str, name: &str| -> Option<f64> { tag.split(&format!(" {name}=\"")).nth(1)?.split('"').next()?.parse().ok() };
+        let circles: Vec<f64> = svg.split("<circle").skip(1).filter_map(|c| attr(c, "cy")).collect();
+        let texts: Vec<f64> = svg
+            .split("<text")
+            .skip(1)
+            .filter(|t| legend.iter().any(|l| t.contains(&format!("\n{l}\n"))))
+            .filter_map(|t| attr(t, "y"))
+            .collect();
+        (circles, texts)
+    }
+
+    /// The legend sits in its own strip above the plot: with many long labels
+    /// it wraps onto more lines and the chart grows, and no data marker is
+    /// drawn at the height of a legend entry.
+    #[test]
+    fn legends_never_cover_data() {
+        let labels: Vec<String> = (0..12).map(|i| format!("a long result label number {i} · bs=64k")).collect();
+        let many: Vec<Series> =
+            labels.iter().enumerate().map(|(i, l)| Series { label: l.clone(), values: vec![Some(1e6 * (i + 1) as f64); 3] }).collect();
+        let svg = lines_at_values("t", "x", "y", &[1.0, 4.0, 16.0], &many, true);
+        let (circles, texts) = marker_and_legend_ys(&svg, &labels);
+        assert_eq!(texts.len(), 12, "every legend entry drawn");
+        let legend_bottom = texts.iter().copied().fold(0.0, f64::max) + LABEL_FONT as f64;
+        let data: Vec<f64> = circles.iter().copied().filter(|y| *y > legend_bottom).collect();
+        // 12 x 3 data markers below the legend; only the legend's own markers in it.
+        assert_eq!(data.len(), 36, "markers under the legend: {circles:?} (legend ends at {legend_bottom})");
+        assert!(height(&labels, 100) > height(&labels[..2], 100), "the legend strip grows with its entries");
+    }
+
+    /// Category labels too long to sit side by side are reported as not
+    /// fitting (the report then numbers its categories).
+    #[test]
+    fn labels_that_would_overlap_do_not_fit() {
+        let short: Vec<String> = ["4k", "8k", "16k", "64k"].map(String::from).to_vec();
+        assert!(labels_fit(&short));
+        let long: Vec<String> = (0..12).map(|i| format!("bs=64k qd={i} read=70 random=100")).collect();
+        assert!(!labels_fit(&long));
     }
 }

@@ -3,9 +3,14 @@
 
 pub mod charts;
 pub mod compare;
+pub mod figures;
 pub mod fio_json;
 pub mod html;
+pub mod human;
 pub mod json;
+pub mod markdown;
+pub mod point_view;
+pub mod report_tables;
 pub mod rows;
 pub mod table;
 pub mod welch;
@@ -42,7 +47,7 @@ mod snapshots {
         check("compare.md", &super::compare::render_markdown(&c));
         check("compare.csv", &super::compare::render_csv(&c));
         check("compare.json", &super::compare::render_json(&c));
-        let charts = super::html::charts(&[&a, &b]);
+        let charts = super::figures::charts(&[&a, &b]);
         check("chart-iops.svg", &charts.iter().find(|c| c.id == "iops").unwrap().svg);
         // JSON export is the model itself: it round-trips exactly.
         let back: RunResult = serde_json::from_str(&super::json::render(&a)).unwrap();

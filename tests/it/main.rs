@@ -13,6 +13,7 @@ mod network;
 mod one_client_servers;
 mod output_guard;
 mod power;
+mod report_page;
 mod results;
 mod scripts;
 mod stalls;

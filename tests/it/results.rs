@@ -304,7 +304,7 @@ fn the_report_renders_in_a_real_browser() {
         let marks = f.matches("<rect").count() + f.matches("<polyline").count() + f.matches("<circle").count();
         assert!(marks > 5, "a chart without data marks: {}", &f[..200.min(f.len())]);
     }
-    for label in ["mem: (no kernel)", "tmpfs file", "IOPS (I/O per second)", "latency (us)", "bs=64k qd=8", "outstanding I/Os"] {
+    for label in ["mem: (no kernel)", "tmpfs file", "IOPS (I/O per second)", "latency (µs)", "bs=64k qd=8", "outstanding I/Os"] {
         assert!(dom_text.contains(label) || text.contains(label), "missing label {label}");
     }
 

@@ -1,0 +1,404 @@
+//! Which charts a set of results gets, and their data: bars by transfer size
+//! where the points differ only in it (a `bs` sweep, or profiles whose phases
+//! do, like `fcoe-mix` and `line-rate`), else by point; lines against
+//! outstanding I/Os where points sweep the queue depth (one line per result
+//! and per other setting, so a `qd x bs` sweep draws every point); latency
+//! percentiles of every point on a nines axis; per-second IOPS and p99 of each
+//! point. Pure: results in, SVG text out.
+
+use super::charts::{self, Series};
+use super::point_view;
+use super::rows::params_text;
+use crate::results::model::{Point, RunResult, Summary};
+use crate::units::Bytes;
+
+/// One chart of the report.
+pub struct Chart {
+    pub id: String,
+    pub caption: String,
+    pub svg: String,
+}
+
+/// Points of one result by category: (category key, point index).
+type Placed = Vec<(String, usize)>;
+
+/// How points line up along the x axis of the bar charts.
+struct Categories {
+    /// "transfer size" or "point".
+    axis: &'static str,
+    /// One key per category, in order.
+    keys: Vec<String>,
+    /// The text under each category (the key, or its number when keys are too long to fit).
+    labels: Vec<String>,
+    /// The bars of one colour: (legend label, result index, [(category key, point index)]).
+    bars: Vec<(String, usize, Placed)>,
+}
+
+/// The clauses of each text that not all of them share ("100% read" and
+/// "0% read" out of two workloads that differ only there).
+fn differences(texts: &[String]) -> Vec<String> {
+    let clauses: Vec<Vec<&str>> = texts.iter().map(|t| t.split(", ").collect()).collect();
+    clauses.iter().map(|c| c.iter().filter(|x| !clauses.iter().all(|o| o.contains(x))).copied().collect::<Vec<_>>().join(", ")).collect()
+}
+
+/// Bars by transfer size, when the points of each result differ in nothing
+/// but their transfer size, or form sets that do (`line-rate`: reads and
+/// writes, each over seven sizes): one colour per result and set.
+fn by_transfer_size(results: &[&RunResult], names: &[String]) -> Option<Categories> {
+    let mut bars = Vec::new();
+    let mut all: Vec<u64> = Vec::new();
+    for (ri, (r, name)) in results.iter().zip(names).enumerate() {
+        let specs: Vec<_> = r.points.iter().map(|p| point_view::spec(r, p)).collect::<Option<Vec<_>>>()?;
+        let sizes: Vec<u64> = specs.iter().map(point_view::single_bs).collect::<Option<Vec<_>>>()?;
+        // (workload without transfer size, its description, its points).
+        let mut sets: Vec<(String, String, Placed)> = Vec::new();
+        for (i, spec) in specs.iter().enumerate() {
+            let key = point_view::key_without_bs(spec);
+            let bs = Bytes(sizes[i]).to_string();
+            match sets.iter_mut().find(|s| s.0 == key) {
+                Some(set) if set.2.iter().any(|(b, _)| *b == bs) => return None,
+                Some(set) => set.2.push((bs, i)),
+                None => {
+                    let rest = point_view::describe(spec);
+                    sets.push((key, rest.split_once(", ").map(|x| x.1.to_string()).unwrap_or(rest), vec![(bs, i)]));
+                }
+            }
+        }
+        if sets.iter().all(|s| s.2.len() < 2) {
+            return None;
+        }
+        let texts: Vec<String> = sets.iter().map(|s| s.1.clone()).collect();
+        for ((_, _, points), diff) in sets.into_iter().zip(differences(&texts)) {
+            let label = if diff.is_empty() { name.clone() } else { format!("{name} · {diff}") };
+            bars.push((label, ri, points));
+        }
+        all.extend(sizes);
+    }
+    all.sort_unstable();
+    all.dedup();
+    let keys: Vec<String> = all.iter().map(|b| Bytes(*b).to_string()).collect();
+    Some(Categories { axis: "transfer size", labels: keys.clone(), keys, bars })
+}
+
+fn categories(results: &[&RunResult], names: &[String]) -> Categories {
+    if let Some(c) = by_transfer_size(results, names) {
+        return c;
+    }
+    let mut keys: Vec<String> = Vec::new();
+    let mut bars = Vec::new();
+    for (ri, (r, name)) in results.iter().zip(names).enumerate() {
+        let points: Vec<(String, usize)> = r.points.iter().enumerate().map(|(i, p)| (params_text(p), i)).collect();
+        for (k, _) in &points {
+            if !keys.contains(k) {
+                keys.push(k.clone());
+            }
+        }
+        bars.push((name.clone(), ri, points));
+    }
+    let labels = if charts::labels_fit(&keys) { keys.clone() } else { (1..=keys.len()).map(|i| i.to_string()).collect() };
+    Categories { axis: "point", keys, labels, bars }
+}
+
+impl Categories {
+    /// One series per colour, one value per category (from its point there).
+    fn series(&self, results: &[&RunResult], get: impl Fn(&Summary) -> Option<f64>) -> Vec<Series> {
+        self.bars
+            .iter()
+            .map(|(label, ri, points)| Series {
+                label: label.clone(),
+                values: self
+                    .keys
+                    .iter()
+                    .map(|k| points.iter().find(|(pk, _)| pk == k).and_then(|(_, i)| get(&results[*ri].points[*i].summary)))
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// What the numbers under the bars stand for, when they are numbers.
+    fn key_note(&self) -> String {
+        if self.labels == self.keys {
+            String::new()
+        } else {
+            let pairs: Vec<String> = self.labels.iter().zip(&self.keys).map(|(l, k)| format!("{l}: {k}")).collect();
+            format!(" (points: {})", pairs.join("; "))
+        }
+    }
+
+    fn chart(&self, results: &[&RunResult], id: &str, what: &str, y: &str, get: impl Fn(&Summary) -> Option<f64>) -> Chart {
+        let title = format!("{what} by {}", self.axis);
+        Chart {
+            id: id.into(),
+            caption: format!("{title}{}", self.key_note()),
+            svg: charts::grouped_bars(&title, self.axis, y, &self.labels, &self.series(results, get)),
+        }
+    }
+}
+
+/// The point's parameters other than `qd`: points of one result that share
+/// them form one line against queue depth.
+fn without_qd(p: &Point) -> String {
+    let rest: Vec<String> =
+        p.params.iter().filter(|(k, _)| k.as_str() != "qd").map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"'))).collect();
+    rest.join(" ")
+}
+
+/// Lines against outstanding I/Os: one per result and per combination of the
+/// other swept settings (a `qd x bs` sweep gives one line per block size).
+fn qd_charts(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
+    let qd = |p: &Point| p.params.get("qd").and_then(|v| v.as_f64());
+    let mut qds: Vec<f64> = results.iter().flat_map(|r| r.points.iter().filter_map(qd)).collect();
+    qds.sort_by(f64::total_cmp);
+    qds.dedup();
+    if qds.len() < 2 {
+        return Vec::new();
+    }
+    let mut lines: Vec<(String, Vec<&Point>)> = Vec::new();
+    for (r, name) in results.iter().zip(names) {
+        let mut rest: Vec<String> = Vec::new();
+        for p in r.points.iter().filter(|p| qd(p).is_some()) {
+            let k = without_qd(p);
+            if !rest.contains(&k) {
+                rest.push(k);
+            }
+        }
+        for k in rest {
+            let label = if k.is_empty() { name.clone() } else { format!("{name} · {k}") };
+            lines.push((label, r.points.iter().filter(|p| qd(p).is_some() && without_qd(p) == k).collect()));
+        }
+    }
+    let at_qd = |get: fn(&Summary) -> f64| -> Vec<Series> {
+        lines
+            .iter()
+            .map(|(label, points)| Series {
+                label: label.clone(),
+                values: qds.iter().map(|q| points.iter().find(|p| qd(p) == Some(*q)).map(|p| get(&p.summary))).collect(),
+            })
+            .collect()
+    };
+    let x = "outstanding I/Os per worker per target (QD, doubling per step)";
+    vec![
+        Chart {
+            id: "iops-qd".into(),
+            caption: "IOPS against outstanding I/Os".into(),
+            svg: charts::lines_at_values("IOPS against outstanding I/Os", x, "IOPS (I/O per second)", &qds, &at_qd(|s| s.iops), true),
+        },
+        Chart {
+            id: "latency-qd".into(),
+            caption: "Mean latency against outstanding I/Os".into(),
+            svg: charts::lines_at_values(
+                "Mean latency against outstanding I/Os",
+                x,
+                "mean latency (µs)",
+                &qds,
+                &at_qd(|s| s.latency_us.all.mean),
+                true,
+            ),
+        },
+    ]
+}
+
+/// A point's name in a legend or title: its parameters, or "run" for a plain run.
+fn point_name(p: &Point, index: usize, of: usize) -> String {
+    match params_text(p).as_str() {
+        "-" if of == 1 => "run".into(),
+        "-" => format!("point {}", index + 1),
+        text => text.into(),
+    }
+}
+
+/// Latency percentiles of every point of each result on a nines axis.
+fn percentile_charts(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
+    results
+        .iter()
+        .zip(names)
+        .enumerate()
+        .map(|(ri, (r, name))| {
+            let series: Vec<Series> = r
+                .points
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let l = &p.summary.latency_us.all;
+                    Series {
+                        label: point_name(p, i, r.points.len()),
+                        values: [l.p50, l.p90, l.p99, l.p99_9, l.p99_99].into_iter().map(|v| (l.count > 0).then_some(v)).collect(),
+                    }
+                })
+                .collect();
+            let title = format!("Latency percentiles: {name}");
+            Chart {
+                id: format!("percentiles-{}", ri + 1),
+                caption: format!("{title} (every point; percentiles on a nines axis, latency on a logarithmic axis)"),
+                svg: charts::percentile_lines(&title, "latency (µs, log scale)", &series),
+            }
+        })
+        .collect()
+}
+
+/// Per-second IOPS and p99 latency: one chart per point (points matched
+/// across results by their parameters), one line per result.
+fn per_second_charts(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
+    let mut keys: Vec<String> = Vec::new();
+    for r in results {
+        for p in &r.points {
+            let k = params_text(p);
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (ki, key) in keys.iter().enumerate() {
+        let points: Vec<Option<&Point>> = results.iter().map(|r| r.points.iter().find(|p| &params_text(p) == key)).collect();
+        let longest = points.iter().flatten().map(|p| p.summary.intervals.len()).max().unwrap_or(0);
+        if longest < 2 {
+            continue;
+        }
+        let secs: Vec<f64> = (0..longest).map(|i| i as f64 + 1.0).collect();
+        let series = |get: fn(&crate::results::model::Interval) -> f64| -> Vec<Series> {
+            points
+                .iter()
+                .zip(names)
+                .map(|(p, name)| Series {
+                    label: name.clone(),
+                    values: (0..longest).map(|i| p.and_then(|p| p.summary.intervals.get(i)).map(get)).collect(),
+                })
+                .collect()
+        };
+        let what = if key == "-" { String::new() } else { format!(": {key}") };
+        let title = format!("Per second{what}");
+        let (iops, p99) = (series(|i| i.iops), series(|i| i.lat_p99_us));
+        out.push(Chart {
+            id: format!("per-second-{}", ki + 1),
+            caption: format!("IOPS and p99 latency per second of the measured interval{what}"),
+            svg: charts::stacked_lines(&title, "second of the measured interval", [("IOPS", &iops), ("p99 latency (µs)", &p99)], &secs),
+        });
+    }
+    out
+}
+
+/// IOPS and read latency against cache size, where the results are points of a
+/// cache study (`lab cache`, or runs with different --cache sizes).
+fn cache_charts(results: &[&RunResult]) -> Vec<Chart> {
+    let mut at: Vec<(f64, &Summary)> = results
+        .iter()
+        .filter_map(|r| r.points.first())
+        .filter_map(|p| p.summary.cache.as_ref().map(|c| (c.size_pct, &p.summary)))
+        .collect();
+    at.sort_by(|a, b| a.0.total_cmp(&b.0));
+    at.dedup_by(|a, b| a.0 == b.0);
+    if at.len() < 2 {
+        return Vec::new();
+    }
+    let x: Vec<f64> = at.iter().map(|(p, _)| *p).collect();
+    let series = |label: &str, get: fn(&Summary) -> f64| {
+        vec![Series { label: label.into(), values: at.iter().map(|(_, s)| Some(get(s))).collect() }]
+    };
+    vec![
+        Chart {
+            id: "iops-cache".into(),
+            caption: "IOPS against cache size".into(),
+            svg: charts::lines(
+                "IOPS against cache size",
+                "cache size (% of the region)",
+                "IOPS (I/O per second)",
+                &x,
+                &series("IOPS", |s| s.iops),
+            ),
+        },
+        Chart {
+            id: "latency-cache".into(),
+            caption: "Read latency against cache size".into(),
+            svg: charts::lines(
+                "Read latency against cache size",
+                "cache size (% of the region)",
+                "mean read latency (µs)",
+                &x,
+                &series("read latency", |s| s.latency_us.read.mean),
+            ),
+        },
+    ]
+}
+
+/// Every chart of the report, in reading order.
+pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
+    let names = point_view::names(results);
+    let cats = categories(results, &names);
+    let mut out = vec![
+        cats.chart(results, "iops", "IOPS", "IOPS (I/O per second)", |s| Some(s.iops)),
+        cats.chart(results, "mbps", "Throughput", "MB/s (10^6 bytes per second)", |s| Some(s.mbps)),
+    ];
+    out.extend(qd_charts(results, &names));
+    out.extend(cache_charts(results));
+    out.extend(percentile_charts(results, &names));
+    out.push(cats.chart(results, "cpu", "CPU utilization", "CPU (% of all cores)", |s| Some(s.cpu.utilization_pct)));
+    out.push(cats.chart(results, "cpu-efficiency", "CPU efficiency", "IOPS per CPU %", |s| s.cpu.iops_per_cpu_pct));
+    let has_power = results.iter().any(|r| r.points.iter().any(|p| p.summary.power.as_ref().is_some_and(|w| w.avg_watts.is_some())));
+    if has_power {
+        let per_watt = |s: &Summary| s.power.as_ref().and_then(|p| p.iops_per_delta_watt.or(p.iops_per_watt));
+        let mut c = cats.chart(results, "power-efficiency", "Power efficiency", "IOPS per watt", per_watt);
+        c.caption += " (per watt above idle where an idle baseline was measured, else per watt)";
+        out.push(c);
+    }
+    out.extend(per_second_charts(results, &names));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> RunResult {
+        let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    /// A result of many points with long parameters: the bars are numbered,
+    /// and the caption says which point each number stands for.
+    #[test]
+    fn long_point_names_become_numbers_with_a_key() {
+        let mut r = fixture("result-a.json");
+        let first = r.points[0].clone();
+        r.points = (0..10)
+            .map(|i| {
+                let mut p = first.clone();
+                p.params = [
+                    ("qd".to_string(), serde_json::json!(i + 1)),
+                    ("read".to_string(), serde_json::json!(70)),
+                    ("random".to_string(), serde_json::json!(50)),
+                ]
+                .into();
+                p
+            })
+            .collect();
+        let cats = categories(&[&r], &["r".to_string()]);
+        assert_eq!(cats.axis, "point");
+        assert_eq!(cats.labels, (1..=10).map(|i| i.to_string()).collect::<Vec<_>>());
+        let iops = charts(&[&r]).into_iter().find(|c| c.id == "iops").unwrap();
+        assert!(iops.caption.contains("1: qd=1 random=50 read=70; 2: qd=2"), "{}", iops.caption);
+        assert!(!iops.svg.contains("qd=1 random=50"), "long names under the bars");
+    }
+
+    /// Points that differ only in transfer size are bars by transfer size,
+    /// whether a sweep or profile phases made them (a result saved without
+    /// per-point workloads falls back to replaying the sweep).
+    #[test]
+    fn transfer_size_points_are_bars_by_transfer_size() {
+        let (a, b) = (fixture("result-a.json"), fixture("result-b.json"));
+        let cats = categories(&[&a, &b], &["a".into(), "b".into()]);
+        assert_eq!(cats.axis, "transfer size");
+        assert_eq!(cats.keys, vec!["4k", "64k"]);
+        // Phases: the same points with their own workloads and a phase name instead of a sweep value.
+        let mut phased = a.clone();
+        for p in &mut phased.points {
+            let bs = p.params["bs"].clone();
+            let mut spec = a.workload.clone();
+            crate::workload::sweep::apply(&mut spec, "bs", &bs).unwrap();
+            p.workload = Some(spec);
+            p.params = [("phase".to_string(), serde_json::json!(format!("randread-{}", bs.as_str().unwrap())))].into();
+        }
+        let cats = categories(&[&phased], &["p".into()]);
+        assert_eq!((cats.axis, cats.keys.clone()), ("transfer size", vec!["4k".to_string(), "64k".to_string()]));
+    }
+}

@@ -1,0 +1,185 @@
+//! The report as a reader gets it: a real `qd x bs` sweep and a profile whose
+//! phases differ by transfer size, rendered by lunmark and opened in headless
+//! Chromium. Checks what a page pasted into a document needs: human headers
+//! with units, formatted numbers, each point's workload, readable names, every
+//! swept point drawn, the right x axis, and nothing wider than the page (from
+//! the DOM, measured by the browser at two window widths).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use crate::common::*;
+
+fn run_in(store: &Path, args: &[&str]) -> Output {
+    lunmark().env("LUNMARK_STORE", store).args(args).output().unwrap()
+}
+
+/// Runs a measurement, returns the id it was saved as.
+fn measure(store: &Path, args: &[&str]) -> String {
+    let out = run_in(store, &[&["run", "-q"][..], args].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let line = err.lines().find(|l| l.starts_with("saved as ")).unwrap_or_else(|| panic!("no 'saved as' in: {err}"));
+    line.split_whitespace().nth(2).unwrap().to_string()
+}
+
+fn chromium(args: &[&str]) -> Output {
+    let profile = tempfile::tempdir().unwrap();
+    Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"])
+        .args(["--disable-sync", "--no-first-run", "--hide-scrollbars"])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args)
+        .output()
+        .expect("chromium (Debian's chromium package; scripts/setup.sh installs it)")
+}
+
+/// The page's layout as the browser computed it at a window width: a copy of
+/// the report with a script that writes the measurements into the DOM, read
+/// back with --dump-dom. Returns (page fits, [(element, right edge, fits or scrolls)]).
+fn layout(html: &Path, width: u32) -> (bool, Vec<(String, f64, bool)>) {
+    let probe = html.with_file_name(format!("probe-{width}.html"));
+    let script = "<script>window.addEventListener('load',()=>{const w=window.innerWidth;const out=[];\
+        document.querySelectorAll('table,svg').forEach((e,i)=>{const r=e.getBoundingClientRect();\
+        const box=e.closest('.scroll');const scrolls=!!box&&box.getBoundingClientRect().right<=w&&box.scrollWidth>box.clientWidth;\
+        out.push(e.tagName+i+' '+r.right.toFixed(1)+' '+(r.right<=w+0.5||scrolls));});\
+        const p=document.createElement('pre');p.id='measure';\
+        p.textContent='page '+(document.documentElement.scrollWidth<=w)+' '+document.documentElement.scrollWidth+' '+w+'\\n'+out.join('\\n');\
+        document.body.appendChild(p);});</script>";
+    let text = std::fs::read_to_string(html).unwrap().replace("</body>", &format!("{script}</body>"));
+    std::fs::write(&probe, text).unwrap();
+    let url = format!("file://{}", probe.display());
+    let out = chromium(&[&format!("--window-size={width},900"), "--virtual-time-budget=3000", "--dump-dom", &url]);
+    let dom = stdout(&out);
+    let measured = dom
+        .split("<pre id=\"measure\">")
+        .nth(1)
+        .and_then(|m| m.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no measurement: {}", stderr(&out)));
+    let mut lines = measured.lines();
+    let page = lines.next().unwrap();
+    let elements = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (f[0].to_string(), f[1].parse().unwrap(), f[2] == "true")
+        })
+        .collect();
+    (page.starts_with("page true"), elements)
+}
+
+/// The SVG of one chart of the page.
+fn figure<'a>(html: &'a str, id: &str) -> &'a str {
+    let start = html.find(&format!("<figure id=\"chart-{id}\">")).unwrap_or_else(|| panic!("no chart {id}"));
+    let rest = &html[start..];
+    &rest[..rest.find("</figure>").unwrap()]
+}
+
+/// The texts of a chart (axis labels, legend, title), trimmed.
+fn texts(svg: &str) -> Vec<String> {
+    svg.split("<text").skip(1).filter_map(|t| Some(t.split_once('>')?.1.split("</text>").next()?.trim().to_string())).collect()
+}
+
+/// Markers of one colour in a chart (the legend's one included).
+fn markers(svg: &str, fill: &str) -> usize {
+    svg.split("<circle").skip(1).filter(|c| c.split('>').next().unwrap().contains(&format!("fill=\"{fill}\""))).count()
+}
+
+const COLORS: [&str; 4] = ["#1F77B4", "#FF7F0E", "#2CA02C", "#D62728"];
+
+/// A `qd x bs` sweep: one line per block size and result on the queue-depth
+/// charts with a marker at every queue depth, the workload of every point
+/// stated, human headers, formatted numbers, a readable default name, and a
+/// page that fits a 1240 px window and a 700 px one (tables scroll inside it).
+#[test]
+fn a_qd_by_bs_sweep_report_draws_every_point_and_fits_the_page() {
+    let dir = shm_dir();
+    let store = dir.path().join("results.db");
+    let sweep = ["--read", "100", "--sweep", "qd=1,4,16", "--sweep", "bs=4k,64k", "--time", "300ms", "--ramp", "0"];
+    let a = measure(&store, &[&["-t", "mem:64m"][..], &sweep].concat());
+    let b = measure(&store, &[&["-t", "mem:64m", "--label", "second run"][..], &sweep].concat());
+    let html = dir.path().join("report.html");
+    let out = run_in(&store, &["report", &a, &b, "-o", html.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&html).unwrap();
+
+    for header in ["p99.9 latency (µs)", "mean latency (µs)", "throughput (MB/s)", "CPU (% of all cores)", "IOPS per CPU %"] {
+        assert!(text.contains(&format!(">{header}</th>")), "no header {header}");
+    }
+    for workload in ["bs 4k, 100% read, 100% random, QD 1, 1 worker, 1 target", "bs 64k, 100% read, 100% random, QD 16, 1 worker, 1 target"]
+    {
+        assert!(text.contains(workload), "workload not stated: {workload}");
+    }
+    // The unlabelled result is named by profile and target, nowhere by its id alone.
+    assert!(text.contains("<td class=\"l\">custom on mem:64m</td>"), "no readable default name");
+    assert!(!figure(&text, "iops").contains(&a), "a result named by its hex id");
+    // IOPS of a 4k point on memory are in the hundreds of thousands: separators.
+    let iops_cell = text.split("<td class=\"n\">").nth(1).unwrap().split('<').next().unwrap();
+    assert!(iops_cell.contains(',') && !iops_cell.contains('.'), "IOPS cell {iops_cell}");
+
+    for chart in ["iops-qd", "latency-qd"] {
+        let svg = figure(&text, chart);
+        for (label, color) in
+            ["custom on mem:64m · bs=4k", "custom on mem:64m · bs=64k", "second run · bs=4k", "second run · bs=64k"].iter().zip(COLORS)
+        {
+            assert!(svg.contains(label), "{chart}: no line {label}");
+            // Three queue depths, plus the legend's marker.
+            assert_eq!(markers(svg, color), 4, "{chart}: {label} does not draw every point");
+        }
+    }
+    // Latency percentiles of every point, on the nines axis.
+    for n in [1, 2] {
+        let svg = figure(&text, &format!("percentiles-{n}"));
+        assert!(svg.contains("p99.99") && svg.contains("nines axis"), "percentiles-{n}");
+        for color in &COLORS {
+            assert_eq!(markers(svg, color), 6, "percentiles-{n}: five percentiles and a legend marker per point");
+        }
+    }
+
+    for width in [1240, 700] {
+        let (page, elements) = layout(&html, width);
+        assert!(page, "the page is wider than a {width} px window");
+        assert!(elements.len() >= 10, "{elements:?}");
+        for (element, right, fits) in &elements {
+            assert!(fits, "{element} ends at {right} px, past a {width} px window, and does not scroll");
+            if width == 1240 {
+                assert!(*right <= 1240.0, "{element} ends at {right} px at 1240 px");
+            }
+        }
+    }
+}
+
+/// Profiles whose phases differ only in transfer size are charted against it;
+/// a point of several seconds gets its per-second IOPS and p99 chart.
+#[test]
+fn phases_by_transfer_size_and_per_second_charts() {
+    let dir = shm_dir();
+    let store = dir.path().join("results.db");
+    let id = measure(&store, &["line-rate", "-t", "mem:64m", "--time", "200ms", "--ramp", "0"]);
+    let long = measure(&store, &["-t", "mem:16m", "--bs", "4k", "--read", "100", "--time", "3s", "--ramp", "0"]);
+    let html = dir.path().join("report.html");
+    assert!(run_in(&store, &["report", &id, "-o", html.to_str().unwrap()]).status.success());
+    let text = std::fs::read_to_string(&html).unwrap();
+    let iops = figure(&text, "iops");
+    assert!(iops.contains("IOPS by transfer size"), "line-rate not charted by transfer size");
+    for bs in ["4k", "64k", "256k"] {
+        assert!(texts(iops).iter().any(|t| t == bs), "no {bs} category");
+    }
+    assert!(!iops.contains("phase="), "phases as x labels");
+    // Reads and writes over the same sizes: a colour each, every size drawn.
+    assert!(iops.contains("line-rate on mem:64m · 100% read") && iops.contains("line-rate on mem:64m · 0% read"), "no read/write sets");
+
+    // The Markdown report: the same human table, numbers right-aligned, charts beside it.
+    let md = dir.path().join("lr.md");
+    assert!(run_in(&store, &["report", &id, "--format", "md", "-o", md.to_str().unwrap()]).status.success());
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.contains("| p99.9 latency (µs) |") && text.contains("|:---|:---|:---|---:|"), "{text}");
+    assert!(text.contains("| bs 256k, 0% read, 100% random, QD 4, 1 worker, 1 target |"), "{text}");
+    assert!(dir.path().join("lr-iops.svg").exists() && text.contains("](lr-iops.svg)"));
+
+    assert!(run_in(&store, &["report", &long, "-o", html.to_str().unwrap()]).status.success());
+    let text = std::fs::read_to_string(&html).unwrap();
+    let svg = figure(&text, "per-second-1");
+    assert!(svg.contains("IOPS") && svg.contains("p99 latency (µs)"), "per-second panels");
+    // Three seconds in each of the two panels, plus the legend's marker.
+    assert_eq!(markers(svg, COLORS[0]), 7, "per-second markers");
+}
