@@ -45,6 +45,7 @@ pub const PATH_ARGS: &[(&str, &str, Role)] = &[
     ("run", "trace", STREAM),
     ("run", "journal", STREAM),
     ("run", "profile_file", Role::Input),
+    ("run", "fio", Role::Input),
     ("run", "power_log", Role::Input),
     ("run", "targets", Role::Target),
     ("run", "cache_dev", Role::Target),
@@ -52,6 +53,7 @@ pub const PATH_ARGS: &[(&str, &str, Role)] = &[
     ("lab protocols", "trace", STREAM),
     ("lab protocols", "journal", STREAM),
     ("lab protocols", "profile_file", Role::Input),
+    ("lab protocols", "fio", Role::Input),
     ("lab protocols", "power_log", Role::Input),
     ("lab protocols", "targets", Role::Target),
     ("lab protocols", "cache_dev", Role::Target),
@@ -59,6 +61,7 @@ pub const PATH_ARGS: &[(&str, &str, Role)] = &[
     ("lab cache", "trace", STREAM),
     ("lab cache", "journal", STREAM),
     ("lab cache", "profile_file", Role::Input),
+    ("lab cache", "fio", Role::Input),
     ("lab cache", "power_log", Role::Input),
     ("lab cache", "targets", Role::Target),
     ("lab cache", "cache_dev", Role::Target),
@@ -69,6 +72,7 @@ pub const PATH_ARGS: &[(&str, &str, Role)] = &[
     ("verify", "journal", Role::Input),
     ("verify", "from", Role::Input),
     ("results import", "file", Role::Input),
+    ("profiles import-fio", "file", Role::Input),
 ];
 
 /// Subcommands that never open the result store (the others check its path).

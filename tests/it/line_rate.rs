@@ -124,7 +124,7 @@ fn link_gives_each_point_its_share_of_the_usable_rate_per_direction() {
     assert!(rep.status.success(), "{}", stderr(&rep));
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<h2>Line rate</h2>") && page.contains("<td class=\"l\">10gbe</td><td class=\"n\">1,225</td>"), "{page}");
-    assert!(page.contains(&format!("<td>{pct:.1}</td>")), "{page}");
+    assert!(page.contains(&format!("<td class=\"n\">{pct:.1}</td>")), "{page}");
 }
 
 #[test]
