@@ -9,20 +9,11 @@
 //! multi-phase profile (the phase's name is stated instead).
 
 use crate::results::model::{Point, RunResult};
-use crate::workload::sweep;
 use crate::workload::{WorkerGroup, WorkloadSpec};
 
 /// The effective workload of a point of a result, when it is known.
 pub fn spec(result: &RunResult, point: &Point) -> Option<WorkloadSpec> {
-    if let Some(w) = &point.workload {
-        return Some(w.clone());
-    }
-    let mut spec = result.workload.clone();
-    for (key, value) in &point.params {
-        let key = sweep::KEYS.iter().find(|k| **k == key)?;
-        sweep::apply(&mut spec, key, value).ok()?;
-    }
-    Some(spec)
+    super::workload_text::of(result, point)
 }
 
 /// The one transfer size every access line of the point uses, in bytes.

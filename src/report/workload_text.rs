@@ -8,13 +8,17 @@
 //! applied stands in, which is exact for sweeps and unknown for the phases of a
 //! multi-phase profile (then None).
 
-use crate::results::model::RunResult;
+use crate::results::model::{Point, RunResult};
 use crate::workload::sweep;
 use crate::workload::{WorkerGroup, WorkloadSpec};
 
 /// The effective workload of point `index` of a result, when it is known.
 pub fn of_point(result: &RunResult, index: usize) -> Option<WorkloadSpec> {
-    let point = result.points.get(index)?;
+    of(result, result.points.get(index)?)
+}
+
+/// The effective workload of `point`, a point of `result`, when it is known.
+pub fn of(result: &RunResult, point: &Point) -> Option<WorkloadSpec> {
     if let Some(w) = &point.workload {
         return Some(w.clone());
     }
