@@ -99,6 +99,8 @@ pub fn check(command: &Command, matches: &ArgMatches) -> Result<(), OutputError>
     let mut path: Vec<String> = Vec::new();
     let (mut cmd, mut m) = (command, matches);
     let mut store_flag: Option<PathBuf> = None;
+    // With --no-store the store is not opened, so its path is not judged either.
+    let mut no_store = false;
     // Files the command writes and files it benchmarks, to catch one named as both.
     let mut outputs: Vec<(String, PathBuf)> = Vec::new();
     let mut targets: Vec<(String, PathBuf)> = Vec::new();
@@ -127,6 +129,7 @@ pub fn check(command: &Command, matches: &ArgMatches) -> Result<(), OutputError>
                 }
             }
         }
+        no_store |= matches!(m.try_get_one::<bool>("no_store"), Ok(Some(true)));
         match m.subcommand() {
             Some((name, sub)) => {
                 let Some(next) = cmd.find_subcommand(name) else { break };
@@ -138,8 +141,15 @@ pub fn check(command: &Command, matches: &ArgMatches) -> Result<(), OutputError>
         }
     }
     let top = path.first().map(String::as_str).unwrap_or("run");
-    if !WITHOUT_STORE.contains(&top) {
-        let store = check_store(store_flag.as_deref())?;
+    if !WITHOUT_STORE.contains(&top) && !no_store {
+        let store = check_store(store_flag.as_deref()).map_err(|mut e| {
+            if matches!(top, "run" | "lab") {
+                // The same ways out as a store that fails its write test (cli::run::ResultStore::open).
+                e.problem += ". Nothing was run. Give --store PATH for a store you can write, \
+                              or --no-store to keep the result only in the printed summary and --json FILE";
+            }
+            e
+        })?;
         outputs.push((if store_flag.is_some() { "--store".into() } else { "the store".into() }, store));
     }
     no_shared_files(&outputs, &targets)

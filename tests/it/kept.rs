@@ -83,7 +83,7 @@ fn an_unwritable_store_is_refused_before_the_run() {
     let file = dir.path().join("plain-file");
     std::fs::write(&file, b"not a directory").unwrap();
     let store = file.join("results.db");
-    assert_refused_before_the_run(&with_store(&store, SHORT_RUN), &store, "is a file");
+    assert_refused_before_the_run(&with_store(&store, SHORT_RUN), &store, "not a directory");
 
     // A store on a read-only filesystem, new or existing.
     let fs = Tmpfs::new(dir.path().join("ro"), "4m");
@@ -245,7 +245,7 @@ fn a_failed_pass_exits_4_even_when_the_json_cannot_be_written() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(4), "the failed criterion keeps its code: {err}");
     assert!(stdout(&out).contains("FAIL iops>"), "the verdict is reported: {}", stdout(&out));
-    assert!(err.contains(gone.join("r.json").to_str().unwrap()) && err.contains("No such file or directory"), "{err}");
+    assert!(err.contains(gone.join("r.json").to_str().unwrap()) && err.contains("does not exist"), "{err}");
     // A run that passed but lost its output is not a success.
     let gone2 = dir.path().join("gone2");
     let out = lunmark()

@@ -211,11 +211,12 @@ fn run_json_failing(args: &[&str], during: impl FnOnce()) -> (std::process::Outp
     (out, read_json(&json))
 }
 
-fn assert_failed_naming(out: &std::process::Output, r: &serde_json::Value, target: &str, message: &str) {
+/// `messages`: what the failed I/O may say (the kernel's answer can vary with timing).
+fn assert_failed_naming(out: &std::process::Output, r: &serde_json::Value, target: &str, messages: &[&str]) {
     assert_eq!(out.status.code(), Some(3), "{}", stderr(out));
     assert_eq!(r["status"], "failed");
     let reason = r["status_reason"].as_str().unwrap();
-    assert!(reason.contains(target) && reason.contains("offset") && reason.contains(message), "{reason}");
+    assert!(reason.contains(target) && reason.contains("offset") && messages.iter().any(|m| reason.contains(m)), "{reason}");
     let s = &r["points"][0]["summary"];
     assert!(s["ios_read"].as_u64().unwrap() + s["ios_written"].as_u64().unwrap() > 0, "data measured until the fault is kept");
     assert_eq!(s["errors"]["first"][0]["target"], target);
@@ -229,7 +230,7 @@ fn a_file_truncated_under_the_run_fails_cleanly() {
     let (out, r) = run_json_failing(&["run", "-t", &t, "--size", "64m", "--read", "100", "--time", "6s", "--ramp", "0"], || {
         std::fs::OpenOptions::new().write(true).open(&file).unwrap().set_len(1 << 20).unwrap();
     });
-    assert_failed_naming(&out, &r, &t, "short transfer");
+    assert_failed_naming(&out, &r, &t, &["short transfer"]);
 }
 
 #[test]
@@ -245,7 +246,9 @@ fn a_loop_device_that_vanishes_fails_cleanly() {
         std::fs::OpenOptions::new().write(true).open(backing.trim()).unwrap().set_len(0).unwrap();
         let _ = Command::new("losetup").arg("-c").arg(&t).status();
     });
-    assert_failed_naming(&out, &r, &t, "Input/output error");
+    // A loop device whose backing file shrank to nothing answers EIO, or ENOSPC
+    // for a write that would grow it again (seen both), or a short transfer.
+    assert_failed_naming(&out, &r, &t, &["Input/output error", "No space left on device", "short transfer"]);
 }
 
 #[test]
@@ -272,5 +275,5 @@ fn a_full_filesystem_fails_cleanly() {
             .arg(format!("of={}", mnt.join("filler").display()))
             .status();
     });
-    assert_failed_naming(&out, &r, &t, "No space left on device");
+    assert_failed_naming(&out, &r, &t, &["No space left on device"]);
 }
