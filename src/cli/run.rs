@@ -1,6 +1,5 @@
 //! `lunmark run`: flags to a workload, the run itself, and where its output goes.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -672,11 +671,10 @@ fn emit(result: &RunResult, json: Option<&str>, shape: JsonShape) -> Result<()> 
     match json {
         Some("-") => {
             eprint!("{table}");
-            std::io::stdout().write_all(shape.render(result).as_bytes())?;
+            super::print_out(&shape.render(result))
         }
-        _ => print!("{table}"),
+        _ => super::print_out(&table),
     }
-    Ok(())
 }
 
 /// The exit code of a run: its own outcome first (a failed run, a failed
