@@ -394,3 +394,44 @@ fn a_closed_stdout_ends_listing_quietly_and_a_run_still_saves() {
     let list = stdout(&s.run(&["results", "list"]));
     assert!(list.contains(&id) && list.contains(new_id), "the run with a closed stdout was not saved: {list}");
 }
+
+/// Runs lunmark, killing it (by its own handle) if it has not ended in 20 s.
+fn run_bounded(s: &Store, args: &[&str]) -> Output {
+    let mut child = lunmark()
+        .env("LUNMARK_STORE", s.path())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!("lunmark {args:?} hung");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn import_refuses_what_is_not_a_regular_file_of_sane_size() {
+    let s = Store::new();
+    let out = run_bounded(&s, &["results", "import", "/dev/zero"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("/dev/zero is a character device"), "{}", stderr(&out));
+
+    let out = run_bounded(&s, &["results", "import", s.dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
+
+    // Sparse: takes no memory on tmpfs.
+    let big = s.dir.path().join("big.json");
+    let size = (1u64 << 30) + 1;
+    std::fs::File::create(&big).unwrap().set_len(size).unwrap();
+    let out = run_bounded(&s, &["results", "import", big.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("big.json is {size} bytes")), "{err}");
+}
