@@ -640,9 +640,9 @@ fn check_power_log(log: &std::path::Path) -> Result<()> {
         }
         Err(e) => anyhow::bail!("--power-log {}: {e} ({how})", log.display()),
         Ok(m) if !m.is_file() => anyhow::bail!("--power-log {}: not a regular file ({how})", log.display()),
-        Ok(_) => std::fs::File::open(log)
-            .map(drop)
-            .map_err(|e| anyhow::anyhow!("--power-log {}: cannot be read: {e} ({how})", log.display())),
+        Ok(_) => {
+            std::fs::File::open(log).map(drop).map_err(|e| anyhow::anyhow!("--power-log {}: cannot be read: {e} ({how})", log.display()))
+        }
     }
 }
 

@@ -119,10 +119,7 @@ fn bad_input_gets_a_clear_message_and_a_nonzero_exit() {
         &["run", "-t", "mem:16m", "--power-log", missing_log.to_str().unwrap()],
         &["--power-log", "nope.csv", "does not exist", "read after each point"],
     );
-    assert_rejected(
-        &["run", "-t", "mem:16m", "--power-log", dir.path().to_str().unwrap()],
-        &["--power-log", "not a regular file"],
-    );
+    assert_rejected(&["run", "-t", "mem:16m", "--power-log", dir.path().to_str().unwrap()], &["--power-log", "not a regular file"]);
     assert_rejected(&["run", "-t", "mem:16m", "--iops-per-mailbox", "3"], &["--iops-per-mailbox", "add --mailboxes N"]);
     assert_rejected(&["run", "-t", "mem:16m", "--cache-block", "8k"], &["--cache-block", "add --cache SIZE"]);
     assert_rejected(&["run", "-t", "mem:4k", "--bs", "8k"], &["smaller than the largest transfer"]);

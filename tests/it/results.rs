@@ -364,13 +364,7 @@ fn picture_stats(path: &Path) -> (usize, f64) {
 /// Spawns lunmark with stdout piped and the pipe closed at once (as `| head -0`
 /// would), then waits: the output of the command on stderr, and its exit.
 fn with_stdout_closed(s: &Store, args: &[&str]) -> (String, std::process::ExitStatus) {
-    let mut child = lunmark()
-        .env("LUNMARK_STORE", s.path())
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = lunmark().env("LUNMARK_STORE", s.path()).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
     (stderr(&out), out.status)
@@ -397,13 +391,7 @@ fn a_closed_stdout_ends_listing_quietly_and_a_run_still_saves() {
 
 /// Runs lunmark, killing it (by its own handle) if it has not ended in 20 s.
 fn run_bounded(s: &Store, args: &[&str]) -> Output {
-    let mut child = lunmark()
-        .env("LUNMARK_STORE", s.path())
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = lunmark().env("LUNMARK_STORE", s.path()).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let start = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed() > Duration::from_secs(20) {
