@@ -107,7 +107,10 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
                 eprintln!("== {}", s.describe());
             }
             let rows = crate::lab::protocols::run(&a.run, &a.lun_size, shaped.as_ref(), &store)?;
-            print!("{}", crate::lab::protocols::render(&rows, shaped.as_ref()));
+            // The rows are saved already: a closed stdout is reported, not a panic.
+            if let Err(e) = super::print_out(&crate::lab::protocols::render(&rows, shaped.as_ref())) {
+                eprintln!("error: {e}");
+            }
             drop(shaped);
             let failed = rows.iter().any(|(_, r)| r.as_ref().is_ok_and(|r| r.status != crate::results::Status::Completed));
             Ok(if failed { exit::RUN_FAILED } else { exit::OK })
@@ -131,7 +134,9 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             let opts = crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), delay: a.delay.clone(), sizes };
             let points = crate::lab::cache::run(&a.run, &opts, &store)?;
             let rows = crate::lab::cache::rows(&points, &a.run);
-            print!("{}", crate::lab::cache::render(&points, &rows, &a.delay));
+            if let Err(e) = super::print_out(&crate::lab::cache::render(&points, &rows, &a.delay)) {
+                eprintln!("error: {e}");
+            }
             let failed = points.iter().any(|p| p.result.as_ref().map_or(true, |r| r.status != crate::results::Status::Completed));
             Ok(if failed { exit::RUN_FAILED } else { exit::OK })
         }

@@ -87,6 +87,9 @@ pub fn main() -> i32 {
         return exit::ERROR;
     }
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if only_prints(&cli.command) {
+        end_quietly_on_closed_stdout();
+    }
     let outcome = match cli.command {
         Some(Command::Run(args)) => run::execute(*args, cli.store.as_deref()),
         Some(Command::Lab { study }) => lab::execute(study, cli.store.as_deref()),
@@ -105,4 +108,41 @@ pub fn main() -> i32 {
             exit::ERROR
         }
     }
+}
+
+/// True for the subcommands whose only job is to print (nothing is measured or
+/// saved): for them a closed stdout (`| head`) just ends the process. `run` and
+/// the labs are left out: their results are saved whatever happens to the pipe.
+fn only_prints(command: &Option<Command>) -> bool {
+    match command {
+        Some(Command::Results { .. } | Command::Profiles { .. } | Command::Compare(_)) => true,
+        Some(Command::CacheCurve(args)) => args.json.is_none(),
+        Some(Command::Run(args)) => args.dry_run,
+        _ => false,
+    }
+}
+
+/// Restores SIGPIPE's default action, so that writing to a closed stdout ends
+/// the process silently as other Unix tools do (Rust ignores SIGPIPE, and
+/// `println!` then panics on EPIPE).
+fn end_quietly_on_closed_stdout() {
+    // SAFETY: called once at startup on the main thread before any other thread
+    // exists; SIG_DFL is a valid disposition for SIGPIPE and no handler is installed.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// Writes text to stdout, as an error (not a panic) when stdout is closed: a
+/// run's or a lab's results are already saved when their summary is printed.
+pub fn print_out(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes()).and_then(|_| out.flush()).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            anyhow::anyhow!("the summary was not printed: stdout was closed (broken pipe)")
+        } else {
+            anyhow::anyhow!("the summary was not printed to stdout: {e}")
+        }
+    })
 }

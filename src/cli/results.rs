@@ -118,7 +118,7 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
             print!("{}", export(&results.iter().collect::<Vec<_>>(), format));
         }
         ResultsAction::Import { file } => {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            let text = read_import(&file)?;
             // The schema version first: a newer lunmark's result may not parse as this one's.
             let version = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v.get("schema_version")?.as_u64());
             if let Some(v) = version.filter(|&v| v > crate::results::SCHEMA_VERSION as u64) {
@@ -160,4 +160,42 @@ pub fn export(results: &[&RunResult], format: ExportFormat) -> String {
         (ExportFormat::Csv, all) => report::rows::csv(all),
         (ExportFormat::Md, all) => report::rows::markdown(all),
     }
+}
+
+/// The largest file `results import` reads: a result of many points is a few
+/// MB, so anything this big is not one (and would be read whole into memory).
+const IMPORT_CAP: u64 = 1 << 30;
+
+/// Reads the file to import, refusing what is not a regular file (a device
+/// such as /dev/zero, a FIFO or a directory would hang or fail obscurely) or
+/// is larger than `IMPORT_CAP`.
+fn read_import(file: &std::path::Path) -> Result<String> {
+    let meta = std::fs::metadata(file).with_context(|| format!("reading {}", file.display()))?;
+    let ft = meta.file_type();
+    if !ft.is_file() {
+        use std::os::unix::fs::FileTypeExt;
+        let what = if ft.is_dir() {
+            "a directory"
+        } else if ft.is_char_device() {
+            "a character device"
+        } else if ft.is_block_device() {
+            "a block device"
+        } else if ft.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if ft.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        bail!("{} is {what}: results import reads a regular file, a JSON result as written by --json or results export", file.display());
+    }
+    if meta.len() > IMPORT_CAP {
+        bail!(
+            "{} is {} bytes, larger than the {} bytes a result file can be: it is not a lunmark result (JSON as written by --json)",
+            file.display(),
+            meta.len(),
+            IMPORT_CAP
+        );
+    }
+    std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))
 }

@@ -132,7 +132,7 @@ pub fn rows(points: &[SizePoint], args: &RunArgs) -> Vec<Row> {
         base.map(|s| s.latency_us.read.mean).or_else(|| weighted(&|c| (c.miss_latency_us.mean, c.miss_latency_us.count))).unwrap_or(0.0);
     let miss_all_us = base.map(|s| s.latency_us.all.mean).unwrap_or(miss_read_us);
     let base_iops = base.map(|s| s.iops);
-    let block = crate::units::parse_size(&args.cache_block).map(|b| b.get()).unwrap_or(4096);
+    let block = crate::units::parse_size(args.cache_block()).map(|b| b.get()).unwrap_or(4096);
     let mut out = Vec::new();
     for (p, s) in summaries() {
         let c = s.cache.clone().unwrap_or_default();

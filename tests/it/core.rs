@@ -111,7 +111,17 @@ fn bad_input_gets_a_clear_message_and_a_nonzero_exit() {
     assert_rejected(&["run", "-t", f, "--read", "100"], &["does not exist", "--size"]);
     assert_rejected(&["run", "-t", dir.path().to_str().unwrap()], &["is a directory"]);
     assert_rejected(&["run", "-t", "mem:16m", "--bs", "4x"], &["--bs", "'4x' is not a size"]);
-    assert_rejected(&["run", "-t", "mem:16m", "--qd", "0"], &["qd must be greater than 0"]);
+    assert_rejected(&["run", "-t", "mem:16m", "--qd", "0"], &["--qd 0: the queue depth must be at least 1"]);
+    assert_rejected(&["run", "-t", "mem:16m", "--bs", "0"], &["--bs 0: the transfer size must be at least 1 byte"]);
+    // Flags that were accepted and ignored are refused, saying what to add.
+    let missing_log = dir.path().join("nope.csv");
+    assert_rejected(
+        &["run", "-t", "mem:16m", "--power-log", missing_log.to_str().unwrap()],
+        &["--power-log", "nope.csv", "does not exist", "read after each point"],
+    );
+    assert_rejected(&["run", "-t", "mem:16m", "--power-log", dir.path().to_str().unwrap()], &["--power-log", "not a regular file"]);
+    assert_rejected(&["run", "-t", "mem:16m", "--iops-per-mailbox", "3"], &["--iops-per-mailbox", "add --mailboxes N"]);
+    assert_rejected(&["run", "-t", "mem:16m", "--cache-block", "8k"], &["--cache-block", "add --cache SIZE"]);
     assert_rejected(&["run", "-t", "mem:4k", "--bs", "8k"], &["smaller than the largest transfer"]);
     assert_rejected(&["run", "-t", "nfs://x/y"], &["unknown scheme 'nfs'"]);
     assert_rejected(

@@ -360,3 +360,66 @@ fn picture_stats(path: &Path) -> (usize, f64) {
     }
     (colors.len(), ink as f64 / total as f64)
 }
+
+/// Spawns lunmark with stdout piped and the pipe closed at once (as `| head -0`
+/// would), then waits: the output of the command on stderr, and its exit.
+fn with_stdout_closed(s: &Store, args: &[&str]) -> (String, std::process::ExitStatus) {
+    let mut child = lunmark().env("LUNMARK_STORE", s.path()).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    (stderr(&out), out.status)
+}
+
+#[test]
+fn a_closed_stdout_ends_listing_quietly_and_a_run_still_saves() {
+    let s = Store::new();
+    let id = s.measure(&["-t", "mem:16m", "--time", "300ms", "--ramp", "0"]);
+    let (err, status) = with_stdout_closed(&s, &["results", "list"]);
+    assert!(!err.contains("panicked"), "results list panicked on a closed stdout: {err}");
+    assert_ne!(status.code(), Some(101), "{err}");
+    assert!(err.is_empty(), "results list should end quietly on a closed stdout: {err}");
+
+    let (err, status) = with_stdout_closed(&s, &["run", "-t", "mem:16m", "--time", "1s", "--ramp", "0"]);
+    assert!(!err.contains("panicked"), "run panicked on a closed stdout: {err}");
+    assert_ne!(status.code(), Some(101), "{err}");
+    assert!(err.contains("stdout was closed"), "the failed print is not reported: {err}");
+    let saved = err.lines().find(|l| l.starts_with("saved as ")).unwrap_or_else(|| panic!("no 'saved as' in: {err}"));
+    let new_id = saved.split_whitespace().nth(2).unwrap();
+    let list = stdout(&s.run(&["results", "list"]));
+    assert!(list.contains(&id) && list.contains(new_id), "the run with a closed stdout was not saved: {list}");
+}
+
+/// Runs lunmark, killing it (by its own handle) if it has not ended in 20 s.
+fn run_bounded(s: &Store, args: &[&str]) -> Output {
+    let mut child = lunmark().env("LUNMARK_STORE", s.path()).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!("lunmark {args:?} hung");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn import_refuses_what_is_not_a_regular_file_of_sane_size() {
+    let s = Store::new();
+    let out = run_bounded(&s, &["results", "import", "/dev/zero"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("/dev/zero is a character device"), "{}", stderr(&out));
+
+    let out = run_bounded(&s, &["results", "import", s.dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
+
+    // Sparse: takes no memory on tmpfs.
+    let big = s.dir.path().join("big.json");
+    let size = (1u64 << 30) + 1;
+    std::fs::File::create(&big).unwrap().set_len(size).unwrap();
+    let out = run_bounded(&s, &["results", "import", big.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("big.json is {size} bytes")), "{err}");
+}
