@@ -388,10 +388,7 @@ pub fn line_rate(link: &Link, target: Option<usize>, read_mbps: f64, write_mbps:
     let (read_pct, write_pct) = (share(read_mbps), share(write_mbps));
     let over: Vec<&str> = [("read", read_pct), ("write", write_pct)].iter().filter(|(_, p)| *p > 100.0).map(|(d, _)| *d).collect();
     let note = (!over.is_empty()).then(|| {
-        format!(
-            "more {} than the link carries was measured: some I/O did not cross it (a cache, a local device)",
-            over.join(" and ")
-        )
+        format!("more {} than the link carries was measured: some I/O did not cross it (a cache, a local device)", over.join(" and "))
     });
     LineRate {
         link: link.name.clone(),

@@ -75,7 +75,19 @@ fn link_gives_each_point_its_share_of_the_usable_rate_per_direction() {
     let json4 = dir.path().join("r4.json");
     let out = lunmark()
         .env("LUNMARK_STORE", &store)
-        .args(["run", "--profile-file", profile.to_str().unwrap(), "-t", lun, "-t", &format!("{lun}2"), "--size", "16m", "--link", "8gfc@0"])
+        .args([
+            "run",
+            "--profile-file",
+            profile.to_str().unwrap(),
+            "-t",
+            lun,
+            "-t",
+            &format!("{lun}2"),
+            "--size",
+            "16m",
+            "--link",
+            "8gfc@0",
+        ])
         .args(["--link", "2.5gbit@1", "--time", "1s", "--ramp", "0", "-q", "--json", json4.to_str().unwrap()])
         .output()
         .unwrap();
@@ -90,9 +102,7 @@ fn link_gives_each_point_its_share_of_the_usable_rate_per_direction() {
     // With repeats, every repeat has the figure and its spread is kept (compare's significance test reads it).
     let out = lunmark()
         .env("LUNMARK_STORE", &store)
-        .args([
-            "run", "-t", lun, "--link", "1gbe", "--repeat", "2", "--bs", "64k", "--time", "500ms", "--ramp", "0", "-q", "--json", "-",
-        ])
+        .args(["run", "-t", lun, "--link", "1gbe", "--repeat", "2", "--bs", "64k", "--time", "500ms", "--ramp", "0", "-q", "--json", "-"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
