@@ -112,6 +112,9 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
                 eprintln!("error: {e}");
             }
             drop(shaped);
+            if let Some(code) = interrupted() {
+                return Ok(code);
+            }
             let failed = rows.iter().any(|(_, r)| r.as_ref().is_ok_and(|r| r.status != crate::results::Status::Completed));
             Ok(if failed { exit::RUN_FAILED } else { exit::OK })
         }
@@ -130,6 +133,8 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             let store = super::run::ResultStore::choose(&a.run, store_flag)?;
             store.open()?;
             crate::lab::servers::require("nbdkit", "nbdkit")?;
+            // As in lab protocols: Ctrl-C from here on stops the lab through its guards.
+            crate::run::signals::interrupt_flag();
             a.run.profile = Some(a.profile_name.clone().unwrap_or_else(|| "jetstress".into()));
             let opts = crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), delay: a.delay.clone(), sizes };
             let points = crate::lab::cache::run(&a.run, &opts, &store)?;
@@ -137,8 +142,21 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             if let Err(e) = super::print_out(&crate::lab::cache::render(&points, &rows, &a.delay)) {
                 eprintln!("error: {e}");
             }
+            if let Some(code) = interrupted() {
+                return Ok(code);
+            }
             let failed = points.iter().any(|p| p.result.as_ref().map_or(true, |r| r.status != crate::results::Status::Completed));
             Ok(if failed { exit::RUN_FAILED } else { exit::OK })
         }
     }
+}
+
+/// After a lab: when Ctrl-C or SIGTERM stopped it (in set-up or in a row), says
+/// so, and gives the exit code of an interrupted run; None when it ran through.
+fn interrupted() -> Option<i32> {
+    if !crate::run::signals::interrupt_flag().load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    println!("lab {}: no further row ran; the rows above (an interrupted one marked) are kept in the store", crate::run::signals::reason());
+    Some(exit::INTERRUPTED)
 }

@@ -174,6 +174,7 @@ pub struct RunArgs {
     /// The link the I/O crosses, to report each point's share of its usable rate per direction:
     /// 8gfc, 16gfc, 32gfc, 1gbe, 10gbe, 25gbe, 40gbe, 100gbe, or a rate (2.5gbit, 800MB/s).
     /// LINK@N names the link of target N (counted from 0) instead; repeat for several targets.
+    /// Refused when every target is mem: or null: (no I/O of theirs crosses a link).
     #[arg(long = "link", value_name = "LINK[@INDEX]")]
     pub link: Vec<String>,
     /// No live line or periodic progress.

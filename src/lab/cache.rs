@@ -182,8 +182,14 @@ pub fn render(points: &[SizePoint], rows: &[Row], delay: &str) -> String {
     ]);
     let pct = |v: f64| if v.is_nan() { "-".to_string() } else { format!("{v:.1}") };
     for r in rows {
+        // A row that did not run to its end is marked where its figures are read.
+        let status = points.iter().find(|p| p.pct == r.pct).and_then(|p| p.result.as_ref().ok()).map(|r| r.status);
+        let mark = match status {
+            Some(s) if s != crate::results::Status::Completed => format!(" ({})", format!("{s:?}").to_lowercase()),
+            _ => String::new(),
+        };
         t.add_row(vec![
-            format!("{}", r.pct),
+            format!("{}{mark}", r.pct),
             crate::units::Bytes(r.cache_bytes).to_string(),
             format!("{:.2}", r.read_latency_ms),
             format!("{:.0}", r.iops),

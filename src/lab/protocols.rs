@@ -138,7 +138,10 @@ pub fn render(rows: &[(String, Result<RunResult, String>)], shaped: Option<&Shap
                     if shaped.is_some() {
                         row.push(s.line_rate.as_ref().map(|l| format!("{:.1}", l.pct)).unwrap_or_else(|| "-".into()));
                     }
-                    row.push(r.id.clone());
+                    row.push(match r.status {
+                        crate::results::Status::Completed => r.id.clone(),
+                        status => format!("{} ({})", r.id, format!("{status:?}").to_lowercase()),
+                    });
                     t.add_row(row);
                 }
             }

@@ -49,8 +49,9 @@ fn lost_lines(k: &crate::results::model::CacheSummary) -> String {
 /// "line rate 10gbe (1,225 MB/s per direction): read 45.2%, write 0.0%; busier direction 45.2%".
 pub fn line_rate_line(l: &crate::results::line_rate::LineRate) -> String {
     let whose = l.target.map(|t| format!(" of target {t}")).unwrap_or_default();
+    let note = l.note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default();
     format!(
-        "line rate{whose} {} ({} MB/s per direction): read {:.1}%, write {:.1}%; busier direction {:.1}%\n",
+        "line rate{whose} {} ({} MB/s per direction): read {:.1}%, write {:.1}%; busier direction {:.1}%{note}\n",
         l.link,
         crate::results::line_rate::fmt_mbps(l.usable_mbps_per_direction),
         l.read_pct,

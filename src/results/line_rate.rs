@@ -254,7 +254,10 @@ impl LinkSetting {
     /// the figure cannot be formed honestly. Checked before anything runs.
     pub fn resolve(&self, points: &[&WorkloadSpec]) -> Result<Vec<Option<PointLink>>, String> {
         let per = match self {
-            LinkSetting::Run(l) => return Ok(points.iter().map(|_| Some(PointLink { link: l.clone(), target: None })).collect()),
+            LinkSetting::Run(l) => {
+                refuse_in_process(points)?;
+                return Ok(points.iter().map(|_| Some(PointLink { link: l.clone(), target: None })).collect());
+            }
             LinkSetting::PerTarget(per) => per,
         };
         let targets = points.iter().map(|s| s.targets.len()).max().unwrap_or(0);
@@ -292,6 +295,7 @@ impl LinkSetting {
                 per.keys().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
             ));
         }
+        refuse_in_process(points)?;
         Ok(out)
     }
 
@@ -311,6 +315,24 @@ impl LinkSetting {
             ),
         }
     }
+}
+
+/// `--link` on a run whose every target is `mem:` or `null:`: refused.
+fn refuse_in_process(points: &[&WorkloadSpec]) -> Result<(), String> {
+    // mem: and null: live in lunmark's own memory (target::uri reads the
+    // same prefixes): no byte of theirs crosses any link, so a share of one
+    // would be a figure of nothing.
+    let in_process = |t: &String| t.starts_with("mem:") || t.starts_with("null:");
+    let all: Vec<&String> = points.iter().flat_map(|s| s.targets.iter()).collect();
+    if !all.is_empty() && all.iter().all(|t| in_process(t)) {
+        return Err(format!(
+            "--link: every target of this run ({}) is in lunmark's own memory, so no I/O crosses a link and a share of \
+             its line rate means nothing; drop --link, or run against a file, a device, an NBD export or an iSCSI LUN \
+             reached through that link",
+            all.iter().map(|t| t.as_str()).collect::<std::collections::BTreeSet<_>>().into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Ok(())
 }
 
 /// "1,225" or "3,062.5": MB/s with thousands separators, a decimal only where there is one.
@@ -348,6 +370,10 @@ pub struct LineRate {
     pub write_pct: f64,
     /// The busier direction's share: the larger of the two.
     pub pct: f64,
+    /// Set when a direction measured more than the link carries: some I/O did
+    /// not cross it (a cache, a local device), so the share is not the link's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl PointLink {
@@ -360,6 +386,10 @@ impl PointLink {
 pub fn line_rate(link: &Link, target: Option<usize>, read_mbps: f64, write_mbps: f64) -> LineRate {
     let share = |mbps: f64| if link.usable_mbps > 0.0 { mbps / link.usable_mbps * 100.0 } else { 0.0 };
     let (read_pct, write_pct) = (share(read_mbps), share(write_mbps));
+    let over: Vec<&str> = [("read", read_pct), ("write", write_pct)].iter().filter(|(_, p)| *p > 100.0).map(|(d, _)| *d).collect();
+    let note = (!over.is_empty()).then(|| {
+        format!("more {} than the link carries was measured: some I/O did not cross it (a cache, a local device)", over.join(" and "))
+    });
     LineRate {
         link: link.name.clone(),
         target,
@@ -367,6 +397,7 @@ pub fn line_rate(link: &Link, target: Option<usize>, read_mbps: f64, write_mbps:
         read_pct,
         write_pct,
         pct: read_pct.max(write_pct),
+        note,
     }
 }
 
@@ -457,7 +488,7 @@ mod tests {
             }],
         };
         WorkloadSpec {
-            targets: (0..targets).map(|i| format!("mem:{}m", i + 1)).collect(),
+            targets: (0..targets).map(|i| format!("/dev/shm/lun{i}")).collect(),
             size: None,
             offset: crate::units::Bytes(0),
             ramp: std::time::Duration::ZERO,

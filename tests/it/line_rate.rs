@@ -32,10 +32,13 @@ fn link_gives_each_point_its_share_of_the_usable_rate_per_direction() {
     let dir = shm_dir();
     let store = dir.path().join("r.db");
     let json = dir.path().join("r.json");
-    let common = ["--bs", "64k", "--read", "70", "--random", "0", "--qd", "4", "--time", "1s", "--ramp", "0", "-q"];
+    // Files, not mem: (in-process targets cross no link and are refused with --link).
+    let lun = dir.path().join("lun");
+    let lun = lun.to_str().unwrap();
+    let common = ["--size", "64m", "--bs", "64k", "--read", "70", "--random", "0", "--qd", "4", "--time", "1s", "--ramp", "0", "-q"];
     let out = lunmark()
         .env("LUNMARK_STORE", &store)
-        .args([&["run", "-t", "mem:64m", "--link", "10gbe", "--json", json.to_str().unwrap()][..], &common].concat())
+        .args([&["run", "-t", lun, "--link", "10gbe", "--json", json.to_str().unwrap()][..], &common].concat())
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -50,7 +53,7 @@ fn link_gives_each_point_its_share_of_the_usable_rate_per_direction() {
     let json2 = dir.path().join("r2.json");
     let out = lunmark()
         .env("LUNMARK_STORE", &store)
-        .args([&["run", "-t", "mem:64m", "--link", "800MB/s@0", "--json", json2.to_str().unwrap()][..], &common].concat())
+        .args([&["run", "-t", lun, "--link", "800MB/s@0", "--json", json2.to_str().unwrap()][..], &common].concat())
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -72,7 +75,19 @@ fn link_gives_each_point_its_share_of_the_usable_rate_per_direction() {
     let json4 = dir.path().join("r4.json");
     let out = lunmark()
         .env("LUNMARK_STORE", &store)
-        .args(["run", "--profile-file", profile.to_str().unwrap(), "-t", "mem:16m", "-t", "mem:16m", "--link", "8gfc@0"])
+        .args([
+            "run",
+            "--profile-file",
+            profile.to_str().unwrap(),
+            "-t",
+            lun,
+            "-t",
+            &format!("{lun}2"),
+            "--size",
+            "16m",
+            "--link",
+            "8gfc@0",
+        ])
         .args(["--link", "2.5gbit@1", "--time", "1s", "--ramp", "0", "-q", "--json", json4.to_str().unwrap()])
         .output()
         .unwrap();
@@ -87,9 +102,7 @@ fn link_gives_each_point_its_share_of_the_usable_rate_per_direction() {
     // With repeats, every repeat has the figure and its spread is kept (compare's significance test reads it).
     let out = lunmark()
         .env("LUNMARK_STORE", &store)
-        .args([
-            "run", "-t", "mem:16m", "--link", "1gbe", "--repeat", "2", "--bs", "64k", "--time", "500ms", "--ramp", "0", "-q", "--json", "-",
-        ])
+        .args(["run", "-t", lun, "--link", "1gbe", "--repeat", "2", "--bs", "64k", "--time", "500ms", "--ramp", "0", "-q", "--json", "-"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -159,7 +172,8 @@ fn bad_links_are_refused_with_the_list_before_anything_runs() {
         }
     }
     // The dry run states the link it would use.
-    let out = run(&["run", "-t", "mem:16m", "--link", "25gbe", "--dry-run"]);
+    let lun = dir.path().join("lun");
+    let out = run(&["run", "-t", lun.to_str().unwrap(), "--size", "16m", "--link", "25gbe", "--dry-run"]);
     assert!(
         stdout(&out).contains("line rate: every I/O crosses 25gbe (3,062.5 MB/s per direction: 25.78125 GBd, 64b/66b: 3,125 MB/s of data"),
         "{}",
@@ -334,4 +348,47 @@ fn the_shaped_link_is_removed_on_ctrl_c_and_when_lunmark_is_killed() {
     let left = netns_and_links();
     assert!(!left.contains(&format!("lunmark-{pid}")) && !left.contains(&format!("lm{pid}h")), "left behind:\n{left}");
     assert_lab_left_nothing(labs.path());
+}
+
+/// In-process targets cross no link: `--link` on a run of only mem: and null:
+/// targets is refused before anything runs. A file may sit behind a link, so it
+/// keeps its figure; measured above the link's rate (tmpfs is far faster than
+/// 1 mbit), the summary and `line_rate.note` say some I/O did not cross it.
+#[test]
+fn link_is_refused_on_in_process_targets_and_an_impossible_share_is_explained() {
+    let dir = shm_dir();
+    let json = dir.path().join("r.json");
+    let json_arg = json.to_str().unwrap();
+    for targets in [vec!["-t", "mem:16m"], vec!["-t", "null:16m"], vec!["-t", "null:16m", "-t", "null:16m"]] {
+        for dry in [false, true] {
+            let mut a = vec!["run", "--link", "10gbe", "--time", "1s", "--ramp", "0", "-q", "--json", json_arg];
+            a.extend(&targets);
+            if dry {
+                a.push("--dry-run");
+            }
+            let out = run(&a);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(1), "{a:?}: {err}");
+            assert!(err.contains("in lunmark's own memory, so no I/O crosses a link") && err.contains("drop --link"), "{a:?}: {err}");
+            assert_eq!(err.matches("error:").count(), 1, "said once: {err}");
+            assert!(stdout(&out).is_empty(), "{a:?}: {}", stdout(&out));
+            assert!(!json.exists(), "{a:?} ran");
+        }
+    }
+    let lun = dir.path().join("lun");
+    let out = lunmark()
+        .env("LUNMARK_STORE", dir.path().join("r.db"))
+        .args(["run", "-t", lun.to_str().unwrap(), "--size", "16m", "--link", "1mbit", "--bs", "64k", "--read", "70"])
+        .args(["--time", "1s", "--ramp", "0", "-q", "--json", json_arg])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    let (rp, wp, _) = assert_line_rate(&r["points"][0], "1mbit", 0.125);
+    assert!(rp > 100.0 && wp > 100.0, "tmpfs outruns 1 mbit both ways: {rp} {wp}");
+    let note = r["points"][0]["summary"]["line_rate"]["note"].as_str().unwrap_or_else(|| panic!("no note: {}", r["points"][0]));
+    assert!(note.contains("more read and write than the link carries was measured: some I/O did not cross it"), "{note}");
+    let text = stdout(&out);
+    let line = text.lines().find(|l| l.starts_with("line rate 1mbit")).unwrap_or_else(|| panic!("no line-rate line: {text}"));
+    assert!(line.contains(note), "{line}");
 }

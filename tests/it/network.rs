@@ -359,3 +359,49 @@ fn dry_run_shows_the_iscsi_login() {
         stdout(&out)
     );
 }
+
+/// Ctrl-C stops the protocol lab, in set-up or in a row: no further row runs,
+/// the table marks the interrupted row, the lab says it was interrupted and
+/// exits 130 (the code of an interrupted run), and leaves nothing running.
+#[test]
+fn ctrl_c_stops_the_protocol_lab_with_exit_130_in_set_up_and_mid_row() {
+    use std::io::BufRead;
+    for mid_row in [false, true] {
+        let labs = shm_dir();
+        let mut child = lunmark()
+            .env("LUNMARK_LAB_DIR", labs.path())
+            .args(["lab", "protocols", "--lun-size", "64m", "--time", "2s", "--ramp", "0", "--bs", "4k", "--read", "100", "-q"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let mut errors = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut seen = String::new();
+        if mid_row {
+            // The third row (NBD over a unix socket) has started measuring.
+            while !seen.contains("== NBD unix socket") {
+                assert!(errors.read_line(&mut seen).unwrap() > 0, "the lab ended before its third row: {seen}");
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        } else {
+            // The lab directory exists (Ctrl-C is caught by then) and the servers are starting.
+            wait_for(|| std::fs::read_dir(labs.path()).unwrap().next().is_some());
+        }
+        // SAFETY: kill(2) on the PID of a child this test spawned and has not reaped.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
+        let out = child.wait_with_output().unwrap();
+        std::io::Read::read_to_string(&mut errors, &mut seen).unwrap();
+        let text = stdout(&out);
+        assert_eq!(out.status.code(), Some(130), "mid row {mid_row}: {text}{seen}");
+        assert!(text.contains("lab interrupted by Ctrl-C (SIGINT)"), "mid row {mid_row}: {text}");
+        assert!(!seen.contains("== NBD TCP"), "a row ran after Ctrl-C: {seen}");
+        if mid_row {
+            let line = text.lines().find(|l| l.contains("NBD unix socket")).unwrap_or_else(|| panic!("no interrupted row: {text}"));
+            assert!(line.contains("(interrupted)"), "the interrupted row is not marked: {line}");
+            let done = text.lines().find(|l| l.contains("mem: (lunmark alone)")).unwrap_or_else(|| panic!("no first row: {text}"));
+            assert!(!done.contains("interrupted"), "{done}");
+        }
+        assert_lab_left_nothing(labs.path());
+    }
+}
