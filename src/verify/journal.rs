@@ -270,7 +270,11 @@ pub(crate) mod tests {
         assert_eq!(r.torn_tail, 0);
         let mut torn = j.clone();
         torn.extend_from_slice(&[1, 0, 0]);
-        assert_eq!(read(&torn[..], "j").unwrap().torn_tail, 3);
+        let r = read(&torn[..], "j").unwrap();
+        assert_eq!((r.torn_tail, r.torn_at, r.torn_block), (3, j.len() as u64, None));
+        let mut torn = j.clone();
+        torn.extend_from_slice(&record(SUBMITTED, 0, 9, 4)[..16]);
+        assert_eq!(read(&torn[..], "j").unwrap().torn_block, Some((0, 9)));
     }
 
     /// Another worker's "submitted 25" written before this worker's
