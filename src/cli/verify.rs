@@ -69,9 +69,8 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
             // may hold a later write the lost records described. A newer
             // generation of this very block is that, not corruption; an older
             // one is still a lost write.
-            let newer = m.found.is_some_and(|f| {
-                f.stamp == h.stamp && f.target == ti as u32 && f.offset == offset && f.generation > rec.generation
-            });
+            let newer =
+                m.found.is_some_and(|f| f.stamp == h.stamp && f.target == ti as u32 && f.offset == offset && f.generation > rec.generation);
             if replay.torn_tail > 0 && newer {
                 uncertain.push(offset);
             } else {
