@@ -44,13 +44,16 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
     let path = path.display().to_string();
     let path = path.as_str();
     let file = std::fs::File::open(path).with_context(|| format!("opening {path} to verify it"))?;
+    check_region(&args.journal, h, ti, &file, path)?;
     let mut buf = vec![0u8; h.block as usize];
     let (mut checked, mut corrupt, mut uncertain, mut unknown) = (0u64, Vec::new(), Vec::new(), 0u64);
     let mut blocks: Vec<_> = replay.blocks.iter().filter(|((t, _), _)| *t as usize == ti).collect();
     blocks.sort_by_key(|((_, b), _)| *b);
     for ((_, b), rec) in blocks {
         let offset = replay.offset(ti, *b);
-        if rec.in_flight.is_some() {
+        // The partial record at the end of a cut-short journal may describe a
+        // later write of this block: what the block should hold is unknown.
+        if rec.in_flight.is_some() || replay.torn_block == Some((ti as u32, *b)) {
             uncertain.push(offset);
             continue;
         }
@@ -62,14 +65,26 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
         checked += 1;
         let expect = Expect { stamp: h.stamp, target: ti as u32, offset, generation: rec.generation };
         if let Some(m) = block::check(&buf, expect, &args.target) {
-            corrupt.push(m);
+            // A cut-short journal is a prefix of the run's records: the block
+            // may hold a later write the lost records described. A newer
+            // generation of this very block is that, not corruption; an older
+            // one is still a lost write.
+            let newer =
+                m.found.is_some_and(|f| f.stamp == h.stamp && f.target == ti as u32 && f.offset == offset && f.generation > rec.generation);
+            if replay.torn_tail > 0 && newer {
+                uncertain.push(offset);
+            } else {
+                corrupt.push(m);
+            }
         }
     }
-    println!("{}: {checked} blocks checked against {}, {} corrupt, {} uncertain (a write was in flight when the run ended), {unknown} not checked (a write failed)", args.target, args.journal.display(), corrupt.len(), uncertain.len());
+    println!("{}: {checked} blocks checked against {}, {} corrupt, {} uncertain (a write was in flight when the run ended, or the journal is cut short), {unknown} not checked (a write failed)", args.target, args.journal.display(), corrupt.len(), uncertain.len());
     if replay.torn_tail > 0 {
         println!(
-            "the journal ends in a partial record ({} bytes): the run was killed while writing it; that record is ignored",
-            replay.torn_tail
+            "the journal ends mid-record at byte {} ({} of {} bytes): it was cut short; the last write it describes is uncertain, and blocks holding a newer generation than the journal records are uncertain, not corrupt",
+            replay.torn_at,
+            replay.torn_tail,
+            journal::RECORD
         );
     }
     for o in uncertain.iter().take(8) {
@@ -85,6 +100,29 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
         );
     }
     Ok(if corrupt.is_empty() { exit::OK } else { exit::CORRUPT })
+}
+
+/// Refuses a journal whose region for target `ti` does not fit in the file
+/// or device being checked: every offset read comes from that region, so a
+/// damaged length would otherwise pass unchecked (reads past the end, or only
+/// the blocks the records name).
+fn check_region(journal: &Path, h: &JournalHeader, ti: usize, file: &std::fs::File, path: &str) -> Result<()> {
+    use std::io::{Seek, SeekFrom};
+    // Seeking to the end gives the size of a regular file and of a block device alike.
+    let size = (&*file).seek(SeekFrom::End(0)).with_context(|| format!("finding the size of {path}"))?;
+    let t = &h.targets[ti];
+    let end = t.start.checked_add(t.len);
+    if end.is_none_or(|end| end > size) {
+        bail!(
+            "{}: the journal's region for {} (offset {} length {}{}) does not fit in {path}, which is {size} bytes: the journal is damaged or is not the journal of this target",
+            journal.display(),
+            t.uri,
+            t.start,
+            t.len,
+            end.map(|e| format!(", ending at byte {e}")).unwrap_or_else(|| ", which wraps past 2^64".into())
+        );
+    }
+    Ok(())
 }
 
 /// Where a journal's target is on this host. A relative path is relative to

@@ -90,8 +90,14 @@ pub struct Replay {
     pub header: JournalHeader,
     /// (target, block index) -> state.
     pub blocks: HashMap<(u32, u64), BlockRecord>,
-    /// Bytes of a record cut short at the end (a kill in the middle of a write(2)).
+    /// Bytes of a record cut short at the end (a kill in the middle of a
+    /// write(2), or a journal truncated later).
     pub torn_tail: usize,
+    /// Where that partial record starts in the file.
+    pub torn_at: u64,
+    /// The (target, block) the partial record names, when enough of it is
+    /// left to say (16 bytes) and it names a block of the header's regions.
+    pub torn_block: Option<(u32, u64)>,
 }
 
 impl Replay {
@@ -122,9 +128,19 @@ pub fn read(mut r: impl BufRead, name: &str) -> Result<Replay> {
     let mut blocks: HashMap<(u32, u64), BlockRecord> = HashMap::new();
     let mut rec = [0u8; RECORD];
     let mut n = 0u64;
+    let mut torn_block = None;
     let torn_tail = loop {
         let got = read_up_to(&mut r, &mut rec).with_context(|| format!("reading the journal {name}"))?;
         if got < RECORD {
+            if got >= 16 {
+                let target = u32::from_le_bytes([rec[4], rec[5], rec[6], rec[7]]);
+                let mut b8 = [0u8; 8];
+                b8.copy_from_slice(&rec[8..16]);
+                let block = u64::from_le_bytes(b8);
+                if blocks_of.get(target as usize).is_some_and(|&count| block < count) {
+                    torn_block = Some((target, block));
+                }
+            }
             break got;
         }
         n += 1;
@@ -168,7 +184,8 @@ pub fn read(mut r: impl BufRead, name: &str) -> Result<Replay> {
             other => return Err(damaged(format!("unknown kind {other} (1 submitted, 2 completed, 3 failed)"))),
         }
     };
-    Ok(Replay { header, blocks, torn_tail })
+    let torn_at = line.len() as u64 + n * RECORD as u64;
+    Ok(Replay { header, blocks, torn_tail, torn_at, torn_block })
 }
 
 /// Refuses a header lunmark could not have written: every later offset is
@@ -253,7 +270,11 @@ pub(crate) mod tests {
         assert_eq!(r.torn_tail, 0);
         let mut torn = j.clone();
         torn.extend_from_slice(&[1, 0, 0]);
-        assert_eq!(read(&torn[..], "j").unwrap().torn_tail, 3);
+        let r = read(&torn[..], "j").unwrap();
+        assert_eq!((r.torn_tail, r.torn_at, r.torn_block), (3, j.len() as u64, None));
+        let mut torn = j.clone();
+        torn.extend_from_slice(&record(SUBMITTED, 0, 9, 4)[..16]);
+        assert_eq!(read(&torn[..], "j").unwrap().torn_block, Some((0, 9)));
     }
 
     /// Another worker's "submitted 25" written before this worker's

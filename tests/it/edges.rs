@@ -431,6 +431,68 @@ fn damaged_journals_are_errors_naming_the_file_and_line() {
     verify_fails_naming(dir.path(), &bad, "line 1", "not a lunmark journal header");
 }
 
+/// A journal whose region does not fit in the target (a length of 2^64-1 on
+/// a 1 MiB file once checked only the blocks the records name and passed;
+/// one block too long read past the end) is refused naming the journal, the
+/// region and the target's size.
+#[test]
+fn damaged_journals_a_region_beyond_the_target_is_refused() {
+    let dir = shm_dir();
+    let (lun, journal) = journal_run(dir.path());
+    let size = std::fs::metadata(&lun).unwrap().len();
+    let (header, records) = split_journal(&journal);
+    let bad = dir.path().join("bad");
+    for len in [u64::MAX, size + 4096] {
+        let mut h = header.clone();
+        h["targets"][0]["len"] = len.into();
+        write_journal(&bad, &h, &records);
+        verify_fails_naming(dir.path(), &bad, &format!("offset 0 length {len}"), &format!("which is {size} bytes"));
+    }
+    let mut h = header.clone();
+    h["targets"][0]["start"] = 4096.into();
+    write_journal(&bad, &h, &records);
+    verify_fails_naming(dir.path(), &bad, &format!("offset 4096 length {size}"), &format!("ending at byte {}", size + 4096));
+}
+
+/// A journal cut short in the middle of a record (truncated, not on a record
+/// boundary) was taken whole: the blocks its lost records had rewritten were
+/// reported CORRUPT as "stale data (a lost write)", exit 5. It is named as cut
+/// short, those blocks and the partial record's block are uncertain, exit 0;
+/// a block really damaged is still found.
+#[test]
+fn damaged_journals_cut_mid_record_are_uncertain_not_corrupt() {
+    let dir = shm_dir();
+    let (lun, journal) = journal_run(dir.path());
+    let bytes = std::fs::read(&journal).unwrap();
+    let records_at = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let cut = dir.path().join("cut");
+    // 1000 bytes (moved off a boundary if it falls on one), and a cut that
+    // leaves enough of the partial record to name its block.
+    let at_1000 = if (1000 - records_at) % 24 == 0 { 1001 } else { 1000 };
+    let whole = records_at + (at_1000 - records_at) / 24 * 24;
+    for len in [at_1000, whole + 20] {
+        assert!(bytes.len() > len + 24 * 100, "the run wrote many more records");
+        std::fs::write(&cut, &bytes[..len]).unwrap();
+        let out = lunmark().current_dir(dir.path()).args(["verify", "lun", "--journal", cut.to_str().unwrap()]).output().unwrap();
+        let text = stdout(&out);
+        assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+        assert!(text.contains(" 0 corrupt") && !text.contains("CORRUPT"), "{text}");
+        assert!(text.contains(&format!("the journal ends mid-record at byte {whole}")) && text.contains("it was cut short"), "{text}");
+        assert!(text.contains("the last write it describes is uncertain"), "{text}");
+        assert!(text.contains("uncertain: offset"), "{text}");
+    }
+
+    // Damage a block the cut journal records: still corrupt, exit 5.
+    let block = u64::from_le_bytes(bytes[records_at + 8..records_at + 16].try_into().unwrap());
+    let start = split_journal(&journal).0["targets"][0]["start"].as_u64().unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(&lun).unwrap();
+    std::os::unix::fs::FileExt::write_all_at(&f, &[0u8; 4096], start + block * 4096).unwrap();
+    let out = lunmark().current_dir(dir.path()).args(["verify", "lun", "--journal", cut.to_str().unwrap()]).output().unwrap();
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(5), "{text}{}", stderr(&out));
+    assert!(text.contains(&format!("CORRUPT: offset {}", start + block * 4096)), "{text}");
+}
+
 /// `lunmark verify lun` run from another directory checks the `lun` of the
 /// run (the journal records its working directory), not a file of the same
 /// name here; an absolute path to it is the same target. A journal written
