@@ -147,10 +147,10 @@ pub struct RunArgs {
     /// Check every byte read against what lunmark wrote (headers, patterns, checksums).
     #[arg(long)]
     pub verify: bool,
-    /// With --verify: end the run at the first mismatch.
+    /// End the run at the first mismatch (implies --verify).
     #[arg(long)]
     pub verify_stop: bool,
-    /// With --verify: record every block's write generation here, for `lunmark verify` later.
+    /// Record every block's write generation here, for `lunmark verify` later (implies --verify).
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
     /// A host-side cache in front of every target: a size (256m) or a share of the region (25%).
@@ -487,6 +487,8 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
     }
     // A profile that checks data (one imported from a fio job with verify=) asks for --verify.
     args.verify |= profile.verify;
+    // --verify-stop and --journal imply --verify: one flag for the dry run and the run alike.
+    args.verify |= args.verify_stop || args.journal.is_some();
     if targets.is_empty() && profile.targets.is_empty() {
         let path = std::env::current_dir()?.join(format!("lunmark-scratch-{}.dat", std::process::id()));
         targets.push(path.display().to_string());
@@ -506,6 +508,12 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
         println!("{}", run::resources::describe(&plan, args.context()?.resource_extras()));
         if args.verify {
             println!("verify: every byte read is checked against what lunmark wrote (block header and CRC-32C)");
+            if args.verify_stop {
+                println!("verify: the run ends at the first mismatch (--verify-stop)");
+            }
+            if let Some(journal) = &args.journal {
+                println!("verify: every block's write generation is journaled to {}", journal.display());
+            }
         }
         if let Some(c) = args.cache_config()? {
             let size = match c.size {

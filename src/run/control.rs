@@ -6,7 +6,7 @@
 //! `StartTicket` instead; a ticket dropped unused (the worker failed or
 //! panicked during set-up) still counts its worker as arrived, and fails the point.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -14,6 +14,21 @@ use std::time::{Duration, Instant};
 /// what is still in flight then is abandoned (a stalled target must not hold
 /// the run past its planned end). A second Ctrl-C abandons at once.
 pub const DRAIN_BUDGET: Duration = Duration::from_millis(500);
+
+/// How long the main thread waits, after the stop, for every worker to end
+/// (they give up on what is in flight after `DRAIN_BUDGET`). After it, a
+/// worker that still shows signs of life is waited for; one that does not is
+/// left behind (stuck in a system call on a stalled target).
+pub const STOP_BUDGET: Duration = Duration::from_millis(1000);
+
+/// A worker whose last heartbeat is at most this old is alive: merely
+/// descheduled on a busy machine, not stuck. It beats at least every
+/// `WAIT_SLICE` (50 ms) while it can run.
+pub const HEARTBEAT_FRESH: Duration = Duration::from_millis(250);
+
+/// The longest the main thread waits, after the stop, for a live worker that
+/// has not drained its I/Os.
+pub const STOP_CAP: Duration = Duration::from_secs(10);
 
 pub struct Control {
     workers: usize,
@@ -29,6 +44,10 @@ pub struct Control {
     /// after that (writing a write-back cache's dirty blocks to a target that
     /// answers) may take longer than the stop budget, and is waited for.
     pub drained: Vec<AtomicBool>,
+    /// Per worker: when its loop last woke up, in nanoseconds since `born`
+    /// (0: never). Tells a worker that is slow to end from one that is stuck.
+    heartbeat: Vec<AtomicU64>,
+    born: Instant,
 }
 
 struct Gate {
@@ -54,6 +73,8 @@ impl Control {
             failed: AtomicBool::new(false),
             hurry: AtomicBool::new(false),
             drained: (0..workers).map(|_| AtomicBool::new(false)).collect(),
+            heartbeat: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+            born: Instant::now(),
         }
     }
 
@@ -84,6 +105,36 @@ impl Control {
         // A poisoned gate only means a thread panicked while holding it; the
         // counts inside are still right (they are plain additions).
         self.gate.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Worker `w`: its loop woke up at `now`. Once per wake-up (a reap batch
+    /// or a wait slice), never per I/O.
+    pub fn beat(&self, w: usize, now: Instant) {
+        let nanos = now.saturating_duration_since(self.born).as_nanos().max(1) as u64;
+        self.heartbeat[w].store(nanos, Ordering::Relaxed);
+    }
+
+    /// Worker `w` beat within `HEARTBEAT_FRESH` before `now`.
+    fn alive(&self, w: usize, now: Instant) -> bool {
+        let last = self.heartbeat[w].load(Ordering::Relaxed);
+        last != 0 && now.saturating_duration_since(self.born + Duration::from_nanos(last)) <= HEARTBEAT_FRESH
+    }
+
+    /// Main thread, after the stop at `stopped`: whether to keep waiting for
+    /// the workers in `waiting`, which have not ended yet. Within
+    /// `STOP_BUDGET` always; after it, while every one has drained its I/Os
+    /// (writing a cache back may take long), or up to `STOP_CAP` while one is
+    /// alive. Never after a second signal.
+    pub fn keep_waiting(&self, waiting: &[usize], stopped: Instant, now: Instant) -> bool {
+        let since = now.saturating_duration_since(stopped);
+        if since < STOP_BUDGET {
+            return true;
+        }
+        if self.hurry.load(Ordering::Relaxed) {
+            return false;
+        }
+        let drained = |w: usize| self.drained[w].load(Ordering::SeqCst);
+        waiting.iter().all(|&w| drained(w)) || (since < STOP_CAP && waiting.iter().any(|&w| !drained(w) && self.alive(w, now)))
     }
 
     pub fn fail(&self) {
@@ -135,5 +186,72 @@ mod tests {
         let t0 = ctl.start();
         assert_eq!(waiting.join().unwrap(), t0);
         assert!(ctl.failed.load(Ordering::SeqCst) && ctl.stop.load(Ordering::SeqCst));
+    }
+
+    /// The main thread's wait after the stop, as `run_point` does it: until
+    /// the worker ends or `keep_waiting` says no. Returns whether it ended, and when.
+    fn wait_after_stop(ctl: &Control, worker: std::thread::JoinHandle<()>) -> (bool, Duration) {
+        let stopped = Instant::now();
+        ctl.stop.store(true, Ordering::SeqCst);
+        while ctl.keep_waiting(&[0], stopped, Instant::now()) {
+            if worker.is_finished() {
+                return (true, stopped.elapsed());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        (worker.is_finished(), stopped.elapsed())
+    }
+
+    #[test]
+    fn a_slow_worker_that_beats_is_waited_for_past_the_stop_budget() {
+        let ctl = Arc::new(Control::new(1));
+        let c = ctl.clone();
+        // Like a worker descheduled on a busy machine: it takes 2 s to end
+        // after the stop, but its loop keeps waking up.
+        let worker = std::thread::spawn(move || {
+            while !c.stop.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let end = Instant::now() + Duration::from_secs(2);
+            while Instant::now() < end {
+                c.beat(0, Instant::now());
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let (ended, waited) = wait_after_stop(&ctl, worker);
+        assert!(ended, "waited {waited:?} only");
+        assert!(waited >= Duration::from_secs(2) && waited < STOP_CAP, "{waited:?}");
+    }
+
+    #[test]
+    fn a_worker_that_stops_beating_is_left_after_the_stop_budget() {
+        let ctl = Arc::new(Control::new(1));
+        let c = ctl.clone();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        // Like a worker blocked in a system call on a stalled target: it beat
+        // while it ran, then nothing until it is released.
+        let worker = std::thread::spawn(move || {
+            c.beat(0, Instant::now());
+            let _ = release_rx.recv();
+        });
+        let (ended, waited) = wait_after_stop(&ctl, worker);
+        assert!(!ended);
+        assert!(waited >= STOP_BUDGET && waited < STOP_BUDGET + Duration::from_millis(500), "{waited:?}");
+        release_tx.send(()).unwrap();
+    }
+
+    #[test]
+    fn no_waiting_past_the_cap_or_after_a_second_signal() {
+        let ctl = Control::new(1);
+        let stopped = Instant::now();
+        let later = stopped + STOP_BUDGET + Duration::from_millis(100);
+        ctl.beat(0, later);
+        assert!(ctl.keep_waiting(&[0], stopped, later), "alive");
+        assert!(!ctl.keep_waiting(&[0], stopped, later + HEARTBEAT_FRESH + Duration::from_millis(1)), "silent too long");
+        ctl.beat(0, stopped + STOP_CAP);
+        assert!(!ctl.keep_waiting(&[0], stopped, stopped + STOP_CAP), "alive, but at the cap");
+        ctl.beat(0, later);
+        ctl.hurry.store(true, Ordering::SeqCst);
+        assert!(!ctl.keep_waiting(&[0], stopped, later), "second signal");
     }
 }

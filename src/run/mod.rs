@@ -156,8 +156,8 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         Some(path) => Some(std::sync::Arc::new(trace_sink::TraceSink::create(path).map_err(anyhow::Error::msg)?)),
         None => None,
     };
-    // NBD connections live for the whole run: opened before each point, reused by the next.
-    let mut nbd_pools = target::NbdPools::default();
+    // NBD connections and RAM LUNs live for the whole run: opened before a point, reused by the next.
+    let mut run_targets = target::RunTargets::default();
     'points: for (i, p) in plan.points.iter().enumerate() {
         let mut outcomes: Vec<point::PointOutcome> = Vec::new();
         for r in 0..plan.repeat {
@@ -166,7 +166,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 result.status_reason = Some(signals::reason());
                 break 'points;
             }
-            let opened = target::open_all(&p.spec, ctx.safety, &mut nbd_pools).map_err(anyhow::Error::from).and_then(|mut t| {
+            let opened = target::open_all(&p.spec, ctx.safety, &mut run_targets).map_err(anyhow::Error::from).and_then(|mut t| {
                 if let Some(cfg) = &ctx.cache {
                     let ready = crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)
                         .and_then(|_| crate::engine::cache::config::attach(cfg, &mut t));

@@ -208,11 +208,13 @@ pub fn run_point(
     ctl.stop.store(true, Ordering::SeqCst);
     let cpu_end = cpu::snapshot();
     // Workers see the stop within a wait slice, wait at most DRAIN_BUDGET for
-    // what is in flight, and end. One that has not drained by then (stuck in a
-    // system call on a stalled device) is left behind, so the run still ends on
-    // time; one that drained and is still writing a cache back is waited for,
-    // unless a second signal says not to.
-    let give_up = Instant::now() + STOP_BUDGET;
+    // what is in flight, and end. After STOP_BUDGET, one that has not drained
+    // and shows no heartbeat (stuck in a system call on a stalled device) is
+    // left behind, so the run still ends on time; one that still beats (only
+    // descheduled on a busy machine) is waited for up to STOP_CAP; one that
+    // drained and is still writing a cache back is waited for. A second
+    // signal stops all waiting.
+    let stopped = Instant::now();
     let hurry = super::signals::hurry_flag();
     loop {
         let waiting: Vec<usize> = (0..nworkers).filter(|&w| outcomes[w].is_none()).collect();
@@ -222,9 +224,7 @@ pub fn run_point(
         if hurry.load(Ordering::Relaxed) {
             ctl.hurry.store(true, Ordering::SeqCst);
         }
-        let now = Instant::now();
-        let patient = !ctl.hurry.load(Ordering::Relaxed) && waiting.iter().all(|&w| ctl.drained[w].load(Ordering::SeqCst));
-        if now >= give_up && !patient {
+        if !ctl.keep_waiting(&waiting, stopped, Instant::now()) {
             break;
         }
         if let Ok((w, o)) = done_rx.recv_timeout(Duration::from_millis(20)) {
@@ -272,9 +272,9 @@ pub fn run_point(
     };
     let left_behind = (!missing.is_empty()).then(|| {
         format!(
-            "{} of {nworkers} workers did not stop within {:.1} s (stuck in a system call on a stalled target?): their figures are missing",
+            "{} of {nworkers} workers did not stop within {:.1} s of the end (stuck in a system call on a stalled target?): their figures are missing",
             missing.len(),
-            STOP_BUDGET.as_secs_f64()
+            stopped.elapsed().as_secs_f64()
         )
     });
     let reason = outcomes
@@ -307,10 +307,6 @@ pub fn run_point(
         span: (unix_start, unix_start + duration_s),
     }
 }
-
-/// How long the main thread waits, after the stop, for workers to finish with
-/// their I/Os (they give up on what is in flight after `DRAIN_BUDGET`).
-const STOP_BUDGET: Duration = Duration::from_millis(1000);
 
 /// How long a worker may go without reporting before the live view says so
 /// (it reports at least once a second while it can).

@@ -353,6 +353,7 @@ pub fn run_worker(
             break Instant::now();
         }
         let now = Instant::now();
+        ctl.beat(plan.index as usize, now);
         in_flight -= done.len();
         if ctl.stop.load(Ordering::Relaxed) || end.is_some_and(|e| now >= e) {
             // Completions of this last batch are not measured.
@@ -480,7 +481,9 @@ pub fn run_worker(
     } else {
         report(IntervalSlice::new(0), u32::MAX, &slots, stopped_at);
     }
-    let left = drain(&mut engine, in_flight, &ctl, |engine, c| settle(c, &mut slots, &mut verifier, &mut outcome.recorder, engine));
+    let left = drain(&mut engine, in_flight, &ctl, plan.index as usize, |engine, c| {
+        settle(c, &mut slots, &mut verifier, &mut outcome.recorder, engine)
+    });
     outcome.abandoned = left as u64;
     ctl.drained[plan.index as usize].store(true, Ordering::SeqCst);
     if let Some(t) = &plan.trace {
@@ -520,6 +523,7 @@ fn drain(
     engine: &mut Box<dyn Engine>,
     mut in_flight: usize,
     ctl: &Control,
+    worker: usize,
     mut done: impl FnMut(&mut Box<dyn Engine>, &Completion),
 ) -> usize {
     let deadline = Instant::now() + DRAIN_BUDGET;
@@ -533,6 +537,7 @@ fn drain(
         if engine.reap(in_flight, Some(left.min(WAIT_SLICE)), &mut sink).is_err() {
             break;
         }
+        ctl.beat(worker, Instant::now());
         for c in &sink {
             done(engine, c);
         }

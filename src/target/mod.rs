@@ -3,6 +3,7 @@
 //! did not mean to give up. This is the "high" half of configuration: it makes
 //! syscalls, after the spec was validated.
 
+use std::collections::hash_map::{Entry, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -234,8 +235,9 @@ fn check_region(uri: &str, spec: &WorkloadSpec) -> Result<(), TargetError> {
 }
 
 /// Opens every target of a workload (files created and filled where needed).
-/// NBD exports get every connection the point will use, from the run's `pools`.
-pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, pools: &mut NbdPools) -> Result<Vec<OpenTarget>, TargetError> {
+/// NBD exports get every connection the point will use, and `mem:` targets
+/// their RAM, from what the run keeps across points (`run`).
+pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, run: &mut RunTargets) -> Result<Vec<OpenTarget>, TargetError> {
     let writes = spec.has_writes();
     let max_bs = spec.max_block_size();
     let mut opened: Vec<OpenTarget> = Vec::new();
@@ -245,8 +247,14 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, pools: &mut NbdPools) -
     for (index, uri) in spec.targets.iter().enumerate() {
         let target = match parse(uri)? {
             TargetUri::Mem(size) => {
-                let lun = MemLun::new(size.get()).map_err(io_err(Path::new(uri)))?;
-                finish(uri, TargetKind::Mem, size.get(), spec, Handle::Mem(Arc::new(lun)), None, None, None)?
+                // The same URI given twice in one point is two LUNs, as before;
+                // each keeps its data for the whole run, as a file does.
+                let nth = spec.targets[..index].iter().filter(|t| *t == uri).count();
+                let lun = match run.mem.entry((uri.clone(), nth)) {
+                    Entry::Occupied(e) => e.get().clone(),
+                    Entry::Vacant(e) => e.insert(Arc::new(MemLun::new(size.get()).map_err(io_err(Path::new(uri)))?)).clone(),
+                };
+                finish(uri, TargetKind::Mem, size.get(), spec, Handle::Mem(lun), None, None, None)?
             }
             TargetUri::Null(size) => finish(uri, TargetKind::Null, size.get(), spec, Handle::Null, None, None, None)?,
             TargetUri::Nbd(u) => {
@@ -254,7 +262,7 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, pools: &mut NbdPools) -
                 // asked on one of them: a refused connection, an unknown export or a
                 // server that serves fewer clients is a clear error before any load
                 // starts, and a server that serves one client is not used up by a probe.
-                let pool = pools.get(&u);
+                let pool = run.nbd.get(&u);
                 let (wanted, why) = connections_wanted(spec, index);
                 let remote = |message| TargetError::Remote { message };
                 pool.fill(wanted, &why).map_err(|e| match e {
@@ -288,6 +296,16 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, pools: &mut NbdPools) -
 
 /// The NBD connections of a run, one pool per export (see `engine::nbd::pool`).
 pub type NbdPools = crate::engine::nbd::pool::Pools;
+
+/// What a run keeps open from one point to the next: its NBD connections and
+/// its RAM LUNs. A `mem:` LUN must keep its data for the whole run, as a file
+/// does (verification checks at one point what an earlier point wrote).
+#[derive(Default)]
+pub struct RunTargets {
+    pub nbd: NbdPools,
+    /// Keyed by URI and by which occurrence of that URI in a point's target list.
+    mem: HashMap<(String, usize), Arc<MemLun>>,
+}
 
 /// Connections a point opens to the target at `index` at once (every worker
 /// that drives it opens --connections of its own), and how that adds up.

@@ -277,3 +277,43 @@ fn a_full_filesystem_fails_cleanly() {
     });
     assert_failed_naming(&out, &r, &t, &["No space left on device"]);
 }
+
+/// A RAM LUN keeps its data for the whole run, as a file does: what one point
+/// writes, the next point reads and checks, with no false mismatch (each point
+/// used to get a new, empty LUN, and every read after a write point "failed").
+#[test]
+fn a_ram_lun_keeps_its_data_from_point_to_point() {
+    let dir = shm_dir();
+    for (name, extra) in [("quick profile", &[][..]), ("read sweep", &["--sweep", "read=0,100", "--bs", "4k"][..])] {
+        let json = dir.path().join("r.json");
+        let out =
+            run(&[&["run", "-q", "-t", "mem:16m", "--verify", "--time", "1s", "--ramp", "0", "--json", json.to_str().unwrap()][..], extra]
+                .concat());
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        let points = read_json(&json)["points"].as_array().unwrap().clone();
+        assert!(points.len() > 1, "{name}: several points");
+        let verify: Vec<&serde_json::Value> = points.iter().map(|p| &p["summary"]["verify"]).collect();
+        for v in &verify {
+            assert_eq!(v["mismatches"], 0, "{name}: {v}");
+        }
+        let checked: u64 = verify.iter().map(|v| v["blocks_checked"].as_u64().unwrap()).sum();
+        assert!(checked > 0, "{name}: a later point read back what an earlier one wrote: {verify:?}");
+    }
+}
+
+/// --verify-stop and --journal each turn verification on, and the dry run says so.
+#[test]
+fn verify_stop_and_journal_imply_verify_in_the_dry_run() {
+    let dir = shm_dir();
+    let journal = dir.path().join("j");
+    for (flags, also) in
+        [(&["--verify-stop"][..], "ends at the first mismatch"), (&["--journal", journal.to_str().unwrap()][..], "journaled to")]
+    {
+        let out = run(&[&["run", "-t", "mem:16m", "--dry-run"][..], flags].concat());
+        assert!(out.status.success(), "{flags:?}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("verify: every byte read is checked"), "{flags:?} turns verify on: {text}");
+        assert!(text.contains(also), "{flags:?}: {text}");
+    }
+    assert!(!journal.exists(), "a dry run writes no journal");
+}
