@@ -220,8 +220,7 @@ mod tests {
     use super::*;
 
     fn fixture() -> RunResult {
-        let path = format!("{}/tests/golden/result-a.json", env!("CARGO_MANIFEST_DIR"));
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+        crate::report::golden_result("result-a.json")
     }
 
     #[test]

@@ -16,6 +16,13 @@ pub mod table;
 pub mod welch;
 pub mod workload_text;
 
+/// A recorded result from tests/golden/, for the exporters' unit tests.
+#[cfg(test)]
+pub(crate) fn golden_result(name: &str) -> crate::results::model::RunResult {
+    let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 /// Snapshot tests of the exporters: two recorded results in, text out, compared
 /// with files in tests/golden/ (LUNMARK_BLESS=1 rewrites them after a deliberate change).
 #[cfg(test)]
@@ -23,8 +30,7 @@ mod snapshots {
     use crate::results::model::RunResult;
 
     fn fixture(name: &str) -> RunResult {
-        let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+        super::golden_result(name)
     }
 
     fn check(name: &str, got: &str) {

@@ -142,8 +142,7 @@ mod tests {
     use super::*;
 
     fn fixture(name: &str) -> RunResult {
-        let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+        crate::report::golden_result(name)
     }
 
     /// Human headers with units; each point's workload in words; figures with
