@@ -40,7 +40,7 @@ const REPLACED: Role = Role::Output { mode: Mode::Replace, stdout: false };
 /// from the top, space-separated ("run", "lab cache", "results import").
 pub const PATH_ARGS: &[(&str, &str, Role)] = &[
     (ANY, "store", Role::Store),
-    // run, and the labs, which take the same flags.
+    // run (and the labs, which flatten the same flags: see RUN_FLAGS_IN).
     ("run", "json", JSON),
     ("run", "trace", STREAM),
     ("run", "journal", STREAM),
@@ -49,22 +49,6 @@ pub const PATH_ARGS: &[(&str, &str, Role)] = &[
     ("run", "power_log", Role::Input),
     ("run", "targets", Role::Target),
     ("run", "cache_dev", Role::Target),
-    ("lab protocols", "json", JSON),
-    ("lab protocols", "trace", STREAM),
-    ("lab protocols", "journal", STREAM),
-    ("lab protocols", "profile_file", Role::Input),
-    ("lab protocols", "fio", Role::Input),
-    ("lab protocols", "power_log", Role::Input),
-    ("lab protocols", "targets", Role::Target),
-    ("lab protocols", "cache_dev", Role::Target),
-    ("lab cache", "json", JSON),
-    ("lab cache", "trace", STREAM),
-    ("lab cache", "journal", STREAM),
-    ("lab cache", "profile_file", Role::Input),
-    ("lab cache", "fio", Role::Input),
-    ("lab cache", "power_log", Role::Input),
-    ("lab cache", "targets", Role::Target),
-    ("lab cache", "cache_dev", Role::Target),
     ("report", "output", REPLACED),
     ("cache-curve", "json", REPLACED),
     ("cache-curve", "file", Role::Input),
@@ -78,8 +62,13 @@ pub const PATH_ARGS: &[(&str, &str, Role)] = &[
 /// Subcommands that never open the result store (the others check its path).
 const WITHOUT_STORE: &[&str] = &["verify", "cache-curve", "profiles"];
 
+/// Subcommands that take `run`'s flags as they are: their path arguments are
+/// `run`'s entries of `PATH_ARGS`.
+const RUN_FLAGS_IN: &[&str] = &["lab protocols", "lab cache"];
+
 /// The role of `id` in the subcommand at `command_path`, if it takes a path.
 pub fn role(command_path: &str, id: &str) -> Option<Role> {
+    let command_path = if RUN_FLAGS_IN.contains(&command_path) { "run" } else { command_path };
     PATH_ARGS.iter().find(|(c, a, _)| (*c == command_path || *c == ANY) && *a == id).map(|(_, _, r)| *r)
 }
 
