@@ -388,23 +388,6 @@ fn flags_profile() -> Profile {
     Profile {
         name: "flags".into(),
         description: "the workload given by command-line flags".into(),
-        source: String::new(),
-        ramp: None,
-        time: None,
-        size: None,
-        sweep: Vec::new(),
-        repeat: None,
-        rate: None,
-        mailboxes: None,
-        iops_per_mailbox: None,
-        pass: None,
-        ios: None,
-        targets: Vec::new(),
-        offset: None,
-        seed: None,
-        engine: None,
-        buffered: false,
-        verify: false,
         phases: vec![Phase {
             name: "main".into(),
             groups: vec![WorkerGroup {
@@ -418,6 +401,7 @@ fn flags_profile() -> Profile {
                 access: vec![AccessLine { share: 100.0, bs: Bytes(4096), read: 70.0, random: 100.0, align: None }],
             }],
         }],
+        ..Profile::default()
     }
 }
 

@@ -14,7 +14,7 @@ use thiserror::Error;
 use super::spec::{opt_duration_text, RunLength, SpecError, WorkerGroup, WorkloadSpec};
 use crate::units::Bytes;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
     pub name: String,
