@@ -10,6 +10,7 @@ pub mod cli;
 pub mod engine;
 pub mod lab;
 pub mod metrics;
+pub mod mpi;
 pub mod output_path;
 #[cfg(test)]
 mod parsers_proptest;

@@ -11,6 +11,7 @@ pub mod listing;
 pub mod message;
 pub mod paths;
 pub mod profiles;
+pub mod ranked;
 pub mod report;
 pub mod results;
 pub mod run;
@@ -79,6 +80,10 @@ pub enum Command {
 
 /// Parses the command line and runs it; returns the process exit code.
 pub fn main() -> i32 {
+    // Started by mpirun or srun: one rank of a job (or a refusal without the `mpi` feature).
+    if let Some(launched) = crate::mpi::launcher::detect() {
+        return ranked::main(launched);
+    }
     let command = Cli::command();
     let matches = command.clone().try_get_matches().unwrap_or_else(|e| fio_names::explain(e).exit());
     // Every output the command line names is judged before anything runs.

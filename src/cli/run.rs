@@ -458,11 +458,25 @@ impl Drop for Scratch {
 }
 
 pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i32> {
+    let place = crate::mpi::placeholders::Place { rank: 0, local_rank: 0, host: crate::results::host::host_facts().hostname };
+    execute_with(args, store_flag, &place, run::cluster::ClusterRef::default())
+}
+
+/// `execute` as one process of a cluster (MPI, issue 17): `place` fills the
+/// target placeholders, and only the cluster's root prints and keeps the result.
+pub fn execute_with(
+    args: RunArgs,
+    store_flag: Option<&std::path::Path>,
+    place: &crate::mpi::placeholders::Place,
+    cluster: run::cluster::ClusterRef,
+) -> Result<i32> {
+    let root = cluster.get().is_root();
     let mut scratch = Scratch(None);
-    let mut targets = args.targets.clone();
+    let mut targets =
+        args.targets.iter().map(|t| crate::mpi::placeholders::expand(t, place)).collect::<Result<Vec<_>, _>>().map_err(anyhow::Error::msg)?;
     let mut args = args;
     let (profile, profile_name, told) = args.base_profile()?;
-    for t in &told {
+    for t in told.iter().filter(|_| root) {
         if args.dry_run {
             println!("{t}");
         } else {
@@ -481,7 +495,18 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
             scratch.0 = Some(path);
         }
     }
-    let plan = args.plan_from(profile, profile_name, targets)?;
+    let plan = args.plan_from(profile, profile_name, targets);
+    // Every rank plans the same request with its own targets: one that cannot is named, and all stop.
+    if let Some(e) = cluster.get().agree("planning the run", plan.as_ref().err()) {
+        return Err(e);
+    }
+    let plan = plan?;
+    if let Some(e) = cluster.get().agree_on_plan(&run::cluster::fingerprint(&plan)) {
+        return Err(e);
+    }
+    if args.dry_run && !root {
+        return Ok(exit::OK);
+    }
     if args.dry_run {
         // Refused before anything is printed, as the run itself refuses it before any I/O.
         let link = args.link_setting()?;
@@ -521,7 +546,14 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
         }
         return Ok(exit::OK);
     }
-    let ctx = args.context()?;
+    let mut ctx = args.context()?;
+    ctx.cluster = cluster.clone();
+    if !root {
+        // Ranks other than 0 are quiet and keep nothing: rank 0 writes the merged result.
+        ctx.quiet = true;
+        let result = run::execute(&plan, &ctx, &mut run::NoObserver)?;
+        return Ok(exit_code(&result, false));
+    }
     let store = ResultStore::choose(&args, store_flag)?;
     let (json, shape) = args.json_output();
     let kept = measure_and_keep_as(&plan, &ctx, json.as_deref(), shape, &store, true)?;
@@ -588,6 +620,7 @@ impl RunArgs {
             announce_trace: true,
             continue_on_error: self.continue_on_error,
             link: self.link_setting()?,
+            cluster: Default::default(),
         })
     }
 

@@ -77,6 +77,27 @@ impl LatencyHistogram {
         (h.distinct_values() * std::mem::size_of::<u64>() + std::mem::size_of::<LatencyHistogram>()) as u64
     }
 
+    /// The histogram in HdrHistogram's V2 encoding, and the exact sum of what
+    /// it recorded: enough to rebuild it in another process (MPI ranks send
+    /// their histograms to rank 0 this way, to be merged exactly).
+    pub fn to_v2(&self) -> (Vec<u8>, u128) {
+        let mut bytes = Vec::new();
+        use hdrhistogram::serialization::Serializer;
+        hdrhistogram::serialization::V2Serializer::new().serialize(&self.h, &mut bytes).expect("a histogram serializes into memory");
+        (bytes, self.sum_ns)
+    }
+
+    /// Rebuilds a histogram from `to_v2`'s output (with this build's bounds, so it merges with local ones).
+    pub fn from_v2(bytes: &[u8], sum_ns: u128) -> Result<LatencyHistogram, String> {
+        let h: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+            .deserialize(&mut std::io::Cursor::new(bytes))
+            .map_err(|e| format!("a latency histogram could not be decoded: {e:?}"))?;
+        let mut out = LatencyHistogram::with_digits(h.sigfig());
+        out.h.add(&h).map_err(|e| format!("a latency histogram does not fit this build's bounds: {e:?}"))?;
+        out.sum_ns = sum_ns;
+        Ok(out)
+    }
+
     pub fn max_ns(&self) -> u64 {
         self.h.max()
     }
@@ -89,6 +110,24 @@ impl LatencyHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_histogram_survives_its_v2_encoding_exactly() {
+        let mut h = LatencyHistogram::default();
+        for v in [1_000u64, 20_000, 20_001, 3_000_000, 77] {
+            h.record(v);
+        }
+        let (bytes, sum) = h.to_v2();
+        let back = LatencyHistogram::from_v2(&bytes, sum).unwrap();
+        assert_eq!(back.count(), 5);
+        assert_eq!(back.mean_ns(), h.mean_ns());
+        for q in [0.1, 0.5, 0.99, 1.0] {
+            assert_eq!(back.quantile_ns(q), h.quantile_ns(q));
+        }
+        let mut merged = back.clone();
+        merged.add(&h);
+        assert_eq!(merged.count(), 10);
+    }
     use crate::workload::rng::Rng;
 
     /// Percentiles of a skewed known sample against exact order statistics.

@@ -1,6 +1,7 @@
 //! Results: the model of a run's outcome and the summary computed from what
 //! the workers recorded.
 
+pub mod cluster;
 pub mod filter;
 pub mod host;
 pub mod line_rate;

@@ -50,6 +50,9 @@ pub struct RunResult {
     /// Engine used per target kind, for example "io_uring".
     pub engine: String,
     pub points: Vec<Point>,
+    /// Under MPI (issue 17): the ranks and hosts of the job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<crate::results::cluster::MpiFacts>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -79,6 +82,9 @@ pub struct Point {
     /// the shape of the run's `workload`. Absent in results of older versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<WorkloadSpec>,
+    /// Under MPI (issue 17): each rank's and each machine's figures; `summary` holds their reduction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<crate::results::cluster::PointSpread>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

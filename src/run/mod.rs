@@ -2,6 +2,7 @@
 //! point is done (an observer saves it), so a failure or Ctrl-C at point 5 keeps
 //! points 1-4.
 
+pub mod cluster;
 pub mod control;
 pub mod live;
 pub mod paced_outcome;
@@ -46,6 +47,8 @@ pub struct RunContext {
     pub continue_on_error: bool,
     /// With --link: the link (or links per target) whose share each point reports.
     pub link: Option<crate::results::line_rate::LinkSetting>,
+    /// Under MPI (issue 17): the ranks running this plan together; `Solo` otherwise.
+    pub cluster: cluster::ClusterRef,
 }
 
 impl RunContext {
@@ -127,13 +130,21 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         targets: Vec::new(),
         engine: plan::engine_name(first),
         points: Vec::new(),
+        mpi: ctx.cluster.get().facts(),
     };
+    let cluster = ctx.cluster.get();
     let links = match &ctx.link {
         Some(l) => l.resolve(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>()).map_err(anyhow::Error::msg)?,
         None => Vec::new(),
     };
-    target::preflight(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>(), ctx.safety)?;
-    resources::preflight(plan, ctx.resource_extras())?;
+    let ready = target::preflight(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>(), ctx.safety)
+        .map_err(anyhow::Error::from)
+        .and_then(|_| resources::preflight(plan, ctx.resource_extras()).map_err(anyhow::Error::from));
+    // Every rank of a cluster checks its own targets: one that cannot start stops them all, before any load.
+    if let Some(e) = cluster.agree("checking the targets", ready.as_ref().err()) {
+        return Err(e);
+    }
+    ready?;
     let mut live = live::Live::new(ctx.quiet);
     for w in &plan.warnings {
         live.note(&format!("warning: {w}"));
@@ -177,6 +188,15 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 }
                 Ok(t)
             });
+            let agreed = cluster.agree(&format!("opening the targets of point {}", i + 1), opened.as_ref().err());
+            let opened = match (opened, agreed) {
+                (opened, None) => opened,
+                (Ok(t), Some(e)) => {
+                    target::discard_created(t);
+                    Err(e)
+                }
+                (Err(_), Some(e)) => Err(e),
+            };
             let targets = match opened {
                 Ok(t) => t,
                 Err(e) if i == 0 && r == 0 => return Err(e),
@@ -213,9 +233,16 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 position,
                 &mut live,
                 &interrupt,
-                &point::PointShared { verify: verify.clone(), trace: trace.clone(), continue_on_error: ctx.continue_on_error },
+                &point::PointShared {
+                    verify: verify.clone(),
+                    trace: trace.clone(),
+                    continue_on_error: ctx.continue_on_error,
+                    cluster: Some(ctx.cluster.clone()),
+                },
             );
             meter.finish(sampling, &mut outcome);
+            // Under MPI every rank's figures are merged into rank 0's outcome, and all take the point's overall status.
+            cluster.reduce_point(i, &mut outcome);
             if let Some(cfg) = &ctx.cache {
                 account_unwritten(cfg, &caches, &mut outcome);
             }

@@ -26,6 +26,19 @@ pub struct PointOutcome {
     pub reason: Option<String>,
     /// The measured interval in Unix seconds, for matching power readings.
     pub span: (f64, f64),
+    /// What the summary was computed from, for a cluster to reduce exactly (issue 17).
+    pub measured: Measured,
+}
+
+/// A point's raw figures, kept beside its summary: merged recorders, the
+/// one-second slices and the CPU usage. Ranks of an MPI run send these to rank
+/// 0, which merges them and summarizes again (never averaging percentiles).
+#[derive(Clone, Debug, Default)]
+pub struct Measured {
+    pub total: Recorder,
+    pub by_group: Vec<Recorder>,
+    pub slices: Vec<IntervalSlice>,
+    pub usage: cpu::CpuUsage,
 }
 
 /// Where this point sits in the run, for the live line.
@@ -44,6 +57,8 @@ pub struct PointShared {
     pub trace: Option<Arc<super::trace_sink::TraceSink>>,
     /// With --continue-on-error: count I/O errors and go on.
     pub continue_on_error: bool,
+    /// Under MPI: the processes whose points start together (a barrier before the workers are released).
+    pub cluster: Option<super::cluster::ClusterRef>,
 }
 
 pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan> {
@@ -130,6 +145,9 @@ pub fn run_point(
     }
     drop((tx, done_tx));
 
+    if let Some(c) = &shared.cluster {
+        c.get().barrier();
+    }
     let t0 = ctl.start();
     let measure_start = t0 + spec.ramp;
     let end = match spec.run {
@@ -301,10 +319,11 @@ pub fn run_point(
     let mut groups = groups;
     super::paced_outcome::add_follow_ratios(spec, &mut groups);
     PointOutcome {
-        point: Point { params, summary, groups, repeats: None, verdict: None, workload: Some(spec.clone()) },
+        point: Point { params, summary, groups, repeats: None, verdict: None, workload: Some(spec.clone()), mpi: None },
         status,
         reason,
         span: (unix_start, unix_start + duration_s),
+        measured: Measured { total, by_group, slices, usage },
     }
 }
 

@@ -1,0 +1,109 @@
+//! lunmark as one rank of an MPI job (issue 17). Built with the `mpi` feature:
+//! MPI is initialized, rank 0's command line is given to every rank (its
+//! request is the one run), and `run` goes through the cluster hooks. Built
+//! without it, a process started by a launcher refuses, saying how to rebuild.
+
+use super::exit;
+use crate::mpi::launcher::Launched;
+
+#[cfg(not(feature = "mpi"))]
+pub fn main(launched: Launched) -> i32 {
+    eprintln!("error: {}", crate::mpi::launcher::refusal(&launched));
+    exit::ERROR
+}
+
+#[cfg(feature = "mpi")]
+pub fn main(_launched: Launched) -> i32 {
+    use std::rc::Rc;
+
+    use clap::{CommandFactory, FromArgMatches};
+
+    use super::{Cli, Command};
+    use crate::mpi::world::{Agreed, World};
+    use crate::run::cluster::{Cluster, ClusterRef};
+
+    let world = match World::start() {
+        Ok(w) => Rc::new(w),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return exit::ERROR;
+        }
+    };
+    let root = world.is_root();
+    let args = world.broadcast_args(std::env::args().collect());
+    // Every rank parses the same arguments: a usage error is the same on each, and rank 0 says it.
+    let command = Cli::command();
+    let matches = match command.clone().try_get_matches_from(&args) {
+        Ok(m) => m,
+        Err(e) => {
+            let e = super::fio_names::explain(e);
+            if root {
+                let _ = e.print();
+            }
+            return if e.use_stderr() { exit::USAGE } else { exit::OK };
+        }
+    };
+    // Only rank 0 writes outputs, so only its paths are judged; every rank learns the verdict.
+    let checked = if root { super::paths::check(&command, &matches).err().map(anyhow::Error::from) } else { None };
+    if let Some(e) = world.agree("checking the output paths", checked.as_ref()) {
+        return report(&world, e);
+    }
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => {
+            if root {
+                let _ = e.print();
+            }
+            return exit::USAGE;
+        }
+    };
+    let outcome = match cli.command {
+        Some(Command::Run(args)) => match refused_under_mpi(&args) {
+            Some(why) => Err(anyhow::Error::new(Agreed(why))),
+            None => super::run::execute_with(*args, cli.store.as_deref(), &world.place(), ClusterRef(world.clone())),
+        },
+        _ => Err(anyhow::Error::new(Agreed(
+            "under an MPI launcher only `lunmark run` runs: start the other commands without mpirun/srun".into(),
+        ))),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(e) => report(&world, e),
+    }
+}
+
+/// Says an error once: one every rank met together by rank 0 alone, and ends
+/// normally; one only this rank met with its rank and host, and then ends the
+/// whole job (the other ranks would otherwise wait for this one forever).
+#[cfg(feature = "mpi")]
+fn report(world: &crate::mpi::world::World, e: anyhow::Error) -> i32 {
+    use crate::run::cluster::Cluster;
+    let together = world.agreed() || e.downcast_ref::<crate::mpi::world::Agreed>().is_some();
+    if together {
+        if world.is_root() {
+            eprintln!("error: {}", super::message::once(&e));
+        }
+        return exit::ERROR;
+    }
+    eprintln!("error: rank {} on {}: {}", world.rank(), world.host(), super::message::once(&e));
+    world.abort(exit::ERROR)
+}
+
+/// Flags that cannot apply across ranks yet, refused before anything runs.
+#[cfg(feature = "mpi")]
+fn refused_under_mpi(args: &super::run::RunArgs) -> Option<String> {
+    let flags = [
+        ("--trace", args.trace.is_some()),
+        ("--journal", args.journal.is_some()),
+        ("--cache", args.cache.is_some()),
+        ("--output-format fio-json", args.output_format == Some(super::run::OutputFormat::FioJson)),
+    ];
+    let used: Vec<&str> = flags.iter().filter(|(_, on)| *on).map(|(f, _)| *f).collect();
+    (!used.is_empty()).then(|| {
+        format!(
+            "{} cannot be used under MPI yet (each rank would write its own file, or the figures are not merged across ranks): \
+             drop it, or run lunmark without mpirun/srun",
+            used.join(", ")
+        )
+    })
+}

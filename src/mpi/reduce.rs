@@ -1,0 +1,279 @@
+//! Rank 0's reduction of a point: every rank's report merged into one point.
+//! Counts are summed and HDR histograms added (percentiles come from the merged
+//! histogram, never averaged); seconds are aligned by their index from each
+//! rank's start, which the barrier makes common; rates are taken as IOR does,
+//! over the span from the earliest start to the latest end of the ranks'
+//! measured intervals. CPU and power are taken once per machine (ranks grouped
+//! by kernel boot id), so ranks sharing a kernel are never counted twice.
+//! Pure: no MPI, no clocks.
+
+use crate::metrics::cpu::CpuUsage;
+use crate::metrics::power::PowerStats;
+use crate::metrics::{IntervalSlice, Recorder};
+use crate::results::cluster::{MachineFigures, PointSpread, RankFigures};
+use crate::results::model::Status;
+use crate::results::summarize::{group_summary, latency_stats, summarize};
+use crate::run::point::{Measured, PointOutcome};
+use crate::run::stall::{self, InFlightAtEnd};
+
+use super::report::RankReport;
+
+/// The point's status over all ranks: failed if any rank failed (naming every
+/// failed rank and its host), else interrupted if any was, else completed.
+pub fn overall_status(reports: &[RankReport]) -> (Status, Option<String>) {
+    let named = |want: Status| -> Vec<String> {
+        reports
+            .iter()
+            .filter(|r| r.status == want)
+            .map(|r| format!("rank {} on {}: {}", r.rank, r.host, r.reason.as_deref().unwrap_or("no reason given")))
+            .collect()
+    };
+    let failed = named(Status::Failed);
+    if !failed.is_empty() {
+        return (Status::Failed, Some(failed.join("; ")));
+    }
+    let interrupted = named(Status::Interrupted);
+    if !interrupted.is_empty() {
+        return (Status::Interrupted, Some(interrupted.join("; ")));
+    }
+    (Status::Completed, None)
+}
+
+/// Merges every rank's report (in rank order) into `outcome`, rank 0's own.
+pub fn merge_into(outcome: &mut PointOutcome, reports: &[RankReport]) -> Result<(), String> {
+    let measured: Vec<Measured> = reports.iter().map(RankReport::measured).collect::<Result<_, _>>()?;
+    let start = reports.iter().map(|r| r.span.0).fold(f64::INFINITY, f64::min);
+    let end = reports.iter().map(|r| r.span.1).fold(f64::NEG_INFINITY, f64::max);
+    let latest_start = reports.iter().map(|r| r.span.0).fold(f64::NEG_INFINITY, f64::max);
+    let span_s = (end - start).max(0.0);
+
+    let mut total = Recorder::default();
+    let groups_n = measured.iter().map(|m| m.by_group.len()).max().unwrap_or(0);
+    let mut by_group = vec![Recorder::default(); groups_n];
+    let mut seconds: std::collections::BTreeMap<u32, IntervalSlice> = Default::default();
+    for m in &measured {
+        total += &m.total;
+        for (g, r) in m.by_group.iter().enumerate() {
+            by_group[g] += r;
+        }
+        for s in &m.slices {
+            seconds.entry(s.index).or_insert_with(|| IntervalSlice::new(s.index)).merge(s);
+        }
+    }
+    let slices: Vec<IntervalSlice> = seconds.into_values().collect();
+
+    let machines = machines(reports);
+    let usage = machine_usage(reports, &machines);
+    let mut summary = summarize(&total, &slices, &usage, span_s);
+    summary.intervals.retain(|i| i.t_s < span_s);
+    if outcome.point.summary.verify.is_some() {
+        summary.verify = Some(total.verify.clone());
+    }
+    stall::mark(
+        &mut summary,
+        InFlightAtEnd {
+            ios: reports.iter().map(|r| r.in_flight_at_end).sum(),
+            oldest_s: reports.iter().filter_map(|r| r.oldest_in_flight_ms).reduce(f64::max).map(|ms| ms / 1e3),
+            abandoned: reports.iter().map(|r| r.abandoned_ios).sum(),
+        },
+    );
+    summary.power = power(reports, &machines, summary.iops, summary.mbps);
+
+    let spec = outcome.point.workload.clone();
+    let mut groups = Vec::new();
+    if let Some(spec) = &spec {
+        if spec.groups.len() > 1 {
+            groups = spec
+                .groups
+                .iter()
+                .zip(&by_group)
+                .map(|(g, r)| group_summary(&g.name, spec.group_workers(g) * reports.len() as u32, r, span_s))
+                .collect();
+        }
+        crate::run::paced_outcome::add(spec, &total, &by_group, &mut summary, &groups);
+        crate::run::paced_outcome::add_follow_ratios(spec, &mut groups);
+    }
+
+    let ranks = reports
+        .iter()
+        .zip(&measured)
+        .map(|(r, m)| {
+            let secs = (r.span.1 - r.span.0).max(0.0);
+            let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
+            let all = latency_stats(&m.total.all());
+            RankFigures {
+                rank: r.rank,
+                host: r.host.clone(),
+                ios_read: m.total.ios_read,
+                ios_written: m.total.ios_written,
+                bytes_read: m.total.bytes_read,
+                bytes_written: m.total.bytes_written,
+                iops: rate(m.total.ios_read + m.total.ios_written),
+                mbps: rate(m.total.bytes_read + m.total.bytes_written) / 1e6,
+                lat_mean_us: all.mean,
+                lat_p99_us: all.p99,
+                start_offset_ms: (r.span.0 - start) * 1e3,
+                duration_s: secs,
+                status: status_name(r.status).into(),
+                reason: r.reason.clone(),
+            }
+        })
+        .collect();
+
+    outcome.point.summary = summary;
+    outcome.point.groups = groups;
+    outcome.point.mpi = Some(PointSpread { ranks, machines, start_skew_ms: (latest_start - start).max(0.0) * 1e3, span_s });
+    outcome.span = (start, end);
+    outcome.measured = Measured { total, by_group, slices, usage };
+    Ok(())
+}
+
+fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Running => "running",
+        Status::Completed => "completed",
+        Status::Interrupted => "interrupted",
+        Status::Failed => "failed",
+    }
+}
+
+/// The machines of the job, by kernel boot id, in order of their lowest rank.
+fn machines(reports: &[RankReport]) -> Vec<MachineFigures> {
+    let mut out: Vec<MachineFigures> = Vec::new();
+    for r in reports {
+        match out.iter_mut().find(|m| m.boot_id == r.boot_id) {
+            Some(m) => {
+                m.ranks.push(r.rank);
+                if !m.hosts.contains(&r.host) {
+                    m.hosts.push(r.host.clone());
+                }
+            }
+            None => out.push(MachineFigures {
+                boot_id: r.boot_id.clone(),
+                hosts: vec![r.host.clone()],
+                ranks: vec![r.rank],
+                // A machine's CPU and power are its lowest rank's readings: every rank on it read the same kernel.
+                cpu_utilization_pct: r.usage.utilization_pct,
+                busy_cpu_s: r.usage.busy_cpu_s,
+                avg_watts: r.power.as_ref().and_then(|p| p.avg_watts),
+            }),
+        }
+    }
+    out
+}
+
+/// CPU over all machines: the mean utilization, every machine's busy
+/// CPU-seconds summed (service demand divides these by all the data moved),
+/// each machine's cores once, and lunmark's own time over all ranks.
+fn machine_usage(reports: &[RankReport], machines: &[MachineFigures]) -> CpuUsage {
+    let n = machines.len().max(1) as f64;
+    let lowest = |m: &MachineFigures| reports.iter().find(|r| r.rank == m.ranks[0]).expect("a machine's rank reported");
+    CpuUsage {
+        utilization_pct: machines.iter().map(|m| m.cpu_utilization_pct).sum::<f64>() / n,
+        per_core_pct: machines.iter().flat_map(|m| lowest(m).usage.per_core_pct.clone()).collect(),
+        process_pct: machines.iter().map(|m| reports.iter().filter(|r| m.ranks.contains(&r.rank)).map(|r| r.usage.process_pct).sum::<f64>()).sum::<f64>()
+            / n,
+        busy_cpu_s: machines.iter().map(|m| m.busy_cpu_s).sum(),
+        process_cpu_s: reports.iter().map(|r| r.usage.process_cpu_s).sum(),
+        other_processes_cpu_s: None,
+        other_processes_pct: None,
+        other_processes_top: Vec::new(),
+    }
+}
+
+/// Power of all machines summed, when every machine's was measured.
+fn power(reports: &[RankReport], machines: &[MachineFigures], iops: f64, mbps: f64) -> Option<PowerStats> {
+    let first = reports.first()?.power.clone()?;
+    if machines.len() == 1 {
+        return Some(PowerStats { iops_per_watt: first.avg_watts.map(|w| iops / w), mbps_per_watt: first.avg_watts.map(|w| mbps / w), ..first });
+    }
+    let lowest: Vec<&PowerStats> =
+        machines.iter().filter_map(|m| reports.iter().find(|r| r.rank == m.ranks[0]).and_then(|r| r.power.as_ref())).collect();
+    if lowest.len() < machines.len() || lowest.iter().any(|p| p.avg_watts.is_none()) {
+        return Some(PowerStats::unavailable("power was not measured on every machine of the job, so no sum is given (machines[].avg_watts holds those measured)"));
+    }
+    let avg: f64 = lowest.iter().filter_map(|p| p.avg_watts).sum();
+    let idle = lowest.iter().map(|p| p.idle_watts).sum::<Option<f64>>();
+    let source = format!("sum of {} machines ({})", machines.len(), first.source.clone().unwrap_or_default());
+    Some(PowerStats::measured(&source, Some(avg), idle, None, iops, mbps))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::cpu::CpuUsage;
+    use crate::workload::Op;
+
+    fn report(rank: u32, host: &str, boot: &str, lat: &[u64], start: f64) -> RankReport {
+        let mut o = PointOutcome {
+            point: crate::results::model::Point {
+                params: Default::default(),
+                summary: Default::default(),
+                groups: vec![],
+                repeats: None,
+                verdict: None,
+                workload: None,
+                mpi: None,
+            },
+            status: Status::Completed,
+            reason: None,
+            span: (start, start + 2.0),
+            measured: Measured::default(),
+        };
+        for (i, &l) in lat.iter().enumerate() {
+            o.measured.total.record(if i % 2 == 0 { Op::Read } else { Op::Write }, 4096, l);
+        }
+        o.measured.usage = CpuUsage { utilization_pct: 40.0 + rank as f64, busy_cpu_s: 1.0 + rank as f64, ..Default::default() };
+        RankReport::decode(&RankReport::of(rank, host, boot, &o).encode()).unwrap()
+    }
+
+    /// Three ranks on two hosts of one kernel: counts sum, the p99 is the merged
+    /// sample's, the rate is over the whole span, and CPU is counted once.
+    #[test]
+    fn ranks_merge_exactly_and_one_kernel_is_one_machine() {
+        let a: Vec<u64> = (1..=1000).map(|i| i * 1000).collect();
+        let b: Vec<u64> = (1..=500).map(|i| i * 7000).collect();
+        let c: Vec<u64> = vec![50_000; 300];
+        let reports = vec![report(0, "h1", "boot-x", &a, 100.0), report(1, "h1", "boot-x", &b, 100.004), report(2, "h2", "boot-x", &c, 100.010)];
+        let mut out = PointOutcome {
+            point: crate::results::model::Point {
+                params: Default::default(),
+                summary: Default::default(),
+                groups: vec![],
+                repeats: None,
+                verdict: None,
+                workload: None,
+                mpi: None,
+            },
+            status: Status::Completed,
+            reason: None,
+            span: (0.0, 0.0),
+            measured: Measured::default(),
+        };
+        merge_into(&mut out, &reports).unwrap();
+        let s = &out.point.summary;
+        assert_eq!(s.ios_read + s.ios_written, 1800);
+        assert_eq!(s.latency_us.all.count, 1800);
+        let mut all: Vec<u64> = a.iter().chain(&b).chain(&c).copied().collect();
+        all.sort_unstable();
+        let exact = all[(0.99 * all.len() as f64).ceil() as usize - 1] as f64 / 1e3;
+        assert!((s.latency_us.all.p99 - exact).abs() / exact <= crate::metrics::histogram::RELATIVE_ERROR, "{} vs {exact}", s.latency_us.all.p99);
+        let spread = out.point.mpi.as_ref().unwrap();
+        assert!((spread.span_s - 2.010).abs() < 1e-9 && (spread.start_skew_ms - 10.0).abs() < 1e-6);
+        assert!((s.iops - 1800.0 / 2.010).abs() < 1e-6);
+        assert_eq!(spread.machines.len(), 1);
+        assert_eq!(spread.machines[0].hosts, vec!["h1".to_string(), "h2".to_string()]);
+        assert_eq!(s.cpu.busy_cpu_s, 1.0, "one machine's CPU counted once, from its lowest rank");
+        assert_eq!(spread.ranks.iter().map(|r| r.ios_read + r.ios_written).sum::<u64>(), 1800);
+    }
+
+    #[test]
+    fn a_failed_rank_fails_the_point_by_name() {
+        let mut r = report(1, "h2", "b", &[1000], 0.0);
+        r.status = Status::Failed;
+        r.reason = Some("nbd: connection reset".into());
+        let (status, reason) = overall_status(&[report(0, "h1", "b", &[1000], 0.0), r]);
+        assert_eq!(status, Status::Failed);
+        assert_eq!(reason.unwrap(), "rank 1 on h2: nbd: connection reset");
+    }
+}

@@ -1,0 +1,91 @@
+//! The hooks a run offers to a cluster of processes running one plan together
+//! (MPI ranks, `src/mpi/`): agree that every process can start, release each
+//! point (and its ramp) together, and reduce each point's figures to one
+//! result. A single process (`Solo`) agrees with itself, starts at once and
+//! keeps its own figures, so a run without MPI is unchanged. Nothing here runs
+//! on the I/O path: each hook is called once per point at most.
+
+use std::rc::Rc;
+
+use super::point::PointOutcome;
+
+pub trait Cluster {
+    /// Whether this process is the one that writes the result (store, JSON, terminal).
+    fn is_root(&self) -> bool {
+        true
+    }
+
+    /// Every process's outcome of a step taken before load (`local` is this
+    /// process's error, if any): None when every process succeeded, else one
+    /// error naming each process that failed, its host and its reason, the
+    /// same on every process.
+    fn agree(&self, _step: &str, _local: Option<&anyhow::Error>) -> Option<anyhow::Error> {
+        None
+    }
+
+    /// Checks that every process planned the same workload as the root (targets
+    /// aside, which placeholders make differ): None when they did, else an error
+    /// naming the processes whose plan differs.
+    fn agree_on_plan(&self, _fingerprint: &str) -> Option<anyhow::Error> {
+        None
+    }
+
+    /// Returns when every process has reached it: called just before a
+    /// point's workers are released, so every process's ramp and measured
+    /// interval start together.
+    fn barrier(&self) {}
+
+    /// Folds every process's figures of a point into `outcome` (on the root)
+    /// and gives every process the point's overall status and reason, so all
+    /// go on to the next point or all stop.
+    fn reduce_point(&self, _index: usize, _outcome: &mut PointOutcome) {}
+
+    /// Facts about the cluster for the result (None for one process).
+    fn facts(&self) -> Option<crate::results::cluster::MpiFacts> {
+        None
+    }
+}
+
+/// One process on its own: every hook does nothing.
+pub struct Solo;
+
+impl Cluster for Solo {}
+
+/// The cluster a run belongs to (`Solo` unless set): cheap to clone, shown by name.
+#[derive(Clone)]
+pub struct ClusterRef(pub Rc<dyn Cluster>);
+
+impl ClusterRef {
+    pub fn get(&self) -> &dyn Cluster {
+        &*self.0
+    }
+}
+
+impl Default for ClusterRef {
+    fn default() -> Self {
+        ClusterRef(Rc::new(Solo))
+    }
+}
+
+impl std::fmt::Debug for ClusterRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.facts() {
+            Some(m) => write!(f, "Cluster({} ranks)", m.ranks),
+            None => write!(f, "Solo"),
+        }
+    }
+}
+
+/// What a plan asks every process to do, without its targets (placeholders make
+/// them differ from rank to rank): equal fingerprints, equal workloads.
+pub fn fingerprint(plan: &super::RunPlan) -> String {
+    let points: Vec<serde_json::Value> = plan
+        .points
+        .iter()
+        .map(|p| {
+            let spec = crate::workload::WorkloadSpec { targets: Vec::new(), ..p.spec.clone() };
+            serde_json::json!({ "params": p.params, "spec": spec })
+        })
+        .collect();
+    format!("{} repeat={} pick={:?} criteria={:?}", serde_json::Value::Array(points), plan.repeat, plan.pick, plan.criteria)
+}
