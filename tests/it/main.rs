@@ -9,6 +9,8 @@ mod edges;
 mod fio;
 mod kept;
 mod line_rate;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod network;
 mod one_client_servers;
 mod output_guard;

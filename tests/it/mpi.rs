@@ -1,0 +1,288 @@
+//! Scale-out over MPI (issue 17) with the system's real Open MPI: ranks on this
+//! machine and on network namespaces posing as hosts. Built only with the `mpi`
+//! feature (scripts/test.sh builds with it); each test says why when it skips.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use crate::common::{read_json, shm_dir, stderr};
+
+/// `mpirun` with the flags every test needs (root, more ranks than cores), or None with a printed reason.
+fn mpirun() -> Option<Command> {
+    if Command::new("mpirun").arg("--version").output().is_err() {
+        eprintln!("skipped: mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev; scripts/setup.sh does)");
+        return None;
+    }
+    let mut c = Command::new("mpirun");
+    c.args(["--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]);
+    Some(c)
+}
+
+fn lunmark_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_lunmark")
+}
+
+fn run_ranks(np: u32, extra_mpi: &[&str], args: &[&str]) -> Option<Output> {
+    let mut c = mpirun()?;
+    c.args(extra_mpi).args(["-np", &np.to_string(), lunmark_bin(), "run"]).args(args);
+    Some(c.output().expect("mpirun runs"))
+}
+
+/// The histograms a test hook dumped (LUNMARK_MPI_DUMP_DIR), one per rank, for point 1.
+fn dumped(dir: &Path, ranks: u32) -> Vec<hdrhistogram::Histogram<u64>> {
+    use hdrhistogram::serialization::Deserializer;
+    (0..ranks)
+        .map(|r| {
+            let bytes = std::fs::read(dir.join(format!("point1-rank{r}.hdr"))).expect("each rank dumped its histogram");
+            Deserializer::new().deserialize(&mut std::io::Cursor::new(bytes)).expect("a V2 histogram")
+        })
+        .collect()
+}
+
+/// The p99 (ns) of all ranks' recordings taken together, computed from their
+/// buckets directly (not by the library's merge), as lunmark reports a
+/// percentile: the middle of the bucket holding the sample at rank ceil(0.99 n).
+fn p99_of_all(hists: &[hdrhistogram::Histogram<u64>]) -> (u64, u64) {
+    let mut buckets: BTreeMap<u64, u64> = BTreeMap::new();
+    for h in hists {
+        for v in h.iter_recorded() {
+            *buckets.entry(v.value_iterated_to()).or_default() += v.count_at_value();
+        }
+    }
+    let n: u64 = buckets.values().sum();
+    let want = ((0.99 * n as f64).ceil() as u64).max(1);
+    let mut seen = 0;
+    for (&value, &count) in &buckets {
+        seen += count;
+        if seen >= want {
+            return (n, hists[0].median_equivalent(value));
+        }
+    }
+    unreachable!("the walk reaches the last sample")
+}
+
+/// Three ranks on mem: and on one /dev/shm file each: per-rank counts sum to
+/// the total, the merged histogram holds every I/O, and its p99 is the p99 of
+/// all ranks' own recordings.
+#[test]
+fn three_ranks_sum_their_counts_and_merge_latencies_exactly() {
+    let dir = shm_dir();
+    for (name, target) in [("mem", "mem:16m".to_string()), ("files", format!("{}/lun{{rank}}", dir.path().display()))] {
+        let dump = dir.path().join(format!("dump-{name}"));
+        std::fs::create_dir(&dump).unwrap();
+        let json = dir.path().join(format!("{name}.json"));
+        let dump_env = format!("LUNMARK_MPI_DUMP_DIR={}", dump.display());
+        let Some(mut c) = mpirun() else { return };
+        let out = c
+            .args(["-x", &dump_env, "-np", "3", lunmark_bin(), "run", "-t", &target, "--size", "16m", "--bs", "4k", "--read", "70", "--qd", "4"])
+            .args(["--time", "1s", "--ramp", "0s", "--no-store", "-q", "--json"])
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        let r = read_json(&json);
+        assert_eq!(r["mpi"]["ranks"], 3, "{name}");
+        let p = &r["points"][0];
+        let s = &p["summary"];
+        let total = s["ios_read"].as_u64().unwrap() + s["ios_written"].as_u64().unwrap();
+        let ranks = p["mpi"]["ranks"].as_array().unwrap();
+        assert_eq!(ranks.len(), 3);
+        let by_rank: u64 = ranks.iter().map(|x| x["ios_read"].as_u64().unwrap() + x["ios_written"].as_u64().unwrap()).sum();
+        assert!(total > 0 && by_rank == total, "{name}: ranks {by_rank} vs total {total}");
+        assert!(ranks.iter().all(|x| x["ios_read"].as_u64().unwrap() > 0), "{name}: every rank did I/O");
+        assert_eq!(s["latency_us"]["all"]["count"].as_u64().unwrap(), total, "{name}: the merged histogram holds every I/O");
+        let (n, p99_ns) = p99_of_all(&dumped(&dump, 3));
+        assert_eq!(n, total, "{name}: the dumped recordings are the measured I/Os");
+        let got_ns = (s["latency_us"]["all"]["p99"].as_f64().unwrap() * 1e3).round() as u64;
+        assert_eq!(got_ns, p99_ns, "{name}: the merged p99 is the p99 of all ranks' recordings");
+        if name == "files" {
+            for r in 0..3 {
+                assert!(dir.path().join(format!("lun{r}")).exists(), "rank {r} used its own file");
+            }
+        }
+        // IOR's aggregate: everything moved over the span from the earliest start to the latest end.
+        let span = p["mpi"]["span_s"].as_f64().unwrap();
+        assert!((s["iops"].as_f64().unwrap() - total as f64 / span).abs() < 1e-6 * total as f64, "{name}");
+        assert!(p["mpi"]["start_skew_ms"].as_f64().unwrap() >= 0.0);
+    }
+}
+
+/// One rank's target is in a directory that does not exist: the run is refused
+/// before any load, naming that rank, and the other ranks' files are not left behind.
+#[test]
+fn a_rank_that_cannot_open_its_target_refuses_the_run_naming_it() {
+    let dir = shm_dir();
+    for r in [0, 2] {
+        std::fs::create_dir(dir.path().join(format!("d{r}"))).unwrap();
+    }
+    let target = format!("{}/d{{rank}}/lun", dir.path().display());
+    let json = dir.path().join("r.json");
+    let json_s = json.display().to_string();
+    let Some(out) = run_ranks(3, &[], &["-t", &target, "--size", "8m", "--time", "1s", "--no-store", "-q", "--json", &json_s]) else {
+        return;
+    };
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("rank 1 on ") && err.contains("nothing was run"), "{err}");
+    assert!(!err.contains("rank 0 on ") && !err.contains("rank 2 on "), "only the failing rank is named: {err}");
+    assert!(!json.exists(), "refused before any load: no result");
+    for r in [0, 2] {
+        assert!(!dir.path().join(format!("d{r}/lun")).exists(), "rank {r}'s created file was removed");
+    }
+}
+
+/// Rank 1's NBD server is killed mid-point: the point fails naming rank 1, and the result is kept.
+#[test]
+fn a_target_vanishing_mid_run_fails_the_point_naming_the_rank() {
+    let dir = shm_dir();
+    let mut servers: Vec<std::process::Child> = (0..3)
+        .map(|r| {
+            Command::new("nbdkit")
+                .args(["-f", "--exit-with-parent", "-U"])
+                .arg(dir.path().join(format!("s{r}.sock")))
+                .args(["memory", "64M"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("nbdkit (scripts/setup.sh installs it)")
+        })
+        .collect();
+    for r in 0..3 {
+        let sock = dir.path().join(format!("s{r}.sock"));
+        crate::common::wait_for(|| sock.exists());
+    }
+    let Some(mut c) = mpirun() else { return };
+    let target = format!("nbd+unix:///?socket={}/s{{rank}}.sock", dir.path().display());
+    let json = dir.path().join("r.json");
+    let child = c
+        .args(["-np", "3", lunmark_bin(), "run", "-t", &target, "--bs", "4k", "--qd", "4", "--time", "6s", "--ramp", "0s", "--no-store", "-q"])
+        .arg("--json")
+        .arg(&json)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    let _ = servers[1].kill();
+    let _ = servers[1].wait();
+    let out = child.wait_with_output().unwrap();
+    for s in &mut servers {
+        let _ = s.kill();
+        let _ = s.wait();
+    }
+    assert_eq!(out.status.code(), Some(3), "a failed run exits 3: {}", stderr(&out));
+    let r = read_json(&json);
+    assert_eq!(r["status"], "failed");
+    let reason = r["status_reason"].as_str().unwrap();
+    assert!(reason.contains("rank 1 on "), "{reason}");
+    assert!(!reason.contains("rank 0 on ") && !reason.contains("rank 2 on "), "{reason}");
+    let ranks = r["points"][0]["mpi"]["ranks"].as_array().unwrap();
+    assert_eq!(ranks[1]["status"], "failed");
+    assert_eq!(ranks[0]["status"], "completed");
+}
+
+/// Network namespaces posing as hosts, each joined to this machine by a veth
+/// pair (10.77.N.1 here, 10.77.N.2 inside, a default route back), named in
+/// /etc/hosts, with IP forwarding on between them. All of it is undone when
+/// dropped: namespaces (and their veths) deleted, /etc/hosts and ip_forward restored.
+struct NamespaceHosts {
+    names: Vec<String>,
+    hosts_file: String,
+    forward: String,
+    agent: std::path::PathBuf,
+}
+
+impl NamespaceHosts {
+    fn new(count: u32, dir: &Path) -> NamespaceHosts {
+        let pid = std::process::id();
+        let hosts_file = std::fs::read_to_string("/etc/hosts").unwrap();
+        let forward = std::fs::read_to_string("/proc/sys/net/ipv4/ip_forward").unwrap();
+        let mut me = NamespaceHosts { names: Vec::new(), hosts_file: hosts_file.clone(), forward, agent: dir.join("agent.sh") };
+        let sh = |cmd: &str| {
+            let out = Command::new("sh").arg("-c").arg(cmd).output().unwrap();
+            assert!(out.status.success(), "{cmd}: {}", stderr(&out));
+        };
+        let mut lines = hosts_file;
+        for i in 0..count {
+            let name = format!("lmh{i}p{pid}");
+            let net = 100 + (pid % 50) * 3 + i;
+            let (veth, peer) = (format!("lmv{i}p{pid}"), format!("lmp{i}p{pid}"));
+            sh(&format!("ip netns add {name}"));
+            me.names.push(name.clone());
+            sh(&format!(
+                "ip link add {veth} type veth peer name {peer} && ip link set {peer} netns {name} && \
+                 ip addr add 10.77.{net}.1/24 dev {veth} && ip link set {veth} up && \
+                 ip netns exec {name} ip addr add 10.77.{net}.2/24 dev {peer} && ip netns exec {name} ip link set {peer} up && \
+                 ip netns exec {name} ip link set lo up && ip netns exec {name} ip route add default via 10.77.{net}.1"
+            ));
+            lines.push_str(&format!("10.77.{net}.2 {name}\n"));
+        }
+        std::fs::write("/etc/hosts", lines).unwrap();
+        std::fs::write("/proc/sys/net/ipv4/ip_forward", "1\n").unwrap();
+        // Open MPI's rsh agent: run the daemon's command in the host's namespace, with the host's name.
+        std::fs::write(&me.agent, "#!/bin/sh\nh=$1; shift; exec ip netns exec \"$h\" unshare --uts sh -c \"hostname $h && $*\"\n").unwrap();
+        sh(&format!("chmod +x {}", me.agent.display()));
+        me
+    }
+}
+
+impl Drop for NamespaceHosts {
+    fn drop(&mut self) {
+        for n in &self.names {
+            let _ = Command::new("ip").args(["netns", "del", n]).status();
+        }
+        let _ = std::fs::write("/etc/hosts", &self.hosts_file);
+        let _ = std::fs::write("/proc/sys/net/ipv4/ip_forward", &self.forward);
+    }
+}
+
+/// Three ranks on two namespace "hosts" of one kernel: the result tells the
+/// hosts apart (ranks, hosts, {host} and {local_rank} in the targets) and
+/// groups all three ranks into one machine by the kernel's boot id, so its CPU
+/// is counted once.
+#[test]
+fn ranks_on_namespace_hosts_are_told_apart_and_grouped_by_machine() {
+    crate::require_root!();
+    if Command::new("unshare").arg("--version").output().is_err() || Command::new("ip").arg("-V").output().is_err() {
+        eprintln!("skipped: needs ip (iproute2) and unshare (util-linux)");
+        return;
+    }
+    let Some(mut c) = mpirun() else { return };
+    let dir = shm_dir();
+    let hosts = NamespaceHosts::new(2, dir.path());
+    let (a, b) = (hosts.names[0].clone(), hosts.names[1].clone());
+    let json = dir.path().join("r.json");
+    let target = format!("{}/{{host}}-{{local_rank}}", dir.path().display());
+    let out = c
+        .args(["--mca", "plm_rsh_agent"])
+        .arg(&hosts.agent)
+        .args(["--host", &format!("{a}:2,{b}:1"), "-np", "3", lunmark_bin(), "run", "-t", &target, "--size", "8m", "--bs", "4k"])
+        .args(["--qd", "4", "--time", "1s", "--ramp", "0s", "--no-store", "-q", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    assert_eq!(r["mpi"]["ranks"], 3);
+    assert_eq!(r["mpi"]["hosts"], serde_json::json!([a, b]));
+    assert_eq!(r["mpi"]["machines"], 1);
+    let spread = &r["points"][0]["mpi"];
+    let hosts_of: Vec<&str> = spread["ranks"].as_array().unwrap().iter().map(|x| x["host"].as_str().unwrap()).collect();
+    assert_eq!(hosts_of, vec![a.as_str(), a.as_str(), b.as_str()]);
+    let machines = spread["machines"].as_array().unwrap();
+    assert_eq!(machines.len(), 1, "one kernel, one machine");
+    assert_eq!(machines[0]["hosts"], serde_json::json!([a, b]));
+    assert_eq!(machines[0]["ranks"], serde_json::json!([0, 1, 2]));
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
+    assert_eq!(machines[0]["boot_id"], boot.trim());
+    // CPU counted once: the summary's busy CPU-seconds are the one machine's, not three ranks' readings added.
+    let busy = r["points"][0]["summary"]["cpu"]["busy_cpu_s"].as_f64().unwrap();
+    assert_eq!(busy, machines[0]["busy_cpu_s"].as_f64().unwrap());
+    for f in [format!("{a}-0"), format!("{a}-1"), format!("{b}-0")] {
+        assert!(dir.path().join(&f).exists(), "{f}: {{host}}-{{local_rank}} named each rank's file");
+    }
+    drop(hosts);
+    assert_eq!(std::fs::read_to_string("/etc/hosts").unwrap().matches(&a).count(), 0, "/etc/hosts restored");
+}
