@@ -6,4 +6,5 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 # shellcheck disable=SC1091
 [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
-cargo test --release --all-targets -- --test-threads=2
+# With MPI (issue 17): the multi-rank tests in tests/it/mpi.rs run against the system Open MPI.
+cargo test --release --all-targets --features mpi -- --test-threads=2

@@ -11,6 +11,8 @@ mod kept;
 mod line_rate;
 #[cfg(feature = "mpi")]
 mod mpi;
+#[cfg(not(feature = "mpi"))]
+mod mpi_absent;
 mod network;
 mod one_client_servers;
 mod output_guard;
