@@ -332,6 +332,7 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
     out.extend(qd_charts(results, &names));
     out.extend(cache_charts(results));
     out.extend(percentile_charts(results, &names));
+    out.extend(super::ranks::charts(results));
     out.push(cats.chart(results, "cpu", "CPU utilization", "CPU (% of all cores)", |s| Some(s.cpu.utilization_pct)));
     out.push(cats.chart(results, "cpu-efficiency", "CPU efficiency", "IOPS per CPU %", |s| s.cpu.iops_per_cpu_pct));
     let has_power = results.iter().any(|r| r.points.iter().any(|p| p.summary.power.as_ref().is_some_and(|w| w.avg_watts.is_some())));

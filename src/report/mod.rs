@@ -10,6 +10,7 @@ pub mod human;
 pub mod json;
 pub mod markdown;
 pub mod point_view;
+pub mod ranks;
 pub mod report_tables;
 pub mod rows;
 pub mod table;

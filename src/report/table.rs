@@ -140,6 +140,7 @@ pub fn render_point(p: &Point) -> String {
         text.push_str(&line_rate_line(l));
     }
     text.push_str(&format!("{lat}\n"));
+    text.push_str(&super::ranks::summary_lines(p));
     text.push_str(&in_flight_lines(s));
     text.push_str(&format!(
         "CPU {:.1}% of all cores (per core: {}), lunmark itself {:.1}%\nCPU efficiency {} IOPS per CPU%, {} MB/s per CPU%; service demand {} us CPU per KB\n",

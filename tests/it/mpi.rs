@@ -73,15 +73,24 @@ fn three_ranks_sum_their_counts_and_merge_latencies_exactly() {
         let dump = dir.path().join(format!("dump-{name}"));
         std::fs::create_dir(&dump).unwrap();
         let json = dir.path().join(format!("{name}.json"));
+        let store = dir.path().join(format!("{name}.db"));
         let dump_env = format!("LUNMARK_MPI_DUMP_DIR={}", dump.display());
         let Some(mut c) = mpirun() else { return };
         let out = c
             .args(["-x", &dump_env, "-np", "3", lunmark_bin(), "run", "-t", &target, "--size", "16m", "--bs", "4k", "--read", "70", "--qd", "4"])
-            .args(["--time", "1s", "--ramp", "0s", "--no-store", "-q", "--json"])
+            .args(["--time", "1s", "--ramp", "0s", "-q", "--store"])
+            .arg(&store)
+            .arg("--json")
             .arg(&json)
             .output()
             .unwrap();
         assert!(out.status.success(), "{name}: {}", stderr(&out));
+        // Rank 0 alone keeps the result: one row in the store, one summary on the terminal.
+        let listed = crate::common::lunmark().arg("--store").arg(&store).args(["results", "list", "--format", "json"]).output().unwrap();
+        let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+        assert_eq!(listed.as_array().unwrap().len(), 1, "{name}: one result in the store");
+        assert_eq!(crate::common::stdout(&out).matches("status: Completed").count(), 1, "{name}: one summary");
+        assert!(crate::common::stdout(&out).contains("ranks: 3 on 1 host(s), 1 machine(s)"), "{name}");
         let r = read_json(&json);
         assert_eq!(r["mpi"]["ranks"], 3, "{name}");
         let p = &r["points"][0];
@@ -106,6 +115,13 @@ fn three_ranks_sum_their_counts_and_merge_latencies_exactly() {
         let span = p["mpi"]["span_s"].as_f64().unwrap();
         assert!((s["iops"].as_f64().unwrap() - total as f64 / span).abs() < 1e-6 * total as f64, "{name}");
         assert!(p["mpi"]["start_skew_ms"].as_f64().unwrap() >= 0.0);
+        // The report draws each rank's IOPS.
+        let html = dir.path().join(format!("{name}.html"));
+        let id = r["id"].as_str().unwrap();
+        let rep = crate::common::lunmark().arg("--store").arg(&store).args(["report", id, "-o"]).arg(&html).output().unwrap();
+        assert!(rep.status.success(), "{}", stderr(&rep));
+        let page = std::fs::read_to_string(&html).unwrap();
+        assert!(page.contains("IOPS per rank") && page.contains("rank (host)"), "{name}: the per-rank chart is in the report");
     }
 }
 
