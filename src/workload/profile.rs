@@ -67,6 +67,18 @@ pub struct Profile {
     /// Check every byte read against what was written (as --verify).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify: bool,
+    // Distribution, think time and arrivals for the whole profile (issue 15).
+    /// Where random I/Os land, for every access line that sets none (as --dist).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dist: Option<super::dist::Distribution>,
+    /// Pause of every worker after `thinktime_blocks` I/Os (as --thinktime).
+    #[serde(default, with = "opt_duration_text", skip_serializing_if = "Option::is_none")]
+    pub thinktime: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_blocks: Option<u32>,
+    /// With a rate: fixed or poisson (as --arrivals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<super::timing::Arrivals>,
     pub phases: Vec<Phase>,
 }
 
