@@ -281,7 +281,10 @@ pub fn run_worker(
             }
         }
         if let Some(start) = trace_start {
-            let t_ns = now.saturating_duration_since(start).as_nanos() as u64;
+            // When the I/O was due: its submission, or its scheduled arrival in a
+            // paced run (the time its latency counts from; a worker descheduled
+            // on a busy host would otherwise show its arrivals in clumps).
+            let t_ns = due.saturating_duration_since(start).as_nanos() as u64;
             traced.push(TraceRecord { t_ns, op: io.op, target: global_target[target as usize], offset: io.offset, len: io.len });
         }
         engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })?;
