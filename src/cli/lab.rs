@@ -146,7 +146,8 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             // A skewed stream unless --dist says otherwise (README: why zipf 0.9).
             a.run.dist = Some(a.run.dist.clone().unwrap_or_else(|| crate::lab::cache::DEFAULT_DIST.into()));
             let delay = |flag: &str, own: &Option<String>, default: &str| {
-                crate::lab::cache::delay_ms(own.as_deref().or(a.delay.as_deref()).unwrap_or(default)).map_err(|e| anyhow::anyhow!("{flag}: {e}"))
+                crate::lab::cache::delay_ms(own.as_deref().or(a.delay.as_deref()).unwrap_or(default))
+                    .map_err(|e| anyhow::anyhow!("{flag}: {e}"))
             };
             let read_delay_ms = delay("--read-delay", &a.read_delay, crate::lab::cache::DEFAULT_READ_DELAY)?;
             let write_delay_ms = delay("--write-delay", &a.write_delay, crate::lab::cache::DEFAULT_WRITE_DELAY)?;

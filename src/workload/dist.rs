@@ -43,17 +43,29 @@ pub struct Zone {
 pub enum Shape {
     Uniform,
     /// P(rank k) proportional to 1 / (k+1)^theta.
-    Zipf { theta: f64 },
+    Zipf {
+        theta: f64,
+    },
     /// The hottest (1-H) of the positions get H of the accesses (0.8: 80/20).
-    Pareto { h: f64 },
+    Pareto {
+        h: f64,
+    },
     /// Normal around the region's centre, standard deviation `sigma_pct` % of
     /// the region; draws outside the region are drawn again (truncated).
-    Normal { sigma_pct: f64 },
-    Zoned { zones: Vec<Zone> },
+    Normal {
+        sigma_pct: f64,
+    },
+    Zoned {
+        zones: Vec<Zone>,
+    },
     /// `hot_pct` % of the I/Os go to a band of `width_pct` % of the region whose
     /// start moves across the region once per `period` (wrapping at its end);
     /// the rest are uniform over the whole region.
-    Hotband { width_pct: f64, hot_pct: f64, period: Duration },
+    Hotband {
+        width_pct: f64,
+        hot_pct: f64,
+        period: Duration,
+    },
 }
 
 /// How ranks are laid over the region.
@@ -114,12 +126,8 @@ impl Distribution {
             Shape::Zoned { zones } => {
                 // The hottest positions: zones by density, densest first.
                 let bounds = zone_bounds(zones, n);
-                let mut by_density: Vec<(f64, u64)> = zones
-                    .iter()
-                    .zip(bounds.windows(2))
-                    .map(|(z, b)| (z.access / 100.0, b[1] - b[0]))
-                    .filter(|(_, len)| *len > 0)
-                    .collect();
+                let mut by_density: Vec<(f64, u64)> =
+                    zones.iter().zip(bounds.windows(2)).map(|(z, b)| (z.access / 100.0, b[1] - b[0])).filter(|(_, len)| *len > 0).collect();
                 by_density.sort_by(|a, b| (b.0 / b.1 as f64).total_cmp(&(a.0 / a.1 as f64)));
                 let (mut left, mut share) = (m, 0.0);
                 for (a, len) in by_density {
@@ -250,7 +258,8 @@ impl FromStr for Distribution {
                 Shape::Zoned { zones }
             }
             "hotband" => {
-                let usage = "give the band's width, its share of the accesses and the time it takes to cross the region, as in hotband:10%/80%/60s";
+                let usage =
+                    "give the band's width, its share of the accesses and the time it takes to cross the region, as in hotband:10%/80%/60s";
                 let [spec] = args else { return Err(bad(usage)) };
                 let fields: Vec<&str> = spec.split('/').collect();
                 let [w, h, p] = fields.as_slice() else { return Err(bad(usage)) };
@@ -440,11 +449,22 @@ enum Draw {
     Uniform,
     Zipf(ZipfRi),
     /// rank = floor(n (1 - v^p)), p = 1/a.
-    Pareto { p: f64 },
-    Normal { centre: f64, sd: f64 },
+    Pareto {
+        p: f64,
+    },
+    Normal {
+        centre: f64,
+        sd: f64,
+    },
     /// Cumulative access share and the zone's [start, end).
-    Zoned { zones: Vec<(f64, u64, u64)> },
-    Hotband { width: u64, hot: f64, period_ns: u64 },
+    Zoned {
+        zones: Vec<(f64, u64, u64)>,
+    },
+    Hotband {
+        width: u64,
+        hot: f64,
+        period_ns: u64,
+    },
 }
 
 /// Draws positions in [0, n) for one access line on one target.

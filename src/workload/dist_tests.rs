@@ -121,7 +121,10 @@ fn the_permutation_is_a_bijection_and_scatters() {
     let p = Permutation::new(100_000, 42);
     let in_first_tenth = (0..10_000).filter(|&r| p.apply(r) < 10_000).count();
     assert!((500..=1500).contains(&in_first_tenth), "{in_first_tenth} of the hottest tenth in the first tenth");
-    assert_ne!((0..16).map(|x| p.apply(x)).collect::<Vec<_>>(), (0..16).map(|x| Permutation::new(100_000, 43).apply(x)).collect::<Vec<_>>());
+    assert_ne!(
+        (0..16).map(|x| p.apply(x)).collect::<Vec<_>>(),
+        (0..16).map(|x| Permutation::new(100_000, 43).apply(x)).collect::<Vec<_>>()
+    );
 }
 
 #[test]

@@ -679,7 +679,11 @@ fn arrivals(set: &Settings, problems: &mut Problems) -> crate::workload::timing:
         "linear" => Arrivals::Fixed,
         "poisson" if set.get("rate_iops").is_some() => Arrivals::Poisson,
         "poisson" => {
-            problems.push(s, "rate_process=poisson needs rate_iops (lunmark's Poisson arrivals have a mean rate in I/Os per second)", false);
+            problems.push(
+                s,
+                "rate_process=poisson needs rate_iops (lunmark's Poisson arrivals have a mean rate in I/Os per second)",
+                false,
+            );
             Arrivals::Fixed
         }
         other => {
@@ -773,7 +777,14 @@ fn access_lines(set: &Settings, kb_base: u64, read: f64, random: f64, problems: 
         let min = list.iter().map(|(b, _)| *b).min().unwrap_or(4096);
         let align = list.iter().any(|(b, _)| *b != min).then_some(Bytes(min));
         for (bs, share) in list {
-            lines.push(AccessLine { share: dir_share * share / 100.0, bs: Bytes(*bs), read: read_pct, random, align, ..Default::default() });
+            lines.push(AccessLine {
+                share: dir_share * share / 100.0,
+                bs: Bytes(*bs),
+                read: read_pct,
+                random,
+                align,
+                ..Default::default()
+            });
         }
     }
     // A job that only reads or only writes with one size is one line.
@@ -1240,7 +1251,8 @@ mod tests {
 
     #[test]
     fn every_unsupported_option_is_named_with_its_line_or_skipped_when_lenient() {
-        let text = "[global]\nsize=1m\nzonemode=zbd\n[a]\nthinktime_spin=10\nfsync=4\n[b]\nrandom_distribution=zoned_abs:1/1\nstartdelay=5\n";
+        let text =
+            "[global]\nsize=1m\nzonemode=zbd\n[a]\nthinktime_spin=10\nfsync=4\n[b]\nrandom_distribution=zoned_abs:1/1\nstartdelay=5\n";
         let e = refused(text);
         for want in [
             "line 3: zonemode=zbd",

@@ -33,7 +33,9 @@ impl std::str::FromStr for Arrivals {
         match s.trim() {
             "fixed" => Ok(Arrivals::Fixed),
             "poisson" => Ok(Arrivals::Poisson),
-            other => Err(format!("'{other}' is not an arrival process: choose fixed (one I/O every 1/rate) or poisson (exponential gaps of mean 1/rate)")),
+            other => Err(format!(
+                "'{other}' is not an arrival process: choose fixed (one I/O every 1/rate) or poisson (exponential gaps of mean 1/rate)"
+            )),
         }
     }
 }

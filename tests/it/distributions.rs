@@ -56,7 +56,8 @@ fn zipf_skew_shows_in_the_trace_and_workers_share_the_hot_blocks() {
 
 #[test]
 fn zoned_shares_show_in_the_trace() {
-    let zoned = traced(&["-t", "mem:16m", "--bs", "4k", "--read", "50", "--random", "100", "--ios", "200000", "--dist", "zoned:70/10:20/30:10/60"]);
+    let zoned =
+        traced(&["-t", "mem:16m", "--bs", "4k", "--read", "50", "--random", "100", "--ios", "200000", "--dist", "zoned:70/10:20/30:10/60"]);
     let region = 16u64 << 20;
     let share = |lo: f64, hi: f64| {
         zoned.iter().filter(|r| (r.offset as f64) >= lo * region as f64 && (r.offset as f64) < hi * region as f64).count() as f64
@@ -71,7 +72,22 @@ fn zoned_shares_show_in_the_trace() {
 #[test]
 fn poisson_arrivals_keep_the_rate_with_exponential_gaps() {
     let gaps = |arrivals: &str| {
-        let records = traced(&["-t", "mem:16m", "--bs", "4k", "--random", "100", "--rate", "3000", "--arrivals", arrivals, "--time", "5s", "--qd", "16"]);
+        let records = traced(&[
+            "-t",
+            "mem:16m",
+            "--bs",
+            "4k",
+            "--random",
+            "100",
+            "--rate",
+            "3000",
+            "--arrivals",
+            arrivals,
+            "--time",
+            "5s",
+            "--qd",
+            "16",
+        ]);
         let times: Vec<f64> = records.iter().map(|r| r.t_ns as f64 / 1e9).collect();
         let span = times.last().unwrap() - times.first().unwrap();
         let rate = (times.len() - 1) as f64 / span;
@@ -118,9 +134,7 @@ fn think_time_pauses_after_each_burst() {
 
 #[test]
 fn settings_show_in_the_dry_run_and_survive_a_profile_round_trip() {
-    let out = run(&[
-        "run", "-t", "mem:16m", "--dist", "zipf:1.2", "--thinktime", "2ms", "--thinktime-blocks", "4", "--dry-run",
-    ]);
+    let out = run(&["run", "-t", "mem:16m", "--dist", "zipf:1.2", "--thinktime", "2ms", "--thinktime-blocks", "4", "--dry-run"]);
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(text.contains("random offsets zipf:1.2 (hot blocks scattered"), "{text}");
@@ -130,7 +144,8 @@ fn settings_show_in_the_dry_run_and_survive_a_profile_round_trip() {
     // A fio job file's skew and think time become a profile that reads back the same.
     let dir = shm_dir();
     let job = dir.path().join("skew.fio");
-    std::fs::write(&job, "[db]\nrw=randread\nsize=16m\nrandom_distribution=zoned:80/20:20/80\nthinktime=1ms\nthinktime_blocks=8\n").unwrap();
+    std::fs::write(&job, "[db]\nrw=randread\nsize=16m\nrandom_distribution=zoned:80/20:20/80\nthinktime=1ms\nthinktime_blocks=8\n")
+        .unwrap();
     let out = run(&["profiles", "import-fio", job.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     let toml = dir.path().join("skew.toml");
@@ -139,7 +154,11 @@ fn settings_show_in_the_dry_run_and_survive_a_profile_round_trip() {
     assert!(shown.contains("dist = \"zoned:80/20:20/80\"") && shown.contains("thinktime = \"1ms\""), "{shown}");
     let out = run(&["run", "-t", "mem:16m", "--profile-file", toml.to_str().unwrap(), "--dry-run"]);
     let text = stdout(&out);
-    assert!(text.contains("random offsets zoned:80/20:20/80") && text.contains("pauses 1ms after every 8 I/O(s)"), "{text}{}", stderr(&out));
+    assert!(
+        text.contains("random offsets zoned:80/20:20/80") && text.contains("pauses 1ms after every 8 I/O(s)"),
+        "{text}{}",
+        stderr(&out)
+    );
 }
 
 #[test]
