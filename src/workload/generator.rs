@@ -150,7 +150,7 @@ mod tests {
         let region = Region { start: 4096, len: 1 << 24 };
         let skewed = AccessLine { dist: Some("zipf:1.2".parse().unwrap()), ..line(100.0, 8192, 100.0, 100.0) };
         let hottest = |stream: u64| {
-            let mut g = Generator::new(5, stream, &[skewed.clone()], vec![region]);
+            let mut g = Generator::new(5, stream, std::slice::from_ref(&skewed), vec![region]);
             let mut counts = std::collections::HashMap::new();
             for _ in 0..20_000 {
                 let io = g.next(0);
