@@ -19,9 +19,16 @@ pub struct CacheArgs {
     /// Size of the slow LUN.
     #[arg(long = "lun-size", default_value = "256m", value_name = "SIZE")]
     pub lun_size: String,
-    /// Latency the backend adds to every read and write (nbdkit's delay filter): 5ms is a 10K disk.
-    #[arg(long, default_value = "5ms", value_name = "DURATION")]
-    pub delay: String,
+    /// Latency the backend adds to every read and write (nbdkit's delay filter): sets both
+    /// --read-delay and --write-delay.
+    #[arg(long, value_name = "DURATION")]
+    pub delay: Option<String>,
+    /// Latency the backend adds to every read, whole ms [default: 5ms, a 10K disk].
+    #[arg(long, value_name = "DURATION")]
+    pub read_delay: Option<String>,
+    /// Latency the backend adds to every write, whole ms [default: 1ms, an array whose write cache takes the write].
+    #[arg(long, value_name = "DURATION")]
+    pub write_delay: Option<String>,
     /// Cache sizes to measure, % of the LUN.
     #[arg(long = "cache-sizes", default_value = "0,25,30,50,75,100", value_name = "PCT,...")]
     pub cache_sizes: String,
@@ -136,10 +143,18 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             // As in lab protocols: Ctrl-C from here on stops the lab through its guards.
             crate::run::signals::interrupt_flag();
             a.run.profile = Some(a.profile_name.clone().unwrap_or_else(|| "jetstress".into()));
-            let opts = crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), delay: a.delay.clone(), sizes };
+            // A skewed stream unless --dist says otherwise (README: why zipf 0.9).
+            a.run.dist = Some(a.run.dist.clone().unwrap_or_else(|| crate::lab::cache::DEFAULT_DIST.into()));
+            let delay = |flag: &str, own: &Option<String>, default: &str| {
+                crate::lab::cache::delay_ms(own.as_deref().or(a.delay.as_deref()).unwrap_or(default))
+                    .map_err(|e| anyhow::anyhow!("{flag}: {e}"))
+            };
+            let read_delay_ms = delay("--read-delay", &a.read_delay, crate::lab::cache::DEFAULT_READ_DELAY)?;
+            let write_delay_ms = delay("--write-delay", &a.write_delay, crate::lab::cache::DEFAULT_WRITE_DELAY)?;
+            let opts = crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), read_delay_ms, write_delay_ms, sizes };
             let points = crate::lab::cache::run(&a.run, &opts, &store)?;
             let rows = crate::lab::cache::rows(&points, &a.run);
-            if let Err(e) = super::print_out(&crate::lab::cache::render(&points, &rows, &a.delay)) {
+            if let Err(e) = super::print_out(&crate::lab::cache::render(&points, &rows, &opts, a.run.dist.as_deref().unwrap_or_default())) {
                 eprintln!("error: {e}");
             }
             if let Some(code) = interrupted() {

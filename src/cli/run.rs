@@ -180,6 +180,20 @@ pub struct RunArgs {
     /// No live line or periodic progress.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    // Access distribution, think time and arrivals (issue 15; docs/profiles.md).
+    /// Where random I/Os land: uniform, zipf:THETA, pareto:H, normal:SIGMA%, zoned:A/R:A/R...,
+    /// hotband:W%/H%/PERIOD; add :scattered or :contiguous to lay the hot blocks otherwise. Replaces every access line's.
+    #[arg(long, value_name = "DIST")]
+    pub dist: Option<String>,
+    /// Think time: each worker issues nothing for this long after every --thinktime-blocks I/Os (fio's thinktime).
+    #[arg(long, value_name = "DURATION")]
+    pub thinktime: Option<String>,
+    /// I/Os between two think times [default: 1].
+    #[arg(long, value_name = "N", requires = "thinktime")]
+    pub thinktime_blocks: Option<u32>,
+    /// With --rate: fixed (one I/O every 1/rate) or poisson (exponential gaps of mean 1/rate).
+    #[arg(long, value_name = "fixed|poisson")]
+    pub arrivals: Option<String>,
 }
 
 /// What `--output-format` asks for.
@@ -375,7 +389,26 @@ impl RunArgs {
             rate: self.rate,
             mailboxes: self.mailboxes,
             iops_per_mailbox: self.iops_per_mailbox,
+            dist: self.dist.as_deref().map(str::parse).transpose().context("--dist")?,
+            thinktime: self.thinktime.as_deref().map(parse_duration).transpose().context("--thinktime")?,
+            thinktime_blocks: self.thinktime_blocks,
+            arrivals: self.arrivals.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg).context("--arrivals")?,
         };
+        if overrides.thinktime_blocks == Some(0) {
+            anyhow::bail!("--thinktime-blocks 0: give at least 1 I/O between two think times");
+        }
+        if overrides.arrivals == Some(crate::workload::timing::Arrivals::Poisson)
+            && overrides.rate.is_none()
+            && overrides.mailboxes.is_none()
+            && profile.rate.is_none()
+            && profile.mailboxes.is_none()
+            && profile.phases.iter().all(|ph| ph.groups.iter().all(|g| g.rate.is_none()))
+        {
+            anyhow::bail!("--arrivals poisson: Poisson arrivals need a mean rate: add --rate IOPS");
+        }
+        if overrides.thinktime.is_some() && (overrides.rate.is_some() || overrides.mailboxes.is_some()) {
+            anyhow::bail!("--thinktime with --rate: think time pauses a closed loop, a rate sets the schedule itself; use one of them");
+        }
         let pick: Pick = self.pick.parse().map_err(anyhow::Error::msg).context("--pick")?;
         let request = PlanRequest { profile, profile_name, targets, overrides, sweeps, repeat: self.repeat, pick, pass: self.pass.clone() };
         Ok(plan::build(request)?)
@@ -398,7 +431,8 @@ fn flags_profile() -> Profile {
                 rate: None,
                 follow: None,
                 worker_per_target: false,
-                access: vec![AccessLine { share: 100.0, bs: Bytes(4096), read: 70.0, random: 100.0, align: None }],
+                access: vec![AccessLine { share: 100.0, bs: Bytes(4096), read: 70.0, random: 100.0, align: None, ..Default::default() }],
+                ..Default::default()
             }],
         }],
         ..Profile::default()

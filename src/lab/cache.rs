@@ -1,8 +1,10 @@
 //! `lunmark lab cache`: the QLogic study on one host. A slow LUN on loopback
-//! (nbdkit memory behind its delay filter: 5 ms per read and write by default,
-//! a 10K disk) is run with a host-side cache of 0, 25, 30, 50, 75 and 100% of
-//! the region, and the paper's table is printed: read latency, IOPS, and their
-//! change against no cache, with the hit ratio.
+//! (nbdkit memory behind its delay filter: by default 5 ms per read, a 10K
+//! disk, and 1 ms per write, an array whose write cache takes the write) is
+//! run with a host-side cache of 0, 25, 30, 50, 75 and 100% of the region, and
+//! the paper's table is printed: read latency, IOPS, and their change against
+//! no cache, with the hit ratio. Random offsets follow zipf 0.9 unless --dist
+//! says otherwise: the paper's Exchange database had a small hot part.
 //!
 //! Beside each measurement stands a prediction from the workload's own address
 //! stream: every point records its I/Os (`--trace`), the exact LRU curve of that
@@ -32,9 +34,26 @@ pub const DEFAULT_SIZES: &[f64] = &[0.0, 25.0, 30.0, 50.0, 75.0, 100.0];
 
 pub struct LabOptions {
     pub lun_size: String,
-    /// Added to every read and write by the backend, as nbdkit's delay filter takes it ("5ms").
-    pub delay: String,
+    /// Added by the backend to every read and to every write, in ms (nbdkit's delay filter counts whole ms).
+    pub read_delay_ms: u64,
+    pub write_delay_ms: u64,
     pub sizes: Vec<f64>,
+}
+
+/// The lab's access distribution unless --dist is given.
+pub const DEFAULT_DIST: &str = "zipf:0.9";
+/// A 10K disk's read: seek and rotation.
+pub const DEFAULT_READ_DELAY: &str = "5ms";
+/// A write taken by the array's mirrored write cache, plus the fabric.
+pub const DEFAULT_WRITE_DELAY: &str = "1ms";
+
+/// A backend delay in whole ms, as nbdkit's delay filter takes it.
+pub fn delay_ms(text: &str) -> Result<u64, String> {
+    let d = crate::units::parse_duration(text).map_err(|e| e.to_string())?;
+    if d.subsec_nanos() % 1_000_000 != 0 {
+        return Err(format!("'{text}': the backend (nbdkit's delay filter) delays by whole milliseconds: give 0ms, 1ms, 2ms, ..."));
+    }
+    Ok(d.as_millis() as u64)
 }
 
 /// One cache size: its result and its I/O stream.
@@ -46,7 +65,7 @@ pub struct SizePoint {
 
 pub fn run(args: &RunArgs, opts: &LabOptions, store: &ResultStore) -> Result<Vec<SizePoint>> {
     let dir = servers::lab_dir()?;
-    let delay = [format!("rdelay={}", opts.delay), format!("wdelay={}", opts.delay)];
+    let delay = [format!("rdelay={}ms", opts.read_delay_ms), format!("wdelay={}ms", opts.write_delay_ms)];
     // Enough server threads that the backend never queues behind itself: the
     // cache tier sends up to every outstanding I/O to it at once.
     let server = servers::nbdkit_unix(dir.path(), &opts.lun_size, &["--filter=delay".into()], &delay)?;
@@ -60,7 +79,7 @@ pub fn run(args: &RunArgs, opts: &LabOptions, store: &ResultStore) -> Result<Vec
         a.targets = vec![server.uri.clone()];
         a.cache = Some(format!("{pct}%"));
         a.trace = Some(trace_path.clone());
-        a.label = Some(format!("lab cache: {pct}% of the LUN, backend +{}", opts.delay));
+        a.label = Some(format!("lab cache: {pct}% of the LUN, backend +{}ms read, +{}ms write", opts.read_delay_ms, opts.write_delay_ms));
         let mut plan = a.to_plan(vec![server.uri.clone()])?;
         for p in &mut plan.points {
             for g in &mut p.spec.groups {
@@ -165,7 +184,7 @@ pub fn rows(points: &[SizePoint], args: &RunArgs) -> Vec<Row> {
     out
 }
 
-pub fn render(points: &[SizePoint], rows: &[Row], delay: &str) -> String {
+pub fn render(points: &[SizePoint], rows: &[Row], opts: &LabOptions, dist: &str) -> String {
     use comfy_table::{presets::UTF8_BORDERS_ONLY, CellAlignment, Table};
     let mut t = Table::new();
     t.load_preset(UTF8_BORDERS_ONLY).set_header(vec![
@@ -206,8 +225,10 @@ pub fn render(points: &[SizePoint], rows: &[Row], delay: &str) -> String {
             c.set_cell_alignment(if i == 1 { CellAlignment::Left } else { CellAlignment::Right });
         }
     }
-    let mut text =
-        format!("cache study: backend nbdkit memory + {delay} per read and write; cache in RAM on the host, cold at each size\n{t}\n");
+    let mut text = format!(
+        "cache study: backend nbdkit memory + {}ms per read, + {}ms per write; random offsets {dist}; cache in RAM on the host, cold at each size\n{t}\n",
+        opts.read_delay_ms, opts.write_delay_ms
+    );
     for p in points {
         match &p.result {
             Ok(r) if r.status == crate::results::Status::Completed => text.push_str(&format!("{}%: result {}\n", p.pct, r.id)),

@@ -124,8 +124,22 @@ mod tests {
     fn a_mix_reads_as_bssplit_and_weighted_shares() {
         let mut spec = spec_of("quick");
         spec.groups[0].access = vec![
-            crate::workload::AccessLine { share: 50.0, bs: crate::units::Bytes(4096), read: 100.0, random: 100.0, align: None },
-            crate::workload::AccessLine { share: 50.0, bs: crate::units::Bytes(8192), read: 40.0, random: 0.0, align: None },
+            crate::workload::AccessLine {
+                share: 50.0,
+                bs: crate::units::Bytes(4096),
+                read: 100.0,
+                random: 100.0,
+                align: None,
+                ..Default::default()
+            },
+            crate::workload::AccessLine {
+                share: 50.0,
+                bs: crate::units::Bytes(8192),
+                read: 40.0,
+                random: 0.0,
+                align: None,
+                ..Default::default()
+            },
         ];
         spec.groups[0].qd = 8;
         spec.groups[0].workers = 2;

@@ -485,7 +485,9 @@ mod tests {
                 read: 100.0,
                 random: 100.0,
                 align: None,
+                ..Default::default()
             }],
+            ..Default::default()
         };
         WorkloadSpec {
             targets: (0..targets).map(|i| format!("/dev/shm/lun{i}")).collect(),

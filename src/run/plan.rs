@@ -52,6 +52,8 @@ pub enum PlanError {
     Pass(#[from] PassError),
     #[error("--repeat must be at least 1")]
     ZeroRepeat,
+    #[error("poisson arrivals need a rate: add --rate IOPS (or rate = ... in the profile), or use --arrivals fixed")]
+    PoissonWithoutRate,
     #[error("--engine io_uring was asked for, but this kernel refuses io_uring (check /proc/sys/kernel/io_uring_disabled): use --engine psync or auto")]
     NoUring,
     #[error("group '{group}': --qd {qd} with {targets} target(s) per worker is {slots} I/Os in flight per worker, but an io_uring ring holds at most {max} (the kernel's limit): use --qd 1 to {max_qd}, and more --workers for more outstanding I/Os")]
@@ -155,6 +157,12 @@ pub struct Overrides {
     pub rate: Option<f64>,
     pub mailboxes: Option<u64>,
     pub iops_per_mailbox: Option<f64>,
+    // Issue 15: distribution, think time, arrivals.
+    /// Replaces every access line's distribution.
+    pub dist: Option<crate::workload::dist::Distribution>,
+    pub thinktime: Option<std::time::Duration>,
+    pub thinktime_blocks: Option<u32>,
+    pub arrivals: Option<crate::workload::timing::Arrivals>,
 }
 
 /// Everything a plan is built from.
@@ -199,6 +207,9 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
         Some(mailboxes as f64 * o.iops_per_mailbox.or(p.iops_per_mailbox).unwrap_or(1.0))
     });
 
+    if o.thinktime_blocks.or(p.thinktime_blocks).is_some() && o.thinktime.or(p.thinktime).is_none() {
+        return Err(SpecError::BurstWithoutDelay { field: "thinktime_blocks".into() }.into());
+    }
     let mut points = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
     // --target replaces a profile's own targets; its groups then drive every --target.
@@ -227,7 +238,13 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             }
             g.workers = o.workers.unwrap_or(g.workers);
             g.qd = o.qd.unwrap_or(g.qd);
+            if let Some(t) = o.thinktime.or(p.thinktime) {
+                g.thinktime = Some(t);
+                g.thinktime_blocks = o.thinktime_blocks.or(p.thinktime_blocks);
+            }
             for l in &mut g.access {
+                // --dist replaces every line's; the profile's fills lines without their own.
+                l.dist = o.dist.clone().or(l.dist.take()).or(p.dist.clone());
                 l.bs = o.bs.unwrap_or(l.bs);
                 l.read = o.read.unwrap_or(l.read);
                 l.random = o.random.unwrap_or(l.random);
@@ -246,6 +263,14 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             }
             if let Some(rate) = total_rate {
                 spread_rate(&mut spec, rate);
+            }
+            if let Some(arrivals) = o.arrivals.or(p.arrivals) {
+                if arrivals == crate::workload::timing::Arrivals::Poisson && spec.groups.iter().all(|g| g.rate.is_none()) {
+                    return Err(PlanError::PoissonWithoutRate);
+                }
+                for g in spec.groups.iter_mut().filter(|g| g.rate.is_some()) {
+                    g.arrivals = arrivals;
+                }
             }
             let (spec, w) = effective(spec)?;
             for w in w {
@@ -326,21 +351,31 @@ pub fn describe(plan: &RunPlan) -> String {
                 g.qd,
                 s.group_workers(g) as u64 * s.targets_per_worker(g) as u64 * g.qd as u64,
                 g.rate
-                    .map(|r| format!(", rate {r:.0} IOPS"))
+                    .map(|r| format!(", rate {r:.0} IOPS{}", if g.arrivals.is_fixed() { "" } else { " (Poisson arrivals)" }))
                     .or(g.follow.as_ref().map(|f| format!(", IOPS held at {} x group '{}'", f.ratio, f.group)))
                     .unwrap_or_default()
             );
+            if let Some(t) = g.thinktime {
+                let _ = writeln!(
+                    out,
+                    "  think time: each worker pauses {} after every {} I/O(s)",
+                    crate::units::format_duration(t),
+                    g.thinktime_blocks.unwrap_or(1)
+                );
+            }
             for l in &g.access {
                 let _ = writeln!(
                     out,
-                    "  {:>5.1}% of I/Os: {} transfers, {}% read / {}% write, {}% random / {}% sequential, aligned to {}",
+                    "  {:>5.1}% of I/Os: {} transfers, {}% read / {}% write, {}% random / {}% sequential, aligned to {}{}{}",
                     l.share,
                     l.bs,
                     l.read,
                     100.0 - l.read,
                     l.random,
                     100.0 - l.random,
-                    crate::units::Bytes(l.alignment())
+                    crate::units::Bytes(l.alignment()),
+                    crate::workload::dist::describe(l.dist.as_ref()),
+                    crate::workload::timing::describe_line(l)
                 );
             }
         }

@@ -73,6 +73,9 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
         let targets = spec.group_targets(g);
         let workers = spec.group_workers(g);
         let pacing = match (g.rate, &g.follow) {
+            (Some(rate), _) if g.arrivals == crate::workload::timing::Arrivals::Poisson => {
+                Pacing::Poisson { mean: Duration::from_secs_f64(workers as f64 / rate), seed: spec.seed, stream: 0 }
+            }
             (Some(rate), _) => Pacing::Rate { interval: Duration::from_secs_f64(workers as f64 / rate) },
             (None, Some(f)) => {
                 let leader = spec.groups.iter().position(|o| o.name == f.group).expect("validated: the leader exists");
@@ -95,12 +98,17 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
                 engine: spec.engine,
                 ramp: spec.ramp,
                 run: spec.run,
-                pacing: pacing.clone(),
+                // Each worker draws its own Poisson gaps.
+                pacing: match &pacing {
+                    Pacing::Poisson { mean, seed, .. } => Pacing::Poisson { mean: *mean, seed: *seed, stream: plans.len() as u64 },
+                    p => p.clone(),
+                },
                 publish: counters[gi].clone(),
                 verify: shared.verify.clone(),
                 trace: shared.trace.clone(),
                 connections: spec.connections,
                 continue_on_error: shared.continue_on_error,
+                think: crate::workload::timing::think_rules(g),
             });
         }
     }

@@ -48,6 +48,8 @@ pub struct WorkerPlan {
     pub connections: u32,
     /// Count I/O errors and go on, instead of ending the run at the first.
     pub continue_on_error: bool,
+    /// Think time: pauses after bursts (src/workload/timing.rs); empty: none.
+    pub think: Vec<crate::workload::timing::ThinkRule>,
 }
 
 /// What a worker hands back when it ends.
@@ -92,6 +94,8 @@ struct Slot {
     submitted: Instant,
     /// Issued and not yet reaped.
     busy: bool,
+    /// The access line that drew it (think time counts bursts per line).
+    line: u16,
 }
 
 /// Builds the engine for a worker's targets: every target of one worker must use
@@ -259,7 +263,9 @@ pub fn run_worker(
                  target: u32,
                  due: Instant,
                  now: Instant| {
-        let mut io = gen.next(target as usize);
+        // A hot band moves with the time since the point started.
+        let elapsed_ns = now.saturating_duration_since(t0).as_nanos() as u64;
+        let mut io = gen.next_at(target as usize, elapsed_ns);
         if let Some(v) = verifier.as_mut() {
             // Only issue an I/O whose blocks no other I/O has in flight (verify/table.rs).
             let mut draws = 1;
@@ -271,15 +277,18 @@ pub fn run_worker(
                     break;
                 }
                 draws += 1;
-                io = gen.next(target as usize);
+                io = gen.next_at(target as usize, elapsed_ns);
             }
         }
         if let Some(start) = trace_start {
-            let t_ns = now.saturating_duration_since(start).as_nanos() as u64;
+            // When the I/O was due: its submission, or its scheduled arrival in a
+            // paced run (the time its latency counts from; a worker descheduled
+            // on a busy host would otherwise show its arrivals in clumps).
+            let t_ns = due.saturating_duration_since(start).as_nanos() as u64;
             traced.push(TraceRecord { t_ns, op: io.op, target: global_target[target as usize], offset: io.offset, len: io.len });
         }
         engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })?;
-        std::io::Result::Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, due, submitted: now, busy: true })
+        std::io::Result::Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, due, submitted: now, busy: true, line: io.line })
     };
     // A completion that is not measured (the stop, or after the run ended) still
     // ends its slot, ends its verification (blocks released, writes recorded for
@@ -295,8 +304,10 @@ pub fn run_worker(
             rec.record_error(io_error(&mine[s.target as usize].facts.uri, &s, errno));
         }
     };
-    let mut pacer = Pacer::new(plan.pacing.clone(), t0);
+    let mut pacer = Pacer::new(plan.pacing.clone(), t0).with_think(plan.think.clone(), t0);
     let paced = pacer.paced();
+    // Think time alone holds slots back but counts latency from submission.
+    let scheduled = pacer.scheduled();
     if paced {
         // The default 50 us timer slack would make every wait for a due I/O late,
         // and that lateness would count as latency from schedule.
@@ -307,7 +318,7 @@ pub fn run_worker(
     let mut idle: Vec<u32> = Vec::new();
     let now = Instant::now();
     for slot in 0..nslots {
-        let placeholder = Slot { op: Op::Read, offset: 0, len: 0, target: slot % ntargets, due: now, submitted: now, busy: false };
+        let placeholder = Slot { op: Op::Read, offset: 0, len: 0, target: slot % ntargets, due: now, submitted: now, busy: false, line: 0 };
         if paced {
             slots.push(placeholder);
             idle.push(slot);
@@ -410,7 +421,7 @@ pub fn run_worker(
                     rec.record_cache(s.op, hit, ns);
                 }
                 slice.record(s.op, s.len, ns);
-                if paced {
+                if scheduled {
                     rec.record_service(s.op, now.duration_since(s.submitted).as_nanos() as u64);
                 }
                 measured_ios += 1;
@@ -457,7 +468,10 @@ pub fn run_worker(
             let slot = idle.pop().expect("checked non-empty");
             let target = slots[slot as usize].target;
             match issue(&mut engine, &mut gen, &mut verifier, &mut traced, slot, target, due, now) {
-                Ok(next) => slots[slot as usize] = next,
+                Ok(next) => {
+                    pacer.issued(next.line, now);
+                    slots[slot as usize] = next
+                }
                 Err(e) => {
                     outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[target as usize].facts.uri));
                     ctl.fail();

@@ -57,6 +57,8 @@ const KNOWN: &[&str] = &[
     "random_distribution",
     "rate_iops",
     "thinktime",
+    "thinktime_blocks",
+    "rate_process",
     "verify",
     "randseed",
     "kb_base",
@@ -237,6 +239,10 @@ struct Job {
     file_engine: Option<(EngineChoice, bool)>,
     rate: Option<f64>,
     verify: bool,
+    /// thinktime, thinktime_blocks and rate_process (src/workload/timing.rs).
+    thinktime: Option<Duration>,
+    thinktime_blocks: Option<u32>,
+    arrivals: crate::workload::timing::Arrivals,
 }
 
 /// The settings in force for a job, one per key, with alias keys folded.
@@ -315,7 +321,11 @@ impl Job {
         };
         let numjobs = set.number::<u32>("numjobs", problems).unwrap_or(1).max(1);
         let (read, random) = direction(&set, problems);
-        let lines = access_lines(&set, kb_base, read, random, problems, notes);
+        let mut lines = access_lines(&set, kb_base, read, random, problems, notes);
+        let dist = distribution(&set, problems);
+        for l in &mut lines {
+            l.dist = dist.clone();
+        }
         let place = place(&set, &name, numjobs, kb_base, problems, notes);
         let qd = queue_depth(&set, &name, place.files, problems, notes);
         let end = run_end(&set, &name, kb_base, &lines, &place, problems, notes);
@@ -337,6 +347,9 @@ impl Job {
             file_engine: place.file_engine,
             rate: rate(&set, read, numjobs, problems),
             verify: verify(&set, problems, notes),
+            thinktime: thinktime(&set, problems, notes).filter(|t| !t.is_zero()),
+            thinktime_blocks: set.number::<u32>("thinktime_blocks", problems).filter(|_| set.get("thinktime").is_some()),
+            arrivals: arrivals(&set, problems),
             name,
         }
     }
@@ -586,18 +599,97 @@ fn refuse_what_lunmark_lacks(set: &Settings, name: &str, random: f64, problems: 
     if set.time("startdelay", problems).is_some_and(|t| !t.is_zero()) {
         problems.push(set.get("startdelay").expect("given"), "not supported yet: lunmark starts every group of a phase together", true);
     }
-    if let Some((s, v)) = set.value("random_distribution") {
-        if v.trim() != "random" {
-            problems.push(s, "only 'random' (uniform) is supported until lunmark has the others (zipf, pareto, normal, zoned)", true);
-        }
-    }
-    if let Some(s) = set.get("thinktime") {
-        problems.push(s, "not supported yet: lunmark's workers issue without pauses (use rate_iops or --rate to slow them)", true);
-    }
     if random > 0.0 && !set.switch("norandommap", problems) {
         notes.push(format!(
             "job '{name}': fio's random map visits each block once per pass and shortens transfers that would overlap blocks already done; lunmark draws every offset afresh and keeps the sizes, as fio does with norandommap"
         ));
+    }
+}
+
+/// `random_distribution=`: random, zipf:THETA, pareto:H and zoned:A/R:... mean
+/// what lunmark's do (fio scatters zipf and pareto over the file by a hash, as
+/// lunmark's default layout does; its zones lie in order). Refused: normal
+/// (fio's is a sum of uniform draws, whose spread is not P% of the file),
+/// zoned_abs, a centre, and zones per direction.
+fn distribution(set: &Settings, problems: &mut Problems) -> Option<crate::workload::dist::Distribution> {
+    use crate::workload::dist::Distribution;
+    let (s, v) = set.value("random_distribution")?;
+    let v = v.trim();
+    let kind = v.split(':').next().unwrap_or("");
+    let args = v.split(':').count() - 1;
+    match kind {
+        "random" if args == 0 => None,
+        "zipf" | "pareto" if args == 1 => match v.parse::<Distribution>() {
+            Ok(d) => Some(d),
+            Err(e) => {
+                problems.push(s, e.to_string(), false);
+                None
+            }
+        },
+        "zipf" | "pareto" => {
+            problems.push(s, "a centre for zipf or pareto is not supported: give zipf:THETA or pareto:H", true);
+            None
+        }
+        "zoned" if !v.contains(',') => match format!("{v}:contiguous").parse::<Distribution>() {
+            Ok(d) => Some(d),
+            Err(e) => {
+                problems.push(s, e.to_string(), false);
+                None
+            }
+        },
+        "zoned" => {
+            problems.push(s, "zones apart for reads, writes and trims are not supported: give one set of zones for all I/O", true);
+            None
+        }
+        "normal" => {
+            problems.push(
+                s,
+                "fio's normal is a sum of uniform draws whose spread is not P% of the file, and lunmark's normal:SIGMA% is a true bell curve: set dist = \"normal:SIGMA%\" in the imported profile instead",
+                true,
+            );
+            None
+        }
+        _ => {
+            problems.push(s, format!("'{v}' is not a distribution lunmark has: use random, zipf:THETA, pareto:H or zoned:A/R:..."), true);
+            None
+        }
+    }
+}
+
+/// `thinktime=` (a bare number is µs in fio). fio stalls after an I/O
+/// completes; lunmark stops issuing for that long after each burst, with what
+/// is in flight completing meanwhile: the same at iodepth=1, said otherwise.
+fn thinktime(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> Option<Duration> {
+    let (s, v) = set.value("thinktime")?;
+    let t = crate::workload::fio_job::parse_time(v, Duration::from_micros(1)).map_err(|m| problems.push(s, m, false)).ok()?;
+    if set.number::<u32>("iodepth", problems).is_some_and(|d| d > 1) {
+        notes.push(format!(
+            "thinktime: fio waits for an I/O to complete before its pause; lunmark pauses issuing after each burst while the {} I/Os in flight complete",
+            set.value("iodepth").map(|(_, v)| v.trim()).unwrap_or("")
+        ));
+    }
+    Some(t)
+}
+
+/// `rate_process=linear|poisson`: fixed or Poisson arrivals of the rate.
+fn arrivals(set: &Settings, problems: &mut Problems) -> crate::workload::timing::Arrivals {
+    use crate::workload::timing::Arrivals;
+    let Some((s, v)) = set.value("rate_process") else { return Arrivals::Fixed };
+    match v.trim() {
+        "linear" => Arrivals::Fixed,
+        "poisson" if set.get("rate_iops").is_some() => Arrivals::Poisson,
+        "poisson" => {
+            problems.push(
+                s,
+                "rate_process=poisson needs rate_iops (lunmark's Poisson arrivals have a mean rate in I/Os per second)",
+                false,
+            );
+            Arrivals::Fixed
+        }
+        other => {
+            problems.push(s, format!("'{other}' is not a rate process: use linear or poisson"), false);
+            Arrivals::Fixed
+        }
     }
 }
 
@@ -685,12 +777,19 @@ fn access_lines(set: &Settings, kb_base: u64, read: f64, random: f64, problems: 
         let min = list.iter().map(|(b, _)| *b).min().unwrap_or(4096);
         let align = list.iter().any(|(b, _)| *b != min).then_some(Bytes(min));
         for (bs, share) in list {
-            lines.push(AccessLine { share: dir_share * share / 100.0, bs: Bytes(*bs), read: read_pct, random, align });
+            lines.push(AccessLine {
+                share: dir_share * share / 100.0,
+                bs: Bytes(*bs),
+                read: read_pct,
+                random,
+                align,
+                ..Default::default()
+            });
         }
     }
     // A job that only reads or only writes with one size is one line.
     if lines.len() == 2 && lines[0].bs == lines[1].bs && lines[0].align == lines[1].align {
-        lines = vec![AccessLine { share: 100.0, bs: lines[0].bs, read, random, align: lines[0].align }];
+        lines = vec![AccessLine { share: 100.0, bs: lines[0].bs, read, random, align: lines[0].align, ..Default::default() }];
     }
     if lines.len() > MAX_LINES {
         problems.push(
@@ -895,6 +994,9 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
             rate: job.rate,
             follow: None,
             worker_per_target: job.per_clone && job.numjobs > 1,
+            arrivals: job.arrivals,
+            thinktime: job.thinktime,
+            thinktime_blocks: job.thinktime_blocks,
             access: job.lines.clone(),
         });
     }
@@ -962,6 +1064,11 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         engine,
         buffered,
         verify: first.verify,
+        // Distribution, think time and arrivals are the jobs' own (each group's).
+        dist: None,
+        thinktime: None,
+        thinktime_blocks: None,
+        arrivals: None,
         phases: phases.into_iter().map(|(names, groups)| Phase { name: names.join("+"), groups }).collect(),
     }
 }
@@ -1144,13 +1251,14 @@ mod tests {
 
     #[test]
     fn every_unsupported_option_is_named_with_its_line_or_skipped_when_lenient() {
-        let text = "[global]\nsize=1m\nzonemode=zbd\n[a]\nthinktime=10\nfsync=4\n[b]\nrandom_distribution=zipf:1.2\nstartdelay=5\n";
+        let text =
+            "[global]\nsize=1m\nzonemode=zbd\n[a]\nthinktime_spin=10\nfsync=4\n[b]\nrandom_distribution=zoned_abs:1/1\nstartdelay=5\n";
         let e = refused(text);
         for want in [
             "line 3: zonemode=zbd",
-            "line 5: thinktime=10",
+            "line 5: thinktime_spin=10",
             "line 6: fsync=4",
-            "line 8: random_distribution=zipf:1.2",
+            "line 8: random_distribution=zoned_abs:1/1",
             "line 9: startdelay=5",
         ] {
             assert!(e.contains(want), "{want} missing from: {e}");
@@ -1164,6 +1272,34 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 3: rw=trim") && e.contains("line 4: fsync=1"), "{e}");
+    }
+
+    #[test]
+    fn distributions_thinktime_and_poisson_map_where_fio_means_the_same() {
+        let i = map("[j]\nsize=1m\nrw=randread\nrandom_distribution=zipf:1.2\nthinktime=500\nthinktime_blocks=4\n");
+        let g = group(&i.profile, 0, 0);
+        assert_eq!(g.access[0].dist.as_ref().map(|d| d.to_string()).as_deref(), Some("zipf:1.2"));
+        assert_eq!((g.thinktime, g.thinktime_blocks), (Some(Duration::from_micros(500)), Some(4)), "a bare thinktime is µs");
+        let i = map("[j]\nsize=1m\nrw=randread\nrandom_distribution=zoned:60/10:30/20:10/70\n");
+        let d = group(&i.profile, 0, 0).access[0].dist.clone().unwrap();
+        assert_eq!((d.to_string().as_str(), d.layout), ("zoned:60/10:30/20:10/70", crate::workload::dist::Layout::Contiguous));
+        let i = map("[j]\nsize=1m\nrw=randread\nrandom_distribution=pareto:0.9\nrate_iops=100\nrate_process=poisson\n");
+        let g = group(&i.profile, 0, 0);
+        assert_eq!((g.arrivals, g.rate), (crate::workload::timing::Arrivals::Poisson, Some(100.0)));
+        assert_eq!(g.access[0].dist.as_ref().unwrap().to_string(), "pareto:0.9");
+        // Where the meaning differs, the line is named with the reason.
+        for (job, says) in [
+            ("random_distribution=normal:10", "true bell curve"),
+            ("random_distribution=zipf:1.2:0.3", "centre"),
+            ("random_distribution=zoned:50/50:50/50,100/100", "apart for reads"),
+            ("random_distribution=pareto:0.3", "between 0.5"),
+            ("rate_process=poisson", "needs rate_iops"),
+        ] {
+            let e = refused(&format!("[j]\nsize=1m\nrw=randread\n{job}\n"));
+            assert!(e.contains("line 4") && e.contains(says), "{job}: {e}");
+        }
+        let p = map("[j]\nsize=1m\nrw=randread\nrandom_distribution=zipf:0.9\nthinktime=1ms\n").profile;
+        assert_eq!(profile::parse(&profile::to_toml(&p), "round trip").unwrap(), p);
     }
 
     #[test]

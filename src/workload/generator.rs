@@ -1,9 +1,11 @@
 //! The seeded offset/size generator of one worker. For each I/O it draws an
 //! access line by its share, then read or write by the line's read %, then
 //! random or sequential by its random %. Random offsets are uniform over the
-//! aligned positions of the region; sequential I/Os continue where the previous
+//! aligned positions of the region, or follow the line's distribution
+//! (src/workload/dist.rs); sequential I/Os continue where the previous
 //! sequential I/O to that target ended and wrap at the region's end.
 
+use super::dist::Sampler;
 use super::rng::Rng;
 use super::spec::AccessLine;
 
@@ -49,6 +51,9 @@ pub struct Generator {
     regions: Vec<Region>,
     /// Next sequential offset, relative to the region start, per target.
     cursors: Vec<u64>,
+    /// Per (line, target), line-major: the sampler of a line with a
+    /// non-uniform distribution. Empty when every line is uniform.
+    samplers: Vec<Option<Sampler>>,
 }
 
 impl Generator {
@@ -65,12 +70,33 @@ impl Generator {
             })
             .collect();
         let cursors = vec![0; regions.len()];
-        Generator { rng: Rng::for_stream(seed, stream), lines, regions, cursors }
+        // Keyed by the run's seed, not the stream: every worker has the same hot blocks.
+        let samplers = if access.iter().all(|l| l.dist.as_ref().is_none_or(|d| d.is_uniform())) {
+            Vec::new()
+        } else {
+            access
+                .iter()
+                .flat_map(|l| {
+                    regions.iter().map(move |r| {
+                        let d = l.dist.as_ref().filter(|d| !d.is_uniform())?;
+                        let positions = r.len.saturating_sub(l.bs.get()) / l.alignment() + 1;
+                        Some(Sampler::new(d, positions, seed))
+                    })
+                })
+                .collect()
+        };
+        Generator { rng: Rng::for_stream(seed, stream), lines, regions, cursors, samplers }
     }
 
     /// The next I/O to the worker's `target`-th target.
     #[inline]
     pub fn next(&mut self, target: usize) -> IoShape {
+        self.next_at(target, 0)
+    }
+
+    /// The next I/O, `elapsed_ns` after the point started (a hot band moves with it).
+    #[inline]
+    pub fn next_at(&mut self, target: usize, elapsed_ns: u64) -> IoShape {
         let line_index = if self.lines.len() == 1 {
             0
         } else {
@@ -84,7 +110,11 @@ impl Generator {
         let len = line.len as u64;
         let offset = if random {
             let positions = (region.len - len) / line.align + 1;
-            region.start + self.rng.below(positions) * line.align
+            let pick = match self.samplers.get(line_index * self.regions.len() + target) {
+                Some(Some(sampler)) => sampler.draw(&mut self.rng, elapsed_ns),
+                _ => self.rng.below(positions),
+            };
+            region.start + pick * line.align
         } else {
             let cursor = &mut self.cursors[target];
             if *cursor + len > region.len {
@@ -104,7 +134,7 @@ mod tests {
     use crate::units::Bytes;
 
     fn line(share: f64, bs: u64, read: f64, random: f64) -> AccessLine {
-        AccessLine { share, bs: Bytes(bs), read, random, align: None }
+        AccessLine { share, bs: Bytes(bs), read, random, align: None, ..Default::default() }
     }
 
     #[test]
@@ -113,6 +143,30 @@ mod tests {
         let mut g = Generator::new(1, 0, &[line(100.0, 4096, 100.0, 0.0)], vec![region]);
         let offs: Vec<u64> = (0..5).map(|_| g.next(0).offset).collect();
         assert_eq!(offs, vec![8192, 12288, 16384, 8192, 12288]);
+    }
+
+    #[test]
+    fn a_skewed_line_keeps_offsets_aligned_and_its_hot_blocks_across_workers() {
+        let region = Region { start: 4096, len: 1 << 24 };
+        let skewed = AccessLine { dist: Some("zipf:1.2".parse().unwrap()), ..line(100.0, 8192, 100.0, 100.0) };
+        let hottest = |stream: u64| {
+            let mut g = Generator::new(5, stream, std::slice::from_ref(&skewed), vec![region]);
+            let mut counts = std::collections::HashMap::new();
+            for _ in 0..20_000 {
+                let io = g.next(0);
+                assert_eq!((io.offset - 4096) % 8192, 0);
+                assert!(io.offset >= 4096 && io.offset + 8192 <= 4096 + (1 << 24));
+                *counts.entry(io.offset).or_insert(0u32) += 1;
+            }
+            counts.into_iter().max_by_key(|(_, c)| *c).unwrap().0
+        };
+        assert_eq!(hottest(0), hottest(1), "two workers of one run share the hottest block");
+        // A uniform line beside it keeps the old stream.
+        let plain = [line(100.0, 4096, 100.0, 100.0)];
+        let uniform = AccessLine { dist: Some("uniform".parse().unwrap()), ..plain[0].clone() };
+        let a: Vec<u64> = (0..32).scan(Generator::new(9, 0, &plain, vec![region]), |g, _| Some(g.next(0).offset)).collect();
+        let b: Vec<u64> = (0..32).scan(Generator::new(9, 0, &[uniform], vec![region]), |g, _| Some(g.next(0).offset)).collect();
+        assert_eq!(a, b);
     }
 
     #[test]
@@ -138,9 +192,9 @@ mod stream_tests {
 
     fn mixed() -> Vec<AccessLine> {
         vec![
-            AccessLine { share: 50.0, bs: Bytes(4096), read: 70.0, random: 100.0, align: None },
-            AccessLine { share: 30.0, bs: Bytes(8192), read: 35.0, random: 50.0, align: Some(Bytes(4096)) },
-            AccessLine { share: 20.0, bs: Bytes(65536), read: 0.0, random: 0.0, align: None },
+            AccessLine { share: 50.0, bs: Bytes(4096), read: 70.0, random: 100.0, align: None, ..Default::default() },
+            AccessLine { share: 30.0, bs: Bytes(8192), read: 35.0, random: 50.0, align: Some(Bytes(4096)), ..Default::default() },
+            AccessLine { share: 20.0, bs: Bytes(65536), read: 0.0, random: 0.0, align: None, ..Default::default() },
         ]
     }
 

@@ -67,6 +67,18 @@ pub struct Profile {
     /// Check every byte read against what was written (as --verify).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify: bool,
+    // Distribution, think time and arrivals for the whole profile (issue 15).
+    /// Where random I/Os land, for every access line that sets none (as --dist).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dist: Option<super::dist::Distribution>,
+    /// Pause of every worker after `thinktime_blocks` I/Os (as --thinktime).
+    #[serde(default, with = "opt_duration_text", skip_serializing_if = "Option::is_none")]
+    pub thinktime: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_blocks: Option<u32>,
+    /// With a rate: fixed or poisson (as --arrivals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<super::timing::Arrivals>,
     pub phases: Vec<Phase>,
 }
 
@@ -270,6 +282,27 @@ mod tests {
         let text = builtin_text("quick").replacen("qd = 32", "qd = 0", 1);
         let e = parse(&text, "my.toml").unwrap_err().to_string();
         assert!(e.contains("line 13") && e.contains("qd must be greater than 0"), "{e}");
+    }
+
+    #[test]
+    fn distributions_think_time_and_arrivals_round_trip_and_are_checked() {
+        let text = builtin_text("quick")
+            .replacen(
+                "[[phases]]",
+                "dist = \"zipf:0.9\"\nthinktime = \"2ms\"\nthinktime_blocks = 4\narrivals = \"poisson\"\n\n[[phases]]",
+                1,
+            )
+            .replacen("random = 100.0", "random = 100.0\ndist = \"zoned:80/20:20/80:scattered\"\ndelay = \"5ms\"\nburst = 3", 1);
+        let p = parse(&text, "my.toml").unwrap();
+        let line = &p.phases[0].groups[0].access[0];
+        assert_eq!(line.dist.as_ref().unwrap().to_string(), "zoned:80/20:20/80:scattered");
+        assert_eq!((line.delay, line.burst), (Some(Duration::from_millis(5)), Some(3)));
+        assert_eq!(p.dist.as_ref().unwrap().to_string(), "zipf:0.9");
+        assert_eq!(parse(&to_toml(&p), "round trip").unwrap(), p);
+        let e = parse(&text.replacen("delay = \"5ms\"\n", "", 1), "my.toml").unwrap_err().to_string();
+        assert!(e.contains("burst is set without its pause"), "{e}");
+        let e = parse(&text.replacen("zoned:80/20:20/80", "zoned:80/20", 1), "my.toml").unwrap_err().to_string();
+        assert!(e.contains("my.toml, line") && e.contains("must add up to 100%"), "{e}");
     }
 
     fn builtin_text(name: &str) -> String {

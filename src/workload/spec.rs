@@ -12,7 +12,7 @@ use thiserror::Error;
 use crate::units::{format_duration, parse_duration, Bytes};
 
 /// One line of an access specification.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AccessLine {
     /// Share of this group's I/Os that take this line, in percent.
@@ -26,6 +26,16 @@ pub struct AccessLine {
     /// Alignment of random offsets; defaults to the transfer size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub align: Option<Bytes>,
+    // Access distribution and think time (issue 15, src/workload/dist.rs and timing.rs).
+    /// Where random I/Os land (None: uniform): zipf:0.9, zoned:80/20:20/80, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dist: Option<super::dist::Distribution>,
+    /// IOmeter's transfer delay: after `burst` I/Os of this line the worker issues nothing for this long.
+    #[serde(default, with = "opt_duration_text", skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Duration>,
+    /// IOmeter's burst length: I/Os of this line between two delays (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<u32>,
 }
 
 impl AccessLine {
@@ -35,7 +45,7 @@ impl AccessLine {
 }
 
 /// Workers that share one access specification (an IOmeter "worker" row, times `workers`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkerGroup {
     pub name: String,
@@ -57,6 +67,16 @@ pub struct WorkerGroup {
     /// and each worker drives one of the group's targets.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub worker_per_target: bool,
+    // Arrivals and think time (issue 15, src/workload/timing.rs).
+    /// With a rate: fixed intervals or Poisson arrivals.
+    #[serde(default, skip_serializing_if = "super::timing::Arrivals::is_fixed")]
+    pub arrivals: super::timing::Arrivals,
+    /// fio's thinktime: after `thinktime_blocks` I/Os of any line, each worker issues nothing for this long.
+    #[serde(default, with = "opt_duration_text", skip_serializing_if = "Option::is_none")]
+    pub thinktime: Option<Duration>,
+    /// fio's thinktime_blocks (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_blocks: Option<u32>,
     pub access: Vec<AccessLine>,
 }
 
@@ -226,6 +246,16 @@ impl WorkloadSpec {
             if g.access.is_empty() {
                 return Err(SpecError::NoLines { group: g.name.clone() });
             }
+            if g.thinktime_blocks == Some(0) {
+                return Err(SpecError::Zero { field: at("thinktime_blocks") });
+            }
+            if g.thinktime_blocks.is_some() && g.thinktime.is_none() {
+                return Err(SpecError::BurstWithoutDelay { field: at("thinktime_blocks") });
+            }
+            let thinks = g.thinktime.is_some() || g.access.iter().any(|l| l.delay.is_some());
+            if thinks && (g.rate.is_some() || g.follow.is_some()) {
+                return Err(SpecError::ThinkWithRate { group: g.name.clone() });
+            }
             let mut total = 0.0;
             for (i, line) in g.access.iter().enumerate() {
                 let at = |field: &str| format!("group '{}' access line {} {field}", g.name, i + 1);
@@ -242,6 +272,12 @@ impl WorkloadSpec {
                 }
                 if line.alignment() == 0 {
                     return Err(SpecError::Zero { field: at("align") });
+                }
+                if line.burst == Some(0) {
+                    return Err(SpecError::Zero { field: at("burst") });
+                }
+                if line.burst.is_some() && line.delay.is_none() {
+                    return Err(SpecError::BurstWithoutDelay { field: at("burst") });
                 }
                 total += line.share;
             }
@@ -277,6 +313,10 @@ pub enum SpecError {
     BadFollow { group: String, leader: String },
     #[error("unknown engine '{value}': choose auto, io_uring or psync")]
     UnknownEngine { value: String },
+    #[error("{field} is set without its pause: give the delay too (delay = \"5ms\" on the access line, or --thinktime)")]
+    BurstWithoutDelay { field: String },
+    #[error("group '{group}' has think time (delay, --thinktime) and a rate (--rate, follow): think time belongs to a closed loop, a rate sets the schedule itself; use one of them")]
+    ThinkWithRate { group: String },
 }
 
 fn one() -> u32 {
@@ -344,7 +384,8 @@ pub(crate) mod tests {
                 rate: None,
                 follow: None,
                 worker_per_target: false,
-                access: vec![AccessLine { share: 100.0, bs: Bytes(4096), read: 70.0, random: 100.0, align: None }],
+                access: vec![AccessLine { share: 100.0, bs: Bytes(4096), read: 70.0, random: 100.0, ..Default::default() }],
+                ..Default::default()
             }],
         }
     }

@@ -5,6 +5,7 @@
 mod cache;
 mod common;
 mod core;
+mod distributions;
 mod edges;
 mod fio;
 mod kept;

@@ -1,0 +1,73 @@
+//! When I/Os are issued, beside how many are in flight: the arrival process of
+//! a rate-limited group (`fixed` intervals, or `poisson`: exponential
+//! inter-arrival times with the asked mean) and think time (IOmeter's per-line
+//! transfer delay and burst length; fio's thinktime and thinktime_blocks for a
+//! whole group). The run turns these into pacing (src/run/pacing.rs).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::spec::{AccessLine, WorkerGroup};
+
+/// How the I/Os of a rate-limited group arrive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrivals {
+    /// One I/O every 1/rate seconds.
+    #[default]
+    Fixed,
+    /// Exponential inter-arrival times of mean 1/rate (a Poisson process).
+    Poisson,
+}
+
+impl Arrivals {
+    pub fn is_fixed(&self) -> bool {
+        *self == Arrivals::Fixed
+    }
+}
+
+impl std::str::FromStr for Arrivals {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "fixed" => Ok(Arrivals::Fixed),
+            "poisson" => Ok(Arrivals::Poisson),
+            other => Err(format!(
+                "'{other}' is not an arrival process: choose fixed (one I/O every 1/rate) or poisson (exponential gaps of mean 1/rate)"
+            )),
+        }
+    }
+}
+
+/// One think-time rule of a worker: after every `burst` I/Os (of access line
+/// `line`, or of any line when None) the worker issues nothing for `delay`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThinkRule {
+    pub line: Option<u16>,
+    pub burst: u32,
+    pub delay: Duration,
+}
+
+/// The think-time rules of a group: the group's own (thinktime) first, then
+/// each access line's (delay, burst).
+pub fn think_rules(group: &WorkerGroup) -> Vec<ThinkRule> {
+    let mut rules = Vec::new();
+    if let Some(delay) = group.thinktime.filter(|d| !d.is_zero()) {
+        rules.push(ThinkRule { line: None, burst: group.thinktime_blocks.unwrap_or(1), delay });
+    }
+    for (i, l) in group.access.iter().enumerate() {
+        if let Some(delay) = l.delay.filter(|d| !d.is_zero()) {
+            rules.push(ThinkRule { line: Some(i as u16), burst: l.burst.unwrap_or(1), delay });
+        }
+    }
+    rules
+}
+
+/// Text for `--dry-run` of one line's think time ("" when none).
+pub fn describe_line(l: &AccessLine) -> String {
+    match l.delay {
+        Some(d) => format!(", a pause of {} after every {} I/O(s) of this line", crate::units::format_duration(d), l.burst.unwrap_or(1)),
+        None => String::new(),
+    }
+}

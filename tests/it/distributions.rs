@@ -1,0 +1,181 @@
+//! Access distributions, think time and Poisson arrivals, checked from what
+//! the real binary issued: its `--trace` of a run on a RAM LUN.
+
+use std::collections::HashMap;
+
+use lunmark::cache::trace::{load_trace, TraceRecord};
+use lunmark::workload::dist::{Distribution, Layout, Permutation};
+
+use super::common::*;
+
+/// Runs lunmark with `args` plus a trace, and returns the trace's records.
+fn traced(args: &[&str]) -> Vec<TraceRecord> {
+    let dir = shm_dir();
+    let trace = dir.path().join("io.trace");
+    let mut all = vec!["run", "-q", "--no-store", "--ramp", "0", "--trace", trace.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = run(&all);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    load_trace(&trace).unwrap().1
+}
+
+/// The share of accesses on the hottest tenth of `n` blocks of 4 KiB, the
+/// hottest being ranks 0..n/10 laid out as the distribution lays them.
+fn hottest_tenth_share(records: &[TraceRecord], d: &Distribution, n: u64, seed: u64) -> f64 {
+    let mut counts: HashMap<u64, u64> = HashMap::new();
+    for r in records {
+        *counts.entry(r.offset / 4096).or_default() += 1;
+    }
+    let perm = Permutation::new(n, seed);
+    let hot: u64 = (0..n / 10)
+        .map(|rank| if d.layout == Layout::Scattered { perm.apply(rank) } else { rank })
+        .map(|b| counts.get(&b).copied().unwrap_or(0))
+        .sum();
+    hot as f64 / records.len() as f64
+}
+
+#[test]
+fn zipf_skew_shows_in_the_trace_and_workers_share_the_hot_blocks() {
+    // 64 MiB of 4 KiB blocks; two workers, each with its own stream, one seed.
+    let n = 16_384;
+    let common = ["-t", "mem:64m", "--bs", "4k", "--read", "100", "--random", "100", "--workers", "2", "--qd", "8", "--seed", "5"];
+    let mut args = common.to_vec();
+    args.extend(["--ios", "150000", "--dist", "zipf:0.9"]);
+    let records = traced(&args);
+    assert!(records.len() >= 300_000, "{} I/Os traced", records.len());
+    let d: Distribution = "zipf:0.9".parse().unwrap();
+    let got = hottest_tenth_share(&records, &d, n, 5);
+    let want = d.hottest_share(n, 0.1).unwrap();
+    assert!((got - want).abs() < 0.01, "hottest 10% of blocks: {:.2}% in the trace, {:.2}% exact", got * 100.0, want * 100.0);
+    // The same blocks under the default distribution get their plain tenth.
+    let mut args = common.to_vec();
+    args.extend(["--ios", "50000"]);
+    let uniform = hottest_tenth_share(&traced(&args), &d, n, 5);
+    assert!((uniform - 0.1).abs() < 0.01, "uniform: {uniform}");
+}
+
+#[test]
+fn zoned_shares_show_in_the_trace() {
+    let zoned =
+        traced(&["-t", "mem:16m", "--bs", "4k", "--read", "50", "--random", "100", "--ios", "200000", "--dist", "zoned:70/10:20/30:10/60"]);
+    let region = 16u64 << 20;
+    let share = |lo: f64, hi: f64| {
+        zoned.iter().filter(|r| (r.offset as f64) >= lo * region as f64 && (r.offset as f64) < hi * region as f64).count() as f64
+            / zoned.len() as f64
+    };
+    for (lo, hi, want) in [(0.0, 0.1, 0.7), (0.1, 0.4, 0.2), (0.4, 1.0, 0.1)] {
+        let got = share(lo, hi);
+        assert!((got - want).abs() < 0.005, "zone {lo}..{hi}: {got}");
+    }
+}
+
+#[test]
+fn poisson_arrivals_keep_the_rate_with_exponential_gaps() {
+    let gaps = |arrivals: &str| {
+        let records = traced(&[
+            "-t",
+            "mem:16m",
+            "--bs",
+            "4k",
+            "--random",
+            "100",
+            "--rate",
+            "3000",
+            "--arrivals",
+            arrivals,
+            "--time",
+            "5s",
+            "--qd",
+            "16",
+        ]);
+        let times: Vec<f64> = records.iter().map(|r| r.t_ns as f64 / 1e9).collect();
+        let span = times.last().unwrap() - times.first().unwrap();
+        let rate = (times.len() - 1) as f64 / span;
+        let g: Vec<f64> = times.windows(2).map(|w| w[1] - w[0]).collect();
+        let mean = g.iter().sum::<f64>() / g.len() as f64;
+        let cv = (g.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / g.len() as f64).sqrt() / mean;
+        (rate, cv)
+    };
+    let (rate, cv) = gaps("poisson");
+    assert!((rate / 3000.0 - 1.0).abs() < 0.02, "Poisson: {rate:.0} IOPS for 3000 asked");
+    assert!((cv - 1.0).abs() < 0.15, "Poisson: coefficient of variation {cv:.3}");
+    let (rate, cv) = gaps("fixed");
+    assert!((rate / 3000.0 - 1.0).abs() < 0.02, "fixed: {rate:.0} IOPS");
+    assert!(cv < 0.5, "fixed intervals: coefficient of variation {cv:.3}");
+}
+
+/// Think time: a pause after every burst, from the flags (fio's thinktime)
+/// and from an access line (IOmeter's delay and burst).
+#[test]
+fn think_time_pauses_after_each_burst() {
+    let dir = shm_dir();
+    let profile = dir.path().join("bursts.toml");
+    let text = "name = \"bursts\"\ndescription = \"IOmeter delay and burst\"\n\n[[phases]]\nname = \"main\"\n\n[[phases.groups]]\nname = \"g\"\nworkers = 1\nqd = 8\n\n[[phases.groups.access]]\nshare = 100.0\nbs = \"4k\"\nread = 100.0\nrandom = 100.0\ndelay = \"20ms\"\nburst = 5\n";
+    std::fs::write(&profile, text).unwrap();
+    for args in [
+        vec!["-t", "mem:16m", "--bs", "4k", "--qd", "8", "--thinktime", "20ms", "--thinktime-blocks", "5", "--time", "2s"],
+        vec!["-t", "mem:16m", "--profile-file", profile.to_str().unwrap(), "--time", "2s"],
+    ] {
+        let records = traced(&args);
+        // Bursts: runs of I/Os issued without a pause of 15 ms or more between them.
+        let mut bursts = vec![1usize];
+        for w in records.windows(2) {
+            if w[1].t_ns - w[0].t_ns >= 15_000_000 {
+                bursts.push(1);
+            } else {
+                *bursts.last_mut().unwrap() += 1;
+            }
+        }
+        assert!(bursts.len() >= 40 && bursts.len() <= 101, "{args:?}: {} bursts in 2 s with 20 ms pauses", bursts.len());
+        assert!(bursts.iter().all(|&b| b <= 5), "{args:?}: a burst longer than 5: {bursts:?}");
+        assert!(bursts[..bursts.len() - 1].iter().filter(|&&b| b == 5).count() >= bursts.len() - 2, "{args:?}: {bursts:?}");
+    }
+}
+
+#[test]
+fn settings_show_in_the_dry_run_and_survive_a_profile_round_trip() {
+    let out = run(&["run", "-t", "mem:16m", "--dist", "zipf:1.2", "--thinktime", "2ms", "--thinktime-blocks", "4", "--dry-run"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(text.contains("random offsets zipf:1.2 (hot blocks scattered"), "{text}");
+    assert!(text.contains("pauses 2ms after every 4 I/O(s)"), "{text}");
+    let out = run(&["run", "-t", "mem:16m", "--rate", "500", "--arrivals", "poisson", "--dry-run"]);
+    assert!(stdout(&out).contains("rate 500 IOPS (Poisson arrivals)"), "{}", stdout(&out));
+    // A fio job file's skew and think time become a profile that reads back the same.
+    let dir = shm_dir();
+    let job = dir.path().join("skew.fio");
+    std::fs::write(&job, "[db]\nrw=randread\nsize=16m\nrandom_distribution=zoned:80/20:20/80\nthinktime=1ms\nthinktime_blocks=8\n")
+        .unwrap();
+    let out = run(&["profiles", "import-fio", job.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let toml = dir.path().join("skew.toml");
+    std::fs::write(&toml, &out.stdout).unwrap();
+    let shown = stdout(&out);
+    assert!(shown.contains("dist = \"zoned:80/20:20/80\"") && shown.contains("thinktime = \"1ms\""), "{shown}");
+    let out = run(&["run", "-t", "mem:16m", "--profile-file", toml.to_str().unwrap(), "--dry-run"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("random offsets zoned:80/20:20/80") && text.contains("pauses 1ms after every 8 I/O(s)"),
+        "{text}{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn bad_settings_are_refused_before_the_run_with_what_is_allowed() {
+    for (args, says) in [
+        (vec!["--dist", "zipf:0"], "--dist"),
+        (vec!["--dist", "lognormal:2"], "uniform, zipf:THETA"),
+        (vec!["--arrivals", "poisson"], "add --rate"),
+        (vec!["--arrivals", "bursty", "--rate", "10"], "fixed"),
+        (vec!["--thinktime-blocks", "4"], "--thinktime"),
+        (vec!["--thinktime", "1ms", "--rate", "100"], "use one of them"),
+        (vec!["--thinktime", "1ms", "--thinktime-blocks", "0"], "at least 1"),
+    ] {
+        let mut all = vec!["run", "-q", "--no-store", "-t", "mem:16m", "--time", "200ms", "--ramp", "0"];
+        all.extend_from_slice(&args);
+        let out = run(&all);
+        assert!(matches!(out.status.code(), Some(1) | Some(2)), "{args:?}");
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+}
