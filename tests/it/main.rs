@@ -6,6 +6,7 @@ mod cache;
 mod common;
 mod core;
 mod edges;
+mod engines;
 mod fio;
 mod kept;
 mod line_rate;
