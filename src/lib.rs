@@ -9,6 +9,8 @@ pub mod cache;
 pub mod cli;
 pub mod engine;
 pub mod lab;
+#[cfg(test)]
+mod layers;
 pub mod metrics;
 pub mod mpi;
 pub mod output_path;
@@ -18,6 +20,7 @@ pub mod report;
 pub mod results;
 pub mod run;
 pub mod target;
+pub mod transport;
 pub mod units;
 pub mod verify;
 pub mod workload;

@@ -497,7 +497,7 @@ mod tests {
     const WRITERS_OUTSIDE_THE_GUARD: &[(&str, &str)] = &[
         ("src/output_path.rs", "the guard itself"),
         ("src/target/mod.rs", "creates and fills benchmark target files; the target safety rules govern them"),
-        ("src/engine/cache/store.rs", "the --cache-dev file or device, a target under the same rules"),
+        ("src/target/cache_store.rs", "the --cache-dev file or device, a target under the same rules"),
         ("src/lab/protocols.rs", "a LUN file inside the lab's own fresh directory"),
         ("src/results/store.rs", "the result store and a write-test probe beside it; the store path itself is judged by this guard at the command line first (cli/paths.rs)"),
     ];

@@ -6,10 +6,11 @@
 
 use proptest::prelude::*;
 
+use crate::results::pass;
 use crate::target::uri;
 use crate::units::{parse_duration, parse_percent, parse_size, Bytes};
 use crate::verify::journal::{self, record, tests::journal as journal_bytes, COMPLETED, SUBMITTED};
-use crate::workload::{pass, profile, sweep};
+use crate::workload::{profile, sweep};
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]

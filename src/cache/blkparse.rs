@@ -20,7 +20,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use super::trace::TraceRecord;
+use super::record::TraceRecord;
 use crate::workload::Op;
 
 const SECTOR: u64 = 512;

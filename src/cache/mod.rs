@@ -5,6 +5,7 @@
 //! distance pass that yields the hit ratio for every cache size at once.
 //!
 //! - `trace`: the binary trace format, its writer and reader, and format detection;
+//! - `record`: one I/O of a trace, as every reader yields it;
 //! - `blkparse`: the `blkparse` text reader;
 //! - `stack`: exact LRU stack distances (Fenwick tree over access times);
 //! - `mrc`: miss-ratio curves, exact or SHARDS-sampled;
@@ -13,6 +14,7 @@
 pub mod blkparse;
 pub mod mrc;
 pub mod predict;
+pub mod record;
 pub mod stack;
 pub mod trace;
 

@@ -48,16 +48,7 @@ const OP_READ: u8 = 0;
 const OP_WRITE: u8 = 1;
 const OP_GAP: u8 = 2;
 
-/// One I/O of a trace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TraceRecord {
-    /// Nanoseconds since the start of the trace (µs resolution in binary traces).
-    pub t_ns: u64,
-    pub op: Op,
-    pub target: u16,
-    pub offset: u64,
-    pub len: u32,
-}
+pub use super::record::TraceRecord;
 
 #[derive(Debug, Error)]
 pub enum TraceError {

@@ -6,8 +6,19 @@
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
 use serde_json::json;
 
-use super::results::ListFormat;
 use crate::results::store::Listing;
+
+/// The forms `results list` prints.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Default)]
+pub enum ListFormat {
+    /// A table that fits 100 columns.
+    #[default]
+    Table,
+    /// An array of objects, one per result.
+    Json,
+    /// One row per result.
+    Csv,
+}
 
 /// The table's width: it wraps cells (never cuts them) to stay within it.
 pub const TABLE_WIDTH: u16 = 100;

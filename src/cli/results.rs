@@ -11,7 +11,7 @@ use crate::results::filter::{self, ListFilter};
 use crate::results::model::RunResult;
 use crate::results::store::{self, Store};
 
-use super::listing;
+use super::listing::{self, ListFormat};
 
 #[derive(Subcommand, Debug)]
 pub enum ResultsAction {
@@ -44,18 +44,6 @@ pub enum ExportFormat {
     Md,
     /// The structure of fio's --output-format=json (docs/fio-json.md); several ids give an array.
     FioJson,
-}
-
-/// The forms `results list` prints.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Default)]
-pub enum ListFormat {
-    /// A table that fits 100 columns.
-    #[default]
-    Table,
-    /// An array of objects, one per result.
-    Json,
-    /// One row per result.
-    Csv,
 }
 
 #[derive(clap::Args, Debug, Default)]

@@ -107,14 +107,6 @@ pub fn completion_error(result: i64, expected: u32) -> Option<i32> {
     }
 }
 
-/// Pseudo-errno recorded for a short read or write (not a kernel errno).
-pub const SHORT_TRANSFER: i32 = -1;
+pub use crate::metrics::errno::SHORT_TRANSFER;
 
-/// A readable name for an errno, for results and messages.
-pub fn errno_name(errno: i32) -> String {
-    if errno == SHORT_TRANSFER {
-        return "short transfer (target smaller than expected)".into();
-    }
-    let text = io::Error::from_raw_os_error(errno).to_string();
-    text.split(" (os error").next().unwrap_or(&text).to_string()
-}
+pub use crate::metrics::errno::errno_name;

@@ -2,6 +2,7 @@
 //! and CPU accounting (the whole host's, lunmark's and other processes').
 
 pub mod cpu;
+pub mod errno;
 pub mod histogram;
 pub mod others;
 pub mod power;

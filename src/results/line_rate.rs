@@ -12,8 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
+pub use super::model::LineRate;
 use super::model::Summary;
 use crate::workload::WorkloadSpec;
 
@@ -352,28 +351,6 @@ pub fn fmt_mbps(v: f64) -> String {
     } else {
         format!("{grouped}.{frac}")
     }
-}
-
-/// `summary.line_rate`: a point's share of the link's usable rate.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct LineRate {
-    /// The link as named (`10gbe`) or given (`2.5gbit`).
-    pub link: String,
-    /// With a per-target link: the target whose link it is (index from 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<usize>,
-    /// 10^6 bytes per second, each direction.
-    pub usable_mbps_per_direction: f64,
-    /// read MB/s ÷ the usable rate × 100.
-    pub read_pct: f64,
-    /// write MB/s ÷ the usable rate × 100.
-    pub write_pct: f64,
-    /// The busier direction's share: the larger of the two.
-    pub pct: f64,
-    /// Set when a direction measured more than the link carries: some I/O did
-    /// not cross it (a cache, a local device), so the share is not the link's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
 }
 
 impl PointLink {

@@ -74,10 +74,10 @@ pub struct Point {
     pub groups: Vec<GroupSummary>,
     /// With `--repeat`: the spread of the repeats and which one this point reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repeats: Option<crate::results::repeats::RepeatStats>,
+    pub repeats: Option<RepeatStats>,
     /// With `--pass` (or a profile's criteria): the verdict on this point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<crate::workload::pass::Verdict>,
+    pub verdict: Option<Verdict>,
     /// The effective workload of this point (sweep values and phase applied), in
     /// the shape of the run's `workload`. Absent in results of older versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -181,7 +181,7 @@ pub struct Summary {
     pub stall_reason: Option<String>,
     /// With --link: read and write MB/s as a share of the link's usable rate per direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line_rate: Option<crate::results::line_rate::LineRate>,
+    pub line_rate: Option<LineRate>,
     /// One entry per second of the measured interval.
     pub intervals: Vec<Interval>,
 }
@@ -343,4 +343,145 @@ pub struct Interval {
     /// Average watts in this second, when power is measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watts: Option<f64>,
+}
+/// The verdict on one point (`--pass`; judged by `results::pass`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub passed: bool,
+    pub checks: Vec<Check>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    pub criterion: String,
+    /// Measured value, in `unit`; null when there is nothing to measure (no I/O
+    /// of that kind completed, no such group).
+    pub value: Option<f64>,
+    pub unit: String,
+    pub passed: bool,
+    /// Why the check failed when the value alone does not say it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+// Repeats of one point (`--repeat`; combined by `results::repeats`).
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Pick {
+    #[default]
+    Mean,
+    Median,
+    Best,
+}
+
+impl std::str::FromStr for Pick {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "mean" => Ok(Pick::Mean),
+            "median" => Ok(Pick::Median),
+            "best" => Ok(Pick::Best),
+            _ => Err(format!("unknown pick '{s}': choose mean, median or best")),
+        }
+    }
+}
+
+/// Mean, standard deviation (sample), coefficient of variation, min and max.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// How many repeats had this figure (absent in results from before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n: Option<usize>,
+    pub mean: f64,
+    pub stdev: f64,
+    /// stdev ÷ mean × 100.
+    pub cv_pct: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    pub fn of(values: &[f64]) -> Spread {
+        let n = values.len() as f64;
+        if values.is_empty() {
+            return Spread::default();
+        }
+        let mean = values.iter().sum::<f64>() / n;
+        let var = if values.len() > 1 { values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+        let stdev = var.sqrt();
+        Spread {
+            n: Some(values.len()),
+            mean,
+            stdev,
+            cv_pct: if mean != 0.0 { stdev / mean * 100.0 } else { 0.0 },
+            min: values.iter().copied().fold(f64::INFINITY, f64::min),
+            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+/// One repeat's headline figures.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RepeatRun {
+    pub iops: f64,
+    pub mbps: f64,
+    pub lat_mean_us: f64,
+    pub lat_p99_us: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RepeatStats {
+    pub count: usize,
+    pub pick: Pick,
+    /// Which repeat the point's summary is (1-based).
+    pub picked: usize,
+    pub iops: Spread,
+    pub mbps: Spread,
+    pub lat_mean_us: Spread,
+    pub lat_p99_us: Spread,
+    pub runs: Vec<RepeatRun>,
+    /// The spread of every figure of `repeats::FIGURES` that the repeats had, by key
+    /// (what compare's significance test reads).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub figures: std::collections::BTreeMap<String, Spread>,
+}
+
+impl RepeatStats {
+    /// The spread of a figure, also from results stored before `figures` was
+    /// kept (their IOPS, MB/s, mean and p99 latency), with its count.
+    pub fn spread(&self, key: &str) -> Option<Spread> {
+        let old = match key {
+            "iops" => Some(&self.iops),
+            "mbps" => Some(&self.mbps),
+            "latency_us.all.mean" => Some(&self.lat_mean_us),
+            "latency_us.all.p99" => Some(&self.lat_p99_us),
+            _ => None,
+        };
+        let mut s = self.figures.get(key).or(old)?.clone();
+        s.n = s.n.or(Some(self.count));
+        Some(s)
+    }
+}
+
+/// `summary.line_rate`: a point's share of the link's usable rate.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LineRate {
+    /// The link as named (`10gbe`) or given (`2.5gbit`).
+    pub link: String,
+    /// With a per-target link: the target whose link it is (index from 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<usize>,
+    /// 10^6 bytes per second, each direction.
+    pub usable_mbps_per_direction: f64,
+    /// read MB/s ÷ the usable rate × 100.
+    pub read_pct: f64,
+    /// write MB/s ÷ the usable rate × 100.
+    pub write_pct: f64,
+    /// The busier direction's share: the larger of the two.
+    pub pct: f64,
+    /// Set when a direction measured more than the link carries: some I/O did
+    /// not cross it (a cache, a local device), so the share is not the link's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }

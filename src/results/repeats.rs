@@ -4,64 +4,8 @@
 //! recorded. `mean` reports the repeat nearest the mean IOPS, so every figure of
 //! the point (percentiles included) comes from one real run.
 
-use serde::{Deserialize, Serialize};
-
 use super::model::Summary;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Pick {
-    #[default]
-    Mean,
-    Median,
-    Best,
-}
-
-impl std::str::FromStr for Pick {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "mean" => Ok(Pick::Mean),
-            "median" => Ok(Pick::Median),
-            "best" => Ok(Pick::Best),
-            _ => Err(format!("unknown pick '{s}': choose mean, median or best")),
-        }
-    }
-}
-
-/// Mean, standard deviation (sample), coefficient of variation, min and max.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Spread {
-    /// How many repeats had this figure (absent in results from before it was kept).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub n: Option<usize>,
-    pub mean: f64,
-    pub stdev: f64,
-    /// stdev ÷ mean × 100.
-    pub cv_pct: f64,
-    pub min: f64,
-    pub max: f64,
-}
-
-impl Spread {
-    pub fn of(values: &[f64]) -> Spread {
-        let n = values.len() as f64;
-        if values.is_empty() {
-            return Spread::default();
-        }
-        let mean = values.iter().sum::<f64>() / n;
-        let var = if values.len() > 1 { values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
-        let stdev = var.sqrt();
-        Spread {
-            n: Some(values.len()),
-            mean,
-            stdev,
-            cv_pct: if mean != 0.0 { stdev / mean * 100.0 } else { 0.0 },
-            min: values.iter().copied().fold(f64::INFINITY, f64::min),
-            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        }
-    }
-}
+pub use super::model::{Pick, RepeatRun, RepeatStats, Spread};
 
 /// A figure of a summary, read by key.
 pub type Figure = fn(&Summary) -> Option<f64>;
@@ -97,49 +41,6 @@ pub const FIGURES: &[(&str, Figure)] = &[
 /// The getter of a figure key of `FIGURES`.
 pub fn figure(key: &str) -> Option<Figure> {
     FIGURES.iter().find(|(k, _)| *k == key).map(|(_, f)| *f)
-}
-
-/// One repeat's headline figures.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct RepeatRun {
-    pub iops: f64,
-    pub mbps: f64,
-    pub lat_mean_us: f64,
-    pub lat_p99_us: f64,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct RepeatStats {
-    pub count: usize,
-    pub pick: Pick,
-    /// Which repeat the point's summary is (1-based).
-    pub picked: usize,
-    pub iops: Spread,
-    pub mbps: Spread,
-    pub lat_mean_us: Spread,
-    pub lat_p99_us: Spread,
-    pub runs: Vec<RepeatRun>,
-    /// The spread of every figure of `FIGURES` that the repeats had, by key
-    /// (what compare's significance test reads).
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub figures: std::collections::BTreeMap<String, Spread>,
-}
-
-impl RepeatStats {
-    /// The spread of a figure, also from results stored before `figures` was
-    /// kept (their IOPS, MB/s, mean and p99 latency), with its count.
-    pub fn spread(&self, key: &str) -> Option<Spread> {
-        let old = match key {
-            "iops" => Some(&self.iops),
-            "mbps" => Some(&self.mbps),
-            "latency_us.all.mean" => Some(&self.lat_mean_us),
-            "latency_us.all.p99" => Some(&self.lat_p99_us),
-            _ => None,
-        };
-        let mut s = self.figures.get(key).or(old)?.clone();
-        s.n = s.n.or(Some(self.count));
-        Some(s)
-    }
 }
 
 /// The spread of `summaries` and the index of the one to report.

@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 
 use super::model::{CpuStats, ErrorSummary, GroupSummary, Interval, LatencyByOp, LatencyStats, Summary};
-use crate::engine::errno_name;
+use crate::engine::cache::config::CacheConfig;
 use crate::metrics::cpu::CpuUsage;
+use crate::metrics::errno::errno_name;
 use crate::metrics::{IntervalSlice, LatencyHistogram, Recorder};
 
 pub fn latency_stats(h: &LatencyHistogram) -> LatencyStats {
@@ -93,6 +94,15 @@ fn cache_summary(c: &crate::metrics::recorder::CacheCounters) -> super::model::C
         miss_latency_us: latency_stats(&c.miss),
         ..Default::default()
     }
+}
+
+/// The setting part of a point's cache summary.
+pub fn describe_cache(cfg: &CacheConfig, region_bytes: u64, summary: &mut super::model::CacheSummary) {
+    let frames = crate::engine::cache::config::frames_for(cfg, region_bytes);
+    summary.mode = cfg.mode.to_string();
+    summary.block_bytes = cfg.block_bytes;
+    summary.size_bytes = frames as u64 * cfg.block_bytes as u64;
+    summary.size_pct = if region_bytes > 0 { summary.size_bytes as f64 * 100.0 / region_bytes as f64 } else { 0.0 };
 }
 
 /// One second's figures; `duration_s` is the measured interval (the last second may be partial).

@@ -213,7 +213,11 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 }
             }
             if let (Some(opts), None) = (&ctx.verify, &verify) {
-                match crate::verify::VerifyShared::new(opts, &p.spec, &targets) {
+                match crate::verify::VerifyShared::new(
+                    opts,
+                    &p.spec,
+                    &targets.iter().map(|t| (t.facts.uri.clone(), t.region)).collect::<Vec<_>>(),
+                ) {
                     Ok(v) => verify = Some(std::sync::Arc::new(v)),
                     Err(e) => {
                         target::discard_created(targets);
@@ -250,7 +254,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 outcome.point.summary.line_rate = Some(link.figure(&outcome.point.summary));
             }
             if let (Some(cfg), Some(c)) = (&ctx.cache, outcome.point.summary.cache.as_mut()) {
-                crate::engine::cache::config::describe(cfg, region_bytes, c);
+                crate::results::summarize::describe_cache(cfg, region_bytes, c);
             }
             let done = outcome.status == Status::Completed;
             outcomes.push(outcome);
@@ -270,7 +274,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             outcomes.pop().expect("at least one run").point
         };
         if !plan.criteria.is_empty() && status == Status::Completed {
-            point.verdict = Some(crate::workload::pass::judge(&plan.criteria, &point.summary, &point.groups));
+            point.verdict = Some(crate::results::pass::judge(&plan.criteria, &point.summary, &point.groups));
         }
         result.points.push(point);
         if status != Status::Completed {

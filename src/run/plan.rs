@@ -8,10 +8,10 @@ use std::fmt::Write;
 use thiserror::Error;
 
 use crate::engine::uring;
+use crate::results::pass::{self, Criterion, PassError};
 use crate::results::repeats::Pick;
 use crate::target::{self, TargetUri, UriError};
 use crate::units::Bytes;
-use crate::workload::pass::{self, Criterion, PassError};
 use crate::workload::profile::Profile;
 use crate::workload::sweep::{self, Sweep, SweepError};
 use crate::workload::{EngineChoice, RunLength, SpecError, WorkloadSpec};

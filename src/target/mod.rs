@@ -14,13 +14,15 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::engine::mem::MemLun;
-use crate::engine::nbd::pool::FillError;
+use crate::transport::nbd::pool::FillError;
 use crate::workload::rng::Rng;
 use crate::workload::{Region, WorkloadSpec};
+use mem_lun::MemLun;
 
+pub mod cache_store;
 pub mod created;
-pub mod credentials;
+pub use crate::transport::credentials;
+pub mod mem_lun;
 pub mod region;
 pub mod safety;
 pub mod uri;
@@ -79,9 +81,9 @@ pub struct OpenTarget {
     /// Created by lunmark for this run (removed afterwards when it was a scratch file).
     pub created: Option<PathBuf>,
     /// The host-side cache tier in front of it (--cache), shared by all workers.
-    pub cache: Option<(Arc<crate::engine::cache::TargetCache>, crate::engine::cache::CacheMode)>,
+    pub cache: Option<(Arc<cache_store::TargetCache>, cache_store::CacheMode)>,
     /// An NBD export's connections, opened before the point for its engines.
-    pub nbd: Option<Arc<crate::engine::nbd::pool::ConnectionPool>>,
+    pub nbd: Option<Arc<crate::transport::nbd::pool::ConnectionPool>>,
 }
 
 impl OpenTarget {
@@ -277,7 +279,7 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, run: &mut RunTargets) -
             TargetUri::Iscsi(u) => {
                 // Log in once now, for the same reason, and to learn the LUN's
                 // size and block size (every I/O must be a whole number of blocks).
-                let session = crate::engine::iscsi::Session::open(&u).map_err(|message| TargetError::Remote { message })?;
+                let session = crate::transport::iscsi::Session::open(&u).map_err(|message| TargetError::Remote { message })?;
                 check_alignment(spec, uri, session.block_size as u64)?;
                 let model = Some(format!("iSCSI LUN, {}-byte blocks", session.block_size));
                 finish(uri, TargetKind::Iscsi, session.size, spec, Handle::Remote(u), None, model, None)?
@@ -294,8 +296,8 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, run: &mut RunTargets) -
     Ok(opened)
 }
 
-/// The NBD connections of a run, one pool per export (see `engine::nbd::pool`).
-pub type NbdPools = crate::engine::nbd::pool::Pools;
+/// The NBD connections of a run, one pool per export (see `transport::nbd::pool`).
+pub type NbdPools = crate::transport::nbd::pool::Pools;
 
 /// What a run keeps open from one point to the next: its NBD connections and
 /// its RAM LUNs. A `mem:` LUN must keep its data for the whole run, as a file

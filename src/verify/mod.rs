@@ -48,19 +48,20 @@ pub struct VerifyOptions {
 }
 
 impl VerifyShared {
-    /// Sets up verification for a run's targets (as opened for its first point).
+    /// Sets up verification for a run's targets (as opened for its first point):
+    /// each one's URI and region.
     pub fn new(
         opts: &VerifyOptions,
         spec: &crate::workload::WorkloadSpec,
-        targets: &[crate::target::OpenTarget],
+        targets: &[(String, crate::workload::Region)],
     ) -> anyhow::Result<VerifyShared> {
         let block = block_size(spec).map_err(anyhow::Error::msg)?;
         let stamp = {
-            let id = crate::results::host::new_id();
+            let id = crate::workload::rng::new_id();
             u32::from_str_radix(&id[..8], 16).unwrap_or(0x5eed) | 1
         };
-        let uris: Vec<String> = targets.iter().map(|t| t.facts.uri.clone()).collect();
-        let tables = targets.iter().map(|t| table::BlockTable::new(t.region.start, t.region.len, block)).collect();
+        let uris: Vec<String> = targets.iter().map(|(uri, _)| uri.clone()).collect();
+        let tables = targets.iter().map(|(_, r)| table::BlockTable::new(r.start, r.len, block)).collect();
         let journal = match &opts.journal {
             Some(path) => {
                 let header = journal::JournalHeader {
@@ -70,7 +71,7 @@ impl VerifyShared {
                     block,
                     targets: targets
                         .iter()
-                        .map(|t| journal::JournalTarget { uri: t.facts.uri.clone(), start: t.region.start, len: t.region.len })
+                        .map(|(uri, r)| journal::JournalTarget { uri: uri.clone(), start: r.start, len: r.len })
                         .collect(),
                     cwd: std::env::current_dir().ok().map(|d| d.display().to_string()),
                 };

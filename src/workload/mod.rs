@@ -5,7 +5,6 @@ pub mod dist;
 pub mod fio_job;
 pub mod fio_map;
 pub mod generator;
-pub mod pass;
 pub mod profile;
 pub mod rng;
 pub mod spec;

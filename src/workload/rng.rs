@@ -2,6 +2,16 @@
 //! here rather than taken from a crate so that a given seed yields the same I/O
 //! stream in every lunmark version: golden tests and journals depend on it.
 
+/// A short random id (12 hex digits), like a git short hash.
+pub fn new_id() -> String {
+    let mut bytes = [0u8; 6];
+    if std::fs::File::open("/dev/urandom").and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes)).is_err() {
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos() as u64;
+        bytes.copy_from_slice(&(t ^ std::process::id() as u64).to_le_bytes()[..6]);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 #[derive(Clone, Debug)]
 pub struct Rng {
     s: [u64; 4],

@@ -7,6 +7,7 @@ mod common;
 mod core;
 mod distributions;
 mod edges;
+mod engines;
 mod fio;
 mod kept;
 mod line_rate;

@@ -135,15 +135,6 @@ pub fn attach(cfg: &CacheConfig, targets: &mut [OpenTarget]) -> Result<()> {
     Ok(())
 }
 
-/// The setting part of a point's cache summary.
-pub fn describe(cfg: &CacheConfig, region_bytes: u64, summary: &mut crate::results::model::CacheSummary) {
-    let frames = frames_for(cfg, region_bytes);
-    summary.mode = cfg.mode.to_string();
-    summary.block_bytes = cfg.block_bytes;
-    summary.size_bytes = frames as u64 * cfg.block_bytes as u64;
-    summary.size_pct = if region_bytes > 0 { summary.size_bytes as f64 * 100.0 / region_bytes as f64 } else { 0.0 };
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,40 +17,16 @@
 //! measured apart.
 
 pub mod config;
-pub mod store;
+pub use crate::target::cache_store as store;
 
 use std::collections::VecDeque;
 use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use super::{BufferPool, Completion, Engine, IoRequest};
 use crate::workload::Op;
-pub use store::TargetCache;
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum CacheMode {
-    /// Reads and writes go into the cache; writes also reach the target before they complete (the paper's "read-write-through").
-    #[default]
-    Writethrough,
-    /// Writes complete in the cache and reach the target when pushed out or at the end of the run.
-    Writeback,
-    /// Only reads fill the cache; writes go to the target and drop the blocks they cover.
-    Readonly,
-}
-
-impl std::fmt::Display for CacheMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            CacheMode::Writethrough => "writethrough",
-            CacheMode::Writeback => "writeback",
-            CacheMode::Readonly => "readonly",
-        })
-    }
-}
+pub use store::{CacheMode, TargetCache};
 
 /// What a slot's I/O in the inner engine is for.
 #[derive(Clone, Copy)]

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::{command, ipmi, log, unix_now, Source, Trace};
+use super::{command, log, unix_now, Source, Trace};
 
 pub struct Sampler {
     stop: Arc<AtomicBool>,
@@ -164,6 +164,3 @@ fn sample(source: &Source, stop: &AtomicBool, abort: &AtomicBool, t0: f64, first
         Source::Log(_) => Err("a log is read at the end, not sampled".to_string().into()),
     }
 }
-
-/// Keeps the ipmi module's parser reachable for tests of recorded outputs.
-pub use ipmi::parse_reading;

@@ -11,6 +11,31 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Mutex;
 
+use serde::{Deserialize, Serialize};
+
+/// How writes treat the cache (`--cache-mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheMode {
+    /// Reads and writes go into the cache; writes also reach the target before they complete (the paper's "read-write-through").
+    #[default]
+    Writethrough,
+    /// Writes complete in the cache and reach the target when pushed out or at the end of the run.
+    Writeback,
+    /// Only reads fill the cache; writes go to the target and drop the blocks they cover.
+    Readonly,
+}
+
+impl std::fmt::Display for CacheMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            CacheMode::Writethrough => "writethrough",
+            CacheMode::Writeback => "writeback",
+            CacheMode::Readonly => "readonly",
+        })
+    }
+}
+
 /// No frame (end of the LRU list).
 const NONE: u32 = u32::MAX;
 

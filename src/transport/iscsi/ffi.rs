@@ -109,7 +109,7 @@ extern "C" {
 }
 
 /// Copies a NUL-terminated C string (null: empty).
-pub(super) fn c_text(p: *const c_char) -> String {
+pub(crate) fn c_text(p: *const c_char) -> String {
     if p.is_null() {
         return String::new();
     }
@@ -119,7 +119,7 @@ pub(super) fn c_text(p: *const c_char) -> String {
 }
 
 /// The context's last error message.
-pub(super) fn last_error(iscsi: *mut IscsiContext) -> String {
+pub(crate) fn last_error(iscsi: *mut IscsiContext) -> String {
     // SAFETY: iscsi is a live context; the returned string is owned by it and
     // copied at once.
     let text = c_text(unsafe { iscsi_get_error(iscsi) });

@@ -4,10 +4,10 @@
 //! rates `iops`, `read_iops`, `write_iops`, `mbps` and `cpu` (utilization %) and
 //! `errors` take plain numbers. OP is <, <=, > or >=.
 
-use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::results::model::{GroupSummary, LatencyByOp, LatencyStats, Summary};
+pub use super::model::{Check, Verdict};
+use super::model::{GroupSummary, LatencyByOp, LatencyStats, Summary};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Criterion {
@@ -55,26 +55,6 @@ pub enum Op {
     Le,
     Gt,
     Ge,
-}
-
-/// The verdict on one point.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
-    pub passed: bool,
-    pub checks: Vec<Check>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Check {
-    pub criterion: String,
-    /// Measured value, in `unit`; null when there is nothing to measure (no I/O
-    /// of that kind completed, no such group).
-    pub value: Option<f64>,
-    pub unit: String,
-    pub passed: bool,
-    /// Why the check failed when the value alone does not say it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
 }
 
 #[derive(Debug, Error, PartialEq)]
