@@ -506,8 +506,12 @@ pub fn execute_with(
 ) -> Result<i32> {
     let root = cluster.get().is_root();
     let mut scratch = Scratch(None);
-    let mut targets =
-        args.targets.iter().map(|t| crate::mpi::placeholders::expand(t, place)).collect::<Result<Vec<_>, _>>().map_err(anyhow::Error::msg)?;
+    let mut targets = args
+        .targets
+        .iter()
+        .map(|t| crate::mpi::placeholders::expand(t, place))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(anyhow::Error::msg)?;
     let mut args = args;
     let (profile, profile_name, told) = args.base_profile()?;
     for t in told.iter().filter(|_| root) {

@@ -40,9 +40,8 @@ mod tests {
 
     #[test]
     fn open_mpi_pmi_and_pmix_are_recognised_and_plain_slurm_is_not() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
-        };
+        let env =
+            |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string());
         assert_eq!(detect_in(env(&[("OMPI_COMM_WORLD_SIZE", "3")])).unwrap().variable, "OMPI_COMM_WORLD_SIZE");
         assert_eq!(detect_in(env(&[("PMI_RANK", "1")])).unwrap().variable, "PMI_RANK");
         assert_eq!(detect_in(env(&[("PMIX_RANK", "0")])).unwrap().variable, "PMIX_RANK");

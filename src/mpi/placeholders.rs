@@ -32,7 +32,9 @@ pub fn expand(uri: &str, place: &Place) -> Result<String, String> {
             "local_rank" => out.push_str(&place.local_rank.to_string()),
             "host" => out.push_str(&place.host),
             other => {
-                return Err(format!("target {uri}: unknown placeholder {{{other}}}; placeholders are {{rank}}, {{host}} and {{local_rank}}"))
+                return Err(format!(
+                    "target {uri}: unknown placeholder {{{other}}}; placeholders are {{rank}}, {{host}} and {{local_rank}}"
+                ))
             }
         }
         rest = &after[close + 1..];

@@ -171,7 +171,10 @@ fn machine_usage(reports: &[RankReport], machines: &[MachineFigures]) -> CpuUsag
     CpuUsage {
         utilization_pct: machines.iter().map(|m| m.cpu_utilization_pct).sum::<f64>() / n,
         per_core_pct: machines.iter().flat_map(|m| lowest(m).usage.per_core_pct.clone()).collect(),
-        process_pct: machines.iter().map(|m| reports.iter().filter(|r| m.ranks.contains(&r.rank)).map(|r| r.usage.process_pct).sum::<f64>()).sum::<f64>()
+        process_pct: machines
+            .iter()
+            .map(|m| reports.iter().filter(|r| m.ranks.contains(&r.rank)).map(|r| r.usage.process_pct).sum::<f64>())
+            .sum::<f64>()
             / n,
         busy_cpu_s: machines.iter().map(|m| m.busy_cpu_s).sum(),
         process_cpu_s: reports.iter().map(|r| r.usage.process_cpu_s).sum(),
@@ -185,12 +188,18 @@ fn machine_usage(reports: &[RankReport], machines: &[MachineFigures]) -> CpuUsag
 fn power(reports: &[RankReport], machines: &[MachineFigures], iops: f64, mbps: f64) -> Option<PowerStats> {
     let first = reports.first()?.power.clone()?;
     if machines.len() == 1 {
-        return Some(PowerStats { iops_per_watt: first.avg_watts.map(|w| iops / w), mbps_per_watt: first.avg_watts.map(|w| mbps / w), ..first });
+        return Some(PowerStats {
+            iops_per_watt: first.avg_watts.map(|w| iops / w),
+            mbps_per_watt: first.avg_watts.map(|w| mbps / w),
+            ..first
+        });
     }
     let lowest: Vec<&PowerStats> =
         machines.iter().filter_map(|m| reports.iter().find(|r| r.rank == m.ranks[0]).and_then(|r| r.power.as_ref())).collect();
     if lowest.len() < machines.len() || lowest.iter().any(|p| p.avg_watts.is_none()) {
-        return Some(PowerStats::unavailable("power was not measured on every machine of the job, so no sum is given (machines[].avg_watts holds those measured)"));
+        return Some(PowerStats::unavailable(
+            "power was not measured on every machine of the job, so no sum is given (machines[].avg_watts holds those measured)",
+        ));
     }
     let avg: f64 = lowest.iter().filter_map(|p| p.avg_watts).sum();
     let idle = lowest.iter().map(|p| p.idle_watts).sum::<Option<f64>>();
@@ -234,7 +243,8 @@ mod tests {
         let a: Vec<u64> = (1..=1000).map(|i| i * 1000).collect();
         let b: Vec<u64> = (1..=500).map(|i| i * 7000).collect();
         let c: Vec<u64> = vec![50_000; 300];
-        let reports = vec![report(0, "h1", "boot-x", &a, 100.0), report(1, "h1", "boot-x", &b, 100.004), report(2, "h2", "boot-x", &c, 100.010)];
+        let reports =
+            vec![report(0, "h1", "boot-x", &a, 100.0), report(1, "h1", "boot-x", &b, 100.004), report(2, "h2", "boot-x", &c, 100.010)];
         let mut out = PointOutcome {
             point: crate::results::model::Point {
                 params: Default::default(),
@@ -257,7 +267,11 @@ mod tests {
         let mut all: Vec<u64> = a.iter().chain(&b).chain(&c).copied().collect();
         all.sort_unstable();
         let exact = all[(0.99 * all.len() as f64).ceil() as usize - 1] as f64 / 1e3;
-        assert!((s.latency_us.all.p99 - exact).abs() / exact <= crate::metrics::histogram::RELATIVE_ERROR, "{} vs {exact}", s.latency_us.all.p99);
+        assert!(
+            (s.latency_us.all.p99 - exact).abs() / exact <= crate::metrics::histogram::RELATIVE_ERROR,
+            "{} vs {exact}",
+            s.latency_us.all.p99
+        );
         let spread = out.point.mpi.as_ref().unwrap();
         assert!((spread.span_s - 2.010).abs() < 1e-9 && (spread.start_skew_ms - 10.0).abs() < 1e-6);
         assert!((s.iops - 1800.0 / 2.010).abs() < 1e-6);

@@ -225,7 +225,8 @@ fn dump_for_tests(index: usize, report: &RankReport) {
     let Ok(measured) = report.measured() else { return };
     let (bytes, _) = measured.total.all().to_v2();
     let path = std::path::Path::new(&dir).join(format!("point{}-rank{}.hdr", index + 1, report.rank));
-    let written = crate::output_path::check("LUNMARK_MPI_DUMP_DIR", &path, crate::output_path::Mode::Replace).and_then(|f| f.replace_with(&bytes));
+    let written =
+        crate::output_path::check("LUNMARK_MPI_DUMP_DIR", &path, crate::output_path::Mode::Replace).and_then(|f| f.replace_with(&bytes));
     if let Err(e) = written {
         eprintln!("warning: LUNMARK_MPI_DUMP_DIR: {e}");
     }

@@ -146,7 +146,8 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
     }
     ready?;
     let mut live = live::Live::new(ctx.quiet);
-    for w in &plan.warnings {
+    // Under MPI every rank planned the same run: rank 0 alone says what is worth a warning.
+    for w in plan.warnings.iter().filter(|_| cluster.is_root()) {
         live.note(&format!("warning: {w}"));
     }
     let meter = power_meter::PowerMeter::new(&ctx.power, &interrupt, &live);

@@ -77,7 +77,24 @@ fn three_ranks_sum_their_counts_and_merge_latencies_exactly() {
         let dump_env = format!("LUNMARK_MPI_DUMP_DIR={}", dump.display());
         let Some(mut c) = mpirun() else { return };
         let out = c
-            .args(["-x", &dump_env, "-np", "3", lunmark_bin(), "run", "-t", &target, "--size", "16m", "--bs", "4k", "--read", "70", "--qd", "4"])
+            .args([
+                "-x",
+                &dump_env,
+                "-np",
+                "3",
+                lunmark_bin(),
+                "run",
+                "-t",
+                &target,
+                "--size",
+                "16m",
+                "--bs",
+                "4k",
+                "--read",
+                "70",
+                "--qd",
+                "4",
+            ])
             .args(["--time", "1s", "--ramp", "0s", "-q", "--store"])
             .arg(&store)
             .arg("--json")
@@ -173,7 +190,24 @@ fn a_target_vanishing_mid_run_fails_the_point_naming_the_rank() {
     let target = format!("nbd+unix:///?socket={}/s{{rank}}.sock", dir.path().display());
     let json = dir.path().join("r.json");
     let child = c
-        .args(["-np", "3", lunmark_bin(), "run", "-t", &target, "--bs", "4k", "--qd", "4", "--time", "6s", "--ramp", "0s", "--no-store", "-q"])
+        .args([
+            "-np",
+            "3",
+            lunmark_bin(),
+            "run",
+            "-t",
+            &target,
+            "--bs",
+            "4k",
+            "--qd",
+            "4",
+            "--time",
+            "6s",
+            "--ramp",
+            "0s",
+            "--no-store",
+            "-q",
+        ])
         .arg("--json")
         .arg(&json)
         .stdout(std::process::Stdio::piped())

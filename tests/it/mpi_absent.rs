@@ -8,12 +8,8 @@ use crate::common::{lunmark, shm_dir, stderr};
 fn a_binary_without_mpi_refuses_to_run_under_a_launcher() {
     let dir = shm_dir();
     for var in ["OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMIX_RANK"] {
-        let out = lunmark()
-            .current_dir(dir.path())
-            .env(var, "0")
-            .args(["run", "-t", "mem:1m", "--time", "1s", "--no-store"])
-            .output()
-            .unwrap();
+        let out =
+            lunmark().current_dir(dir.path()).env(var, "0").args(["run", "-t", "mem:1m", "--time", "1s", "--no-store"]).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{var}");
         let err = stderr(&out);
         assert!(err.contains(var) && err.contains("cargo build --release --features mpi"), "{var}: {err}");
