@@ -166,6 +166,7 @@ fn bad_settings_are_refused_before_the_run_with_what_is_allowed() {
     for (args, says) in [
         (vec!["--dist", "zipf:0"], "--dist"),
         (vec!["--dist", "lognormal:2"], "uniform, zipf:THETA"),
+        (vec!["--dist", "zipf:0.9", "--bs", "4k", "--random", "0"], "no access line of this workload is random"),
         (vec!["--arrivals", "poisson"], "add --rate"),
         (vec!["--arrivals", "bursty", "--rate", "10"], "fixed"),
         (vec!["--thinktime-blocks", "4"], "--thinktime"),
