@@ -137,6 +137,15 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
                 );
             }
             let sizes = parse_cache_sizes(&a.cache_sizes)?;
+            let delay = |flag: &str, own: &Option<String>, default: &str| {
+                crate::lab::cache::delay_ms(own.as_deref().or(a.delay.as_deref()).unwrap_or(default))
+                    .map_err(|e| anyhow::anyhow!("{flag}: {e}"))
+            };
+            let read_delay_ms = delay("--read-delay", &a.read_delay, crate::lab::cache::DEFAULT_READ_DELAY)?;
+            let write_delay_ms = delay("--write-delay", &a.write_delay, crate::lab::cache::DEFAULT_WRITE_DELAY)?;
+            if let Some(d) = &a.run.dist {
+                d.parse::<crate::workload::dist::Distribution>().map_err(|e| anyhow::anyhow!("--dist: {e}"))?;
+            }
             let store = super::run::ResultStore::choose(&a.run, store_flag)?;
             store.open()?;
             crate::lab::servers::require("nbdkit", "nbdkit")?;
@@ -145,12 +154,6 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             a.run.profile = Some(a.profile_name.clone().unwrap_or_else(|| "jetstress".into()));
             // A skewed stream unless --dist says otherwise (README: why zipf 0.9).
             a.run.dist = Some(a.run.dist.clone().unwrap_or_else(|| crate::lab::cache::DEFAULT_DIST.into()));
-            let delay = |flag: &str, own: &Option<String>, default: &str| {
-                crate::lab::cache::delay_ms(own.as_deref().or(a.delay.as_deref()).unwrap_or(default))
-                    .map_err(|e| anyhow::anyhow!("{flag}: {e}"))
-            };
-            let read_delay_ms = delay("--read-delay", &a.read_delay, crate::lab::cache::DEFAULT_READ_DELAY)?;
-            let write_delay_ms = delay("--write-delay", &a.write_delay, crate::lab::cache::DEFAULT_WRITE_DELAY)?;
             let opts = crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), read_delay_ms, write_delay_ms, sizes };
             let points = crate::lab::cache::run(&a.run, &opts, &store)?;
             let rows = crate::lab::cache::rows(&points, &a.run);

@@ -89,14 +89,38 @@ pub fn line(spec: &WorkloadSpec) -> String {
     let targets = spec.targets.len();
     let several = |n: usize, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
     format!(
-        "bs {}, {}% read, {}% random, QD {}, {}, {}",
+        "bs {}, {}% read, {}% random, QD {}, {}, {}{}",
         bs(spec),
         read_pct(spec),
         random_pct(spec),
         qd(spec),
         several(workers as usize, "worker"),
-        several(targets, "target")
+        several(targets, "target"),
+        timing_and_skew(spec)
     )
+}
+
+/// What makes a workload skewed or bursty, said after the rest ("" for none):
+/// ", offsets zipf:0.9, think time 2ms/4 I/Os, Poisson arrivals".
+fn timing_and_skew(spec: &WorkloadSpec) -> String {
+    let lines = || spec.groups.iter().flat_map(|g| g.access.iter());
+    let mut dists: Vec<String> = lines().filter_map(|l| l.dist.as_ref()).filter(|d| !d.is_uniform()).map(|d| d.to_string()).collect();
+    dists.dedup();
+    let mut parts = Vec::new();
+    if !dists.is_empty() {
+        parts.push(format!("offsets {}", dists.join(" / ")));
+    }
+    if let Some(g) = spec.groups.iter().find(|g| g.thinktime.is_some()) {
+        let t = g.thinktime.unwrap_or_default();
+        parts.push(format!("think time {}/{} I/Os", crate::units::format_duration(t), g.thinktime_blocks.unwrap_or(1)));
+    }
+    if lines().any(|l| l.delay.is_some()) {
+        parts.push("IOmeter delay/burst".into());
+    }
+    if spec.groups.iter().any(|g| !g.arrivals.is_fixed() && g.rate.is_some()) {
+        parts.push("Poisson arrivals".into());
+    }
+    parts.iter().map(|p| format!(", {p}")).collect()
 }
 
 #[cfg(test)]
@@ -118,6 +142,16 @@ mod tests {
             connections: 1,
             groups: p.phases[0].groups.clone(),
         }
+    }
+
+    #[test]
+    fn skew_think_time_and_poisson_arrivals_are_said() {
+        let mut spec = spec_of("quick");
+        assert!(!line(&spec).contains("offsets"));
+        spec.groups[0].access[0].dist = Some("zipf:0.9".parse().unwrap());
+        spec.groups[0].thinktime = Some(std::time::Duration::from_millis(2));
+        spec.groups[0].thinktime_blocks = Some(4);
+        assert!(line(&spec).ends_with(", offsets zipf:0.9, think time 2ms/4 I/Os"), "{}", line(&spec));
     }
 
     #[test]

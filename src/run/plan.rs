@@ -52,6 +52,10 @@ pub enum PlanError {
     Pass(#[from] PassError),
     #[error("--repeat must be at least 1")]
     ZeroRepeat,
+    #[error(
+        "--dist {dist} shapes where random I/Os land, but no access line of this workload is random: add --random PCT, or drop --dist"
+    )]
+    DistWithoutRandom { dist: String },
     #[error("poisson arrivals need a rate: add --rate IOPS (or rate = ... in the profile), or use --arrivals fixed")]
     PoissonWithoutRate,
     #[error("--engine io_uring was asked for, but this kernel refuses io_uring (check /proc/sys/kernel/io_uring_disabled): use --engine psync or auto")]
@@ -280,6 +284,12 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             }
             let label = params.iter().map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"'))).collect::<Vec<_>>().join(" ");
             points.push(PlannedPoint { params, label, spec });
+        }
+    }
+    if let Some(d) = o.dist.as_ref().filter(|d| !d.is_uniform()) {
+        let random = points.iter().flat_map(|p| p.spec.groups.iter().flat_map(|g| g.access.iter())).any(|l| l.random > 0.0);
+        if !random {
+            return Err(PlanError::DistWithoutRandom { dist: d.to_string() });
         }
     }
     Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name })

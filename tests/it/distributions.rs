@@ -166,6 +166,7 @@ fn bad_settings_are_refused_before_the_run_with_what_is_allowed() {
     for (args, says) in [
         (vec!["--dist", "zipf:0"], "--dist"),
         (vec!["--dist", "lognormal:2"], "uniform, zipf:THETA"),
+        (vec!["--dist", "zipf:0.9", "--bs", "4k", "--random", "0"], "no access line of this workload is random"),
         (vec!["--arrivals", "poisson"], "add --rate"),
         (vec!["--arrivals", "bursty", "--rate", "10"], "fixed"),
         (vec!["--thinktime-blocks", "4"], "--thinktime"),
@@ -178,4 +179,37 @@ fn bad_settings_are_refused_before_the_run_with_what_is_allowed() {
         assert!(matches!(out.status.code(), Some(1) | Some(2)), "{args:?}");
         assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
     }
+}
+
+/// `lab cache` with its default skew: a quarter of the LUN cached hits far more
+/// than a quarter of the reads, the exact LRU prediction stands beside it, and
+/// the backend delays for reads and writes are the ones asked for.
+#[test]
+fn the_cache_lab_defaults_to_a_skewed_stream_and_takes_read_and_write_delays() {
+    let dir = shm_dir();
+    let store = dir.path().join("s.db");
+    let labs = shm_dir();
+    let out = lunmark()
+        .env("LUNMARK_LAB_DIR", labs.path())
+        .args(["--store", store.to_str().unwrap(), "lab", "cache", "--lun-size", "16m", "--read-delay", "2ms", "--write-delay", "0ms"])
+        .args(["--cache-sizes", "25", "--time", "1s", "--ramp", "1s", "-q", "--read", "100"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    assert!(text.contains("+ 2ms per read, + 0ms per write; random offsets zipf:0.9"), "{text}");
+    let row: Vec<&str> = text
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some("25"))
+        .unwrap_or_else(|| panic!("no row: {text}"))
+        .split_whitespace()
+        .filter(|t| *t != "│")
+        .collect();
+    let pct = |i: usize| row[i].trim_end_matches('%').parse::<f64>().unwrap();
+    assert!(pct(6) > 50.0, "zipf 0.9: a 25% cache hits {}% of the reads", pct(6));
+    assert!((pct(6) - pct(7)).abs() < 3.0, "prediction beside measurement: {row:?}");
+    assert_lab_left_nothing(labs.path());
+    let out = run(&["--store", store.to_str().unwrap(), "lab", "cache", "--write-delay", "500us", "--time", "1s"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--write-delay: '500us'") && stderr(&out).contains("whole milliseconds"), "{}", stderr(&out));
 }
