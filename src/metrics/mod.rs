@@ -4,6 +4,7 @@
 pub mod cpu;
 pub mod histogram;
 pub mod others;
+pub mod per_worker;
 pub mod power;
 pub mod recorder;
 

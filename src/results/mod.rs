@@ -5,6 +5,7 @@ pub mod filter;
 pub mod host;
 pub mod line_rate;
 pub mod model;
+pub mod per_worker;
 pub mod repeats;
 pub mod store;
 pub mod summarize;

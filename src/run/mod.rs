@@ -6,6 +6,7 @@ pub mod control;
 pub mod live;
 pub mod paced_outcome;
 pub mod pacing;
+pub mod pinning;
 pub mod plan;
 pub mod point;
 pub mod power_meter;
@@ -46,6 +47,8 @@ pub struct RunContext {
     pub continue_on_error: bool,
     /// With --link: the link (or links per target) whose share each point reports.
     pub link: Option<crate::results::line_rate::LinkSetting>,
+    /// With --cpus: the CPUs the workers are pinned to, and how they share them.
+    pub pinning: Option<crate::workload::cpus::Pinning>,
 }
 
 impl RunContext {
@@ -126,6 +129,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         workload: crate::workload::WorkloadSpec { targets: every_target(plan), ..first.clone() },
         targets: Vec::new(),
         engine: plan::engine_name(first),
+        cpus: ctx.pinning.clone(),
         points: Vec::new(),
     };
     let links = match &ctx.link {
@@ -213,7 +217,13 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 position,
                 &mut live,
                 &interrupt,
-                &point::PointShared { verify: verify.clone(), trace: trace.clone(), continue_on_error: ctx.continue_on_error },
+                &point::PointShared {
+                    verify: verify.clone(),
+                    trace: trace.clone(),
+                    continue_on_error: ctx.continue_on_error,
+                    pinning: ctx.pinning.clone(),
+                    asked_qd: p.asked_qd.clone(),
+                },
             );
             meter.finish(sampling, &mut outcome);
             if let Some(cfg) = &ctx.cache {

@@ -1,6 +1,7 @@
 //! Workloads: the access specification (IOmeter semantics), its validation, and
 //! the seeded generator that turns it into a stream of offsets and sizes.
 
+pub mod cpus;
 pub mod fio_job;
 pub mod fio_map;
 pub mod generator;
