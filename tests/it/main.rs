@@ -11,6 +11,7 @@ mod kept;
 mod line_rate;
 mod network;
 mod one_client_servers;
+mod per_worker;
 mod output_guard;
 mod power;
 mod report_page;
