@@ -688,7 +688,9 @@ pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, st
 pub enum Print {
     Nothing,
     /// The summary; with `detail` (--detail) each worker's and target's figures too.
-    Summary { detail: bool },
+    Summary {
+        detail: bool,
+    },
 }
 
 /// `measure_and_keep` with the JSON in the shape asked for (--output-format).

@@ -205,14 +205,18 @@ mod tests {
             CpuSnapshot { all, cores, core_ids: core_ids(text), process_s: 0.0, others: Default::default(), at: Instant::now() }
         };
         // CPU 1 is offline: CPU 2 is the second per-CPU line.
-        let a = snap("cpu  0 0 0 0 0 0 0 0
+        let a = snap(
+            "cpu  0 0 0 0 0 0 0 0
 cpu0 0 0 0 0 0 0 0 0
 cpu2 0 0 0 0 0 0 0 0
-");
-        let b = snap("cpu  150 0 0 250 0 0 0 0
+",
+        );
+        let b = snap(
+            "cpu  150 0 0 250 0 0 0 0
 cpu0 50 0 0 150 0 0 0 0
 cpu2 100 0 0 100 0 0 0 0
-");
+",
+        );
         let u = usage_of(&a, &b, &[2]);
         assert_eq!(u.per_cpu_pct, vec![50.0]);
         assert_eq!(u.utilization_pct, 50.0);

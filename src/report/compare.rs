@@ -125,7 +125,13 @@ fn target_rows(base: &Point, others: &[&Point]) -> Vec<MetricRow> {
                     }
                 })
                 .collect();
-            rows.push(MetricRow { metric: format!("target {} ({}) {what}", bt.target, bt.uri), unit: unit.to_string(), better: *better, baseline: b, versus });
+            rows.push(MetricRow {
+                metric: format!("target {} ({}) {what}", bt.target, bt.uri),
+                unit: unit.to_string(),
+                better: *better,
+                baseline: b,
+                versus,
+            });
         }
     }
     rows

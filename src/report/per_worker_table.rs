@@ -49,7 +49,9 @@ pub fn render(p: &Point) -> String {
         ]);
     }
     let mut targets = Table::new();
-    targets.load_preset(UTF8_BORDERS_ONLY).set_header(vec!["target", "uri", "workers", "IOPS", "MB/s", "I/Os", "mean us", "p99 us", "errors"]);
+    targets
+        .load_preset(UTF8_BORDERS_ONLY)
+        .set_header(vec!["target", "uri", "workers", "IOPS", "MB/s", "I/Os", "mean us", "p99 us", "errors"]);
     for t in &p.targets {
         targets.add_row(vec![
             right(t.target.to_string()),
@@ -73,10 +75,20 @@ mod tests {
 
     #[test]
     fn each_worker_and_target_gets_a_row() {
-        let mut p: Point = serde_json::from_value(serde_json::json!({"params": {}, "summary": serde_json::to_value(crate::results::Summary::default()).unwrap()})).unwrap();
+        let mut p: Point = serde_json::from_value(
+            serde_json::json!({"params": {}, "summary": serde_json::to_value(crate::results::Summary::default()).unwrap()}),
+        )
+        .unwrap();
         assert!(render(&p).contains("not in this result"));
         p.workers = vec![
-            WorkerFigures { worker: 0, group: "db".into(), targets: vec![0, 1], qd_requested: 64, qd_achieved: Some(63.5), ..Default::default() },
+            WorkerFigures {
+                worker: 0,
+                group: "db".into(),
+                targets: vec![0, 1],
+                qd_requested: 64,
+                qd_achieved: Some(63.5),
+                ..Default::default()
+            },
             WorkerFigures { worker: 1, group: "log".into(), targets: vec![1], cpus: vec![1], qd_requested: 32, ..Default::default() },
         ];
         p.targets = vec![TargetFigures { target: 1, uri: "mem:port-b".into(), workers: 2, ios: 77, ..Default::default() }];

@@ -241,9 +241,16 @@ mod tests {
         use crate::results::per_worker::{TargetFigures, WorkerFigures};
         let mut a = fixture("result-a.json");
         assert!(targets(&[&a]).is_none() && workers(&[&a]).is_none());
-        a.points[0].targets = vec![TargetFigures { target: 1, uri: "nbd://port-b/l0".into(), workers: 2, iops: 12345.0, ..Default::default() }];
-        a.points[0].workers =
-            vec![WorkerFigures { worker: 0, group: "main".into(), targets: vec![1], qd_requested: 32, qd_achieved: Some(1.0), ..Default::default() }];
+        a.points[0].targets =
+            vec![TargetFigures { target: 1, uri: "nbd://port-b/l0".into(), workers: 2, iops: 12345.0, ..Default::default() }];
+        a.points[0].workers = vec![WorkerFigures {
+            worker: 0,
+            group: "main".into(),
+            targets: vec![1],
+            qd_requested: 32,
+            qd_achieved: Some(1.0),
+            ..Default::default()
+        }];
         let t = targets(&[&a]).unwrap();
         assert_eq!((t.rows.len(), t.rows[0][2].as_str(), t.rows[0][4].as_str()), (1, "1 nbd://port-b/l0", "12,345"));
         let w = workers(&[&a]).unwrap();

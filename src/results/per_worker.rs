@@ -157,11 +157,7 @@ pub fn queue_depth(workers: &[WorkerInput]) -> Option<QueueDepth> {
     let mut why: Vec<&str> = measured.iter().filter_map(|(w, _)| w.why_short).collect();
     why.dedup();
     let warning = (!shortfalls.is_empty()).then(|| {
-        let cause = if why.is_empty() {
-            "the submitter did not keep up (a busy CPU, a slow engine)".to_string()
-        } else {
-            why.join("; ")
-        };
+        let cause = if why.is_empty() { "the submitter did not keep up (a busy CPU, a slow engine)".to_string() } else { why.join("; ") };
         format!(
             "queue depth fell short by more than {SHORT_WARN_PCT:.0}% ({}): the target saw less load than asked, because {cause}",
             shortfalls.join(", ")

@@ -36,7 +36,8 @@ pub fn describe(p: &Pinning, workers: u32) -> String {
             format!("cpus: every worker pinned to CPUs {} (--cpus-policy shared); buffers first touched after pinning", p.cpus)
         }
         crate::workload::cpus::CpuPolicy::Split => {
-            let each: Vec<String> = (0..workers as usize).map(|i| format!("worker {i} on CPU {}", p.cpus.for_worker(p.policy, i)[0])).collect();
+            let each: Vec<String> =
+                (0..workers as usize).map(|i| format!("worker {i} on CPU {}", p.cpus.for_worker(p.policy, i)[0])).collect();
             format!("cpus: {} (--cpus-policy split); buffers first touched after pinning", each.join(", "))
         }
     }

@@ -310,23 +310,15 @@ pub fn run_point(
         Vec::new()
     };
     if let Some((p, u)) = &pinned_usage {
-        summary.cpu.pinned = Some(PinnedCpuStats::from_usage(&p.cpus.to_string(), u, summary.iops, summary.bytes_read + summary.bytes_written));
+        summary.cpu.pinned =
+            Some(PinnedCpuStats::from_usage(&p.cpus.to_string(), u, summary.iops, summary.bytes_read + summary.bytes_written));
     }
     let (workers, target_rows) = per_worker_figures(spec, shared, &targets, &shapes, &present, &outcomes, duration_s, &mut summary);
     super::paced_outcome::add(spec, &total, &by_group, &mut summary, &groups);
     let mut groups = groups;
     super::paced_outcome::add_follow_ratios(spec, &mut groups);
     PointOutcome {
-        point: Point {
-            params,
-            summary,
-            groups,
-            repeats: None,
-            verdict: None,
-            workload: Some(spec.clone()),
-            workers,
-            targets: target_rows,
-        },
+        point: Point { params, summary, groups, repeats: None, verdict: None, workload: Some(spec.clone()), workers, targets: target_rows },
         status,
         reason,
         span: (unix_start, unix_start + duration_s),

@@ -50,9 +50,7 @@ impl CpuList {
         let fix = "write CPU numbers and ranges such as 0-3,8";
         let mut cpus = Vec::new();
         for part in text.split(',').map(str::trim) {
-            let number = |s: &str| {
-                s.trim().parse::<u32>().map_err(|_| format!("--cpus {text}: '{s}' is not a CPU number ({fix})"))
-            };
+            let number = |s: &str| s.trim().parse::<u32>().map_err(|_| format!("--cpus {text}: '{s}' is not a CPU number ({fix})"));
             let (lo, hi) = match part.split_once('-') {
                 Some((a, b)) => (number(a)?, number(b)?),
                 None => {

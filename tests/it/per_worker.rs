@@ -200,7 +200,8 @@ access = [{ share = 100.0, bs = "8k", read = 100.0, random = 0.0 }]
         let (mean, p99) = (t["latency_mean_us"].as_f64().unwrap(), t["latency_p99_us"].as_f64().unwrap());
         assert!(mean > 0.0 && p99 > 0.0, "{t}");
     }
-    let shown = lunmark().args(["--store", store.to_str().unwrap(), "results", "show", r["id"].as_str().unwrap(), "--detail"]).output().unwrap();
+    let shown =
+        lunmark().args(["--store", store.to_str().unwrap(), "results", "show", r["id"].as_str().unwrap(), "--detail"]).output().unwrap();
     assert!(stdout(&shown).contains("per worker:") && stdout(&shown).contains("second"), "{}", stdout(&shown));
 }
 
@@ -209,7 +210,8 @@ access = [{ share = 100.0, bs = "8k", read = 100.0, random = 0.0 }]
 fn achieved_depth_on_mem_is_the_requested_depth() {
     let dir = shm_dir();
     let json = dir.path().join("r.json");
-    let out = run(&["run", "-q", "--no-store", "-t", "mem:16m", "--qd", "32", "--ramp", "0", "--time", "2s", "--json", json.to_str().unwrap()]);
+    let out =
+        run(&["run", "-q", "--no-store", "-t", "mem:16m", "--qd", "32", "--ramp", "0", "--time", "2s", "--json", json.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     let r = read_json(&json);
     let q = &r["points"][0]["summary"]["queue_depth"];
@@ -227,8 +229,23 @@ fn a_psync_run_asked_for_qd32_warns_that_it_held_less() {
     let json = dir.path().join("r.json");
     let file = dir.path().join("f.dat");
     let out = run(&[
-        "run", "--no-store", "-q", "-t", file.to_str().unwrap(), "--size", "8m", "--engine", "psync", "--qd", "32", "--ramp", "0",
-        "--time", "1s", "--json", json.to_str().unwrap(),
+        "run",
+        "--no-store",
+        "-q",
+        "-t",
+        file.to_str().unwrap(),
+        "--size",
+        "8m",
+        "--engine",
+        "psync",
+        "--qd",
+        "32",
+        "--ramp",
+        "0",
+        "--time",
+        "1s",
+        "--json",
+        json.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let r = read_json(&json);
