@@ -49,7 +49,7 @@ fn split_pins_each_worker_thread_to_its_cpu_during_the_run() {
     let dir = shm_dir();
     let json = dir.path().join("r.json");
     let child = lunmark()
-        .args(["run", "-q", "--no-store", "-t", "mem:16m", "--workers", "2", "--qd", "4", "--ramp", "0", "--time", "3s"])
+        .args(["run", "-q", "--no-store", "-t", "mem:16m", "--bs", "4k", "--workers", "2", "--qd", "4", "--ramp", "0", "--time", "3s"])
         .args(["--cpus", &list, "--cpus-policy", "split", "--json", json.to_str().unwrap()])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -57,13 +57,15 @@ fn split_pins_each_worker_thread_to_its_cpu_during_the_run() {
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut seen = Vec::new();
-    while Instant::now() < deadline && seen.len() < 2 {
+    // A thread exists, named, a moment before it pins itself: look until the lists are as expected.
+    let expected = vec![(0, a.to_string()), (1, b.to_string())];
+    while Instant::now() < deadline && seen != expected {
         seen = worker_cpu_lists(child.id());
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(20));
     }
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(seen, vec![(0, a.to_string()), (1, b.to_string())], "worker threads' Cpus_allowed_list during the run");
+    assert_eq!(seen, expected, "worker threads' Cpus_allowed_list during the run");
     let r = read_json(&json);
     assert_eq!(r["cpus"]["cpus"], serde_json::json!([a, b]));
     assert_eq!(r["cpus"]["policy"], "split");
@@ -84,20 +86,39 @@ fn shared_lets_every_worker_run_on_the_whole_list() {
     let cpus = online_cpus();
     let one = cpus[cpus.len() - 1].to_string();
     let child = lunmark()
-        .args(["run", "-q", "--no-store", "-t", "mem:16m", "--workers", "2", "--qd", "4", "--ramp", "0", "--time", "2s", "--cpus", &one])
+        .args([
+            "run",
+            "-q",
+            "--no-store",
+            "-t",
+            "mem:16m",
+            "--bs",
+            "4k",
+            "--workers",
+            "2",
+            "--qd",
+            "4",
+            "--ramp",
+            "0",
+            "--time",
+            "2s",
+            "--cpus",
+            &one,
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut seen = Vec::new();
-    while Instant::now() < deadline && seen.len() < 2 {
+    let expected = vec![(0, one.clone()), (1, one)];
+    while Instant::now() < deadline && seen != expected {
         seen = worker_cpu_lists(child.id());
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(20));
     }
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(seen, vec![(0, one.clone()), (1, one)]);
+    assert_eq!(seen, expected, "worker threads' Cpus_allowed_list during the run");
 }
 
 /// A CPU list that is not one, runs backwards or names a CPU the host does not
@@ -210,8 +231,23 @@ access = [{ share = 100.0, bs = "8k", read = 100.0, random = 0.0 }]
 fn achieved_depth_on_mem_is_the_requested_depth() {
     let dir = shm_dir();
     let json = dir.path().join("r.json");
-    let out =
-        run(&["run", "-q", "--no-store", "-t", "mem:16m", "--qd", "32", "--ramp", "0", "--time", "2s", "--json", json.to_str().unwrap()]);
+    let out = run(&[
+        "run",
+        "-q",
+        "--no-store",
+        "-t",
+        "mem:16m",
+        "--bs",
+        "4k",
+        "--qd",
+        "32",
+        "--ramp",
+        "0",
+        "--time",
+        "2s",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let r = read_json(&json);
     let q = &r["points"][0]["summary"]["queue_depth"];
@@ -238,6 +274,8 @@ fn a_psync_run_asked_for_qd32_warns_that_it_held_less() {
         "8m",
         "--engine",
         "psync",
+        "--bs",
+        "4k",
         "--qd",
         "32",
         "--ramp",
