@@ -295,3 +295,35 @@ fn a_psync_run_asked_for_qd32_warns_that_it_held_less() {
     assert!(warning.contains("worker 0 held 1.0 of 32") && warning.contains("psync"), "{warning}");
     assert!(stdout(&out).contains("queue depth fell short"), "{}", stdout(&out));
 }
+
+/// A paced run keeps only the I/Os that are due in flight: far below the depth
+/// asked, and the warning names the schedule as the cause.
+#[test]
+fn a_paced_run_warns_that_the_schedule_held_the_depth_down() {
+    let dir = shm_dir();
+    let json = dir.path().join("r.json");
+    let out = run(&[
+        "run",
+        "-q",
+        "--no-store",
+        "-t",
+        "mem:16m",
+        "--bs",
+        "4k",
+        "--qd",
+        "32",
+        "--rate",
+        "500",
+        "--ramp",
+        "0",
+        "--time",
+        "1s",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let q = &read_json(&json)["points"][0]["summary"]["queue_depth"];
+    assert!(q["achieved"].as_f64().unwrap() < 3.2, "{q}");
+    let warning = q["warning"].as_str().unwrap();
+    assert!(warning.contains("paced group"), "{warning}");
+}
