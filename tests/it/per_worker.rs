@@ -327,3 +327,13 @@ fn a_paced_run_warns_that_the_schedule_held_the_depth_down() {
     let warning = q["warning"].as_str().unwrap();
     assert!(warning.contains("paced group"), "{warning}");
 }
+
+/// A lab prints its own table: --detail is refused there, before it starts anything.
+#[test]
+fn labs_refuse_detail_and_say_where_the_figures_are() {
+    for lab in ["protocols", "cache"] {
+        let out = run(&["lab", lab, "--detail"]);
+        assert_eq!(out.status.code(), Some(1), "lab {lab}");
+        assert!(stderr(&out).contains("lunmark results show ID --detail"), "{}", stderr(&out));
+    }
+}
