@@ -91,6 +91,9 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             trace.display()
         );
     }
+    if run.detail {
+        anyhow::bail!("--detail: a lab prints its own table; show a row's workers and targets with `lunmark results show ID --detail`");
+    }
     if run.output_format.is_some() {
         anyhow::bail!("a lab prints its own table and keeps each result in the store: drop --output-format and export them with `lunmark results export ID --format json|fio-json`");
     }

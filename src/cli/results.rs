@@ -18,7 +18,12 @@ pub enum ResultsAction {
     /// One line per stored result: id, when, label, profile, target, and the headline point's IOPS, MB/s and p99.
     List(ListArgs),
     /// The summary of one result (a unique id prefix is enough).
-    Show { id: String },
+    Show {
+        id: String,
+        /// Each worker's and each target's figures too.
+        #[arg(long)]
+        detail: bool,
+    },
     /// Write results to stdout: json (an array for several ids), csv (one row per point of all of them), md, or fio-json.
     Export {
         #[arg(required = true, value_name = "ID")]
@@ -100,7 +105,7 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
             }
             print!("{}", listing::render(&runs, args.format));
         }
-        ResultsAction::Show { id } => print!("{}", report::table::render(&store.load(&id)?)),
+        ResultsAction::Show { id, detail } => print!("{}", report::table::render_with(&store.load(&id)?, detail)),
         ResultsAction::Export { ids, format } => {
             let results: Vec<RunResult> = ids.iter().map(|id| store.load(id)).collect::<Result<_>>()?;
             print!("{}", export(&results.iter().collect::<Vec<_>>(), format));

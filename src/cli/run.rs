@@ -194,6 +194,16 @@ pub struct RunArgs {
     /// With --rate: fixed (one I/O every 1/rate) or poisson (exponential gaps of mean 1/rate).
     #[arg(long, value_name = "fixed|poisson")]
     pub arrivals: Option<String>,
+    // Pinning and per-worker figures (issue 14 items 3-5).
+    /// Pin the workers to these CPUs, for example 0-3,8 (buffers are first touched after pinning).
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
+    /// With --cpus: shared (every worker on all listed CPUs) or split (worker i on the i-th listed CPU, round robin).
+    #[arg(long, value_name = "POLICY")]
+    pub cpus_policy: Option<String>,
+    /// Print each worker's and each target's figures beside the summary.
+    #[arg(long)]
+    pub detail: bool,
 }
 
 /// What `--output-format` asks for.
@@ -548,6 +558,7 @@ pub fn execute_with(
     if args.dry_run {
         // Refused before anything is printed, as the run itself refuses it before any I/O.
         let link = args.link_setting()?;
+        let pinning = args.pinning()?;
         if let Some(link) = &link {
             link.resolve(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>()).map_err(anyhow::Error::msg)?;
         }
@@ -573,6 +584,9 @@ pub fn execute_with(
         if let Some(link) = &link {
             println!("{}", link.describe());
         }
+        if let Some(p) = &pinning {
+            println!("{}", crate::run::pinning::describe(p, plan.points[0].spec.total_workers()));
+        }
         if args.output_format.is_some() {
             let (json, shape) = args.json_output();
             let what = if shape == JsonShape::Fio { "fio-json (fio's JSON shape)" } else { "json (the result model)" };
@@ -594,7 +608,7 @@ pub fn execute_with(
     }
     let store = ResultStore::choose(&args, store_flag)?;
     let (json, shape) = args.json_output();
-    let kept = measure_and_keep_as(&plan, &ctx, json.as_deref(), shape, &store, true)?;
+    let kept = measure_and_keep_as(&plan, &ctx, json.as_deref(), shape, &store, Print::Summary { detail: args.detail })?;
     Ok(exit_code(&kept.result, !kept.unwritten.is_empty()))
 }
 
@@ -659,7 +673,22 @@ impl RunArgs {
             continue_on_error: self.continue_on_error,
             link: self.link_setting()?,
             cluster: Default::default(),
+            pinning: self.pinning()?,
         })
+    }
+
+    /// The CPUs --cpus pins the workers to, with --cpus-policy (None without --cpus).
+    pub fn pinning(&self) -> Result<Option<crate::workload::cpus::Pinning>> {
+        use crate::workload::cpus::{online_cpus, CpuList, CpuPolicy, Pinning};
+        let Some(list) = &self.cpus else {
+            if let Some(p) = &self.cpus_policy {
+                anyhow::bail!("--cpus-policy {p} says how workers share pinned CPUs: add --cpus LIST (for example --cpus 0-3)");
+            }
+            return Ok(None);
+        };
+        let policy: CpuPolicy = self.cpus_policy.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)?.unwrap_or_default();
+        let cpus = CpuList::parse(list, &online_cpus()).map_err(anyhow::Error::msg)?;
+        Ok(Some(Pinning { cpus, policy }))
     }
 
     /// The link (or links per target) `--link` names, None without it.
@@ -722,7 +751,17 @@ pub struct Kept {
 /// before anything runs. Once the run has started, a failure to write an output
 /// never hides the run's own outcome: it is reported and listed in `Kept`.
 pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, store: &ResultStore, print: bool) -> Result<Kept> {
-    measure_and_keep_as(plan, ctx, json, JsonShape::Model, store, print)
+    measure_and_keep_as(plan, ctx, json, JsonShape::Model, store, if print { Print::Summary { detail: false } } else { Print::Nothing })
+}
+
+/// What a run prints when it ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Print {
+    Nothing,
+    /// The summary; with `detail` (--detail) each worker's and target's figures too.
+    Summary {
+        detail: bool,
+    },
 }
 
 /// `measure_and_keep` with the JSON in the shape asked for (--output-format).
@@ -732,8 +771,12 @@ pub fn measure_and_keep_as(
     json: Option<&str>,
     shape: JsonShape,
     store: &ResultStore,
-    print: bool,
+    print: Print,
 ) -> Result<Kept> {
+    let (print, detail) = match print {
+        Print::Nothing => (false, false),
+        Print::Summary { detail } => (true, detail),
+    };
     // Judged again here (the command line checked it too): labs and library callers come this way as well.
     let json_file = match json.map(|j| output_path::destination("--json", j, true, Mode::Replace)).transpose()? {
         Some(Destination::File(f)) => Some(f),
@@ -744,7 +787,7 @@ pub fn measure_and_keep_as(
     let result = run::execute(plan, ctx, &mut keep)?;
     keep.keep(&result);
     if print {
-        if let Err(e) = emit(&result, json, shape) {
+        if let Err(e) = emit(&result, json, shape, detail) {
             push_once(&mut keep.errors, format!("{e:#}"));
         }
     }
@@ -770,8 +813,8 @@ pub fn measure_and_keep_as(
 /// (--output-format). A `--json FILE` is not written here: the keeper already
 /// wrote the final result there, through the guard, and a second write would
 /// only report a failure twice.
-fn emit(result: &RunResult, json: Option<&str>, shape: JsonShape) -> Result<()> {
-    let table = report::table::render(result);
+fn emit(result: &RunResult, json: Option<&str>, shape: JsonShape, detail: bool) -> Result<()> {
+    let table = report::table::render_with(result, detail);
     match json {
         Some("-") => {
             eprint!("{table}");

@@ -30,6 +30,8 @@ impl CpuTicks {
 pub struct CpuSnapshot {
     pub all: CpuTicks,
     pub cores: Vec<CpuTicks>,
+    /// The CPU number of each entry of `cores` (an offline CPU has no line).
+    pub core_ids: Vec<u32>,
     /// Process user + system time, seconds.
     pub process_s: f64,
     /// The other user-space processes' times.
@@ -43,9 +45,10 @@ pub fn snapshot() -> CpuSnapshot {
     let at = Instant::now();
     let text = std::fs::read_to_string("/proc/stat").unwrap_or_default();
     let (all, cores) = parse_proc_stat(&text);
+    let core_ids = core_ids(&text);
     let process_s = process_cpu_seconds();
     let others = super::others::scan(std::process::id() as i32, ticks_per_second());
-    CpuSnapshot { all, cores, process_s, others, at }
+    CpuSnapshot { all, cores, core_ids, process_s, others, at }
 }
 
 pub fn parse_proc_stat(text: &str) -> (CpuTicks, Vec<CpuTicks>) {
@@ -66,6 +69,49 @@ pub fn parse_proc_stat(text: &str) -> (CpuTicks, Vec<CpuTicks>) {
         }
     }
     (all, cores)
+}
+
+/// The N of each "cpuN" line, in the order `parse_proc_stat` lists the cores.
+pub fn core_ids(text: &str) -> Vec<u32> {
+    text.lines().filter_map(|l| l.split_whitespace().next()?.strip_prefix("cpu")?.parse().ok()).collect()
+}
+
+/// Busy time of some CPUs between two snapshots (the pinned ones, --cpus).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SomeCpusUsage {
+    /// Average busy share of those CPUs, percent.
+    pub utilization_pct: f64,
+    /// Busy share of each, percent, in the order asked.
+    pub per_cpu_pct: Vec<f64>,
+    /// Their busy CPU-seconds.
+    pub busy_cpu_s: f64,
+}
+
+/// The usage of `cpus` alone from the per-CPU lines of /proc/stat; a CPU
+/// without a line in either snapshot counts as idle.
+pub fn usage_of(a: &CpuSnapshot, b: &CpuSnapshot, cpus: &[u32]) -> SomeCpusUsage {
+    let ticks = |s: &CpuSnapshot, cpu: u32| s.core_ids.iter().position(|&c| c == cpu).map(|i| s.cores[i]).unwrap_or_default();
+    let mut busy = 0u64;
+    let mut total = 0u64;
+    let per_cpu_pct = cpus
+        .iter()
+        .map(|&c| {
+            let (x, y) = (ticks(a, c), ticks(b, c));
+            let (db, dt) = (y.busy.saturating_sub(x.busy), y.total.saturating_sub(x.total));
+            busy += db;
+            total += dt;
+            if dt == 0 {
+                0.0
+            } else {
+                db as f64 * 100.0 / dt as f64
+            }
+        })
+        .collect();
+    SomeCpusUsage {
+        utilization_pct: if total == 0 { 0.0 } else { busy as f64 * 100.0 / total as f64 },
+        per_cpu_pct,
+        busy_cpu_s: busy as f64 / ticks_per_second(),
+    }
 }
 
 fn process_cpu_seconds() -> f64 {
@@ -150,5 +196,29 @@ mod tests {
         assert_eq!(all, CpuTicks { busy: 150, total: 1000 });
         assert_eq!(cores.len(), 2);
         assert_eq!(cores[0].busy, 75);
+    }
+
+    #[test]
+    fn some_cpus_are_counted_by_number_not_position() {
+        let snap = |text: &str| {
+            let (all, cores) = parse_proc_stat(text);
+            CpuSnapshot { all, cores, core_ids: core_ids(text), process_s: 0.0, others: Default::default(), at: Instant::now() }
+        };
+        // CPU 1 is offline: CPU 2 is the second per-CPU line.
+        let a = snap(
+            "cpu  0 0 0 0 0 0 0 0
+cpu0 0 0 0 0 0 0 0 0
+cpu2 0 0 0 0 0 0 0 0
+",
+        );
+        let b = snap(
+            "cpu  150 0 0 250 0 0 0 0
+cpu0 50 0 0 150 0 0 0 0
+cpu2 100 0 0 100 0 0 0 0
+",
+        );
+        let u = usage_of(&a, &b, &[2]);
+        assert_eq!(u.per_cpu_pct, vec![50.0]);
+        assert_eq!(u.utilization_pct, 50.0);
     }
 }

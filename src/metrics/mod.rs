@@ -5,6 +5,7 @@ pub mod cpu;
 pub mod errno;
 pub mod histogram;
 pub mod others;
+pub mod per_worker;
 pub mod power;
 pub mod recorder;
 

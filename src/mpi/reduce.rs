@@ -122,6 +122,10 @@ pub fn merge_into(outcome: &mut PointOutcome, reports: &[RankReport]) -> Result<
 
     outcome.point.summary = summary;
     outcome.point.groups = groups;
+    // Worker and target rows are rank 0's alone and would not add up to the
+    // merged summary: the per-rank rows stand in for them under MPI.
+    outcome.point.workers.clear();
+    outcome.point.targets.clear();
     outcome.point.mpi = Some(PointSpread { ranks, machines, start_skew_ms: (latest_start - start).max(0.0) * 1e3, span_s });
     outcome.span = (start, end);
     outcome.measured = Measured { total, by_group, slices, usage };
@@ -223,6 +227,8 @@ mod tests {
                 verdict: None,
                 workload: None,
                 mpi: None,
+                workers: vec![],
+                targets: vec![],
             },
             status: Status::Completed,
             reason: None,
@@ -254,6 +260,8 @@ mod tests {
                 verdict: None,
                 workload: None,
                 mpi: None,
+                workers: vec![],
+                targets: vec![],
             },
             status: Status::Completed,
             reason: None,

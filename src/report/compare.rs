@@ -73,7 +73,69 @@ pub const METRICS: &[Metric] = &[
     metric("IOPS per delta watt", "IO/s/W", Higher, "power.iops_per_delta_watt"),
     metric("MB/s per delta watt", "MB/s/W", Higher, "power.mbps_per_delta_watt"),
     metric("line rate (busier direction)", "%", Higher, "line_rate.pct"),
+    metric("pinned CPU", "%", Lower, "cpu.pinned.utilization_pct"),
+    metric("service demand (pinned CPUs)", "us/KB", Lower, "cpu.pinned.service_demand_us_per_kb"),
+    metric("queue depth held", "I/Os", Higher, "queue_depth.achieved"),
 ];
+
+/// Figures compared per target (two adapter ports, two LUNs), where every
+/// result has the target at the same index: (name, unit, better, getter).
+type TargetFigure = (&'static str, &'static str, Better, fn(&crate::results::per_worker::TargetFigures) -> f64);
+const TARGET_METRICS: &[TargetFigure] = &[
+    ("IOPS", "IO/s", Higher, |t| t.iops),
+    ("MB/s", "MB/s", Higher, |t| t.mbps),
+    ("latency mean", "us", Lower, |t| t.latency_mean_us),
+    ("latency p99", "us", Lower, |t| t.latency_p99_us),
+];
+
+/// Rows "target 1 (nbd://b/l0) IOPS" for each target of the baseline point that
+/// every other point has at the same index. Repeats keep no per-target spread,
+/// so their significance is unknown.
+fn target_rows(base: &Point, others: &[&Point]) -> Vec<MetricRow> {
+    let mut rows = Vec::new();
+    if base.targets.len() < 2 {
+        return rows; // one target: the point's own rows say it all
+    }
+    for bt in &base.targets {
+        let Some(theirs) = others.iter().map(|p| p.targets.iter().find(|t| t.target == bt.target)).collect::<Option<Vec<_>>>() else {
+            continue;
+        };
+        for (what, unit, better, get) in TARGET_METRICS {
+            let b = get(bt);
+            let versus = theirs
+                .iter()
+                .map(|t| {
+                    let v = get(t);
+                    let verdict = if v == b {
+                        "same"
+                    } else if (v > b) == (*better == Better::Higher) {
+                        "better"
+                    } else {
+                        "worse"
+                    };
+                    Versus {
+                        value: v,
+                        diff_pct: (b != 0.0).then(|| (v - b) / b * 100.0),
+                        ratio: (b != 0.0).then(|| v / b),
+                        verdict: verdict.into(),
+                        significance: "unknown (no per-target spread)".into(),
+                        p_value: None,
+                        t: None,
+                        df: None,
+                    }
+                })
+                .collect();
+            rows.push(MetricRow {
+                metric: format!("target {} ({}) {what}", bt.target, bt.uri),
+                unit: unit.to_string(),
+                better: *better,
+                baseline: b,
+                versus,
+            });
+        }
+    }
+    rows
+}
 
 /// The confidence level of the significance test.
 pub const ALPHA: f64 = 0.05;
@@ -259,6 +321,7 @@ pub fn compare(results: &[&RunResult]) -> Comparison {
                 .collect();
             rows.push(MetricRow { metric: m.name.into(), unit: m.unit.into(), better: m.better, baseline: b, versus });
         }
+        rows.extend(target_rows(bp, &others));
         points.push(PointComparison { params: key, rows });
     }
     let mut notes = Vec::new();
@@ -425,6 +488,24 @@ mod tests {
         r.points[0].repeats = (iops.len() > 1).then_some(stats);
         r.workload.run = crate::workload::RunLength::Time(crate::units::parse_duration(time).unwrap());
         r
+    }
+
+    #[test]
+    fn two_ports_are_compared_target_by_target() {
+        use crate::results::per_worker::TargetFigures;
+        let port = |target: usize, iops: f64| TargetFigures { target, uri: format!("nbd://port{target}/l0"), iops, ..Default::default() };
+        let mut a = result("a", &[100.0], "10s");
+        let mut b = result("b", &[100.0], "10s");
+        a.points[0].targets = vec![port(0, 50.0), port(1, 50.0)];
+        b.points[0].targets = vec![port(0, 30.0), port(1, 90.0)];
+        let c = compare(&[&a, &b]);
+        let row = |name: &str| c.points[0].rows.iter().find(|r| r.metric == name).unwrap().versus[0].clone();
+        assert_eq!(row("target 0 (nbd://port0/l0) IOPS").verdict, "worse");
+        let second = row("target 1 (nbd://port1/l0) IOPS");
+        assert_eq!((second.verdict.as_str(), second.ratio), ("better", Some(1.8)));
+        // Results recorded before per-target figures: no target rows.
+        a.points[0].targets.clear();
+        assert!(!compare(&[&a, &b]).points[0].rows.iter().any(|r| r.metric.starts_with("target ")));
     }
 
     #[test]

@@ -58,6 +58,14 @@ pub fn html(results: &[&RunResult]) -> String {
         out += "<h2>Line rate</h2>\n<p>Each point's MB/s as a share of its link's usable rate per direction (<code>--link</code>).</p>\n";
         out += &table(&t, None);
     }
+    if let Some(t) = report_tables::targets(results) {
+        out += "<h2>Targets</h2>\n<p>Each target's figures, all workers together (IOmeter's target rows).</p>\n";
+        out += &table(&t, None);
+    }
+    if let Some(t) = report_tables::workers(results) {
+        out += "<h2>Workers</h2>\n<p>Each worker's figures, and the mean I/Os it held in flight against the depth asked.</p>\n";
+        out += &table(&t, None);
+    }
     out += "<h2>Charts</h2>\n";
     for c in charts(results) {
         out += &format!("<figure id=\"chart-{}\">{}<figcaption>{}</figcaption></figure>\n", c.id, c.svg, escape(&c.caption));

@@ -30,6 +30,14 @@ pub fn markdown(results: &[&RunResult], stem: &str) -> (String, Vec<(String, Str
         md += "\n## Line rate\n\nEach point's MB/s as a share of its link's usable rate per direction (`--link`).\n\n";
         md += &table(&t);
     }
+    if let Some(t) = report_tables::targets(results) {
+        md += "\n## Targets\n\nEach target's figures, all workers together (IOmeter's target rows).\n\n";
+        md += &table(&t);
+    }
+    if let Some(t) = report_tables::workers(results) {
+        md += "\n## Workers\n\nEach worker's figures, and the mean I/Os it held in flight against the depth asked.\n\n";
+        md += &table(&t);
+    }
     md += "\n## Charts\n";
     let mut files = Vec::new();
     for c in charts(results) {

@@ -9,6 +9,7 @@ pub mod html;
 pub mod human;
 pub mod json;
 pub mod markdown;
+pub mod per_worker_table;
 pub mod point_view;
 pub mod ranks;
 pub mod report_tables;

@@ -137,6 +137,74 @@ pub fn line_rate(results: &[&RunResult]) -> Option<Table> {
     Some(Table { headers, numeric: vec![false, false, false, true, true, true, true], rows })
 }
 
+/// Each target's figures per point (IOmeter's target rows): None when no point has them.
+pub fn targets(results: &[&RunResult]) -> Option<Table> {
+    let names = point_view::names(results);
+    let mut rows = Vec::new();
+    for (r, name) in results.iter().zip(&names) {
+        for (i, p) in r.points.iter().enumerate() {
+            for t in &p.targets {
+                rows.push(vec![
+                    name.clone(),
+                    (i + 1).to_string(),
+                    format!("{} {}", t.target, t.uri),
+                    count(t.workers as u64),
+                    number(t.iops),
+                    number(t.mbps),
+                    number(t.latency_mean_us),
+                    number(t.latency_p99_us),
+                    count(t.errors),
+                ]);
+            }
+        }
+    }
+    let headers =
+        vec!["result", "point", "target", "workers", "IOPS", "throughput (MB/s)", "mean latency (µs)", "p99 latency (µs)", "errors"];
+    (!rows.is_empty()).then(|| Table { headers, numeric: vec![false, false, false, true, true, true, true, true, true], rows })
+}
+
+/// Each worker's figures per point, with the queue depth it held against the
+/// depth asked: None when no point has them.
+pub fn workers(results: &[&RunResult]) -> Option<Table> {
+    let names = point_view::names(results);
+    let mut rows = Vec::new();
+    for (r, name) in results.iter().zip(&names) {
+        for (i, p) in r.points.iter().enumerate() {
+            for w in &p.workers {
+                rows.push(vec![
+                    name.clone(),
+                    (i + 1).to_string(),
+                    format!("{} ({})", w.worker, w.group),
+                    w.targets.iter().map(usize::to_string).collect::<Vec<_>>().join(", "),
+                    number(w.iops),
+                    number(w.mbps),
+                    number(w.latency_mean_us),
+                    number(w.latency_p99_us),
+                    count(w.errors),
+                    count(w.qd_requested as u64),
+                    w.qd_achieved.map(|d| fixed(d, 1)).unwrap_or_else(|| "-".into()),
+                ]);
+            }
+        }
+    }
+    let headers = vec![
+        "result",
+        "point",
+        "worker",
+        "targets",
+        "IOPS",
+        "throughput (MB/s)",
+        "mean latency (µs)",
+        "p99 latency (µs)",
+        "errors",
+        "queue depth asked",
+        "queue depth held",
+    ];
+    let mut numeric = vec![true; headers.len()];
+    numeric[..4].iter_mut().for_each(|n| *n = false);
+    (!rows.is_empty()).then_some(Table { headers, numeric, rows })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,5 +232,29 @@ mod tests {
         let r = results(&[&a, &b]);
         assert_eq!(r.rows[0][0], "custom on mem:16m");
         assert_eq!(r.rows[1][0], "null", "a label is kept");
+    }
+
+    /// Per-target and per-worker rows appear for the points that have them;
+    /// results recorded before them give no table.
+    #[test]
+    fn targets_and_workers_get_their_own_tables() {
+        use crate::results::per_worker::{TargetFigures, WorkerFigures};
+        let mut a = fixture("result-a.json");
+        assert!(targets(&[&a]).is_none() && workers(&[&a]).is_none());
+        a.points[0].targets =
+            vec![TargetFigures { target: 1, uri: "nbd://port-b/l0".into(), workers: 2, iops: 12345.0, ..Default::default() }];
+        a.points[0].workers = vec![WorkerFigures {
+            worker: 0,
+            group: "main".into(),
+            targets: vec![1],
+            qd_requested: 32,
+            qd_achieved: Some(1.0),
+            ..Default::default()
+        }];
+        let t = targets(&[&a]).unwrap();
+        assert_eq!((t.rows.len(), t.rows[0][2].as_str(), t.rows[0][4].as_str()), (1, "1 nbd://port-b/l0", "12,345"));
+        let w = workers(&[&a]).unwrap();
+        assert_eq!((w.rows[0][9].as_str(), w.rows[0][10].as_str()), ("32", "1.0"));
+        assert!(w.rows.iter().all(|row| row.len() == w.headers.len()));
     }
 }

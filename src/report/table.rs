@@ -69,6 +69,11 @@ fn right(text: String) -> Cell {
 }
 
 pub fn render(result: &RunResult) -> String {
+    render_with(result, false)
+}
+
+/// The summary; with `detail` (--detail), each point's worker and target tables as well.
+pub fn render_with(result: &RunResult, detail: bool) -> String {
     let mut out = String::new();
     let label = result.label.as_deref().map(|l| format!("  label: {l}")).unwrap_or_default();
     out.push_str(&format!(
@@ -92,6 +97,9 @@ pub fn render(result: &RunResult) -> String {
             out.push_str(&format!("workload: {}\n", super::workload_text::line(&w)));
         }
         out.push_str(&render_point(p));
+        if detail {
+            out.push_str(&super::per_worker_table::render(p));
+        }
     }
     out
 }
@@ -151,6 +159,23 @@ pub fn render_point(p: &Point) -> String {
         opt(c.mbps_per_cpu_pct),
         opt(c.service_demand_us_per_kb)
     ));
+    if let Some(p) = &c.pinned {
+        let each: Vec<String> = p.per_cpu_pct.iter().map(|v| format!("{v:.0}")).collect();
+        text.push_str(&format!(
+            "pinned CPUs {}: {:.1}% busy (each: {}); {} IOPS per CPU%; service demand {} us CPU per KB\n",
+            p.cpus,
+            p.utilization_pct,
+            each.join(" "),
+            opt(p.iops_per_cpu_pct),
+            opt(p.service_demand_us_per_kb)
+        ));
+    }
+    if let Some(q) = &s.queue_depth {
+        text.push_str(&format!("queue depth: {:.1} held of {} requested (mean I/Os in flight)\n", q.achieved, q.requested));
+        if let Some(w) = &q.warning {
+            text.push_str(&format!("warning: {w}\n"));
+        }
+    }
     if let Some(o) = c.other_processes_pct {
         text.push_str(&format!("other processes: {o:.0}% of all cores{}\n", crate::results::model::top_names(&c.other_processes_top)));
     }

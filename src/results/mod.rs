@@ -7,6 +7,7 @@ pub mod host;
 pub mod line_rate;
 pub mod model;
 pub mod pass;
+pub mod per_worker;
 pub mod repeats;
 pub mod store;
 pub mod summarize;

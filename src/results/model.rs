@@ -49,6 +49,9 @@ pub struct RunResult {
     pub targets: Vec<TargetFacts>,
     /// Engine used per target kind, for example "io_uring".
     pub engine: String,
+    /// With --cpus: the CPU set the workers were pinned to, and how they shared it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<crate::workload::cpus::Pinning>,
     pub points: Vec<Point>,
     /// Under MPI (issue 17): the ranks and hosts of the job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -85,6 +88,12 @@ pub struct Point {
     /// Under MPI (issue 17): each rank's and each machine's figures; `summary` holds their reduction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mpi: Option<crate::results::cluster::PointSpread>,
+    /// Each worker's figures (IOmeter's worker rows). Absent in results of older versions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<crate::results::per_worker::WorkerFigures>,
+    /// Each target's figures, all workers together. Absent in results of older versions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<crate::results::per_worker::TargetFigures>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -182,6 +191,9 @@ pub struct Summary {
     /// With --link: read and write MB/s as a share of the link's usable rate per direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_rate: Option<LineRate>,
+    /// The queue depth asked for against the one the workers held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_depth: Option<crate::results::per_worker::QueueDepth>,
     /// One entry per second of the measured interval.
     pub intervals: Vec<Interval>,
 }
@@ -282,6 +294,39 @@ pub struct CpuStats {
     /// all cores: the system-wide figures then include their work.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// With --cpus: the same figures for the pinned CPUs alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned: Option<PinnedCpuStats>,
+}
+
+/// CPU use of the CPUs the workers were pinned to (--cpus), over the measured interval.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PinnedCpuStats {
+    /// The pinned CPUs, as "0-3,8".
+    pub cpus: String,
+    /// Average busy share of those CPUs, percent.
+    pub utilization_pct: f64,
+    /// Busy share of each, percent, in the order of `cpus`.
+    pub per_cpu_pct: Vec<f64>,
+    /// Their busy CPU-seconds.
+    pub busy_cpu_s: f64,
+    /// IOPS ÷ utilization_pct of the pinned CPUs (null when it is 0).
+    pub iops_per_cpu_pct: Option<f64>,
+    /// Their busy CPU-seconds × 10^6 ÷ (bytes ÷ 1024): µs of pinned CPU per KB transferred.
+    pub service_demand_us_per_kb: Option<f64>,
+}
+
+impl PinnedCpuStats {
+    pub fn from_usage(cpus: &str, u: &crate::metrics::cpu::SomeCpusUsage, iops: f64, bytes: u64) -> Self {
+        PinnedCpuStats {
+            cpus: cpus.to_string(),
+            utilization_pct: u.utilization_pct,
+            per_cpu_pct: u.per_cpu_pct.clone(),
+            busy_cpu_s: u.busy_cpu_s,
+            iops_per_cpu_pct: (u.utilization_pct > 0.0).then(|| iops / u.utilization_pct),
+            service_demand_us_per_kb: (bytes > 0).then(|| u.busy_cpu_s * 1e6 / (bytes as f64 / 1024.0)),
+        }
+    }
 }
 
 /// Other processes above this share of all cores disturb the CPU figures, percent.
@@ -308,6 +353,7 @@ impl CpuStats {
                     top_names(&usage.other_processes_top)
                 )
             }),
+            pinned: None,
         }
     }
 }

@@ -36,6 +36,9 @@ pub const FIGURES: &[(&str, Figure)] = &[
     ("power.iops_per_delta_watt", |s| s.power.as_ref()?.iops_per_delta_watt),
     ("power.mbps_per_delta_watt", |s| s.power.as_ref()?.mbps_per_delta_watt),
     ("line_rate.pct", |s| s.line_rate.as_ref().map(|l| l.pct)),
+    ("cpu.pinned.utilization_pct", |s| Some(s.cpu.pinned.as_ref()?.utilization_pct)),
+    ("cpu.pinned.service_demand_us_per_kb", |s| s.cpu.pinned.as_ref()?.service_demand_us_per_kb),
+    ("queue_depth.achieved", |s| s.queue_depth.as_ref().map(|q| q.achieved)),
 ];
 
 /// The getter of a figure key of `FIGURES`.

@@ -51,6 +51,42 @@ pub fn check(r: &RunResult) -> Result<(), InvalidResult> {
             }
             latency_by_op(&g.latency_us, &format!("{at}.latency_us"))?;
         }
+        per_worker(p, &format!("points[{i}]"))?;
+    }
+    Ok(())
+}
+
+/// Worker and target rows, the queue depth held and the pinned CPUs' figures:
+/// rates, latencies and depths are never negative, shares are percentages.
+fn per_worker(p: &super::model::Point, at: &str) -> Result<(), InvalidResult> {
+    for (k, w) in p.workers.iter().enumerate() {
+        let at = format!("{at}.workers[{k}]");
+        for (name, v) in [
+            ("iops", w.iops),
+            ("mbps", w.mbps),
+            ("latency_mean_us", w.latency_mean_us),
+            ("latency_p99_us", w.latency_p99_us),
+            ("qd_achieved", w.qd_achieved.unwrap_or(0.0)),
+        ] {
+            non_negative(&format!("{at}.{name}"), v)?;
+        }
+    }
+    for (k, t) in p.targets.iter().enumerate() {
+        let at = format!("{at}.targets[{k}]");
+        for (name, v) in [("iops", t.iops), ("mbps", t.mbps), ("latency_mean_us", t.latency_mean_us), ("latency_p99_us", t.latency_p99_us)]
+        {
+            non_negative(&format!("{at}.{name}"), v)?;
+        }
+    }
+    if let Some(q) = &p.summary.queue_depth {
+        non_negative(&format!("{at}.summary.queue_depth.achieved"), q.achieved)?;
+    }
+    if let Some(c) = &p.summary.cpu.pinned {
+        percent(&format!("{at}.summary.cpu.pinned.utilization_pct"), c.utilization_pct)?;
+        for (k, v) in c.per_cpu_pct.iter().enumerate() {
+            percent(&format!("{at}.summary.cpu.pinned.per_cpu_pct[{k}]"), *v)?;
+        }
+        non_negative(&format!("{at}.summary.cpu.pinned.busy_cpu_s"), c.busy_cpu_s)?;
     }
     Ok(())
 }
@@ -198,5 +234,15 @@ mod tests {
         assert!(e.contains("p50 95 is above p90 90"), "{e}");
         l.p50 = -1.0;
         assert!(latency(&l, "x").unwrap_err().to_string().contains("cannot be negative"));
+    }
+
+    #[test]
+    fn a_negative_worker_or_target_figure_is_named() {
+        let mut r = crate::report::golden_result("result-a.json");
+        r.points[0].workers = vec![crate::results::per_worker::WorkerFigures { iops: 10.0, qd_achieved: Some(4.0), ..Default::default() }];
+        assert!(check(&r).is_ok());
+        r.points[0].targets = vec![crate::results::per_worker::TargetFigures { latency_p99_us: -3.0, ..Default::default() }];
+        let e = check(&r).unwrap_err().to_string();
+        assert!(e.contains("points[0].targets[0].latency_p99_us"), "{e}");
     }
 }

@@ -7,6 +7,7 @@ pub mod control;
 pub mod live;
 pub mod paced_outcome;
 pub mod pacing;
+pub mod pinning;
 pub mod plan;
 pub mod point;
 pub mod power_meter;
@@ -49,6 +50,8 @@ pub struct RunContext {
     pub link: Option<crate::results::line_rate::LinkSetting>,
     /// Under MPI (issue 17): the ranks running this plan together; `Solo` otherwise.
     pub cluster: cluster::ClusterRef,
+    /// With --cpus: the CPUs the workers are pinned to, and how they share them.
+    pub pinning: Option<crate::workload::cpus::Pinning>,
 }
 
 impl RunContext {
@@ -129,6 +132,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         workload: crate::workload::WorkloadSpec { targets: every_target(plan), ..first.clone() },
         targets: Vec::new(),
         engine: plan::engine_name(first),
+        cpus: ctx.pinning.clone(),
         points: Vec::new(),
         mpi: ctx.cluster.get().facts(),
     };
@@ -243,6 +247,8 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                     trace: trace.clone(),
                     continue_on_error: ctx.continue_on_error,
                     cluster: Some(ctx.cluster.clone()),
+                    pinning: ctx.pinning.clone(),
+                    asked_qd: p.asked_qd.clone(),
                 },
             );
             meter.finish(sampling, &mut outcome);

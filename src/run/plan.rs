@@ -23,6 +23,8 @@ pub struct PlannedPoint {
     /// Short text of the params for the live line, "qd=8 bs=4k".
     pub label: String,
     pub spec: WorkloadSpec,
+    /// Each group's queue depth as asked, before an engine limited it (psync: 1).
+    pub asked_qd: Vec<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -128,9 +130,10 @@ pub fn effective(mut spec: WorkloadSpec) -> Result<(WorkloadSpec, Vec<String>), 
 
 /// A plan of one point.
 pub fn single(spec: WorkloadSpec) -> Result<RunPlan, PlanError> {
+    let asked_qd = spec.groups.iter().map(|g| g.qd).collect();
     let (spec, warnings) = effective(spec)?;
     Ok(RunPlan {
-        points: vec![PlannedPoint { params: BTreeMap::new(), label: String::new(), spec }],
+        points: vec![PlannedPoint { params: BTreeMap::new(), label: String::new(), spec, asked_qd }],
         warnings,
         repeat: 1,
         pick: Pick::Mean,
@@ -276,6 +279,7 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
                     g.arrivals = arrivals;
                 }
             }
+            let asked_qd = spec.groups.iter().map(|g| g.qd).collect();
             let (spec, w) = effective(spec)?;
             for w in w {
                 if !warnings.contains(&w) {
@@ -283,7 +287,7 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
                 }
             }
             let label = params.iter().map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"'))).collect::<Vec<_>>().join(" ");
-            points.push(PlannedPoint { params, label, spec });
+            points.push(PlannedPoint { params, label, spec, asked_qd });
         }
     }
     if let Some(d) = o.dist.as_ref().filter(|d| !d.is_uniform()) {

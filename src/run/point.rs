@@ -15,7 +15,8 @@ use super::progress::Progress;
 use super::stall::{self, InFlightAtEnd};
 use super::worker::{run_worker, Report, WorkerOutcome, WorkerPlan};
 use crate::metrics::{cpu, IntervalSlice, Recorder};
-use crate::results::model::{Point, Status};
+use crate::results::model::{PinnedCpuStats, Point, Status};
+use crate::results::per_worker::{self, TargetFigures, WorkerFigures, WorkerInput};
 use crate::results::summarize::{group_summary, summarize};
 use crate::target::OpenTarget;
 use crate::workload::{RunLength, WorkloadSpec};
@@ -59,6 +60,11 @@ pub struct PointShared {
     pub continue_on_error: bool,
     /// Under MPI: the processes whose points start together (a barrier before the workers are released).
     pub cluster: Option<super::cluster::ClusterRef>,
+    /// With --cpus: the CPUs workers are pinned to, and how.
+    pub pinning: Option<crate::workload::cpus::Pinning>,
+    /// The queue depth asked for per group, before an engine limited it (the
+    /// depth each worker's achieved depth is compared with); empty: the spec's.
+    pub asked_qd: Vec<u32>,
 }
 
 pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan> {
@@ -109,6 +115,7 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
                 connections: spec.connections,
                 continue_on_error: shared.continue_on_error,
                 think: crate::workload::timing::think_rules(g),
+                cpus: super::pinning::worker_cpus(shared.pinning.as_ref(), plans.len()),
             });
         }
     }
@@ -126,6 +133,9 @@ pub fn run_point(
 ) -> PointOutcome {
     let plans = worker_plans(spec, shared);
     let nworkers = plans.len();
+    // What the per-worker figures need of each plan once the plans have moved into their threads.
+    let shapes: Vec<(usize, Vec<usize>, Vec<u32>)> =
+        plans.iter().map(|p| (p.group, p.targets.clone(), p.cpus.clone().unwrap_or_default())).collect();
     let ctl = Arc::new(Control::new(nworkers));
     let targets = Arc::new(targets);
     let (tx, rx) = mpsc::channel::<Report>();
@@ -262,13 +272,15 @@ pub fn run_point(
         progress.add(r);
     }
     let missing: Vec<usize> = outcomes.iter().enumerate().filter(|(_, o)| o.is_none()).map(|(i, _)| i).collect();
+    let present: Vec<usize> = outcomes.iter().enumerate().filter(|(_, o)| o.is_some()).map(|(i, _)| i).collect();
     let outcomes: Vec<WorkerOutcome> = outcomes.into_iter().flatten().collect();
 
     // With an I/O count the interval ends at the last measured completion.
     let t_end = if end.is_none() { outcomes.iter().filter_map(|o| o.last_measured).max().unwrap_or(t_end) } else { t_end };
     let duration_s = t_end.saturating_duration_since(measure_start).as_secs_f64();
     let unix_start = crate::metrics::power::unix_now() - Instant::now().saturating_duration_since(measure_start).as_secs_f64();
-    let usage = cpu_start.map(|a| cpu::usage_between(&a, &cpu_end)).unwrap_or_default();
+    let usage = cpu_start.as_ref().map(|a| cpu::usage_between(a, &cpu_end)).unwrap_or_default();
+    let pinned_usage = shared.pinning.as_ref().zip(cpu_start.as_ref()).map(|(p, a)| (p, cpu::usage_of(a, &cpu_end, &p.cpus.0)));
 
     // The seconds not shown yet (the last ones end only when the workers stop);
     // with a worker left behind they would be incomplete, so they are not shown.
@@ -323,16 +335,68 @@ pub fn run_point(
     } else {
         Vec::new()
     };
+    if let Some((p, u)) = &pinned_usage {
+        summary.cpu.pinned =
+            Some(PinnedCpuStats::from_usage(&p.cpus.to_string(), u, summary.iops, summary.bytes_read + summary.bytes_written));
+    }
+    let (workers, target_rows) = per_worker_figures(spec, shared, &targets, &shapes, &present, &outcomes, duration_s, &mut summary);
     super::paced_outcome::add(spec, &total, &by_group, &mut summary, &groups);
     let mut groups = groups;
     super::paced_outcome::add_follow_ratios(spec, &mut groups);
     PointOutcome {
-        point: Point { params, summary, groups, repeats: None, verdict: None, workload: Some(spec.clone()), mpi: None },
+        point: Point { params, summary, groups, repeats: None, verdict: None, workload: Some(spec.clone()), mpi: None, workers, targets: target_rows },
         status,
         reason,
         span: (unix_start, unix_start + duration_s),
         measured: Measured { total, by_group, slices, usage },
     }
+}
+
+/// Each worker's and each target's figures, and the queue depth held against the
+/// depth asked (into `summary`). `present[k]` is the index of `outcomes[k]`.
+#[allow(clippy::too_many_arguments)]
+fn per_worker_figures(
+    spec: &WorkloadSpec,
+    shared: &PointShared,
+    targets: &[OpenTarget],
+    shapes: &[(usize, Vec<usize>, Vec<u32>)],
+    present: &[usize],
+    outcomes: &[WorkerOutcome],
+    duration_s: f64,
+    summary: &mut crate::results::Summary,
+) -> (Vec<WorkerFigures>, Vec<TargetFigures>) {
+    const PSYNC: &str = "the psync engine does one I/O at a time per target (use --engine io_uring for depth, or more --workers)";
+    const PACED: &str = "a paced group (a rate, or following another group) keeps only the I/Os that are due in flight";
+    let inputs: Vec<WorkerInput> = present
+        .iter()
+        .zip(outcomes)
+        .map(|(&w, o)| {
+            let (gi, ref mine, ref cpus) = shapes[w];
+            let g = &spec.groups[gi];
+            let asked = shared.asked_qd.get(gi).copied().unwrap_or(g.qd).max(g.qd);
+            let why_short = if asked > g.qd {
+                Some(PSYNC)
+            } else if g.rate.is_some() || g.follow.is_some() {
+                Some(PACED)
+            } else {
+                None
+            };
+            WorkerInput {
+                index: w as u32,
+                group: &g.name,
+                targets: mine,
+                cpus,
+                recorder: &o.recorder,
+                per_target: &o.per_target,
+                qd_requested: asked * mine.len() as u32,
+                qd_achieved: o.depth_mean,
+                why_short,
+            }
+        })
+        .collect();
+    let uris: Vec<String> = targets.iter().map(|t| t.facts.uri.clone()).collect();
+    summary.queue_depth = per_worker::queue_depth(&inputs);
+    (inputs.iter().map(|w| per_worker::worker_figures(w, duration_s)).collect(), per_worker::target_figures(&inputs, &uris, duration_s))
 }
 
 /// How long a worker may go without reporting before the live view says so

@@ -81,6 +81,8 @@ pub fn point(spec: &WorkloadSpec, extras: Extras) -> Estimate {
     let h2 = LatencyHistogram::footprint_bytes(2);
     let mut e = Estimate::default();
     let (mut buffers, mut rings, mut slots_total, mut workers_total) = (0u64, 0u64, 0u64, 0u64);
+    // Each worker keeps a small histogram per target it drives (per-target figures).
+    let mut target_tallies = 0u64;
     let mut how_buffers: Vec<String> = Vec::new();
     let uris: Vec<Option<TargetUri>> = spec.targets.iter().map(|t| target::parse(t).ok()).collect();
     for g in &spec.groups {
@@ -98,6 +100,7 @@ pub fn point(spec: &WorkloadSpec, extras: Extras) -> Estimate {
         }
         slots_total = slots_total.saturating_add(workers.saturating_mul(slots));
         workers_total += workers;
+        target_tallies = target_tallies.saturating_add(workers.saturating_mul(spec.targets_per_worker(g) as u64));
     }
     e.add("I/O buffers", buffers, how_buffers.join(" + "), "--qd, --bs or --workers");
     e.add("io_uring rings", rings, format!("{workers_total} ring(s)"), "--qd or --workers");
@@ -109,6 +112,13 @@ pub fn point(spec: &WorkloadSpec, extras: Extras) -> Estimate {
         workers_total.saturating_mul(per_worker_h),
         format!("{workers_total} worker(s) x {} each", human(per_worker_h)),
         "--workers",
+    );
+    let tally_h = LatencyHistogram::footprint_bytes(crate::metrics::per_worker::TARGET_DIGITS);
+    e.add(
+        "per-target histograms",
+        target_tallies.saturating_mul(tally_h),
+        format!("{target_tallies} worker x target pair(s) x {}", human(tally_h)),
+        "--workers or the targets each worker drives",
     );
     e.add(
         "worker threads and slot bookkeeping",

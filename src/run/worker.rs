@@ -18,6 +18,7 @@ use super::pacing::{Pacer, Pacing};
 use super::trace_sink;
 use crate::cache::trace::TraceRecord;
 use crate::engine::{self, completion_error, BufferPool, Completion, Engine, IoRequest};
+use crate::metrics::per_worker::{DepthMeter, TargetTally};
 use crate::metrics::{IntervalSlice, IoErrorRecord, Recorder};
 use crate::target::{Handle, OpenTarget};
 use crate::verify::{Verifier, VerifyShared, MAX_DRAWS};
@@ -50,6 +51,8 @@ pub struct WorkerPlan {
     pub continue_on_error: bool,
     /// Think time: pauses after bursts (src/workload/timing.rs); empty: none.
     pub think: Vec<crate::workload::timing::ThinkRule>,
+    /// With --cpus: the CPUs this worker's thread is pinned to, before it allocates its buffers.
+    pub cpus: Option<Vec<u32>>,
 }
 
 /// What a worker hands back when it ends.
@@ -66,6 +69,10 @@ pub struct WorkerOutcome {
     pub oldest_in_flight: Option<Instant>,
     /// I/Os that had still not completed when the worker stopped waiting for them.
     pub abandoned: u64,
+    /// Each of its targets' part, in the order of `WorkerPlan::targets`.
+    pub per_target: Vec<TargetTally>,
+    /// The mean I/Os it held in flight over the measured interval.
+    pub depth_mean: Option<f64>,
 }
 
 impl WorkerOutcome {
@@ -79,6 +86,8 @@ impl WorkerOutcome {
             in_flight_at_end: 0,
             oldest_in_flight: None,
             abandoned: 0,
+            per_target: Vec::new(),
+            depth_mean: None,
         }
     }
 }
@@ -219,7 +228,12 @@ pub fn run_worker(
         in_flight_at_end: 0,
         oldest_in_flight: None,
         abandoned: 0,
+        per_target: vec![TargetTally::default(); plan.targets.len()],
+        depth_mean: None,
     };
+    // Pinned before the buffers are allocated, so they are first touched on the
+    // worker's own CPUs (and so sit on its NUMA node).
+    let pinned = plan.cpus.as_deref().map(super::pinning::pin_this_thread).transpose();
     let mine: Vec<&OpenTarget> = plan.targets.iter().map(|&i| &targets[i]).collect();
     let ntargets = mine.len() as u32;
     let nslots = plan.qd * ntargets;
@@ -230,6 +244,11 @@ pub fn run_worker(
     // Every worker reaches the start gate, even a failed one, so nobody waits
     // forever (a panic before this point drops the ticket, which counts too).
     let t0 = ticket.wait_for_start();
+    if let Err(e) = pinned {
+        outcome.failure = Some(format!("could not pin worker {} to CPUs {:?}: {e}", plan.index, plan.cpus.unwrap_or_default()));
+        ctl.fail();
+        return outcome;
+    }
     let mut engine = match engine {
         Ok(e) => e,
         Err(e) => {
@@ -293,7 +312,12 @@ pub fn run_worker(
     // A completion that is not measured (the stop, or after the run ended) still
     // ends its slot, ends its verification (blocks released, writes recorded for
     // the points that follow) and counts its error, if any.
-    let settle = |c: &Completion, slots: &mut [Slot], verifier: &mut Option<Verifier>, rec: &mut Recorder, engine: &mut Box<dyn Engine>| {
+    let settle = |c: &Completion,
+                  slots: &mut [Slot],
+                  verifier: &mut Option<Verifier>,
+                  rec: &mut Recorder,
+                  tallies: &mut [TargetTally],
+                  engine: &mut Box<dyn Engine>| {
         let s = slots[c.slot as usize];
         slots[c.slot as usize].busy = false;
         let error = completion_error(c.result, s.len);
@@ -302,6 +326,7 @@ pub fn run_worker(
         }
         if let Some(errno) = error {
             rec.record_error(io_error(&mine[s.target as usize].facts.uri, &s, errno));
+            tallies[s.target as usize].errors += 1;
         }
     };
     let mut pacer = Pacer::new(plan.pacing.clone(), t0).with_think(plan.think.clone(), t0);
@@ -337,6 +362,10 @@ pub fn run_worker(
     idle.reverse();
 
     let rec = &mut outcome.recorder;
+    let tallies = &mut outcome.per_target;
+    // With one target its tally is the recorder itself, filled at the end.
+    let split_targets = ntargets > 1;
+    let mut depth = DepthMeter::new(measure_start, end);
     let mut done: Vec<Completion> = Vec::with_capacity(nslots as usize);
     let mut slice = IntervalSlice::new(0);
     // A second that ended at this wake-up, reported once this batch is handled
@@ -365,11 +394,12 @@ pub fn run_worker(
         }
         let now = Instant::now();
         ctl.beat(plan.index as usize, now);
+        depth.advance(now, in_flight);
         in_flight -= done.len();
         if ctl.stop.load(Ordering::Relaxed) || end.is_some_and(|e| now >= e) {
             // Completions of this last batch are not measured.
             for c in &done {
-                settle(c, &mut slots, &mut verifier, rec, &mut engine);
+                settle(c, &mut slots, &mut verifier, rec, tallies, &mut engine);
             }
             break now;
         }
@@ -409,14 +439,19 @@ pub fn run_worker(
                         failed.message
                     ));
                     rec.record_error(failed);
+                    tallies[s.target as usize].errors += 1;
                     ctl.fail();
                     stop_at = Some(k + 1);
                     break;
                 }
                 rec.record_error(failed);
+                tallies[s.target as usize].errors += 1;
             } else if measuring {
                 let ns = now.duration_since(s.due).as_nanos() as u64;
                 rec.record(s.op, s.len, ns);
+                if split_targets {
+                    tallies[s.target as usize].record(s.len, ns);
+                }
                 if let Some(hit) = c.from_cache {
                     rec.record_cache(s.op, hit, ns);
                 }
@@ -448,7 +483,7 @@ pub fn run_worker(
         }
         if let Some(k) = stop_at {
             for c in &done[k..] {
-                settle(c, &mut slots, &mut verifier, rec, &mut engine);
+                settle(c, &mut slots, &mut verifier, rec, tallies, &mut engine);
             }
             break now;
         }
@@ -487,6 +522,7 @@ pub fn run_worker(
     let (n, oldest) = in_flight_among(&slots, cutoff);
     outcome.in_flight_at_end = n as u64;
     outcome.oldest_in_flight = oldest;
+    outcome.depth_mean = if measuring { depth.mean(cutoff) } else { None };
     if let Some(s) = ended.take() {
         report(s, slice.index, &slots, stopped_at);
     }
@@ -496,7 +532,7 @@ pub fn run_worker(
         report(IntervalSlice::new(0), u32::MAX, &slots, stopped_at);
     }
     let left = drain(&mut engine, in_flight, &ctl, plan.index as usize, |engine, c| {
-        settle(c, &mut slots, &mut verifier, &mut outcome.recorder, engine)
+        settle(c, &mut slots, &mut verifier, &mut outcome.recorder, &mut outcome.per_target, engine)
     });
     outcome.abandoned = left as u64;
     ctl.drained[plan.index as usize].store(true, Ordering::SeqCst);
@@ -518,6 +554,9 @@ pub fn run_worker(
     if let Some(mut v) = verifier {
         let _ = v.flush_journal();
         outcome.recorder.verify += &v.stats;
+    }
+    if ntargets == 1 {
+        outcome.per_target[0].take_all_of(&outcome.recorder);
     }
     // Dropping the engine with I/Os still in flight is safe: each engine keeps
     // (leaks) the buffers the kernel or its library may still write into, and

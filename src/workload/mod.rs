@@ -2,6 +2,7 @@
 //! the seeded generator that turns it into a stream of offsets and sizes.
 
 pub mod dist;
+pub mod cpus;
 pub mod fio_job;
 pub mod fio_map;
 pub mod generator;

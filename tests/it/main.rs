@@ -18,6 +18,7 @@ mod mpi_absent;
 mod network;
 mod one_client_servers;
 mod output_guard;
+mod per_worker;
 mod power;
 mod report_page;
 mod results;
