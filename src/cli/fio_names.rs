@@ -28,6 +28,9 @@ pub const FIO_NAMES: &[(&str, &str)] = &[
     ("--time_based", "nothing needed, a run lasts --time unless --ios N is given"),
     ("--name", "--label TEXT"),
     ("--output", "--json FILE (with --output-format fio-json for fio's JSON)"),
+    ("--random_distribution", "--dist DIST (zipf:THETA, pareto:H, zoned:A/R:..., normal:SIGMA%, hotband:W%/H%/PERIOD)"),
+    ("--thinktime_blocks", "--thinktime-blocks N (with --thinktime DURATION, a unit given: 500us)"),
+    ("--rate_process", "--arrivals fixed|poisson (with --rate)"),
 ];
 
 /// The lunmark flag for a fio option name given as `--name` or `--name=value`.

@@ -182,7 +182,8 @@ pub struct RunArgs {
     pub quiet: bool,
     // Access distribution, think time and arrivals (issue 15; docs/profiles.md).
     /// Where random I/Os land: uniform, zipf:THETA, pareto:H, normal:SIGMA%, zoned:A/R:A/R...,
-    /// hotband:W%/H%/PERIOD; add :scattered or :contiguous to lay the hot blocks otherwise. Replaces every access line's.
+    /// hotband:W%/H%/PERIOD; add :scattered or :contiguous to lay the hot blocks otherwise. Replaces every access line's
+    /// (default: uniform; lab cache: zipf:0.9).
     #[arg(long, value_name = "DIST")]
     pub dist: Option<String>,
     /// Think time: each worker issues nothing for this long after every --thinktime-blocks I/Os (fio's thinktime).

@@ -283,7 +283,7 @@ pub fn run_worker(
                  due: Instant,
                  now: Instant| {
         // A hot band moves with the time since the point started.
-        let elapsed_ns = now.saturating_duration_since(t0).as_nanos() as u64;
+        let elapsed_ns = if gen.moves() { now.saturating_duration_since(t0).as_nanos() as u64 } else { 0 };
         let mut io = gen.next_at(target as usize, elapsed_ns);
         if let Some(v) = verifier.as_mut() {
             // Only issue an I/O whose blocks no other I/O has in flight (verify/table.rs).

@@ -111,8 +111,8 @@ impl Distribution {
     }
 
     /// The exact share of accesses that land on the hottest `fraction` of `n`
-    /// positions (for the shapes where it does not depend on time), used by
-    /// tests and shown by `--dry-run`.
+    /// positions, for the shapes where it does not depend on time (None for
+    /// normal and hotband). O(n) for zipf: for tests and documentation, not the run.
     pub fn hottest_share(&self, n: u64, fraction: f64) -> Option<f64> {
         let m = ((n as f64 * fraction).round() as u64).clamp(0, n);
         match &self.shape {

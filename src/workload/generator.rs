@@ -54,6 +54,8 @@ pub struct Generator {
     /// Per (line, target), line-major: the sampler of a line with a
     /// non-uniform distribution. Empty when every line is uniform.
     samplers: Vec<Option<Sampler>>,
+    /// Whether a line's distribution moves with time (a hot band).
+    moves: bool,
 }
 
 impl Generator {
@@ -85,7 +87,13 @@ impl Generator {
                 })
                 .collect()
         };
-        Generator { rng: Rng::for_stream(seed, stream), lines, regions, cursors, samplers }
+        let moves = access.iter().any(|l| l.dist.as_ref().is_some_and(|d| d.moves()));
+        Generator { rng: Rng::for_stream(seed, stream), lines, regions, cursors, samplers, moves }
+    }
+
+    /// Whether `next_at` needs the time (a hot band); the caller skips reading it otherwise.
+    pub fn moves(&self) -> bool {
+        self.moves
     }
 
     /// The next I/O to the worker's `target`-th target.

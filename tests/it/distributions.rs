@@ -213,3 +213,24 @@ fn the_cache_lab_defaults_to_a_skewed_stream_and_takes_read_and_write_delays() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("--write-delay: '500us'") && stderr(&out).contains("whole milliseconds"), "{}", stderr(&out));
 }
+
+/// A hot band of 10% taking 90% of the accesses crosses the region in 2 s:
+/// at 1.0-1.2 s the accesses are around the middle, at 0-0.2 s at the start.
+#[test]
+fn the_hot_band_crosses_the_region_with_time() {
+    let region = 16u64 << 20;
+    let records = traced(&["-t", "mem:16m", "--bs", "4k", "--random", "100", "--dist", "hotband:10%/90%/2s", "--time", "2s"]);
+    let share = |from_s: f64, to_s: f64, lo: f64, hi: f64| {
+        let window: Vec<&TraceRecord> =
+            records.iter().filter(|r| (r.t_ns as f64 / 1e9) >= from_s && (r.t_ns as f64 / 1e9) < to_s).collect();
+        assert!(window.len() > 1000, "{} I/Os in {from_s}..{to_s} s", window.len());
+        let inside = window.iter().filter(|r| r.offset as f64 >= lo * region as f64 && (r.offset as f64) < hi * region as f64).count();
+        inside as f64 / window.len() as f64
+    };
+    // 90% in the band plus the uniform rest's share of the 20% window around it.
+    for (from_s, lo, hi) in [(0.0, 0.0, 0.2), (1.0, 0.5, 0.7)] {
+        let got = share(from_s, from_s + 0.2, lo, hi);
+        assert!(got > 0.88, "{from_s} s: {got} of the accesses in {lo}..{hi} of the region");
+    }
+    assert!(share(1.0, 1.2, 0.0, 0.2) < 0.1, "the band has left the start");
+}
