@@ -176,6 +176,9 @@ pub struct Summary {
     /// With --link: read and write MB/s as a share of the link's usable rate per direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_rate: Option<crate::results::line_rate::LineRate>,
+    /// With --replay: the trace replayed, what was issued, and the replay lag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<crate::results::replay::ReplaySummary>,
     /// One entry per second of the measured interval.
     pub intervals: Vec<Interval>,
 }

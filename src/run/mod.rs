@@ -4,12 +4,14 @@
 
 pub mod control;
 pub mod live;
+pub mod op_source;
 pub mod paced_outcome;
 pub mod pacing;
 pub mod plan;
 pub mod point;
 pub mod power_meter;
 pub mod progress;
+pub mod replay;
 pub mod resources;
 pub mod signals;
 pub mod stall;
@@ -192,6 +194,18 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                     result.targets.push(t.facts.clone());
                 }
             }
+            if let Some(replay) = &plan.replay {
+                // Before any I/O: offsets beyond a region (refuse), transfers direct I/O cannot do.
+                if let Err(e) = replay.check_targets(&targets, p.spec.buffered) {
+                    target::discard_created(targets);
+                    if i == 0 && r == 0 {
+                        return Err(e);
+                    }
+                    result.status = Status::Failed;
+                    result.status_reason = Some(format!("point {}: {e}", i + 1));
+                    break 'points;
+                }
+            }
             if let (Some(opts), None) = (&ctx.verify, &verify) {
                 match crate::verify::VerifyShared::new(opts, &p.spec, &targets) {
                     Ok(v) => verify = Some(std::sync::Arc::new(v)),
@@ -213,7 +227,12 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 position,
                 &mut live,
                 &interrupt,
-                &point::PointShared { verify: verify.clone(), trace: trace.clone(), continue_on_error: ctx.continue_on_error },
+                &point::PointShared {
+                    verify: verify.clone(),
+                    trace: trace.clone(),
+                    continue_on_error: ctx.continue_on_error,
+                    replay: plan.replay.clone(),
+                },
             );
             meter.finish(sampling, &mut outcome);
             if let Some(cfg) = &ctx.cache {

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::control::{Control, StartTicket, DRAIN_BUDGET};
+use super::op_source::OpSource;
 use super::pacing::{Pacer, Pacing};
 use super::trace_sink;
 use crate::cache::trace::TraceRecord;
@@ -48,6 +49,8 @@ pub struct WorkerPlan {
     pub connections: u32,
     /// Count I/O errors and go on, instead of ending the run at the first.
     pub continue_on_error: bool,
+    /// With --replay: the trace this worker issues instead of generating I/Os.
+    pub replay: Option<Arc<super::replay::ReplayPlan>>,
 }
 
 /// What a worker hands back when it ends.
@@ -64,6 +67,8 @@ pub struct WorkerOutcome {
     pub oldest_in_flight: Option<Instant>,
     /// I/Os that had still not completed when the worker stopped waiting for them.
     pub abandoned: u64,
+    /// With --replay: what the replay did.
+    pub replay: Option<super::replay::ReplayTally>,
 }
 
 impl WorkerOutcome {
@@ -77,6 +82,7 @@ impl WorkerOutcome {
             in_flight_at_end: 0,
             oldest_in_flight: None,
             abandoned: 0,
+            replay: None,
         }
     }
 }
@@ -215,11 +221,13 @@ pub fn run_worker(
         in_flight_at_end: 0,
         oldest_in_flight: None,
         abandoned: 0,
+        replay: None,
     };
     let mine: Vec<&OpenTarget> = plan.targets.iter().map(|&i| &targets[i]).collect();
     let ntargets = mine.len() as u32;
     let nslots = plan.qd * ntargets;
-    let max_bs = plan.access.iter().map(|l| l.bs.get()).max().unwrap_or(4096) as usize;
+    let max_bs =
+        plan.access.iter().map(|l| l.bs.get()).max().unwrap_or(4096).max(plan.replay.as_ref().map_or(0, |r| r.max_len as u64)) as usize;
     let extra = cache_slots(&mine, nslots);
     let pool = BufferPool::new((nslots + extra) as usize, max_bs, plan.seed ^ plan.index as u64);
     let engine = build_engine(plan.engine, &mine, pool, plan.connections, nslots);
@@ -238,7 +246,10 @@ pub fn run_worker(
         }
     };
     let regions = mine.iter().map(|t| t.region).collect();
-    let mut gen = Generator::new(plan.seed, plan.index as u64, &plan.access, regions);
+    let mut gen = match &plan.replay {
+        Some(r) => OpSource::Replayed(super::replay::ReplayCursor::new(r.clone(), &plan.targets, regions, t0)),
+        None => OpSource::Generated(Generator::new(plan.seed, plan.index as u64, &plan.access, regions)),
+    };
     let measure_start = t0 + plan.ramp;
     let (end, io_limit) = match plan.run {
         RunLength::Time(d) => (Some(measure_start + d), u64::MAX),
@@ -252,14 +263,14 @@ pub fn run_worker(
     let trace_start = plan.trace.as_ref().map(|t| t.start);
     let global_target: Vec<u16> = plan.targets.iter().map(|&t| t as u16).collect();
     let issue = |engine: &mut Box<dyn Engine>,
-                 gen: &mut Generator,
+                 gen: &mut OpSource,
                  verifier: &mut Option<Verifier>,
                  traced: &mut Vec<TraceRecord>,
                  slot: u32,
                  target: u32,
                  due: Instant,
                  now: Instant| {
-        let mut io = gen.next(target as usize);
+        let (mut io, target) = gen.next(target);
         if let Some(v) = verifier.as_mut() {
             // Only issue an I/O whose blocks no other I/O has in flight (verify/table.rs).
             let mut draws = 1;
@@ -271,7 +282,7 @@ pub fn run_worker(
                     break;
                 }
                 draws += 1;
-                io = gen.next(target as usize);
+                io = gen.next(target).0;
             }
         }
         if let Some(start) = trace_start {
@@ -296,7 +307,7 @@ pub fn run_worker(
         }
     };
     let mut pacer = Pacer::new(plan.pacing.clone(), t0);
-    let paced = pacer.paced();
+    let paced = gen.paced(&pacer);
     if paced {
         // The default 50 us timer slack would make every wait for a due I/O late,
         // and that lateness would count as latency from schedule.
@@ -344,7 +355,7 @@ pub fn run_worker(
             ctl.fail();
             break Instant::now();
         }
-        let wait = if paced && !idle.is_empty() { pacer.wait(Instant::now()).min(WAIT_SLICE) } else { WAIT_SLICE };
+        let wait = if paced && !idle.is_empty() { gen.wait(&pacer, Instant::now(), WAIT_SLICE).min(WAIT_SLICE) } else { WAIT_SLICE };
         if in_flight == 0 && paced {
             std::thread::sleep(wait);
         } else if let Err(e) = engine.reap(1, Some(wait), &mut done) {
@@ -453,7 +464,7 @@ pub fn run_worker(
             counter.fetch_add(done.len() as u64, Ordering::Relaxed);
         }
         while paced && !idle.is_empty() {
-            let Some(due) = pacer.take_due(now) else { break };
+            let Some(due) = gen.take_due(&mut pacer, now) else { break };
             let slot = idle.pop().expect("checked non-empty");
             let target = slots[slot as usize].target;
             match issue(&mut engine, &mut gen, &mut verifier, &mut traced, slot, target, due, now) {
@@ -465,6 +476,10 @@ pub fn run_worker(
                 }
             }
             in_flight += 1;
+        }
+        if in_flight == 0 && gen.exhausted() {
+            // A replay whose last record has completed.
+            break now;
         }
     };
     // What was in flight when the measured interval ended (I/Os issued in the
@@ -485,6 +500,7 @@ pub fn run_worker(
         settle(c, &mut slots, &mut verifier, &mut outcome.recorder, engine)
     });
     outcome.abandoned = left as u64;
+    outcome.replay = gen.tally();
     ctl.drained[plan.index as usize].store(true, Ordering::SeqCst);
     if let Some(t) = &plan.trace {
         t.write(&mut traced);

@@ -962,6 +962,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         engine,
         buffered,
         verify: first.verify,
+        replay: None,
         phases: phases.into_iter().map(|(names, groups)| Phase { name: names.join("+"), groups }).collect(),
     }
 }

@@ -6,6 +6,7 @@ pub mod fio_map;
 pub mod generator;
 pub mod pass;
 pub mod profile;
+pub mod replay;
 pub mod rng;
 pub mod spec;
 pub mod sweep;

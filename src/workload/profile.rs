@@ -67,6 +67,9 @@ pub struct Profile {
     /// Check every byte read against what was written (as --verify).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify: bool,
+    /// Replay a recorded trace instead of generating I/Os (as --replay and its flags).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<super::replay::ReplaySettings>,
     pub phases: Vec<Phase>,
 }
 
