@@ -268,6 +268,13 @@ mod tests {
         };
         let text = toml::to_string(&s).unwrap();
         assert_eq!(toml::from_str::<ReplaySettings>(&text).unwrap(), s);
+        // A profile carries it as a [replay] table, printed and read back unchanged (`profiles show`).
+        let mut p = crate::workload::profile::builtin("quick").unwrap();
+        p.phases.truncate(1);
+        p.replay = Some(s.clone());
+        let text = crate::workload::profile::to_toml(&p);
+        assert!(text.contains("[replay]") && text.contains("speed = \"max\""), "{text}");
+        assert_eq!(crate::workload::profile::parse(&text, "p.toml").unwrap(), p);
         let plain: ReplaySettings = toml::from_str("file = \"t\"\nspeed = 2").unwrap();
         assert_eq!(plain.speed, ReplaySpeed::Factor(2.0));
         assert_eq!(plain.offsets, OffsetMode::Refuse);

@@ -14,6 +14,7 @@ mod one_client_servers;
 mod output_guard;
 mod power;
 mod report_page;
+mod replay;
 mod results;
 mod scripts;
 mod stalls;
