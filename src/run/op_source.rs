@@ -22,7 +22,7 @@ impl OpSource {
     pub fn next(&mut self, target: u32) -> (IoShape, u32) {
         match self {
             OpSource::Generated(g) => (g.next(target as usize), target),
-            OpSource::Replayed(r) => r.next(),
+            OpSource::Replayed(r) => r.take_next(),
         }
     }
 

@@ -234,7 +234,7 @@ impl ReplayPlan {
                 );
             }
             let direct = matches!(t.handle, Handle::Fd(_)) && !buffered;
-            if direct && (r.offset % SECTOR != 0 || r.len as u64 % SECTOR != 0) {
+            if direct && !(r.offset.is_multiple_of(SECTOR) && (r.len as u64).is_multiple_of(SECTOR)) {
                 bail!(
                     "--replay: {} is not in whole 512-byte sectors, which direct I/O to {} needs: add --buffered to go through the page cache",
                     what(),
@@ -257,7 +257,7 @@ impl ReplayPlan {
         let s = &self.settings;
         let speed = match s.speed {
             ReplaySpeed::Max => "max (as fast as the queue allows; the recorded timing is not kept)".to_string(),
-            ReplaySpeed::Factor(f) if f == 1.0 => "1 (the recorded timing)".to_string(),
+            ReplaySpeed::Factor(1.0) => "1 (the recorded timing)".to_string(),
             ReplaySpeed::Factor(f) => format!("{f} (the recorded timing, {f} times as fast)"),
         };
         let _ = writeln!(
@@ -379,7 +379,7 @@ impl ReplayCursor {
     }
 
     /// The due time of the next record when it is due by `now` (its lag is
-    /// counted then: it is issued next). Call `next` after each Some.
+    /// counted then: it is issued next). Call `take_next` after each Some.
     #[inline]
     pub fn take_due(&mut self, now: Instant) -> Option<Instant> {
         if self.exhausted() {
@@ -408,7 +408,7 @@ impl ReplayCursor {
 
     /// The next record as an I/O on one of the worker's targets: (shape, target).
     #[inline]
-    pub fn next(&mut self) -> (IoShape, u32) {
+    pub fn take_next(&mut self) -> (IoShape, u32) {
         let r = self.plan.records[self.next];
         self.next += 1;
         let target = self.local[r.target as usize];
@@ -571,16 +571,16 @@ mod tests {
         let regions = vec![Region { start: 4096, len: 1 << 20 }, Region { start: 0, len: 1 << 20 }];
         let mut c = ReplayCursor::new(Arc::new(p), &[0, 1], regions, t0);
         assert_eq!(c.take_due(t0), Some(t0));
-        let (io, t) = c.next();
+        let (io, t) = c.take_next();
         assert_eq!((io.op, io.offset, io.len, t), (Op::Read, 4096, 4096, 0));
         // The second record is 1 ms in at speed 2: 0.5 ms.
         assert_eq!(c.take_due(t0), None);
         assert_eq!(c.wait(t0, Duration::MAX), Duration::from_micros(500));
         let late = t0 + Duration::from_millis(3);
         assert_eq!(c.take_due(late), Some(t0 + Duration::from_micros(500)));
-        assert_eq!(c.next().1, 1);
+        assert_eq!(c.take_next().1, 1);
         assert_eq!(c.take_due(late), Some(t0 + Duration::from_millis(1)));
-        let (io, _) = c.next();
+        let (io, _) = c.take_next();
         // 1 MiB + 8 KiB does not fit a 1 MiB region: wrapped to its start.
         assert_eq!(io.offset, 4096);
         assert!(c.exhausted() && c.take_due(late).is_none());

@@ -122,7 +122,10 @@ fn an_msr_trace_keeps_its_timing_and_mapping() {
         assert_eq!(rp["mapping"], serde_json::json!(["usr/0 -> target 1", "proj/2 -> target 0"]));
         assert!((rp["span_s"].as_f64().unwrap() - 1.196).abs() < 1e-6, "{rp}");
         let duration = s["duration_s"].as_f64().unwrap();
-        assert!(duration >= want_s * 0.98 && duration < want_s + 0.35, "speed {speed}: the point lasted {duration} s, the trace {want_s} s");
+        assert!(
+            duration >= want_s * 0.98 && duration < want_s + 0.35,
+            "speed {speed}: the point lasted {duration} s, the trace {want_s} s"
+        );
         let (mean, max) = (rp["lag_mean_us"].as_f64().unwrap(), rp["lag_max_us"].as_f64().unwrap());
         assert!(mean >= 0.0 && max >= mean, "{rp}");
         assert!(s["service_latency_us"]["all"]["count"].as_u64().unwrap() == 300, "service time beside latency from recorded time");
@@ -140,7 +143,8 @@ fn an_msr_trace_keeps_its_timing_and_mapping() {
 fn offsets_beyond_the_region_are_refused_or_wrapped() {
     let dir = shm_dir();
     let csv = dir.path().join("far.csv");
-    std::fs::write(&csv, "100,h,0,Read,0,4096,1\n200,h,0,Write,8192,4096,1\n300,h,0,Read,2097152,4096,1\n400,h,0,Read,4096,4096,1\n").unwrap();
+    std::fs::write(&csv, "100,h,0,Read,0,4096,1\n200,h,0,Write,8192,4096,1\n300,h,0,Read,2097152,4096,1\n400,h,0,Read,4096,4096,1\n")
+        .unwrap();
     let target = dir.path().join("small");
     let t = target.to_str().unwrap();
     let out = run(&["run", "-q", "--no-store", "-t", t, "--size", "1m", "--replay", csv.to_str().unwrap()]);
