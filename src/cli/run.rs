@@ -435,6 +435,18 @@ impl RunArgs {
         if let Some(o) = &self.replay_offsets {
             s.offsets = o.parse().map_err(anyhow::Error::msg).context("--replay-offsets")?;
         }
+        if let Some(trace) = &self.trace {
+            let same = match (std::fs::canonicalize(trace), std::fs::canonicalize(&s.file)) {
+                (Ok(a), Ok(b)) => a == b,
+                _ => trace == &s.file,
+            };
+            if same {
+                anyhow::bail!(
+                    "--trace {} names the trace being replayed: recording would overwrite it as it is read; give --trace another file",
+                    trace.display()
+                );
+            }
+        }
         let swept: Vec<String> = self
             .sweep
             .iter()
