@@ -27,7 +27,6 @@ const MAX_LEN: u32 = 64 << 20;
 const SECTOR: u64 = 512;
 
 /// A trace loaded for replay, its records mapped to the run's targets.
-#[derive(Debug)]
 pub struct ReplayPlan {
     pub settings: ReplaySettings,
     pub kind: TraceKind,
@@ -52,6 +51,19 @@ pub struct ReplayPlan {
     pub writes: u64,
     /// The highest byte any record reaches, per run target.
     pub reach: Vec<u64>,
+}
+
+impl std::fmt::Debug for ReplayPlan {
+    /// The settings and counts, not the (possibly millions of) records.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplayPlan")
+            .field("settings", &self.settings)
+            .field("kind", &self.kind)
+            .field("records", &self.records.len())
+            .field("mapping", &self.mapping)
+            .field("skipped", &self.skipped())
+            .finish()
+    }
 }
 
 impl ReplayPlan {
