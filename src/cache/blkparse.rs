@@ -79,10 +79,26 @@ fn op_of(rwbs: &str) -> Option<Op> {
 
 /// Parses `blkparse` text (see the module doc); `name` is used in errors.
 pub fn parse_blkparse(text: &str, name: &str) -> Result<Vec<TraceRecord>> {
+    Ok(parse_blkparse_full(text, name)?.records)
+}
+
+/// A parsed `blkparse` capture: its I/Os, the devices by target index, and
+/// the events of the chosen action that are not reads or writes with data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlkparseTrace {
+    pub records: Vec<TraceRecord>,
+    /// `major:minor` of each target index of `records` (as `lsblk` names them).
+    pub devices: Vec<String>,
+    /// Queued (or dispatched) events skipped: discards, flushes, zero-length events.
+    pub skipped: u64,
+}
+
+/// `parse_blkparse` with device names and the count of skipped events.
+pub fn parse_blkparse_full(text: &str, name: &str) -> Result<BlkparseTrace> {
     let events: Vec<Event> = text.lines().filter_map(parse_line).collect();
     if events.is_empty() {
         bail!(
-            "{name} is neither a lunmark binary trace (no LMTRACE1 magic) nor blkparse output: no line has the shape \
+            "{name} is neither a lunmark binary trace (no LMTRACE1 magic), MSR Cambridge CSV nor blkparse output: no line has the shape \
              \"  8,0    3        1     0.000000000  1234  Q   R 223490 + 8 [fio]\" \
              (device, cpu, sequence, seconds, pid, action, RWBS, sector + sectors). \
              Produce it with `blkparse -i TRACE` (default format) or record with lunmark's trace writer"
@@ -90,14 +106,19 @@ pub fn parse_blkparse(text: &str, name: &str) -> Result<Vec<TraceRecord>> {
     }
     let action = if events.iter().any(|e| e.action == "Q") { "Q" } else { "D" };
     let mut targets: HashMap<&str, u16> = HashMap::new();
+    let mut devices = Vec::new();
     let mut records = Vec::new();
+    let mut skipped = 0;
     for e in events.iter().filter(|e| e.action == action) {
-        let Some(op) = op_of(e.rwbs) else { continue };
-        if e.sectors == 0 {
+        let Some(op) = op_of(e.rwbs).filter(|_| e.sectors > 0) else {
+            skipped += 1;
             continue;
-        }
+        };
         let next = targets.len();
-        let target = *targets.entry(e.device).or_insert(next as u16);
+        let target = *targets.entry(e.device).or_insert_with(|| {
+            devices.push(e.device.replace(',', ":"));
+            next as u16
+        });
         let len = e.sectors.saturating_mul(SECTOR).min(u32::MAX as u64) as u32;
         records.push(TraceRecord { t_ns: e.t_ns, op, target, offset: e.sector.saturating_mul(SECTOR), len });
     }
@@ -108,7 +129,7 @@ pub fn parse_blkparse(text: &str, name: &str) -> Result<Vec<TraceRecord>> {
             events.len()
         );
     }
-    Ok(records)
+    Ok(BlkparseTrace { records, devices, skipped })
 }
 
 /// Reads a `blkparse` text file (see the module doc).
@@ -142,6 +163,9 @@ mod tests {
         assert_eq!(records.iter().filter(|x| x.op == Op::Write).count(), 4);
         assert_eq!(records.iter().filter(|x| x.target == 1).count(), 1, "the second device is the second target");
         assert!(records.windows(2).all(|w| w[0].t_ns <= w[1].t_ns));
+        let full = parse_blkparse_full(&std::fs::read_to_string(fixture()).unwrap(), "f").unwrap();
+        assert_eq!(full.devices, vec!["8:0".to_string(), "8:16".to_string()]);
+        assert!(full.skipped >= 1, "the bare flush is counted as skipped");
     }
 
     #[test]

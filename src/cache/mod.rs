@@ -7,12 +7,14 @@
 //! - `trace`: the binary trace format, its writer and reader, and format detection;
 //! - `record`: one I/O of a trace, as every reader yields it;
 //! - `blkparse`: the `blkparse` text reader;
+//! - `msr`: the MSR Cambridge CSV reader (SNIA IOTTA block traces);
 //! - `stack`: exact LRU stack distances (Fenwick tree over access times);
 //! - `mrc`: miss-ratio curves, exact or SHARDS-sampled;
 //! - `predict`: latency and IOPS per cache size from measured hit and miss latencies.
 
 pub mod blkparse;
 pub mod mrc;
+pub mod msr;
 pub mod predict;
 pub mod record;
 pub mod stack;

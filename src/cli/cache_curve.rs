@@ -24,7 +24,7 @@ const DEFAULT_SIZES: &str = "0,25,30,50,75,100";
 
 #[derive(Args, Debug)]
 pub struct CacheCurveArgs {
-    /// The trace: a lunmark binary trace (docs/trace-format.md) or `blkparse` text output.
+    /// The trace: a lunmark binary trace (docs/trace-format.md), `blkparse` text output or MSR Cambridge CSV (SNIA IOTTA).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// The cache block size: an I/O touches every block its bytes fall in.
@@ -179,7 +179,7 @@ pub fn build(args: &CacheCurveArgs) -> Result<CurveReport> {
         }
     }
     if !args.file.exists() {
-        bail!("{}: no such file; give a lunmark binary trace or blkparse text output", args.file.display());
+        bail!("{}: no such file; give a lunmark binary trace, blkparse text output or MSR Cambridge CSV", args.file.display());
     }
     let (kind, records) = load_trace(&args.file)?;
     if records.is_empty() {
@@ -210,6 +210,7 @@ pub fn build(args: &CacheCurveArgs) -> Result<CurveReport> {
         format: match kind {
             TraceKind::Binary => "lunmark binary trace",
             TraceKind::Blkparse => "blkparse text",
+            TraceKind::Msr => "MSR Cambridge CSV",
         },
         ios: records.len() as u64,
         reads,

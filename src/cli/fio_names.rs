@@ -31,6 +31,10 @@ pub const FIO_NAMES: &[(&str, &str)] = &[
     ("--random_distribution", "--dist DIST (zipf:THETA, pareto:H, zoned:A/R:..., normal:SIGMA%, hotband:W%/H%/PERIOD)"),
     ("--thinktime_blocks", "--thinktime-blocks N (with --thinktime DURATION, a unit given: 500us)"),
     ("--rate_process", "--arrivals fixed|poisson (with --rate)"),
+    ("--read_iolog", "--replay FILE (a lunmark trace, blkparse text or MSR Cambridge CSV)"),
+    ("--replay_no_stall", "--replay-speed max"),
+    ("--replay_time_scale", "--replay-speed FACTOR (2 is twice as fast, fio's replay_time_scale=50)"),
+    ("--replay_redirect", "--replay-map DEVICE=TARGET,... (each trace device to a target)"),
 ];
 
 /// The lunmark flag for a fio option name given as `--name` or `--name=value`.
@@ -66,6 +70,7 @@ mod tests {
             (vec!["lunmark", "run", "--numjobs", "4"], "in lunmark: --workers N"),
             (vec!["lunmark", "run", "--rw", "randread"], "--read PCT and --random PCT"),
             (vec!["lunmark", "run", "--runtime", "60"], "--time DURATION"),
+            (vec!["lunmark", "run", "--read_iolog", "t.log"], "in lunmark: --replay FILE"),
         ] {
             let e = explain(crate::cli::Cli::try_parse_from(&args).unwrap_err());
             assert_eq!(e.kind(), ErrorKind::UnknownArgument);

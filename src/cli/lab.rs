@@ -79,6 +79,12 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             "--json {json}: a lab writes one result per row and keeps each in the store; drop --json and export a row with `lunmark results export ID`"
         );
     }
+    if let Some(replay) = &run.replay {
+        anyhow::bail!(
+            "--replay {}: a lab runs its own workloads at each row; replay a trace with `lunmark run --replay FILE`",
+            replay.display()
+        );
+    }
     if let Some(journal) = &run.journal {
         anyhow::bail!(
             "--journal {}: a lab's targets are removed when it ends, so the journal could never be checked; drop --journal (--verify still checks every read)",

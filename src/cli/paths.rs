@@ -47,6 +47,7 @@ pub const PATH_ARGS: &[(&str, &str, Role)] = &[
     ("run", "profile_file", Role::Input),
     ("run", "fio", Role::Input),
     ("run", "power_log", Role::Input),
+    ("run", "replay", Role::Input),
     ("run", "targets", Role::Target),
     ("run", "cache_dev", Role::Target),
     ("report", "output", REPLACED),

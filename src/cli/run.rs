@@ -18,6 +18,7 @@ use crate::target::SafetyFlags;
 use crate::units::{parse_duration, parse_percent, parse_size, Bytes};
 use crate::workload::fio_map;
 use crate::workload::profile::{self, Phase, Profile};
+use crate::workload::replay::ReplaySettings;
 use crate::workload::sweep::{self, Sweep};
 use crate::workload::{AccessLine, RunLength, WorkerGroup};
 
@@ -205,6 +206,25 @@ pub struct RunArgs {
     /// Print each worker's and each target's figures beside the summary.
     #[arg(long)]
     pub detail: bool,
+
+    // Replay (issue 15 item 2): I/Os from a recorded trace instead of the generator.
+    /// Issue the I/Os recorded in FILE (op, offset, length, time) instead of generating them:
+    /// a lunmark trace (what --trace writes), blkparse text, or MSR Cambridge CSV.
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+    /// With --replay: the trace's format, lunmark, blkparse or msr (default: detected from the file).
+    #[arg(long, value_name = "FORMAT")]
+    pub replay_format: Option<String>,
+    /// With --replay: 1 keeps the recorded timing, 2 replays twice as fast (any factor), max as fast as the queue allows [default: 1].
+    #[arg(long, value_name = "SPEED")]
+    pub replay_speed: Option<String>,
+    /// With --replay: which trace device goes to which target, DEVICE=TARGET,... (0=1,1=0 or usr/0=0);
+    /// devices left out are not replayed [default: devices in order of first appearance to targets in order].
+    #[arg(long, value_name = "MAP")]
+    pub replay_map: Option<String>,
+    /// With --replay: an I/O beyond its target's region is refused before the run, or wrapped into the region: refuse or wrap [default: refuse].
+    #[arg(long, value_name = "MODE")]
+    pub replay_offsets: Option<String>,
 }
 
 /// What `--output-format` asks for.
@@ -297,7 +317,7 @@ impl RunArgs {
             }
             return Ok((profile::builtin(name)?, Some(name.clone())));
         }
-        if self.shapes_workload() {
+        if self.shapes_workload() || self.replay.is_some() {
             return Ok((flags_profile(), None));
         }
         Ok((profile::builtin("quick")?, Some("quick".into())))
@@ -421,8 +441,92 @@ impl RunArgs {
             anyhow::bail!("--thinktime with --rate: think time pauses a closed loop, a rate sets the schedule itself; use one of them");
         }
         let pick: Pick = self.pick.parse().map_err(anyhow::Error::msg).context("--pick")?;
+        let replay = self.replay_settings(profile.replay.clone())?;
+        let run_given = self.time.is_some() || self.ios.is_some() || profile.time.is_some() || profile.ios.is_some();
+        let ramp_given = self.ramp.is_some() || profile.ramp.is_some();
         let request = PlanRequest { profile, profile_name, targets, overrides, sweeps, repeat: self.repeat, pick, pass: self.pass.clone() };
-        Ok(plan::build(request)?)
+        let mut plan = plan::build(request)?;
+        if let Some(settings) = replay {
+            let warnings = crate::run::replay::attach(&mut plan, settings, run_given, ramp_given)?;
+            plan.warnings.extend(warnings);
+        }
+        Ok(plan)
+    }
+
+    /// The replay the flags and the profile ask for (the flags win), None
+    /// without one. Flags that shape generated I/O are refused beside it.
+    fn replay_settings(&self, from_profile: Option<ReplaySettings>) -> Result<Option<ReplaySettings>> {
+        let mut s = match (&self.replay, from_profile) {
+            (Some(file), p) => ReplaySettings { file: file.clone(), ..p.unwrap_or_default() },
+            (None, Some(p)) => p,
+            (None, None) => {
+                if self.replay_format.is_some() || self.replay_speed.is_some() || self.replay_map.is_some() || self.replay_offsets.is_some()
+                {
+                    anyhow::bail!("--replay-format, --replay-speed, --replay-map and --replay-offsets set up a replay: add --replay FILE");
+                }
+                return Ok(None);
+            }
+        };
+        if let Some(f) = &self.replay_format {
+            s.format = Some(f.parse().map_err(anyhow::Error::msg).context("--replay-format")?);
+        }
+        if let Some(v) = &self.replay_speed {
+            s.speed = v.parse().map_err(anyhow::Error::msg).context("--replay-speed")?;
+        }
+        if let Some(m) = &self.replay_map {
+            s.map = Some(m.parse().map_err(anyhow::Error::msg).context("--replay-map")?);
+        }
+        if let Some(o) = &self.replay_offsets {
+            s.offsets = o.parse().map_err(anyhow::Error::msg).context("--replay-offsets")?;
+        }
+        if let Some(trace) = &self.trace {
+            let same = match (std::fs::canonicalize(trace), std::fs::canonicalize(&s.file)) {
+                (Ok(a), Ok(b)) => a == b,
+                _ => trace == &s.file,
+            };
+            if same {
+                anyhow::bail!(
+                    "--trace {} names the trace being replayed: recording would overwrite it as it is read; give --trace another file",
+                    trace.display()
+                );
+            }
+        }
+        let swept: Vec<String> = self
+            .sweep
+            .iter()
+            .filter_map(|t| t.split_once('=').map(|(k, _)| k.trim().to_string()))
+            .filter(|k| k != "qd")
+            .map(|k| format!("--sweep {k}=.."))
+            .collect();
+        let verify = self.verify || self.verify_stop || self.journal.is_some();
+        let given: Vec<String> = [
+            ("--bs", self.bs.is_some()),
+            ("--read", self.read.is_some()),
+            ("--random", self.random.is_some()),
+            ("--align", self.align.is_some()),
+            ("--seed", self.seed.is_some()),
+            ("--rate", self.rate.is_some()),
+            ("--mailboxes", self.mailboxes.is_some()),
+            ("--iops-per-mailbox", self.iops_per_mailbox.is_some()),
+            ("--verify", verify),
+            ("--cache", self.cache.is_some()),
+            ("--fio", self.fio.is_some()),
+        ]
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(f, _)| f.to_string())
+        .chain(swept)
+        .collect();
+        if !given.is_empty() {
+            anyhow::bail!(
+                "--replay {}: {} cannot apply to a replay: the trace gives each I/O's operation, offset, length and time \
+                 (--verify and --cache need I/Os lunmark shapes itself). Drop {}",
+                s.file.display(),
+                given.join(", "),
+                if given.len() == 1 { "it" } else { "them" }
+            );
+        }
+        Ok(Some(s))
     }
 }
 

@@ -9,6 +9,7 @@ pub mod model;
 pub mod pass;
 pub mod per_worker;
 pub mod repeats;
+pub mod replay;
 pub mod store;
 pub mod summarize;
 pub mod validate;

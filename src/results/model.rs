@@ -194,6 +194,9 @@ pub struct Summary {
     /// The queue depth asked for against the one the workers held.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_depth: Option<crate::results::per_worker::QueueDepth>,
+    /// With --replay: the trace replayed, what was issued, and the replay lag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<crate::results::replay::ReplaySummary>,
     /// One entry per second of the measured interval.
     pub intervals: Vec<Interval>,
 }

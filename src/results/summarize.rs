@@ -77,6 +77,7 @@ pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, durat
         stall_reason: None,
         line_rate: None,
         queue_depth: None,
+        replay: None,
         intervals: slices.iter().map(|s| interval(s, duration_s)).collect(),
     }
 }

@@ -5,6 +5,7 @@
 pub mod cluster;
 pub mod control;
 pub mod live;
+pub mod op_source;
 pub mod paced_outcome;
 pub mod pacing;
 pub mod pinning;
@@ -12,6 +13,7 @@ pub mod plan;
 pub mod point;
 pub mod power_meter;
 pub mod progress;
+pub mod replay;
 pub mod resources;
 pub mod signals;
 pub mod stall;
@@ -217,6 +219,18 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                     result.targets.push(t.facts.clone());
                 }
             }
+            if let Some(replay) = &plan.replay {
+                // Before any I/O: offsets beyond a region (refuse), transfers direct I/O cannot do.
+                if let Err(e) = replay.check_targets(&targets, p.spec.buffered) {
+                    target::discard_created(targets);
+                    if i == 0 && r == 0 {
+                        return Err(e);
+                    }
+                    result.status = Status::Failed;
+                    result.status_reason = Some(format!("point {}: {e}", i + 1));
+                    break 'points;
+                }
+            }
             if let (Some(opts), None) = (&ctx.verify, &verify) {
                 match crate::verify::VerifyShared::new(
                     opts,
@@ -249,6 +263,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                     cluster: Some(ctx.cluster.clone()),
                     pinning: ctx.pinning.clone(),
                     asked_qd: p.asked_qd.clone(),
+                    replay: plan.replay.clone(),
                 },
             );
             meter.finish(sampling, &mut outcome);

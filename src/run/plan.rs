@@ -38,6 +38,8 @@ pub struct RunPlan {
     pub criteria: Vec<Criterion>,
     /// The profile the points come from (None: flags only).
     pub profile: Option<String>,
+    /// With --replay: the trace every point issues instead of generated I/Os.
+    pub replay: Option<std::sync::Arc<super::replay::ReplayPlan>>,
 }
 
 #[derive(Debug, Error)]
@@ -139,6 +141,7 @@ pub fn single(spec: WorkloadSpec) -> Result<RunPlan, PlanError> {
         pick: Pick::Mean,
         criteria: Vec::new(),
         profile: None,
+        replay: None,
     })
 }
 
@@ -296,7 +299,7 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             return Err(PlanError::DistWithoutRandom { dist: d.to_string() });
         }
     }
-    Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name })
+    Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name, replay: None })
 }
 
 /// Spreads a total rate over the groups that follow no other group, in
@@ -377,6 +380,10 @@ pub fn describe(plan: &RunPlan) -> String {
                     g.thinktime_blocks.unwrap_or(1)
                 );
             }
+            if plan.replay.is_some() {
+                let _ = writeln!(out, "  I/Os: the replayed trace's, in its order (replay: below)");
+                continue;
+            }
             for l in &g.access {
                 let _ = writeln!(
                     out,
@@ -394,6 +401,9 @@ pub fn describe(plan: &RunPlan) -> String {
             }
         }
         let _ = writeln!(out, "total: {} workers, {} I/Os in flight", s.total_workers(), s.total_in_flight());
+        if let Some(r) = &plan.replay {
+            out.push_str(&r.describe(&s.targets));
+        }
     }
     if plan.repeat > 1 {
         let _ = writeln!(out, "each point runs {} times; the point reports the {:?} repeat", plan.repeat, plan.pick);

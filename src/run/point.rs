@@ -65,6 +65,8 @@ pub struct PointShared {
     /// The queue depth asked for per group, before an engine limited it (the
     /// depth each worker's achieved depth is compared with); empty: the spec's.
     pub asked_qd: Vec<u32>,
+    /// With --replay: the trace the (one) worker issues.
+    pub replay: Option<Arc<super::replay::ReplayPlan>>,
 }
 
 pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan> {
@@ -116,6 +118,7 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
                 continue_on_error: shared.continue_on_error,
                 think: crate::workload::timing::think_rules(g),
                 cpus: super::pinning::worker_cpus(shared.pinning.as_ref(), plans.len()),
+                replay: shared.replay.clone(),
             });
         }
     }
@@ -182,6 +185,7 @@ pub fn run_point(
     let mut ramp_shown = None;
     let mut silence_shown = None;
     let mut status = Status::Completed;
+    let mut ran_out = false;
     let t_end: Instant = loop {
         let now = Instant::now();
         if cpu_start.is_none() && now >= measure_start {
@@ -200,7 +204,10 @@ pub fn run_point(
             if now >= e {
                 break e;
             }
-        } else if outcomes.iter().all(Option::is_some) {
+        }
+        // With an I/O count workers end on their own; so does a replay that ran out of records.
+        if outcomes.iter().all(Option::is_some) {
+            ran_out = end.is_some();
             break now;
         }
         // Wake at the next edge (measure start, end) or every 100 ms for the live view.
@@ -276,7 +283,7 @@ pub fn run_point(
     let outcomes: Vec<WorkerOutcome> = outcomes.into_iter().flatten().collect();
 
     // With an I/O count the interval ends at the last measured completion.
-    let t_end = if end.is_none() { outcomes.iter().filter_map(|o| o.last_measured).max().unwrap_or(t_end) } else { t_end };
+    let t_end = if end.is_none() || ran_out { outcomes.iter().filter_map(|o| o.last_measured).max().unwrap_or(t_end) } else { t_end };
     let duration_s = t_end.saturating_duration_since(measure_start).as_secs_f64();
     let unix_start = crate::metrics::power::unix_now() - Instant::now().saturating_duration_since(measure_start).as_secs_f64();
     let usage = cpu_start.as_ref().map(|a| cpu::usage_between(a, &cpu_end)).unwrap_or_default();
@@ -341,6 +348,9 @@ pub fn run_point(
     }
     let (workers, target_rows) = per_worker_figures(spec, shared, &targets, &shapes, &present, &outcomes, duration_s, &mut summary);
     super::paced_outcome::add(spec, &total, &by_group, &mut summary, &groups);
+    if let Some(r) = &shared.replay {
+        super::replay::add_outcome(r, outcomes.iter().filter_map(|o| o.replay.as_ref()), &total, &mut summary);
+    }
     let mut groups = groups;
     super::paced_outcome::add_follow_ratios(spec, &mut groups);
     PointOutcome {

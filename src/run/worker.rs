@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::control::{Control, StartTicket, DRAIN_BUDGET};
+use super::op_source::OpSource;
 use super::pacing::{Pacer, Pacing};
 use super::trace_sink;
 use crate::cache::trace::TraceRecord;
@@ -53,6 +54,8 @@ pub struct WorkerPlan {
     pub think: Vec<crate::workload::timing::ThinkRule>,
     /// With --cpus: the CPUs this worker's thread is pinned to, before it allocates its buffers.
     pub cpus: Option<Vec<u32>>,
+    /// With --replay: the trace this worker issues instead of generating I/Os.
+    pub replay: Option<Arc<super::replay::ReplayPlan>>,
 }
 
 /// What a worker hands back when it ends.
@@ -73,6 +76,8 @@ pub struct WorkerOutcome {
     pub per_target: Vec<TargetTally>,
     /// The mean I/Os it held in flight over the measured interval.
     pub depth_mean: Option<f64>,
+    /// With --replay: what the replay did.
+    pub replay: Option<super::replay::ReplayTally>,
 }
 
 impl WorkerOutcome {
@@ -88,6 +93,7 @@ impl WorkerOutcome {
             abandoned: 0,
             per_target: Vec::new(),
             depth_mean: None,
+            replay: None,
         }
     }
 }
@@ -230,6 +236,7 @@ pub fn run_worker(
         abandoned: 0,
         per_target: vec![TargetTally::default(); plan.targets.len()],
         depth_mean: None,
+        replay: None,
     };
     // Pinned before the buffers are allocated, so they are first touched on the
     // worker's own CPUs (and so sit on its NUMA node).
@@ -237,7 +244,8 @@ pub fn run_worker(
     let mine: Vec<&OpenTarget> = plan.targets.iter().map(|&i| &targets[i]).collect();
     let ntargets = mine.len() as u32;
     let nslots = plan.qd * ntargets;
-    let max_bs = plan.access.iter().map(|l| l.bs.get()).max().unwrap_or(4096) as usize;
+    let max_bs =
+        plan.access.iter().map(|l| l.bs.get()).max().unwrap_or(4096).max(plan.replay.as_ref().map_or(0, |r| r.max_len as u64)) as usize;
     let extra = cache_slots(&mine, nslots);
     let pool = BufferPool::new((nslots + extra) as usize, max_bs, plan.seed ^ plan.index as u64);
     let engine = build_engine(plan.engine, &mine, pool, plan.connections, nslots);
@@ -261,7 +269,10 @@ pub fn run_worker(
         }
     };
     let regions = mine.iter().map(|t| t.region).collect();
-    let mut gen = Generator::new(plan.seed, plan.index as u64, &plan.access, regions);
+    let mut gen = match &plan.replay {
+        Some(r) => OpSource::Replayed(super::replay::ReplayCursor::new(r.clone(), &plan.targets, regions, t0)),
+        None => OpSource::Generated(Generator::new(plan.seed, plan.index as u64, &plan.access, regions)),
+    };
     let measure_start = t0 + plan.ramp;
     let (end, io_limit) = match plan.run {
         RunLength::Time(d) => (Some(measure_start + d), u64::MAX),
@@ -275,7 +286,7 @@ pub fn run_worker(
     let trace_start = plan.trace.as_ref().map(|t| t.start);
     let global_target: Vec<u16> = plan.targets.iter().map(|&t| t as u16).collect();
     let issue = |engine: &mut Box<dyn Engine>,
-                 gen: &mut Generator,
+                 gen: &mut OpSource,
                  verifier: &mut Option<Verifier>,
                  traced: &mut Vec<TraceRecord>,
                  slot: u32,
@@ -284,7 +295,7 @@ pub fn run_worker(
                  now: Instant| {
         // A hot band moves with the time since the point started.
         let elapsed_ns = if gen.moves() { now.saturating_duration_since(t0).as_nanos() as u64 } else { 0 };
-        let mut io = gen.next_at(target as usize, elapsed_ns);
+        let (mut io, target) = gen.next(target, elapsed_ns);
         if let Some(v) = verifier.as_mut() {
             // Only issue an I/O whose blocks no other I/O has in flight (verify/table.rs).
             let mut draws = 1;
@@ -296,7 +307,7 @@ pub fn run_worker(
                     break;
                 }
                 draws += 1;
-                io = gen.next_at(target as usize, elapsed_ns);
+                io = gen.next(target, elapsed_ns).0;
             }
         }
         if let Some(start) = trace_start {
@@ -330,9 +341,9 @@ pub fn run_worker(
         }
     };
     let mut pacer = Pacer::new(plan.pacing.clone(), t0).with_think(plan.think.clone(), t0);
-    let paced = pacer.paced();
+    let paced = gen.paced(&pacer);
     // Think time alone holds slots back but counts latency from submission.
-    let scheduled = pacer.scheduled();
+    let scheduled = gen.scheduled(&pacer);
     if paced {
         // The default 50 us timer slack would make every wait for a due I/O late,
         // and that lateness would count as latency from schedule.
@@ -384,7 +395,7 @@ pub fn run_worker(
             ctl.fail();
             break Instant::now();
         }
-        let wait = if paced && !idle.is_empty() { pacer.wait(Instant::now()).min(WAIT_SLICE) } else { WAIT_SLICE };
+        let wait = if paced && !idle.is_empty() { gen.wait(&pacer, Instant::now(), WAIT_SLICE).min(WAIT_SLICE) } else { WAIT_SLICE };
         if in_flight == 0 && paced {
             std::thread::sleep(wait);
         } else if let Err(e) = engine.reap(1, Some(wait), &mut done) {
@@ -499,7 +510,7 @@ pub fn run_worker(
             counter.fetch_add(done.len() as u64, Ordering::Relaxed);
         }
         while paced && !idle.is_empty() {
-            let Some(due) = pacer.take_due(now) else { break };
+            let Some(due) = gen.take_due(&mut pacer, now) else { break };
             let slot = idle.pop().expect("checked non-empty");
             let target = slots[slot as usize].target;
             match issue(&mut engine, &mut gen, &mut verifier, &mut traced, slot, target, due, now) {
@@ -514,6 +525,10 @@ pub fn run_worker(
                 }
             }
             in_flight += 1;
+        }
+        if in_flight == 0 && gen.exhausted() {
+            // A replay whose last record has completed.
+            break now;
         }
     };
     // What was in flight when the measured interval ended (I/Os issued in the
@@ -535,6 +550,7 @@ pub fn run_worker(
         settle(c, &mut slots, &mut verifier, &mut outcome.recorder, &mut outcome.per_target, engine)
     });
     outcome.abandoned = left as u64;
+    outcome.replay = gen.tally();
     ctl.drained[plan.index as usize].store(true, Ordering::SeqCst);
     if let Some(t) = &plan.trace {
         t.write(&mut traced);

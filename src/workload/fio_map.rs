@@ -1069,6 +1069,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         thinktime: None,
         thinktime_blocks: None,
         arrivals: None,
+        replay: None,
         phases: phases.into_iter().map(|(names, groups)| Phase { name: names.join("+"), groups }).collect(),
     }
 }

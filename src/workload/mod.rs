@@ -7,6 +7,7 @@ pub mod fio_job;
 pub mod fio_map;
 pub mod generator;
 pub mod profile;
+pub mod replay;
 pub mod rng;
 pub mod spec;
 pub mod sweep;

@@ -79,6 +79,9 @@ pub struct Profile {
     /// With a rate: fixed or poisson (as --arrivals).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<super::timing::Arrivals>,
+    /// Replay a recorded trace instead of generating I/Os (as --replay and its flags).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<super::replay::ReplaySettings>,
     pub phases: Vec<Phase>,
 }
 

@@ -20,6 +20,7 @@ mod one_client_servers;
 mod output_guard;
 mod per_worker;
 mod power;
+mod replay;
 mod report_page;
 mod results;
 mod scripts;

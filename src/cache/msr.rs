@@ -1,0 +1,153 @@
+//! Reads the CSV of the MSR Cambridge block traces (SNIA IOTTA repository,
+//! "MSR Cambridge Traces", Narayanan et al., FAST 2008), the traces most
+//! caching research replays. One line per I/O, no header in the published
+//! files (a header line naming the columns is accepted):
+//!
+//! ```text
+//! Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime
+//! 128166372003061629,usr,0,Read,7014609920,24576,41286
+//! ```
+//!
+//! `Timestamp` is a Windows FILETIME: 100 ns ticks since 1601-01-01. Times are
+//! kept relative to the first line (a time that goes back is held at the one
+//! before: record order is the access order). `Type` is `Read` or `Write`;
+//! anything else is refused, naming the line: the format has no other type.
+//! `Offset` and `Size` are bytes. `ResponseTime` (the recorded service time, in
+//! ticks) is read for checking only. Each `Hostname`/`DiskNumber` pair is a
+//! device, named `host/disk` and numbered in order of first appearance.
+
+use std::collections::HashMap;
+
+use anyhow::{bail, Result};
+
+use super::trace::TraceRecord;
+use crate::workload::Op;
+
+/// Nanoseconds per FILETIME tick.
+const NS_PER_TICK: u64 = 100;
+
+/// A parsed MSR trace: its I/Os and the name of each device by index.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MsrTrace {
+    pub records: Vec<TraceRecord>,
+    /// `host/disk` of each target index of `records`.
+    pub devices: Vec<String>,
+}
+
+/// True when `line` (the first non-empty line of a file) has the shape of an
+/// MSR CSV line or its header: seven comma-separated fields, the fourth
+/// `Read`/`Write` (or the header's `Type`).
+pub fn looks_like_msr(line: &str) -> bool {
+    let f: Vec<&str> = line.trim().split(',').map(str::trim).collect();
+    f.len() == 7
+        && (f[0].eq_ignore_ascii_case("timestamp")
+            || (f[0].parse::<u64>().is_ok() && (f[3].eq_ignore_ascii_case("read") || f[3].eq_ignore_ascii_case("write"))))
+}
+
+/// Parses MSR Cambridge CSV text (see the module doc); `name` is used in errors.
+pub fn parse_msr(text: &str, name: &str) -> Result<MsrTrace> {
+    let mut devices: Vec<String> = Vec::new();
+    let mut index: HashMap<(String, String), u16> = HashMap::new();
+    let mut records = Vec::new();
+    let mut first_ticks: Option<u64> = None;
+    let mut last_ns = 0u64;
+    let shape =
+        "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime (for example 128166372003061629,usr,0,Read,7014609920,24576,41286)";
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if records.is_empty() && f.first().is_some_and(|h| h.eq_ignore_ascii_case("timestamp")) {
+            continue;
+        }
+        if f.len() != 7 {
+            bail!("{name}, line {line_no}: {} fields where an MSR Cambridge line has 7: {shape}", f.len());
+        }
+        let number = |k: usize, what: &str| -> Result<u64> {
+            f[k].parse::<u64>()
+                .map_err(|_| anyhow::anyhow!("{name}, line {line_no}: {what} '{}' is not a whole number; the line must read {shape}", f[k]))
+        };
+        let ticks = number(0, "Timestamp")?;
+        let op = if f[3].eq_ignore_ascii_case("read") {
+            Op::Read
+        } else if f[3].eq_ignore_ascii_case("write") {
+            Op::Write
+        } else {
+            bail!("{name}, line {line_no}: Type '{}' is neither Read nor Write, the only types of the MSR Cambridge format", f[3]);
+        };
+        let offset = number(4, "Offset")?;
+        let size = number(5, "Size")?;
+        number(6, "ResponseTime")?;
+        let len = u32::try_from(size)
+            .map_err(|_| anyhow::anyhow!("{name}, line {line_no}: Size {size} is above the largest transfer lunmark issues (4 GiB)"))?;
+        let first = *first_ticks.get_or_insert(ticks);
+        let t_ns = ticks.saturating_sub(first).saturating_mul(NS_PER_TICK).max(last_ns);
+        last_ns = t_ns;
+        let key = (f[1].to_string(), f[2].to_string());
+        let target = match index.get(&key) {
+            Some(&t) => t,
+            None => {
+                let t = u16::try_from(devices.len()).map_err(|_| anyhow::anyhow!("{name}, line {line_no}: more than 65536 devices"))?;
+                devices.push(format!("{}/{}", key.0, key.1));
+                index.insert(key, t);
+                t
+            }
+        };
+        records.push(TraceRecord { t_ns, op, target, offset, len });
+    }
+    if records.is_empty() {
+        bail!("{name}: no I/O lines; an MSR Cambridge trace has one line per I/O: {shape}");
+    }
+    Ok(MsrTrace { records, devices })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "\
+128166372003061629,usr,0,Read,7014609920,24576,41286
+128166372003061629,usr,0,Write,4096,4096,1000
+128166372016382155,proj,2,Write,1048576,65536,3000
+128166372016392155,usr,0,read,8192,512,200
+";
+
+    #[test]
+    fn lines_become_records_with_times_from_the_first() {
+        let t = parse_msr(SAMPLE, "s.csv").unwrap();
+        assert_eq!(t.devices, vec!["usr/0".to_string(), "proj/2".to_string()]);
+        assert_eq!(t.records.len(), 4);
+        assert_eq!(t.records[0], TraceRecord { t_ns: 0, op: Op::Read, target: 0, offset: 7014609920, len: 24576 });
+        assert_eq!(t.records[2], TraceRecord { t_ns: 1_332_052_600, op: Op::Write, target: 1, offset: 1048576, len: 65536 });
+        assert_eq!(t.records[3].t_ns, 1_333_052_600);
+        assert_eq!(t.records[3].op, Op::Read);
+    }
+
+    #[test]
+    fn a_header_is_skipped_and_detection_sees_both() {
+        let text = format!("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n{SAMPLE}");
+        assert_eq!(parse_msr(&text, "h.csv").unwrap().records.len(), 4);
+        assert!(looks_like_msr("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime"));
+        assert!(looks_like_msr(SAMPLE.lines().next().unwrap()));
+        assert!(!looks_like_msr("  8,0    3        1     0.000000000  4162  Q   R 223490 + 8 [fio]"));
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        let e = parse_msr("128166372003061629,usr,0,Trim,0,4096,1\n", "t.csv").unwrap_err().to_string();
+        assert!(e.contains("t.csv, line 1") && e.contains("Type 'Trim'"), "{e}");
+        let e = parse_msr(&format!("{SAMPLE}128166372003061629,usr,0,Read,x,4096,1\n"), "t.csv").unwrap_err().to_string();
+        assert!(e.contains("line 5") && e.contains("Offset 'x'"), "{e}");
+        let e = parse_msr("1,2,3\n", "t.csv").unwrap_err().to_string();
+        assert!(e.contains("3 fields"), "{e}");
+    }
+
+    #[test]
+    fn times_never_go_back() {
+        let t = parse_msr("200,a,0,Read,0,512,1\n100,a,0,Read,512,512,1\n", "b.csv").unwrap();
+        assert_eq!(t.records[1].t_ns, t.records[0].t_ns);
+    }
+}
