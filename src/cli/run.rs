@@ -180,6 +180,32 @@ pub struct RunArgs {
     /// No live line or periodic progress.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    // Data reduction and steady state (issue 15 items 6 and 7; docs/profiles.md).
+    /// Make written data compressible: deflate (zlib) at level 1 removes about PCT% of each
+    /// dedupe unit (zeros follow an incompressible part). 0-99. Refused with --verify.
+    #[arg(long, value_name = "PCT")]
+    pub compress: Option<String>,
+    /// PCT% of written dedupe units repeat the content of an earlier unit. Refused with --verify.
+    #[arg(long, value_name = "PCT")]
+    pub dedupe: Option<String>,
+    /// The unit of --dedupe and --compress [default: the smallest transfer size that writes].
+    #[arg(long, value_name = "SIZE")]
+    pub dedupe_unit: Option<String>,
+    /// End each point once it is steady, --time being the maximum: watch iops, bw (MB/s) or lat (mean latency).
+    #[arg(long, value_name = "iops|bw|lat")]
+    pub steady: Option<String>,
+    /// With --steady: rounds in the window [default: 5].
+    #[arg(long, value_name = "N")]
+    pub steady_window: Option<u32>,
+    /// With --steady: length of a round, whole seconds [default: 1s].
+    #[arg(long, value_name = "DURATION")]
+    pub steady_round: Option<String>,
+    /// With --steady: largest range (max - min) of the window, percent of its mean [default: 20].
+    #[arg(long, value_name = "PCT")]
+    pub steady_range: Option<String>,
+    /// With --steady: largest slope excursion of the window's least-squares line, percent of its mean [default: 10].
+    #[arg(long, value_name = "PCT")]
+    pub steady_slope: Option<String>,
 }
 
 /// What `--output-format` asks for.
@@ -375,6 +401,14 @@ impl RunArgs {
             rate: self.rate,
             mailboxes: self.mailboxes,
             iops_per_mailbox: self.iops_per_mailbox,
+            compress: self.compress.as_deref().map(parse_percent).transpose().context("--compress")?,
+            dedupe: self.dedupe.as_deref().map(parse_percent).transpose().context("--dedupe")?,
+            dedupe_unit: self.dedupe_unit.as_deref().map(parse_size).transpose().context("--dedupe-unit")?,
+            steady: self.steady.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)?,
+            steady_window: self.steady_window,
+            steady_round: self.steady_round.as_deref().map(parse_duration).transpose().context("--steady-round")?,
+            steady_range: self.steady_range.as_deref().map(parse_percent).transpose().context("--steady-range")?,
+            steady_slope: self.steady_slope.as_deref().map(parse_percent).transpose().context("--steady-slope")?,
         };
         let pick: Pick = self.pick.parse().map_err(anyhow::Error::msg).context("--pick")?;
         let request = PlanRequest { profile, profile_name, targets, overrides, sweeps, repeat: self.repeat, pick, pass: self.pass.clone() };
@@ -482,6 +516,9 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
         }
     }
     let plan = args.plan_from(profile, profile_name, targets)?;
+    if args.verify {
+        run::data_fill::refuse_with_verify(&plan).map_err(anyhow::Error::msg)?;
+    }
     if args.dry_run {
         // Refused before anything is printed, as the run itself refuses it before any I/O.
         let link = args.link_setting()?;

@@ -6,6 +6,7 @@ pub mod host;
 pub mod line_rate;
 pub mod model;
 pub mod repeats;
+pub mod steady;
 pub mod store;
 pub mod summarize;
 pub mod validate;

@@ -50,6 +50,9 @@ pub struct RunResult {
     /// Engine used per target kind, for example "io_uring".
     pub engine: String,
     pub points: Vec<Point>,
+    /// A run made of rounds (the `pts-iops` profile): the watched point's IOPS per round and whether it became steady.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<crate::results::steady::RoundsOutcome>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -176,6 +179,9 @@ pub struct Summary {
     /// With --link: read and write MB/s as a share of the link's usable rate per direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_rate: Option<crate::results::line_rate::LineRate>,
+    /// With --steady: whether and when the point became steady, and its last window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<crate::results::steady::SteadyOutcome>,
     /// One entry per second of the measured interval.
     pub intervals: Vec<Interval>,
 }

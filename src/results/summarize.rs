@@ -75,6 +75,7 @@ pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, durat
         stalled: false,
         stall_reason: None,
         line_rate: None,
+        steady: None,
         intervals: slices.iter().map(|s| interval(s, duration_s)).collect(),
     }
 }

@@ -3,6 +3,7 @@
 //! points 1-4.
 
 pub mod control;
+pub mod data_fill;
 pub mod live;
 pub mod paced_outcome;
 pub mod pacing;
@@ -11,8 +12,10 @@ pub mod point;
 pub mod power_meter;
 pub mod progress;
 pub mod resources;
+pub mod rounds;
 pub mod signals;
 pub mod stall;
+pub mod steady;
 pub mod trace_sink;
 pub mod worker;
 
@@ -109,6 +112,12 @@ fn every_target(plan: &RunPlan) -> Vec<String> {
 /// come back as Err; anything after that ends the run with a status and keeps
 /// what was measured.
 pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver) -> Result<RunResult> {
+    if let Some(r) = &plan.rounds {
+        return rounds::execute(plan, r, ctx, observer);
+    }
+    if ctx.verify.is_some() {
+        data_fill::refuse_with_verify(plan).map_err(anyhow::Error::msg)?;
+    }
     let interrupt = signals::interrupt_flag();
     let first = &plan.points[0].spec;
     let mut result = RunResult {
@@ -127,6 +136,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         targets: Vec::new(),
         engine: plan::engine_name(first),
         points: Vec::new(),
+        rounds: None,
     };
     let links = match &ctx.link {
         Some(l) => l.resolve(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>()).map_err(anyhow::Error::msg)?,

@@ -13,6 +13,8 @@ use crate::target::{self, TargetUri, UriError};
 use crate::units::Bytes;
 use crate::workload::pass::{self, Criterion, PassError};
 use crate::workload::profile::Profile;
+use crate::workload::reduction::DataReduction;
+use crate::workload::steady::{SteadyMetric, SteadySpec};
 use crate::workload::sweep::{self, Sweep, SweepError};
 use crate::workload::{EngineChoice, RunLength, SpecError, WorkloadSpec};
 
@@ -36,6 +38,8 @@ pub struct RunPlan {
     pub criteria: Vec<Criterion>,
     /// The profile the points come from (None: flags only).
     pub profile: Option<String>,
+    /// Run the points as rounds until one is steady (a profile's [rounds], `pts-iops`).
+    pub rounds: Option<crate::workload::rounds::Rounds>,
 }
 
 #[derive(Debug, Error)]
@@ -130,6 +134,7 @@ pub fn single(spec: WorkloadSpec) -> Result<RunPlan, PlanError> {
         pick: Pick::Mean,
         criteria: Vec::new(),
         profile: None,
+        rounds: None,
     })
 }
 
@@ -155,6 +160,48 @@ pub struct Overrides {
     pub rate: Option<f64>,
     pub mailboxes: Option<u64>,
     pub iops_per_mailbox: Option<f64>,
+    /// Data reduction (--compress, --dedupe, --dedupe-unit): each replaces the profile's.
+    pub compress: Option<f64>,
+    pub dedupe: Option<f64>,
+    pub dedupe_unit: Option<Bytes>,
+    /// Steady state (--steady, --steady-*): each replaces the profile's.
+    pub steady: Option<SteadyMetric>,
+    pub steady_window: Option<u32>,
+    pub steady_round: Option<std::time::Duration>,
+    pub steady_range: Option<f64>,
+    pub steady_slope: Option<f64>,
+}
+
+impl Overrides {
+    /// The data reduction of a profile with these flags applied (None when plain).
+    fn data(&self, profile: Option<&DataReduction>) -> Option<DataReduction> {
+        let mut d = profile.cloned().unwrap_or_default();
+        d.compress = self.compress.unwrap_or(d.compress);
+        d.dedupe = self.dedupe.unwrap_or(d.dedupe);
+        d.dedupe_unit = self.dedupe_unit.or(d.dedupe_unit);
+        (!d.is_plain()).then_some(d)
+    }
+
+    /// The steady-state setting of a profile with these flags applied.
+    fn steady(&self, profile: Option<&SteadySpec>) -> Result<Option<SteadySpec>, SpecError> {
+        let tuned =
+            self.steady_window.is_some() || self.steady_round.is_some() || self.steady_range.is_some() || self.steady_slope.is_some();
+        let mut s = match (profile, self.steady) {
+            (_, Some(metric)) => SteadySpec { metric, ..profile.cloned().unwrap_or_else(|| SteadySpec::new(metric)) },
+            (Some(p), None) => p.clone(),
+            (None, None) if tuned => {
+                return Err(SpecError::Setting(
+                    "--steady-window, --steady-round, --steady-range and --steady-slope tune steady state: add --steady iops|bw|lat".into(),
+                ))
+            }
+            (None, None) => return Ok(None),
+        };
+        s.window = self.steady_window.unwrap_or(s.window);
+        s.round = self.steady_round.unwrap_or(s.round);
+        s.range = self.steady_range.unwrap_or(s.range);
+        s.slope = self.steady_slope.unwrap_or(s.slope);
+        Ok(Some(s))
+    }
 }
 
 /// Everything a plan is built from.
@@ -199,6 +246,11 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
         Some(mailboxes as f64 * o.iops_per_mailbox.or(p.iops_per_mailbox).unwrap_or(1.0))
     });
 
+    let data = o.data(p.data.as_ref());
+    let steady = o.steady(p.steady.as_ref())?;
+    if let Some(r) = &p.rounds {
+        r.check().map_err(SpecError::Setting)?;
+    }
     let mut points = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
     // --target replaces a profile's own targets; its groups then drive every --target.
@@ -219,6 +271,8 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             buffered: o.buffered || p.buffered,
             connections: o.connections.unwrap_or(1),
             groups: phase.groups.clone(),
+            data: data.clone(),
+            steady: steady.clone(),
         };
         for g in &mut base.groups {
             if own_targets_replaced {
@@ -257,7 +311,10 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             points.push(PlannedPoint { params, label, spec });
         }
     }
-    Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name })
+    if data.is_some() && !points.iter().any(|p: &PlannedPoint| p.spec.has_writes()) {
+        return Err(SpecError::Setting(DataReduction::writes_nothing()).into());
+    }
+    Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name, rounds: p.rounds.clone() })
 }
 
 /// Spreads a total rate over the groups that follow no other group, in
@@ -345,6 +402,15 @@ pub fn describe(plan: &RunPlan) -> String {
             }
         }
         let _ = writeln!(out, "total: {} workers, {} I/Os in flight", s.total_workers(), s.total_in_flight());
+        if let Some(d) = &s.data {
+            let _ = writeln!(out, "{}", d.describe(s.data_unit()));
+        }
+        if let Some(st) = &s.steady {
+            let _ = writeln!(out, "{}", st.describe());
+        }
+    }
+    if let Some(r) = &plan.rounds {
+        let _ = writeln!(out, "{}", r.describe());
     }
     if plan.repeat > 1 {
         let _ = writeln!(out, "each point runs {} times; the point reports the {:?} repeat", plan.repeat, plan.pick);

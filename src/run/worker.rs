@@ -48,6 +48,8 @@ pub struct WorkerPlan {
     pub connections: u32,
     /// Count I/O errors and go on, instead of ending the run at the first.
     pub continue_on_error: bool,
+    /// With --compress/--dedupe: the point's shared source of written data.
+    pub data: Option<Arc<super::data_fill::DataSource>>,
 }
 
 /// What a worker hands back when it ends.
@@ -251,6 +253,8 @@ pub fn run_worker(
     let mut traced: Vec<TraceRecord> = Vec::with_capacity(if plan.trace.is_some() { trace_sink::BATCH } else { 0 });
     let trace_start = plan.trace.as_ref().map(|t| t.start);
     let global_target: Vec<u16> = plan.targets.iter().map(|&t| t as u16).collect();
+    // Only with --compress/--dedupe (never together with --verify, refused before the run).
+    let filler = std::cell::RefCell::new(plan.data.clone().map(|d| super::data_fill::DataFill::new(d, plan.seed, plan.index)));
     let issue = |engine: &mut Box<dyn Engine>,
                  gen: &mut Generator,
                  verifier: &mut Option<Verifier>,
@@ -277,6 +281,11 @@ pub fn run_worker(
         if let Some(start) = trace_start {
             let t_ns = now.saturating_duration_since(start).as_nanos() as u64;
             traced.push(TraceRecord { t_ns, op: io.op, target: global_target[target as usize], offset: io.offset, len: io.len });
+        }
+        if io.op == Op::Write {
+            if let Some(f) = filler.borrow_mut().as_mut() {
+                f.fill(&mut engine.buffers().slot(slot)[..io.len as usize]);
+            }
         }
         engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })?;
         std::io::Result::Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, due, submitted: now, busy: true })

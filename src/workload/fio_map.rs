@@ -963,6 +963,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         buffered,
         verify: first.verify,
         phases: phases.into_iter().map(|(names, groups)| Phase { name: names.join("+"), groups }).collect(),
+        ..Profile::default()
     }
 }
 

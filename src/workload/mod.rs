@@ -6,8 +6,11 @@ pub mod fio_map;
 pub mod generator;
 pub mod pass;
 pub mod profile;
+pub mod reduction;
 pub mod rng;
+pub mod rounds;
 pub mod spec;
+pub mod steady;
 pub mod sweep;
 
 pub use generator::{Generator, IoShape, Op, Region};

@@ -67,6 +67,15 @@ pub struct Profile {
     /// Check every byte read against what was written (as --verify).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify: bool,
+    /// Compressible and duplicate written data (as --compress, --dedupe, --dedupe-unit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<super::reduction::DataReduction>,
+    /// End each point once steady (as --steady and --steady-*).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<super::steady::SteadySpec>,
+    /// Run the points as rounds until one point is steady (the SNIA PTS structure, `pts-iops`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<super::rounds::Rounds>,
     pub phases: Vec<Phase>,
 }
 
@@ -145,6 +154,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
             buffered: false,
             connections: 1,
             groups: phase.groups.clone(),
+            // Checked by the plan, where the flags and the run length are known.
+            data: None,
+            steady: None,
         };
         if let Err(error) = spec.validate() {
             let line = locate(text, &phase.name, &error);

@@ -17,5 +17,6 @@ mod report_page;
 mod results;
 mod scripts;
 mod stalls;
+mod steady;
 mod trust;
 mod workloads;

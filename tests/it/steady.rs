@@ -1,0 +1,217 @@
+//! Data reduction (--compress, --dedupe) measured on what was really written,
+//! steady state (--steady) reached and not reached, and the `pts-iops` profile
+//! run end to end on a /dev/shm file.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::Path;
+
+use crate::common::{read_json, run, shm_dir, stderr};
+
+/// Writes a 32 MiB file once, sequentially in 4 KiB blocks, with the extra flags.
+fn write_once(file: &Path, json: &Path, extra: &[&str]) {
+    let file = file.to_str().unwrap();
+    let json = json.to_str().unwrap();
+    let mut args = vec![
+        "run",
+        "-t",
+        file,
+        "--size",
+        "32m",
+        "--bs",
+        "4k",
+        "--read",
+        "0",
+        "--random",
+        "0",
+        "--qd",
+        "4",
+        "--ramp",
+        "0s",
+        "--ios",
+        "8192",
+        "--no-store",
+        "-q",
+        "--json",
+        json,
+    ];
+    args.extend_from_slice(extra);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Share of a file's bytes that deflate at level 1 removes, percent: `gzip -1`,
+/// zlib's own deflate at its fastest level (a debug build of a Rust deflate
+/// takes a minute over 32 MiB).
+fn gzip_saving(file: &Path) -> f64 {
+    let o = std::process::Command::new("gzip").args(["-1", "-c"]).arg(file).output().expect("gzip");
+    assert!(o.status.success());
+    let len = std::fs::metadata(file).unwrap().len();
+    (1.0 - o.stdout.len() as f64 / len as f64) * 100.0
+}
+
+/// The mean saving of deflate level 1 (flate2's `Compression::fast`) over
+/// every 16th 4 KiB block, compressed one by one as an array compresses them, percent.
+fn per_block_saving(data: &[u8]) -> f64 {
+    let blocks: Vec<&[u8]> = data.chunks(4096).step_by(16).collect();
+    blocks.iter().map(|b| deflate_saving(b)).sum::<f64>() / blocks.len() as f64
+}
+
+/// Share of bytes deflate level 1 removes from `data`, percent.
+fn deflate_saving(data: &[u8]) -> f64 {
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    z.write_all(data).unwrap();
+    let out = z.finish().unwrap();
+    (1.0 - out.len() as f64 / data.len() as f64) * 100.0
+}
+
+/// Share of 4 KiB blocks whose content an earlier block already had, percent.
+fn duplicate_share(data: &[u8]) -> f64 {
+    let mut seen = HashSet::new();
+    let blocks = data.chunks(4096).count();
+    let dups = data.chunks(4096).filter(|b| !seen.insert(b.to_vec())).count();
+    dups as f64 / blocks as f64 * 100.0
+}
+
+#[test]
+fn compress_50_writes_data_deflate_shrinks_by_about_half() {
+    let dir = shm_dir();
+    let (file, json) = (dir.path().join("c.dat"), dir.path().join("c.json"));
+    write_once(&file, &json, &["--compress", "50"]);
+    let data = std::fs::read(&file).unwrap();
+    let saving = gzip_saving(&file);
+    eprintln!("--compress 50: gzip -1 saved {saving:.2}%");
+    assert!((saving - 50.0).abs() <= 5.0, "deflate level 1 saved {saving:.1}% of what --compress 50 wrote");
+    // Units are all different (no --dedupe).
+    assert!(duplicate_share(&data) < 0.1, "{}", duplicate_share(&data));
+    // Block by block, as an array compresses, the same: the zeros are in every block.
+    let per_block = per_block_saving(&data);
+    assert!((per_block - 50.0).abs() <= 5.0, "{per_block:.1}%");
+    // Without the flag each block is incompressible (the stream is not: without
+    // --dedupe, every write repeats one of the QD slot buffers).
+    write_once(&file, &json, &[]);
+    let plain = std::fs::read(&file).unwrap();
+    let per_block = per_block_saving(&plain);
+    assert!(per_block < 1.0, "plain blocks compressed by {per_block:.1}%");
+}
+
+#[test]
+fn dedupe_30_repeats_earlier_blocks_in_30_percent_of_writes() {
+    let dir = shm_dir();
+    let (file, json) = (dir.path().join("d.dat"), dir.path().join("d.json"));
+    write_once(&file, &json, &["--dedupe", "30", "--compress", "25"]);
+    let share = duplicate_share(&std::fs::read(&file).unwrap());
+    eprintln!("--dedupe 30: {share:.2}% duplicate blocks");
+    assert!((share - 30.0).abs() <= 2.0, "{share:.2}% of the blocks repeat an earlier one, asked 30%");
+    // Both at once: deflate's 32 KiB window finds few of the repeats, so the saving stays near 25%.
+    let saving = gzip_saving(&file);
+    assert!((saving - 25.0).abs() <= 5.0, "{saving:.1}%");
+    let r = read_json(&json);
+    assert_eq!(r["workload"]["data"]["dedupe"], 30.0, "the setting is kept in the result's workload");
+}
+
+#[test]
+fn verify_is_refused_with_dedupe_and_compress_and_bad_values_name_the_flag() {
+    let dir = shm_dir();
+    let file = dir.path().join("v.dat");
+    let f = file.to_str().unwrap();
+    for (extra, want) in [
+        (vec!["--verify", "--dedupe", "30"], "--verify cannot be combined with --dedupe 30"),
+        (vec!["--verify", "--compress", "40"], "--verify cannot be combined with --compress 40"),
+        (vec!["--compress", "100"], "--compress 100"),
+        (vec!["--dedupe", "20", "--dedupe-unit", "3000"], "--dedupe-unit"),
+        (vec!["--compress", "20", "--read", "100"], "writes nothing"),
+        (vec!["--steady", "iops", "--ios", "100"], "use --time instead of --ios"),
+        (vec!["--steady", "iops", "--time", "3s"], "at least 5s of --time"),
+        (vec!["--steady", "speed"], "choose iops, bw or lat"),
+        (vec!["--steady-range", "5"], "add --steady iops|bw|lat"),
+    ] {
+        let mut args = vec!["run", "-t", f, "--size", "1m", "--bs", "4k", "--no-store", "-q"];
+        if !extra.contains(&"--ios") && !extra.contains(&"--time") {
+            args.extend(["--time", "10s"]);
+        }
+        args.extend(extra.iter().copied());
+        let o = run(&args);
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{extra:?} was accepted");
+        assert!(err.contains(want), "{extra:?}: {err}");
+        assert_eq!(err.matches("error").count(), 1, "said once: {err}");
+    }
+    assert!(!file.exists(), "nothing was created");
+}
+
+#[test]
+fn a_paced_point_on_mem_ends_once_steady() {
+    let dir = shm_dir();
+    let json = dir.path().join("s.json");
+    let o = run(&[
+        "run",
+        "-t",
+        "mem:16m",
+        "--bs",
+        "4k",
+        "--rate",
+        "2000",
+        "--steady",
+        "iops",
+        "--time",
+        "40s",
+        "--ramp",
+        "0s",
+        "--no-store",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_json(&json);
+    let s = &r["points"][0]["summary"];
+    let st = &s["steady"];
+    assert_eq!(st["reached"], true, "{st}");
+    let at = st["reached_at_s"].as_f64().unwrap();
+    assert!((5.0..40.0).contains(&at), "{st}");
+    // The point ended there, well before its maximum --time.
+    let d = s["duration_s"].as_f64().unwrap();
+    assert!(d >= at - 0.01 && d < at + 2.0, "duration {d} vs steady at {at}");
+    let window: Vec<f64> = st["window"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert_eq!(window.len(), 5);
+    let mean = st["mean"].as_f64().unwrap();
+    assert!((mean - 2000.0).abs() < 200.0, "{mean}");
+    assert!(st["range"].as_f64().unwrap() <= 0.2 * mean && st["slope"].as_f64().unwrap() <= 0.1 * mean);
+}
+
+#[test]
+fn a_range_too_tight_to_meet_runs_to_the_maximum_and_says_not_reached() {
+    let dir = shm_dir();
+    let json = dir.path().join("n.json");
+    let o = run(&[
+        "run",
+        "-t",
+        "mem:16m",
+        "--bs",
+        "4k",
+        "--steady",
+        "bw",
+        "--steady-range",
+        "0.0001",
+        "--steady-window",
+        "3",
+        "--time",
+        "4s",
+        "--ramp",
+        "0s",
+        "--no-store",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_json(&json);
+    let s = &r["points"][0]["summary"];
+    let st = &s["steady"];
+    assert_eq!(st["reached"], false, "{st}");
+    assert!(st["reached_at_s"].is_null());
+    assert_eq!(st["metric"], "bw");
+    assert_eq!(st["window"].as_array().unwrap().len(), 3, "{st}");
+    assert!(s["duration_s"].as_f64().unwrap() >= 3.99);
+    assert!(crate::common::stdout(&o).contains("steady state (bw): NOT reached"), "{}", crate::common::stdout(&o));
+}
