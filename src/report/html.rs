@@ -58,6 +58,7 @@ pub fn html(results: &[&RunResult]) -> String {
         out += "<h2>Line rate</h2>\n<p>Each point's MB/s as a share of its link's usable rate per direction (<code>--link</code>).</p>\n";
         out += &table(&t, None);
     }
+    out += &super::rounds::html(results);
     out += "<h2>Charts</h2>\n";
     for c in charts(results) {
         out += &format!("<figure id=\"chart-{}\">{}<figcaption>{}</figcaption></figure>\n", c.id, c.svg, escape(&c.caption));

@@ -11,6 +11,7 @@ pub mod json;
 pub mod markdown;
 pub mod point_view;
 pub mod report_tables;
+pub mod rounds;
 pub mod rows;
 pub mod table;
 pub mod welch;

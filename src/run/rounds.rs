@@ -103,8 +103,9 @@ fn purge(uri: &str, spec: &WorkloadSpec) -> Result<String> {
         TargetUri::Device(p) => (p, true),
         _ => unreachable!("checked: only files and devices are purged"),
     };
-    let Some(len) = region_len(uri, spec)? else {
-        return Ok(format!("{uri}: a new file, nothing to purge"));
+    let len = match region_len(uri, spec)? {
+        Some(len) if path.exists() => len,
+        _ => return Ok(format!("{uri}: a new file, nothing to purge")),
     };
     let file = std::fs::OpenOptions::new().write(true).open(&path).map_err(|e| anyhow!("purge {uri}: {e}"))?;
     let offset = spec.offset.get();

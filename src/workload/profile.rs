@@ -101,6 +101,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("line-rate", include_str!("builtin/line-rate.toml")),
     ("max-iops", include_str!("builtin/max-iops.toml")),
     ("service-demand", include_str!("builtin/service-demand.toml")),
+    ("pts-iops", include_str!("builtin/pts-iops.toml")),
 ];
 
 #[derive(Debug, Error)]

@@ -215,3 +215,139 @@ fn a_range_too_tight_to_meet_runs_to_the_maximum_and_says_not_reached() {
     assert!(s["duration_s"].as_f64().unwrap() >= 3.99);
     assert!(crate::common::stdout(&o).contains("steady state (bw): NOT reached"), "{}", crate::common::stdout(&o));
 }
+
+/// The points of a `pts-iops` result in one round, by (read %, bs).
+fn round_point<'a>(r: &'a serde_json::Value, round: u64, read: f64, bs: &str) -> &'a serde_json::Value {
+    r["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["params"]["round"] == round && p["params"]["read"] == read && p["params"]["bs"] == bs)
+        .unwrap_or_else(|| panic!("no point round={round} read={read} bs={bs}"))
+}
+
+/// A reduced `pts-iops` on a /dev/shm file: purge, precondition of twice the
+/// region, then rounds of a 2 x 2 sweep until 4K random write IOPS is steady.
+/// Paced at 800 IOPS so the rounds are steady whatever else the machine does.
+#[test]
+fn pts_iops_runs_rounds_until_4k_random_writes_are_steady_and_the_report_draws_them() {
+    let dir = shm_dir();
+    let (file, json, html) = (dir.path().join("pts.dat"), dir.path().join("pts.json"), dir.path().join("pts.html"));
+    // A file that exists: the purge punches its region out.
+    std::fs::write(&file, vec![0xA5u8; 8 << 20]).unwrap();
+    let o = run(&[
+        "run",
+        "pts-iops",
+        "-t",
+        file.to_str().unwrap(),
+        "--size",
+        "8m",
+        "--time",
+        "200ms",
+        "--sweep",
+        "read=0,100",
+        "--sweep",
+        "bs=4k,64k",
+        "--rate",
+        "800",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_json(&json);
+    let rounds = &r["rounds"];
+    assert_eq!(rounds["reached"], true, "{rounds}");
+    let watched: Vec<f64> = rounds["watched_iops"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    let n = watched.len() as u64;
+    assert!((5..=25).contains(&n), "{rounds}");
+    assert_eq!(rounds["reached_at_round"], n);
+    assert!(rounds["purge"][0].as_str().unwrap().contains("FALLOC_FL_PUNCH_HOLE"), "{rounds}");
+    assert_eq!(rounds["precondition_bytes"], 16u64 << 20);
+    // The precondition point, then 4 points per round; the watched figure is the 4K write point's IOPS.
+    let points = r["points"].as_array().unwrap();
+    assert_eq!(points.len() as u64, 1 + 4 * n);
+    assert_eq!(points[0]["params"]["phase"], "precondition");
+    assert!(points[0]["summary"]["bytes_written"].as_u64().unwrap() >= 16 << 20);
+    for k in 1..=n {
+        assert_eq!(round_point(&r, k, 0.0, "4k")["summary"]["iops"].as_f64().unwrap(), watched[k as usize - 1]);
+    }
+    let mean = rounds["mean"].as_f64().unwrap();
+    assert!(rounds["range"].as_f64().unwrap() <= 0.2 * mean && rounds["slope"].as_f64().unwrap() <= 0.1 * mean);
+
+    let id = r["id"].as_str().unwrap();
+    let rep = run(&["report", id, "-o", html.to_str().unwrap()]);
+    assert!(rep.status.success(), "{}", stderr(&rep));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Steady-state convergence: read=0 bs=4k"), "the convergence plot is drawn");
+    let table_at = page.find("id=\"pts-iops\"").expect("the IOPS table is there");
+    let table = &page[table_at..page[table_at..].find("</table>").unwrap() + table_at];
+    assert!(table.contains("<th>64k</th><th>4k</th>"), "{table}");
+    for mix in ["100/0", "0/100"] {
+        assert!(table.contains(&format!("<td class=\"l\">{mix}</td>")), "{table}");
+    }
+    // The 0/100 row holds the mean of the window's 4K write IOPS.
+    let window_mean = watched[watched.len() - 5..].iter().sum::<f64>() / 5.0;
+    assert!((window_mean - mean).abs() < 1e-6);
+}
+
+/// A profile file with an impossible range: the rounds end at its `max` and say not steady.
+#[test]
+fn pts_iops_that_cannot_become_steady_stops_at_its_last_round_and_says_so() {
+    let dir = shm_dir();
+    let (file, json, profile) = (dir.path().join("pts.dat"), dir.path().join("n.json"), dir.path().join("pts.toml"));
+    let shown = run(&["profiles", "show", "pts-iops"]);
+    assert!(shown.status.success());
+    let text = crate::common::stdout(&shown).replace("max = 25", "max = 5").replace("range = 20.0", "range = 0.0001");
+    assert!(text.contains("max = 5") && text.contains("range = 0.0001"), "{text}");
+    std::fs::write(&profile, text).unwrap();
+    let o = run(&[
+        "run",
+        "--profile-file",
+        profile.to_str().unwrap(),
+        "-t",
+        file.to_str().unwrap(),
+        "--size",
+        "4m",
+        "--time",
+        "200ms",
+        "--sweep",
+        "read=0",
+        "--sweep",
+        "bs=4k",
+        "--no-store",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_json(&json);
+    let rounds = &r["rounds"];
+    assert_eq!(rounds["reached"], false, "{rounds}");
+    assert!(rounds["reached_at_round"].is_null());
+    assert_eq!(rounds["watched_iops"].as_array().unwrap().len(), 5);
+    assert_eq!(rounds["purge"][0], format!("{}: a new file, nothing to purge", file.display()));
+    assert!(crate::common::stdout(&o).contains("NOT steady in 5 rounds"), "{}", crate::common::stdout(&o));
+}
+
+/// On a device, the purge is refused without --destructive, before anything is touched.
+#[test]
+fn pts_iops_on_a_device_without_destructive_is_refused_and_leaves_it_untouched() {
+    crate::require_root!();
+    let dir = shm_dir();
+    let dev = crate::common::LoopDevice::new(dir.path(), 4 << 20);
+    std::fs::write(dev.backing(), vec![0x5Au8; 4 << 20]).unwrap();
+    let o = run(&["run", "pts-iops", "-t", dev.path.to_str().unwrap(), "--time", "200ms", "--no-store", "-q"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--destructive"), "{}", stderr(&o));
+    assert!(std::fs::read(dev.backing()).unwrap().iter().all(|&b| b == 0x5A), "the device was not touched");
+    for refused in [&["-t", "mem:16m"][..], &["-t", dir.path().join("x").to_str().unwrap(), "--size", "1m", "--verify"][..]] {
+        let o = run(&[&["run", "pts-iops", "--time", "200ms", "--no-store", "-q"][..], refused].concat());
+        assert!(!o.status.success(), "{refused:?}");
+        assert!(
+            stderr(&o).contains("mem: and null: start empty") || stderr(&o).contains("not supported with a run of rounds"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
