@@ -285,6 +285,24 @@ mod tests {
         assert!(e.contains("line 13") && e.contains("qd must be greater than 0"), "{e}");
     }
 
+    /// Data reduction, steady state and rounds are profile keys that read back the same.
+    #[test]
+    fn data_steady_and_rounds_round_trip_through_toml() {
+        // The tables go before the phases (after them, TOML would take them for the last phase's).
+        let tables =
+            "[data]\ncompress = 50.0\ndedupe = 30.0\ndedupe_unit = \"8k\"\n\n[steady]\nmetric = \"bw\"\nwindow = 3\nround = \"2s\"\n\n\
+                      [rounds]\nwatch = \"read=0 bs=4k\"\nmax = 7\n\n[[phases]]";
+        let text = builtin_text("quick").replacen("[[phases]]", tables, 1);
+        let p = parse(&text, "t.toml").unwrap();
+        let d = p.data.as_ref().unwrap();
+        assert_eq!((d.compress, d.dedupe, d.dedupe_unit), (50.0, 30.0, Some(Bytes(8192))));
+        let s = p.steady.as_ref().unwrap();
+        assert_eq!((s.window, s.round.as_secs(), s.range), (3, 2, 20.0));
+        let r = p.rounds.as_ref().unwrap();
+        assert_eq!((r.max, r.window, r.purge), (7, 5, false));
+        assert_eq!(parse(&to_toml(&p), "again").unwrap(), p);
+    }
+
     fn builtin_text(name: &str) -> String {
         BUILTIN.iter().find(|(n, _)| *n == name).unwrap().1.to_string()
     }

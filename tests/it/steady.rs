@@ -351,3 +351,44 @@ fn pts_iops_on_a_device_without_destructive_is_refused_and_leaves_it_untouched()
         );
     }
 }
+
+/// `[data]` and `[steady]` in a profile file show in `--dry-run`, flags replace
+/// each value, and the run applies them (the result's workload keeps them).
+#[test]
+fn profile_keys_show_in_the_dry_run_and_flags_override_them() {
+    let dir = shm_dir();
+    let profile = dir.path().join("p.toml");
+    let shown = run(&["profiles", "show", "quick"]);
+    let tables = "[data]\ncompress = 50.0\ndedupe = 10.0\n\n[steady]\nmetric = \"iops\"\nwindow = 3\n\n[[phases]]";
+    std::fs::write(&profile, crate::common::stdout(&shown).replacen("[[phases]]", tables, 1)).unwrap();
+    let p = profile.to_str().unwrap();
+    let o = run(&["run", "--profile-file", p, "-t", "mem:16m", "--time", "5s", "--dry-run"]);
+    let out = crate::common::stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("data: written units of 4k: 50% compressible") && out.contains("10% repeat an earlier unit"), "{out}");
+    assert!(out.contains("steady: the point ends when the last 3 rounds of 1s are steady in iops (range within 20%"), "{out}");
+    let o = run(&[
+        "run",
+        "--profile-file",
+        p,
+        "-t",
+        "mem:16m",
+        "--time",
+        "5s",
+        "--compress",
+        "20",
+        "--steady",
+        "lat",
+        "--steady-slope",
+        "5",
+        "--dry-run",
+    ]);
+    let out = crate::common::stdout(&o);
+    assert!(out.contains("20% compressible") && out.contains("10% repeat"), "{out}");
+    assert!(out.contains("last 3 rounds of 1s are steady in lat") && out.contains("slope excursion within 5%"), "{out}");
+    // A profile that only reads cannot apply [data]: refused, as the flag is.
+    let reads = crate::common::stdout(&shown).replacen("[[phases]]", "[data]\ncompress = 50.0\n\n[[phases]]", 1);
+    std::fs::write(&profile, reads).unwrap();
+    let o = run(&["run", "--profile-file", p, "-t", "mem:16m", "--read", "100", "--dry-run"]);
+    assert!(!o.status.success() && stderr(&o).contains("writes nothing"), "{}", stderr(&o));
+}
