@@ -30,6 +30,7 @@ pub fn markdown(results: &[&RunResult], stem: &str) -> (String, Vec<(String, Str
         md += "\n## Line rate\n\nEach point's MB/s as a share of its link's usable rate per direction (`--link`).\n\n";
         md += &table(&t);
     }
+    md += &super::rounds::markdown(results);
     md += "\n## Charts\n";
     let mut files = Vec::new();
     for c in charts(results) {

@@ -141,3 +141,26 @@ pub fn html(results: &[&RunResult]) -> String {
     }
     out
 }
+
+/// The IOPS tables as a Markdown section (empty when no result ran in rounds).
+pub fn markdown(results: &[&RunResult]) -> String {
+    let tables = iops_tables(results);
+    if tables.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n## Rounds (SNIA PTS)\n\nEach cell is the IOPS of one read/write mix and transfer size, \
+         the mean over the rounds of the last steady-state window.\n",
+    );
+    for (t, r) in tables.iter().zip(results.iter().filter(|r| r.rounds.is_some())) {
+        if let Some(o) = &r.rounds {
+            out += &format!("\n{}\n", crate::report::table::rounds_line(o).trim());
+        }
+        out += &format!("\n{}\n\n| read/write | {} |\n|:---|{}\n", t.title, t.columns.join(" | "), "---:|".repeat(t.columns.len()));
+        for (mix, values) in &t.rows {
+            let cells: Vec<String> = values.iter().map(|v| v.map(number).unwrap_or_else(|| "-".into())).collect();
+            out += &format!("| {mix} | {} |\n", cells.join(" | "));
+        }
+    }
+    out
+}

@@ -286,6 +286,11 @@ fn pts_iops_runs_rounds_until_4k_random_writes_are_steady_and_the_report_draws_t
     for mix in ["100/0", "0/100"] {
         assert!(table.contains(&format!("<td class=\"l\">{mix}</td>")), "{table}");
     }
+    let md = dir.path().join("pts.md");
+    let rep = run(&["report", id, "--format", "md", "-o", md.to_str().unwrap()]);
+    assert!(rep.status.success(), "{}", stderr(&rep));
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.contains("| read/write | 64k | 4k |") && text.contains("| 0/100 |"), "{text}");
     // The 0/100 row holds the mean of the window's 4K write IOPS.
     let window_mean = watched[watched.len() - 5..].iter().sum::<f64>() / 5.0;
     assert!((window_mean - mean).abs() < 1e-6);
