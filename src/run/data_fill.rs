@@ -15,7 +15,7 @@ use crate::workload::WorkloadSpec;
 
 /// Bytes of the shared random source: far beyond deflate's 32 KiB window and
 /// zstd level 1's 512 KiB, so that copies of it rarely meet inside one window.
-const SOURCE: usize = 16 << 20;
+pub const SOURCE: usize = 16 << 20;
 
 /// What every worker of a point shares: the settings and the random source.
 #[derive(Debug)]
