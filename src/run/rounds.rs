@@ -183,7 +183,8 @@ pub fn execute(plan: &RunPlan, rounds: &Rounds, ctx: &RunContext, observer: &mut
                 anyhow!("preconditioning writes {}x the region, but its length is unknown: give --size", rounds.precondition)
             })?;
         let spec = precondition_spec(&first, region, rounds.precondition);
-        outcome.precondition_bytes = (spec.run_ios() / first.targets.len() as u64) * PRECONDITION_BS.get();
+        let ios = if let RunLength::Ios(n) = spec.run { n } else { 0 };
+        outcome.precondition_bytes = ios / first.targets.len() as u64 * PRECONDITION_BS.get();
         let mut params = std::collections::BTreeMap::new();
         params.insert("phase".to_string(), Value::from("precondition"));
         pre.push(super::PlannedPoint { params, label: "precondition".into(), spec });
@@ -239,17 +240,4 @@ pub fn execute(plan: &RunPlan, rounds: &Rounds, ctx: &RunContext, observer: &mut
     result.profile = plan.profile.clone().or(result.profile);
     gather.inner.point_finished(&result);
     Ok(result)
-}
-
-trait RunIos {
-    fn run_ios(&self) -> u64;
-}
-
-impl RunIos for WorkloadSpec {
-    fn run_ios(&self) -> u64 {
-        match self.run {
-            RunLength::Ios(n) => n,
-            RunLength::Time(_) => 0,
-        }
-    }
 }
