@@ -225,6 +225,32 @@ pub struct RunArgs {
     /// With --replay: an I/O beyond its target's region is refused before the run, or wrapped into the region: refuse or wrap [default: refuse].
     #[arg(long, value_name = "MODE")]
     pub replay_offsets: Option<String>,
+    // Data reduction and steady state (issue 15 items 6 and 7; docs/profiles.md).
+    /// Make written data compressible: deflate (zlib) at level 1 removes about PCT% of each
+    /// dedupe unit (zeros follow an incompressible part). 0-99. Refused with --verify.
+    #[arg(long, value_name = "PCT")]
+    pub compress: Option<String>,
+    /// PCT% of written dedupe units repeat the content of an earlier unit. Refused with --verify.
+    #[arg(long, value_name = "PCT")]
+    pub dedupe: Option<String>,
+    /// The unit of --dedupe and --compress [default: the smallest transfer size that writes].
+    #[arg(long, value_name = "SIZE")]
+    pub dedupe_unit: Option<String>,
+    /// End each point once it is steady, --time being the maximum: watch iops, bw (MB/s) or lat (mean latency).
+    #[arg(long, value_name = "iops|bw|lat")]
+    pub steady: Option<String>,
+    /// With --steady: rounds in the window [default: 5].
+    #[arg(long, value_name = "N")]
+    pub steady_window: Option<u32>,
+    /// With --steady: length of a round, whole seconds [default: 1s].
+    #[arg(long, value_name = "DURATION")]
+    pub steady_round: Option<String>,
+    /// With --steady: largest range (max - min) of the window, percent of its mean [default: 20].
+    #[arg(long, value_name = "PCT")]
+    pub steady_range: Option<String>,
+    /// With --steady: largest slope excursion of the window's least-squares line, percent of its mean [default: 10].
+    #[arg(long, value_name = "PCT")]
+    pub steady_slope: Option<String>,
 }
 
 /// What `--output-format` asks for.
@@ -424,6 +450,14 @@ impl RunArgs {
             thinktime: self.thinktime.as_deref().map(parse_duration).transpose().context("--thinktime")?,
             thinktime_blocks: self.thinktime_blocks,
             arrivals: self.arrivals.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg).context("--arrivals")?,
+            compress: self.compress.as_deref().map(parse_percent).transpose().context("--compress")?,
+            dedupe: self.dedupe.as_deref().map(parse_percent).transpose().context("--dedupe")?,
+            dedupe_unit: self.dedupe_unit.as_deref().map(parse_size).transpose().context("--dedupe-unit")?,
+            steady: self.steady.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)?,
+            steady_window: self.steady_window,
+            steady_round: self.steady_round.as_deref().map(parse_duration).transpose().context("--steady-round")?,
+            steady_range: self.steady_range.as_deref().map(parse_percent).transpose().context("--steady-range")?,
+            steady_slope: self.steady_slope.as_deref().map(parse_percent).transpose().context("--steady-slope")?,
         };
         if overrides.thinktime_blocks == Some(0) {
             anyhow::bail!("--thinktime-blocks 0: give at least 1 I/O between two think times");
@@ -656,6 +690,10 @@ pub fn execute_with(
     let plan = plan?;
     if let Some(e) = cluster.get().agree_on_plan(&run::cluster::fingerprint(&plan)) {
         return Err(e);
+    }
+    if args.verify {
+        // Refused on every rank alike, before the dry run and before any I/O.
+        run::data_fill::refuse_with_verify(&plan).map_err(anyhow::Error::msg)?;
     }
     if args.dry_run && !root {
         return Ok(exit::OK);

@@ -325,10 +325,11 @@ fn cache_charts(results: &[&RunResult]) -> Vec<Chart> {
 pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
     let names = point_view::names(results);
     let cats = categories(results, &names);
-    let mut out = vec![
+    let mut out = super::rounds::charts(results);
+    out.extend([
         cats.chart(results, "iops", "IOPS", "IOPS (I/O per second)", |s| Some(s.iops)),
         cats.chart(results, "mbps", "Throughput", "MB/s (10^6 bytes per second)", |s| Some(s.mbps)),
-    ];
+    ]);
     out.extend(qd_charts(results, &names));
     out.extend(cache_charts(results));
     out.extend(percentile_charts(results, &names));

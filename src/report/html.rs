@@ -66,6 +66,7 @@ pub fn html(results: &[&RunResult]) -> String {
         out += "<h2>Workers</h2>\n<p>Each worker's figures, and the mean I/Os it held in flight against the depth asked.</p>\n";
         out += &table(&t, None);
     }
+    out += &super::rounds::html(results);
     out += "<h2>Charts</h2>\n";
     for c in charts(results) {
         out += &format!("<figure id=\"chart-{}\">{}<figcaption>{}</figcaption></figure>\n", c.id, c.svg, escape(&c.caption));

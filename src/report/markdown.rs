@@ -38,6 +38,7 @@ pub fn markdown(results: &[&RunResult], stem: &str) -> (String, Vec<(String, Str
         md += "\n## Workers\n\nEach worker's figures, and the mean I/Os it held in flight against the depth asked.\n\n";
         md += &table(&t);
     }
+    md += &super::rounds::markdown(results);
     md += "\n## Charts\n";
     let mut files = Vec::new();
     for c in charts(results) {

@@ -13,6 +13,7 @@ pub mod per_worker_table;
 pub mod point_view;
 pub mod ranks;
 pub mod report_tables;
+pub mod rounds;
 pub mod rows;
 pub mod table;
 pub mod welch;

@@ -68,6 +68,45 @@ fn right(text: String) -> Cell {
     Cell::new(text).set_alignment(CellAlignment::Right)
 }
 
+/// "steady state (iops): reached at 7 s ..." or "not reached in 10 rounds ...".
+pub fn steady_line(st: &crate::results::steady::SteadyOutcome) -> String {
+    let pct = |v: f64| if st.mean > 0.0 { format!("{:.1}%", v / st.mean * 100.0) } else { "-".into() };
+    let when = match st.reached_at_s {
+        Some(t) if st.reached => format!("reached at {t:.0} s"),
+        _ => format!("NOT reached in {} rounds", st.rounds),
+    };
+    format!(
+        "steady state ({}): {when}; last {} rounds of {:.0} s: mean {}, range {} (limit {}%), slope {} (limit {}%)\n",
+        st.metric,
+        st.window.len(),
+        st.round_s,
+        num(st.mean),
+        pct(st.range),
+        st.range_limit_pct,
+        pct(st.slope),
+        st.slope_limit_pct
+    )
+}
+
+/// The outcome of a run of rounds, in one line.
+pub fn rounds_line(r: &crate::results::steady::RoundsOutcome) -> String {
+    let pct = |v: f64| if r.mean > 0.0 { format!("{:.1}%", v / r.mean * 100.0) } else { "-".into() };
+    let when = match r.reached_at_round {
+        Some(n) if r.reached => format!("steady at round {n}"),
+        _ => format!("NOT steady in {} rounds (at most {})", r.watched_iops.len(), r.max_rounds),
+    };
+    format!(
+        "rounds: IOPS of '{}' {when}; last {} rounds: mean {}, range {} (limit {}%), slope {} (limit {}%)\n",
+        r.watch,
+        r.window_rounds,
+        num(r.mean),
+        pct(r.range),
+        r.range_limit_pct,
+        pct(r.slope),
+        r.slope_limit_pct
+    )
+}
+
 pub fn render(result: &RunResult) -> String {
     render_with(result, false)
 }
@@ -86,6 +125,12 @@ pub fn render_with(result: &RunResult, detail: bool) -> String {
     ));
     if let Some(reason) = &result.status_reason {
         out.push_str(&format!("reason: {reason}\n"));
+    }
+    if let Some(r) = &result.rounds {
+        for p in &r.purge {
+            out.push_str(&format!("purge: {p}\n"));
+        }
+        out.push_str(&rounds_line(r));
     }
     for (i, p) in result.points.iter().enumerate() {
         if result.points.len() > 1 || !p.params.is_empty() {
@@ -150,6 +195,9 @@ pub fn render_point(p: &Point) -> String {
     let mut text = format!("measured {:.2}s\n{rates}\n", s.duration_s);
     if let Some(l) = &s.line_rate {
         text.push_str(&line_rate_line(l));
+    }
+    if let Some(st) = &s.steady {
+        text.push_str(&steady_line(st));
     }
     text.push_str(&format!("{lat}\n"));
     text.push_str(&super::ranks::summary_lines(p));

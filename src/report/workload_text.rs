@@ -141,6 +141,8 @@ mod tests {
             buffered: false,
             connections: 1,
             groups: p.phases[0].groups.clone(),
+            data: None,
+            steady: None,
         }
     }
 

@@ -477,6 +477,8 @@ mod tests {
             buffered: false,
             connections: 1,
             groups: groups.iter().map(|t| group(t)).collect(),
+            data: None,
+            steady: None,
         }
     }
 

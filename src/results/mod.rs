@@ -10,6 +10,7 @@ pub mod pass;
 pub mod per_worker;
 pub mod repeats;
 pub mod replay;
+pub mod steady;
 pub mod store;
 pub mod summarize;
 pub mod validate;

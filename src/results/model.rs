@@ -56,6 +56,9 @@ pub struct RunResult {
     /// Under MPI (issue 17): the ranks and hosts of the job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mpi: Option<crate::results::cluster::MpiFacts>,
+    /// A run made of rounds (the `pts-iops` profile): the watched point's IOPS per round and whether it became steady.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<crate::results::steady::RoundsOutcome>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -197,6 +200,9 @@ pub struct Summary {
     /// With --replay: the trace replayed, what was issued, and the replay lag.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<crate::results::replay::ReplaySummary>,
+    /// With --steady: whether and when the point became steady, and its last window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<crate::results::steady::SteadyOutcome>,
     /// One entry per second of the measured interval.
     pub intervals: Vec<Interval>,
 }

@@ -78,6 +78,7 @@ pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, durat
         line_rate: None,
         queue_depth: None,
         replay: None,
+        steady: None,
         intervals: slices.iter().map(|s| interval(s, duration_s)).collect(),
     }
 }

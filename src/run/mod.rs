@@ -4,6 +4,7 @@
 
 pub mod cluster;
 pub mod control;
+pub mod data_fill;
 pub mod live;
 pub mod op_source;
 pub mod paced_outcome;
@@ -15,8 +16,10 @@ pub mod power_meter;
 pub mod progress;
 pub mod replay;
 pub mod resources;
+pub mod rounds;
 pub mod signals;
 pub mod stall;
+pub mod steady;
 pub mod trace_sink;
 pub mod worker;
 
@@ -117,6 +120,12 @@ fn every_target(plan: &RunPlan) -> Vec<String> {
 /// come back as Err; anything after that ends the run with a status and keeps
 /// what was measured.
 pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver) -> Result<RunResult> {
+    if let Some(r) = &plan.rounds {
+        return rounds::execute(plan, r, ctx, observer);
+    }
+    if ctx.verify.is_some() {
+        data_fill::refuse_with_verify(plan).map_err(anyhow::Error::msg)?;
+    }
     let interrupt = signals::interrupt_flag();
     let first = &plan.points[0].spec;
     let mut result = RunResult {
@@ -137,6 +146,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         cpus: ctx.pinning.clone(),
         points: Vec::new(),
         mpi: ctx.cluster.get().facts(),
+        rounds: None,
     };
     let cluster = ctx.cluster.get();
     let links = match &ctx.link {

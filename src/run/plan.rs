@@ -13,6 +13,8 @@ use crate::results::repeats::Pick;
 use crate::target::{self, TargetUri, UriError};
 use crate::units::Bytes;
 use crate::workload::profile::Profile;
+use crate::workload::reduction::DataReduction;
+use crate::workload::steady::{SteadyMetric, SteadySpec};
 use crate::workload::sweep::{self, Sweep, SweepError};
 use crate::workload::{EngineChoice, RunLength, SpecError, WorkloadSpec};
 
@@ -40,6 +42,8 @@ pub struct RunPlan {
     pub profile: Option<String>,
     /// With --replay: the trace every point issues instead of generated I/Os.
     pub replay: Option<std::sync::Arc<super::replay::ReplayPlan>>,
+    /// Run the points as rounds until one is steady (a profile's [rounds], `pts-iops`).
+    pub rounds: Option<crate::workload::rounds::Rounds>,
 }
 
 #[derive(Debug, Error)]
@@ -142,6 +146,7 @@ pub fn single(spec: WorkloadSpec) -> Result<RunPlan, PlanError> {
         criteria: Vec::new(),
         profile: None,
         replay: None,
+        rounds: None,
     })
 }
 
@@ -173,6 +178,48 @@ pub struct Overrides {
     pub thinktime: Option<std::time::Duration>,
     pub thinktime_blocks: Option<u32>,
     pub arrivals: Option<crate::workload::timing::Arrivals>,
+    /// Data reduction (--compress, --dedupe, --dedupe-unit): each replaces the profile's.
+    pub compress: Option<f64>,
+    pub dedupe: Option<f64>,
+    pub dedupe_unit: Option<Bytes>,
+    /// Steady state (--steady, --steady-*): each replaces the profile's.
+    pub steady: Option<SteadyMetric>,
+    pub steady_window: Option<u32>,
+    pub steady_round: Option<std::time::Duration>,
+    pub steady_range: Option<f64>,
+    pub steady_slope: Option<f64>,
+}
+
+impl Overrides {
+    /// The data reduction of a profile with these flags applied (None when plain).
+    fn data(&self, profile: Option<&DataReduction>) -> Option<DataReduction> {
+        let mut d = profile.cloned().unwrap_or_default();
+        d.compress = self.compress.unwrap_or(d.compress);
+        d.dedupe = self.dedupe.unwrap_or(d.dedupe);
+        d.dedupe_unit = self.dedupe_unit.or(d.dedupe_unit);
+        (!d.is_plain()).then_some(d)
+    }
+
+    /// The steady-state setting of a profile with these flags applied.
+    fn steady(&self, profile: Option<&SteadySpec>) -> Result<Option<SteadySpec>, SpecError> {
+        let tuned =
+            self.steady_window.is_some() || self.steady_round.is_some() || self.steady_range.is_some() || self.steady_slope.is_some();
+        let mut s = match (profile, self.steady) {
+            (_, Some(metric)) => SteadySpec { metric, ..profile.cloned().unwrap_or_else(|| SteadySpec::new(metric)) },
+            (Some(p), None) => p.clone(),
+            (None, None) if tuned => {
+                return Err(SpecError::Setting(
+                    "--steady-window, --steady-round, --steady-range and --steady-slope tune steady state: add --steady iops|bw|lat".into(),
+                ))
+            }
+            (None, None) => return Ok(None),
+        };
+        s.window = self.steady_window.unwrap_or(s.window);
+        s.round = self.steady_round.unwrap_or(s.round);
+        s.range = self.steady_range.unwrap_or(s.range);
+        s.slope = self.steady_slope.unwrap_or(s.slope);
+        Ok(Some(s))
+    }
 }
 
 /// Everything a plan is built from.
@@ -220,6 +267,11 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
     if o.thinktime_blocks.or(p.thinktime_blocks).is_some() && o.thinktime.or(p.thinktime).is_none() {
         return Err(SpecError::BurstWithoutDelay { field: "thinktime_blocks".into() }.into());
     }
+    let data = o.data(p.data.as_ref());
+    let steady = o.steady(p.steady.as_ref())?;
+    if let Some(r) = &p.rounds {
+        r.check().map_err(SpecError::Setting)?;
+    }
     let mut points = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
     // --target replaces a profile's own targets; its groups then drive every --target.
@@ -240,6 +292,8 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             buffered: o.buffered || p.buffered,
             connections: o.connections.unwrap_or(1),
             groups: phase.groups.clone(),
+            data: data.clone(),
+            steady: steady.clone(),
         };
         for g in &mut base.groups {
             if own_targets_replaced {
@@ -299,7 +353,10 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             return Err(PlanError::DistWithoutRandom { dist: d.to_string() });
         }
     }
-    Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name, replay: None })
+    if data.is_some() && !points.iter().any(|p: &PlannedPoint| p.spec.has_writes()) {
+        return Err(SpecError::Setting(DataReduction::writes_nothing()).into());
+    }
+    Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name, replay: None, rounds: p.rounds.clone() })
 }
 
 /// Spreads a total rate over the groups that follow no other group, in
@@ -404,6 +461,15 @@ pub fn describe(plan: &RunPlan) -> String {
         if let Some(r) = &plan.replay {
             out.push_str(&r.describe(&s.targets));
         }
+        if let Some(d) = &s.data {
+            let _ = writeln!(out, "{}", d.describe(s.data_unit()));
+        }
+        if let Some(st) = &s.steady {
+            let _ = writeln!(out, "{}", st.describe());
+        }
+    }
+    if let Some(r) = &plan.rounds {
+        let _ = writeln!(out, "{}", r.describe());
     }
     if plan.repeat > 1 {
         let _ = writeln!(out, "each point runs {} times; the point reports the {:?} repeat", plan.repeat, plan.pick);

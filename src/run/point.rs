@@ -77,6 +77,7 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
         .iter()
         .map(|g| spec.groups.iter().any(|o| o.follow.as_ref().is_some_and(|f| f.group == g.name)).then(|| Arc::new(AtomicU64::new(0))))
         .collect();
+    let data = super::data_fill::DataSource::for_spec(spec);
     for (gi, g) in spec.groups.iter().enumerate() {
         let targets = spec.group_targets(g);
         let workers = spec.group_workers(g);
@@ -119,6 +120,7 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
                 think: crate::workload::timing::think_rules(g),
                 cpus: super::pinning::worker_cpus(shared.pinning.as_ref(), plans.len()),
                 replay: shared.replay.clone(),
+                data: data.clone(),
             });
         }
     }
@@ -186,6 +188,8 @@ pub fn run_point(
     let mut silence_shown = None;
     let mut status = Status::Completed;
     let mut ran_out = false;
+    // With --steady: the point ends once the last window of rounds is steady.
+    let mut steady = spec.steady.as_ref().map(super::steady::SteadyTracker::new);
     let t_end: Instant = loop {
         let now = Instant::now();
         if cpu_start.is_none() && now >= measure_start {
@@ -235,7 +239,13 @@ pub fn run_point(
         // Only seconds that have ended can be complete (an --ios run has no planned end).
         let ended = now.saturating_duration_since(measure_start).as_secs().min(u32::MAX as u64) as u32;
         for slice in progress.complete(planned_seconds.min(ended)) {
+            if let Some(t) = steady.as_mut() {
+                t.add(&slice);
+            }
             view.second(&slice, planned_duration(spec), progress.in_flight(), now);
+        }
+        if steady.as_ref().is_some_and(|t| t.reached()) {
+            break now;
         }
         // A worker blocked inside a system call cannot report its seconds, which
         // holds every line back: say so rather than show nothing.
@@ -293,6 +303,10 @@ pub fn run_point(
     // with a worker left behind they would be incomplete, so they are not shown.
     if missing.is_empty() {
         for slice in progress.complete(duration_s.ceil() as u32) {
+            // A whole second that ended with the point still counts for steady state.
+            if let Some(t) = steady.as_mut().filter(|_| (slice.index + 1) as f64 <= duration_s + 1e-6) {
+                t.add(&slice);
+            }
             view.second(&slice, duration_s, progress.in_flight(), t_end);
         }
     }
@@ -336,6 +350,7 @@ pub fn run_point(
         summary.verify = Some(total.verify.clone());
     }
     summary.intervals.retain(|i| i.t_s < duration_s);
+    summary.steady = steady.map(|t| t.outcome());
     stall::mark(&mut summary, at_end);
     let groups = if spec.groups.len() > 1 {
         spec.groups.iter().zip(&by_group).map(|(g, r)| group_summary(&g.name, spec.group_workers(g), r, duration_s)).collect()

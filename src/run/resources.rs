@@ -140,6 +140,10 @@ pub fn point(spec: &WorkloadSpec, extras: Extras) -> Estimate {
         }
     }
     e.add("mem: targets", luns, "their sizes, held in RAM".into(), "the mem: size");
+    if spec.data.is_some() {
+        let bytes = super::data_fill::SOURCE as u64;
+        e.add("data reduction source", bytes, "random bytes shared by the point's workers".into(), "nothing (fixed)");
+    }
     if let Some(cfg) = extras.cache {
         let mut bytes = 0u64;
         for t in &spec.targets {

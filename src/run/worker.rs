@@ -56,6 +56,8 @@ pub struct WorkerPlan {
     pub cpus: Option<Vec<u32>>,
     /// With --replay: the trace this worker issues instead of generating I/Os.
     pub replay: Option<Arc<super::replay::ReplayPlan>>,
+    /// With --compress/--dedupe: the point's shared source of written data.
+    pub data: Option<Arc<super::data_fill::DataSource>>,
 }
 
 /// What a worker hands back when it ends.
@@ -285,6 +287,8 @@ pub fn run_worker(
     let mut traced: Vec<TraceRecord> = Vec::with_capacity(if plan.trace.is_some() { trace_sink::BATCH } else { 0 });
     let trace_start = plan.trace.as_ref().map(|t| t.start);
     let global_target: Vec<u16> = plan.targets.iter().map(|&t| t as u16).collect();
+    // Only with --compress/--dedupe (never together with --verify, refused before the run).
+    let filler = std::cell::RefCell::new(plan.data.clone().map(|d| super::data_fill::DataFill::new(d, plan.seed, plan.index)));
     let issue = |engine: &mut Box<dyn Engine>,
                  gen: &mut OpSource,
                  verifier: &mut Option<Verifier>,
@@ -316,6 +320,11 @@ pub fn run_worker(
             // on a busy host would otherwise show its arrivals in clumps).
             let t_ns = due.saturating_duration_since(start).as_nanos() as u64;
             traced.push(TraceRecord { t_ns, op: io.op, target: global_target[target as usize], offset: io.offset, len: io.len });
+        }
+        if io.op == Op::Write {
+            if let Some(f) = filler.borrow_mut().as_mut() {
+                f.fill(&mut engine.buffers().slot(slot)[..io.len as usize]);
+            }
         }
         engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })?;
         std::io::Result::Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, due, submitted: now, busy: true, line: io.line })

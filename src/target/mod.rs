@@ -508,7 +508,7 @@ fn check_alignment(spec: &WorkloadSpec, uri: &str, sector: u64) -> Result<(), Ta
 }
 
 /// (size in bytes, logical block size) of a block device.
-fn device_geometry(file: &File) -> io::Result<(u64, u64)> {
+pub(crate) fn device_geometry(file: &File) -> io::Result<(u64, u64)> {
     const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
     const BLKSSZGET: libc::c_ulong = 0x1268;
     let mut size: u64 = 0;

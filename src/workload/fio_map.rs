@@ -1071,6 +1071,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         arrivals: None,
         replay: None,
         phases: phases.into_iter().map(|(names, groups)| Phase { name: names.join("+"), groups }).collect(),
+        ..Profile::default()
     }
 }
 

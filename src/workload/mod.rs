@@ -8,8 +8,11 @@ pub mod fio_map;
 pub mod generator;
 pub mod profile;
 pub mod replay;
+pub mod reduction;
 pub mod rng;
+pub mod rounds;
 pub mod spec;
+pub mod steady;
 pub mod sweep;
 pub mod timing;
 

@@ -82,6 +82,15 @@ pub struct Profile {
     /// Replay a recorded trace instead of generating I/Os (as --replay and its flags).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<super::replay::ReplaySettings>,
+    /// Compressible and duplicate written data (as --compress, --dedupe, --dedupe-unit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<super::reduction::DataReduction>,
+    /// End each point once steady (as --steady and --steady-*).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<super::steady::SteadySpec>,
+    /// Run the points as rounds until one point is steady (the SNIA PTS structure, `pts-iops`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<super::rounds::Rounds>,
     pub phases: Vec<Phase>,
 }
 
@@ -107,6 +116,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("line-rate", include_str!("builtin/line-rate.toml")),
     ("max-iops", include_str!("builtin/max-iops.toml")),
     ("service-demand", include_str!("builtin/service-demand.toml")),
+    ("pts-iops", include_str!("builtin/pts-iops.toml")),
 ];
 
 #[derive(Debug, Error)]
@@ -160,6 +170,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
             buffered: false,
             connections: 1,
             groups: phase.groups.clone(),
+            // Checked by the plan, where the flags and the run length are known.
+            data: None,
+            steady: None,
         };
         if let Err(error) = spec.validate() {
             let line = locate(text, &phase.name, &error);
@@ -306,6 +319,24 @@ mod tests {
         assert!(e.contains("burst is set without its pause"), "{e}");
         let e = parse(&text.replacen("zoned:80/20:20/80", "zoned:80/20", 1), "my.toml").unwrap_err().to_string();
         assert!(e.contains("my.toml, line") && e.contains("must add up to 100%"), "{e}");
+    }
+
+    /// Data reduction, steady state and rounds are profile keys that read back the same.
+    #[test]
+    fn data_steady_and_rounds_round_trip_through_toml() {
+        // The tables go before the phases (after them, TOML would take them for the last phase's).
+        let tables =
+            "[data]\ncompress = 50.0\ndedupe = 30.0\ndedupe_unit = \"8k\"\n\n[steady]\nmetric = \"bw\"\nwindow = 3\nround = \"2s\"\n\n\
+                      [rounds]\nwatch = \"read=0 bs=4k\"\nmax = 7\n\n[[phases]]";
+        let text = builtin_text("quick").replacen("[[phases]]", tables, 1);
+        let p = parse(&text, "t.toml").unwrap();
+        let d = p.data.as_ref().unwrap();
+        assert_eq!((d.compress, d.dedupe, d.dedupe_unit), (50.0, 30.0, Some(Bytes(8192))));
+        let s = p.steady.as_ref().unwrap();
+        assert_eq!((s.window, s.round.as_secs(), s.range), (3, 2, 20.0));
+        let r = p.rounds.as_ref().unwrap();
+        assert_eq!((r.max, r.window, r.purge), (7, 5, false));
+        assert_eq!(parse(&to_toml(&p), "again").unwrap(), p);
     }
 
     fn builtin_text(name: &str) -> String {

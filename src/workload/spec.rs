@@ -148,6 +148,12 @@ pub struct WorkloadSpec {
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub connections: u32,
     pub groups: Vec<WorkerGroup>,
+    /// Data reduction: compressible and duplicate written data (--compress, --dedupe).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<super::reduction::DataReduction>,
+    /// End the point once it is steady, --time being the maximum (--steady).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<super::steady::SteadySpec>,
 }
 
 impl WorkloadSpec {
@@ -195,6 +201,16 @@ impl WorkloadSpec {
         self.groups.iter().flat_map(|g| g.access.iter()).any(|l| l.read < 100.0)
     }
 
+    /// Transfer sizes of the access lines that write.
+    pub fn write_sizes(&self) -> Vec<u64> {
+        self.groups.iter().flat_map(|g| g.access.iter()).filter(|l| l.read < 100.0).map(|l| l.bs.get()).collect()
+    }
+
+    /// The data reduction unit of this workload, when data reduction is on.
+    pub fn data_unit(&self) -> Option<u64> {
+        self.data.as_ref().and_then(|d| d.unit(self.write_sizes().into_iter()))
+    }
+
     /// Checks everything that can be checked without touching a target.
     pub fn validate(&self) -> Result<(), SpecError> {
         if self.targets.is_empty() {
@@ -213,6 +229,16 @@ impl WorkloadSpec {
         }
         if self.groups.is_empty() {
             return Err(SpecError::NoGroups);
+        }
+        if let Some(d) = &self.data {
+            d.check(&self.write_sizes()).map_err(SpecError::Setting)?;
+        }
+        if let Some(s) = &self.steady {
+            let time = match self.run {
+                RunLength::Time(t) => Some(t),
+                RunLength::Ios(_) => None,
+            };
+            s.check(time).map_err(SpecError::Setting)?;
         }
         for g in &self.groups {
             let at = |field: &str| format!("group '{}' {field}", g.name);
@@ -317,6 +343,9 @@ pub enum SpecError {
     BurstWithoutDelay { field: String },
     #[error("group '{group}' has think time (delay, --thinktime) and a rate (--rate, follow): think time belongs to a closed loop, a rate sets the schedule itself; use one of them")]
     ThinkWithRate { group: String },
+    /// A run-wide setting (data reduction, steady state) that cannot apply, in words naming its flag.
+    #[error("{0}")]
+    Setting(String),
 }
 
 fn one() -> u32 {
@@ -387,6 +416,8 @@ pub(crate) mod tests {
                 access: vec![AccessLine { share: 100.0, bs: Bytes(4096), read: 70.0, random: 100.0, ..Default::default() }],
                 ..Default::default()
             }],
+            data: None,
+            steady: None,
         }
     }
 

@@ -25,5 +25,6 @@ mod report_page;
 mod results;
 mod scripts;
 mod stalls;
+mod steady;
 mod trust;
 mod workloads;
