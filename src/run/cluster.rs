@@ -35,6 +35,13 @@ pub trait Cluster {
     /// interval start together.
     fn barrier(&self) {}
 
+    /// Whether another process asked this one to end its point now (its own
+    /// point failed). Polled by the point's main loop at each wake-up, never by
+    /// the workers.
+    fn stop_requested(&self) -> bool {
+        false
+    }
+
     /// Folds every process's figures of a point into `outcome` (on the root)
     /// and gives every process the point's overall status and reason, so all
     /// go on to the next point or all stop.
