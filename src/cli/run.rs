@@ -655,12 +655,12 @@ pub fn execute_with(
 ) -> Result<i32> {
     let root = cluster.get().is_root();
     let mut scratch = Scratch(None);
-    let mut targets = args
-        .targets
-        .iter()
-        .map(|t| crate::mpi::placeholders::expand(t, place))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(anyhow::Error::msg)?;
+    let targets =
+        args.targets.iter().map(|t| crate::mpi::placeholders::expand(t, place)).collect::<Result<Vec<_>, _>>().map_err(anyhow::Error::msg);
+    if let Some(e) = cluster.get().agree("filling in the target placeholders", targets.as_ref().err()) {
+        return Err(e);
+    }
+    let mut targets = targets?;
     let mut args = args;
     let (profile, profile_name, told) = args.base_profile()?;
     for t in told.iter().filter(|_| root) {
@@ -706,6 +706,16 @@ pub fn execute_with(
             link.resolve(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>()).map_err(anyhow::Error::msg)?;
         }
         print!("{}", plan::describe(&plan));
+        if let Some(m) = cluster.get().facts() {
+            println!(
+                "mpi: {} ranks on {} host(s) ({}), {} machine(s); each rank runs this plan on its own targets (above: rank 0's), \
+                 every point starts after a barrier, rank 0 writes the merged result",
+                m.ranks,
+                m.hosts.len(),
+                m.hosts.join(", "),
+                m.machines
+            );
+        }
         println!("{}", run::resources::describe(&plan, args.context()?.resource_extras()));
         if args.verify {
             println!("verify: every byte read is checked against what lunmark wrote (block header and CRC-32C)");

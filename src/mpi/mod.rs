@@ -12,4 +12,6 @@ pub mod placeholders;
 pub mod reduce;
 pub mod report;
 #[cfg(feature = "mpi")]
+pub mod stop;
+#[cfg(feature = "mpi")]
 pub mod world;

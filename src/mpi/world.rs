@@ -4,9 +4,10 @@
 //! go on or stop together; rank 0 alone merges the figures and writes the
 //! result. Each call happens once per point at most, never on the I/O path.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use mpi::datatype::PartitionMut;
+use mpi::raw::AsRaw;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::*;
 use mpi::Count;
@@ -30,6 +31,8 @@ pub struct World {
     boot_ids: Vec<String>,
     /// Set when an error was agreed by every rank (all end normally, none aborts the job).
     agreed: Cell<bool>,
+    /// One rank's failure stops the others' point (posted before each point).
+    stop: RefCell<super::stop::StopSignal>,
 }
 
 /// An error every rank returned together (from `Cluster::agree`): reported once, by rank 0.
@@ -63,6 +66,7 @@ impl World {
             hosts: Vec::new(),
             boot_ids: Vec::new(),
             agreed: Cell::new(false),
+            stop: RefCell::new(super::stop::StopSignal::new()),
         };
         world.hosts = world.all_gather(host.as_bytes()).into_iter().map(|b| String::from_utf8_lossy(&b).into_owned()).collect();
         world.boot_ids = world.all_gather(boot_id().as_bytes()).into_iter().map(|b| String::from_utf8_lossy(&b).into_owned()).collect();
@@ -173,11 +177,23 @@ impl Cluster for World {
     }
 
     fn barrier(&self) {
+        self.stop.borrow_mut().arm(self.comm.as_raw());
         self.comm.barrier();
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.stop.borrow_mut().raised()
     }
 
     fn reduce_point(&self, index: usize, outcome: &mut PointOutcome) {
         let rank = self.rank as usize;
+        {
+            let mut stop = self.stop.borrow_mut();
+            if outcome.status == crate::results::model::Status::Failed {
+                stop.raise(self.comm.as_raw(), self.rank as i32, self.size as i32);
+            }
+            stop.disarm();
+        }
         let mine = RankReport::of(self.rank, &self.hosts[rank], &self.boot_ids[rank], outcome);
         dump_for_tests(index, &mine);
         let all = self.all_gather(&mine.encode());

@@ -35,6 +35,13 @@ pub trait Cluster {
     /// interval start together.
     fn barrier(&self) {}
 
+    /// Whether another process asked this one to end its point now (its own
+    /// point failed). Polled by the point's main loop at each wake-up, never by
+    /// the workers.
+    fn stop_requested(&self) -> bool {
+        false
+    }
+
     /// Folds every process's figures of a point into `outcome` (on the root)
     /// and gives every process the point's overall status and reason, so all
     /// go on to the next point or all stop.
@@ -88,4 +95,33 @@ pub fn fingerprint(plan: &super::RunPlan) -> String {
         })
         .collect();
     format!("{} repeat={} pick={:?} criteria={:?}", serde_json::Value::Array(points), plan.repeat, plan.pick, plan.criteria)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::{PlannedPoint, RunPlan};
+
+    fn plan(target: &str, qd: u32) -> RunPlan {
+        let spec: crate::workload::WorkloadSpec = serde_json::from_value(serde_json::json!({
+            "targets": [target], "ramp": "0s", "run": {"time": "1s"}, "seed": 1,
+            "groups": [{"name": "main", "workers": 1, "qd": qd, "access": [{"share": 100.0, "bs": "4k", "read": 100.0, "random": 100.0}]}]
+        }))
+        .unwrap();
+        RunPlan {
+            points: vec![PlannedPoint { params: Default::default(), label: String::new(), spec }],
+            warnings: vec![],
+            repeat: 1,
+            pick: Default::default(),
+            criteria: vec![],
+            profile: None,
+        }
+    }
+
+    /// Ranks' targets differ by their placeholders; anything else that differs is a different plan.
+    #[test]
+    fn plans_that_differ_only_in_targets_have_one_fingerprint() {
+        assert_eq!(fingerprint(&plan("/dev/shm/lun0", 8)), fingerprint(&plan("/dev/shm/lun1", 8)));
+        assert_ne!(fingerprint(&plan("/dev/shm/lun0", 8)), fingerprint(&plan("/dev/shm/lun0", 16)));
+    }
 }

@@ -204,6 +204,11 @@ pub fn run_point(
             status = Status::Failed;
             break now;
         }
+        // Under MPI: another rank's point failed, and the cluster's result will say which; this one ends here.
+        if shared.cluster.as_ref().is_some_and(|c| c.get().stop_requested()) {
+            ctl.stop.store(true, Ordering::SeqCst);
+            break now;
+        }
         if let Some(e) = end {
             if now >= e {
                 break e;

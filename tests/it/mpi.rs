@@ -175,7 +175,9 @@ fn a_target_vanishing_mid_run_fails_the_point_naming_the_rank() {
             Command::new("nbdkit")
                 .args(["-f", "--exit-with-parent", "-U"])
                 .arg(dir.path().join(format!("s{r}.sock")))
-                .args(["memory", "64M"])
+                // Rank 1's server logs each request, so the test knows when the point is under load.
+                .args(if r == 1 { vec!["--filter=log", "memory", "64M"] } else { vec!["memory", "64M"] })
+                .args(if r == 1 { vec![format!("logfile={}", dir.path().join("log1").display())] } else { vec![] })
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
                 .spawn()
@@ -202,7 +204,7 @@ fn a_target_vanishing_mid_run_fails_the_point_naming_the_rank() {
             "--qd",
             "4",
             "--time",
-            "6s",
+            "8s",
             "--ramp",
             "0s",
             "--no-store",
@@ -214,7 +216,13 @@ fn a_target_vanishing_mid_run_fails_the_point_naming_the_rank() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_secs(3));
+    let log = dir.path().join("log1");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&log).is_ok_and(|t| t.contains(" Write id=") || t.contains(" Read id=")) {
+        assert!(std::time::Instant::now() < deadline, "rank 1 never reached its target");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(1));
     let _ = servers[1].kill();
     let _ = servers[1].wait();
     let out = child.wait_with_output().unwrap();
@@ -231,6 +239,11 @@ fn a_target_vanishing_mid_run_fails_the_point_naming_the_rank() {
     let ranks = r["points"][0]["mpi"]["ranks"].as_array().unwrap();
     assert_eq!(ranks[1]["status"], "failed");
     assert_eq!(ranks[0]["status"], "completed");
+    // The others ended their point when rank 1 failed, not at the planned end (8 s).
+    for r in [0, 2] {
+        let d = ranks[r]["duration_s"].as_f64().unwrap();
+        assert!(d < 6.5, "rank {r} measured {d} s of an 8 s point after rank 1 failed");
+    }
 }
 
 /// Network namespaces posing as hosts, each joined to this machine by a veth
