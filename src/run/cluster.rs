@@ -109,12 +109,14 @@ mod tests {
         }))
         .unwrap();
         RunPlan {
-            points: vec![PlannedPoint { params: Default::default(), label: String::new(), spec }],
+            points: vec![PlannedPoint { params: Default::default(), label: String::new(), spec, asked_qd: vec![qd] }],
             warnings: vec![],
             repeat: 1,
             pick: Default::default(),
             criteria: vec![],
             profile: None,
+            replay: None,
+            rounds: None,
         }
     }
 
