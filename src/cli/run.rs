@@ -75,6 +75,21 @@ pub struct RunArgs {
     /// Share of reads, percent (the rest are writes).
     #[arg(long, value_name = "PCT")]
     pub read: Option<String>,
+    /// Share of trims (discards), percent, beside --read: the rest are writes
+    /// (--read 50 --trim 20: 50% read, 20% trim, 30% write). A trim discards the range
+    /// on a device (BLKDISCARD), punches a hole in a file, zeroes it on mem:.
+    #[arg(long, value_name = "PCT")]
+    pub trim: Option<String>,
+    /// On file targets: fsync after every N writes each worker issues to a file (latency recorded apart as sync).
+    #[arg(long, value_name = "N")]
+    pub fsync: Option<u64>,
+    /// On file targets: fdatasync after every N writes each worker issues to a file.
+    #[arg(long, value_name = "N")]
+    pub fdatasync: Option<u64>,
+    /// On devices and network LUNs: flush the device's write cache after every N writes each worker issues to it
+    /// (fsync of the device, NBD_CMD_FLUSH, SCSI SYNCHRONIZE CACHE).
+    #[arg(long, value_name = "N")]
+    pub flush: Option<u64>,
     /// Share of random I/Os, percent (the rest are sequential).
     #[arg(long, value_name = "PCT")]
     pub random: Option<String>,
@@ -234,7 +249,7 @@ impl RunArgs {
     /// gives that setting as surely as the flag does).
     fn shapes_workload(&self) -> bool {
         let swept = self.sweep.iter().any(|s| matches!(s.split_once('=').map(|(k, _)| k.trim()), Some("bs" | "read" | "random")));
-        self.bs.is_some() || self.read.is_some() || self.random.is_some() || self.align.is_some() || swept
+        self.bs.is_some() || self.read.is_some() || self.trim.is_some() || self.random.is_some() || self.align.is_some() || swept
     }
 
     /// The profile the run starts from, the name to record, and what the user
@@ -375,6 +390,8 @@ impl RunArgs {
             rate: self.rate,
             mailboxes: self.mailboxes,
             iops_per_mailbox: self.iops_per_mailbox,
+            trim: self.trim.as_deref().map(parse_percent).transpose().context("--trim")?,
+            sync: crate::workload::ops::sync_of(self.fsync, self.fdatasync, self.flush).map_err(anyhow::Error::msg)?,
         };
         let pick: Pick = self.pick.parse().map_err(anyhow::Error::msg).context("--pick")?;
         let request = PlanRequest { profile, profile_name, targets, overrides, sweeps, repeat: self.repeat, pick, pass: self.pass.clone() };
@@ -398,7 +415,7 @@ fn flags_profile() -> Profile {
                 rate: None,
                 follow: None,
                 worker_per_target: false,
-                access: vec![AccessLine { share: 100.0, bs: Bytes(4096), read: 70.0, random: 100.0, align: None }],
+                access: vec![AccessLine { share: 100.0, bs: Bytes(4096), read: 70.0, trim: 0.0, random: 100.0, align: None }],
             }],
         }],
         ..Profile::default()
@@ -482,6 +499,11 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
         }
     }
     let plan = args.plan_from(profile, profile_name, targets)?;
+    if args.verify && plan.points.iter().any(|p| p.spec.has_trims()) {
+        anyhow::bail!(
+            "--verify with trims: a trimmed block's content is no longer known (zeros on a file or mem:,              whatever the device returns after a discard), so reads of it could not be checked.              Drop --trim (or the profile's trim shares) for a verified run, or drop --verify"
+        );
+    }
     if args.dry_run {
         // Refused before anything is printed, as the run itself refuses it before any I/O.
         let link = args.link_setting()?;

@@ -88,8 +88,15 @@ pub fn line(spec: &WorkloadSpec) -> String {
     let workers = spec.total_workers();
     let targets = spec.targets.len();
     let several = |n: usize, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
+    // Trims and syncs are named only when the workload has them.
+    let trim = if spec.has_trims() {
+        format!(", {}% trim", per_group(spec, |g| pct(g.access.iter().map(|l| l.share * l.trim).sum::<f64>() / 100.0)))
+    } else {
+        String::new()
+    };
+    let sync = spec.sync.map(|s| format!(", {} {}", s.kind.flag(), s.every)).unwrap_or_default();
     format!(
-        "bs {}, {}% read, {}% random, QD {}, {}, {}",
+        "bs {}, {}% read{trim}, {}% random{sync}, QD {}, {}, {}",
         bs(spec),
         read_pct(spec),
         random_pct(spec),
@@ -116,6 +123,7 @@ mod tests {
             engine: Default::default(),
             buffered: false,
             connections: 1,
+            sync: None,
             groups: p.phases[0].groups.clone(),
         }
     }
@@ -124,8 +132,8 @@ mod tests {
     fn a_mix_reads_as_bssplit_and_weighted_shares() {
         let mut spec = spec_of("quick");
         spec.groups[0].access = vec![
-            crate::workload::AccessLine { share: 50.0, bs: crate::units::Bytes(4096), read: 100.0, random: 100.0, align: None },
-            crate::workload::AccessLine { share: 50.0, bs: crate::units::Bytes(8192), read: 40.0, random: 0.0, align: None },
+            crate::workload::AccessLine { share: 50.0, bs: crate::units::Bytes(4096), read: 100.0, trim: 0.0, random: 100.0, align: None },
+            crate::workload::AccessLine { share: 50.0, bs: crate::units::Bytes(8192), read: 40.0, trim: 0.0, random: 0.0, align: None },
         ];
         spec.groups[0].qd = 8;
         spec.groups[0].workers = 2;

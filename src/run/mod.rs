@@ -13,6 +13,7 @@ pub mod progress;
 pub mod resources;
 pub mod signals;
 pub mod stall;
+pub mod sync_clock;
 pub mod trace_sink;
 pub mod worker;
 

@@ -50,6 +50,8 @@ pub enum PlanError {
     Sweep(#[from] SweepError),
     #[error(transparent)]
     Pass(#[from] PassError),
+    #[error("{0}")]
+    Ops(String),
     #[error("--repeat must be at least 1")]
     ZeroRepeat,
     #[error("--engine io_uring was asked for, but this kernel refuses io_uring (check /proc/sys/kernel/io_uring_disabled): use --engine psync or auto")]
@@ -86,6 +88,7 @@ pub fn engine_name(spec: &WorkloadSpec) -> String {
 /// effective spec and warnings to show the user.
 pub fn effective(mut spec: WorkloadSpec) -> Result<(WorkloadSpec, Vec<String>), PlanError> {
     spec.validate()?;
+    target::ops_support::check(&spec).map_err(PlanError::Ops)?;
     let uris: Vec<TargetUri> = spec.targets.iter().map(|t| target::parse(t)).collect::<Result<_, _>>()?;
     if spec.engine == EngineChoice::IoUring && !uring::available() {
         return Err(PlanError::NoUring);
@@ -155,6 +158,10 @@ pub struct Overrides {
     pub rate: Option<f64>,
     pub mailboxes: Option<u64>,
     pub iops_per_mailbox: Option<f64>,
+    /// Share of trims on every access line (--trim).
+    pub trim: Option<f64>,
+    /// A sync every N writes (--fsync, --fdatasync, --flush); replaces the profile's.
+    pub sync: Option<crate::workload::SyncEvery>,
 }
 
 /// Everything a plan is built from.
@@ -218,6 +225,10 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             engine: o.engine.or(p.engine).unwrap_or_default(),
             buffered: o.buffered || p.buffered,
             connections: o.connections.unwrap_or(1),
+            sync: match o.sync {
+                Some(s) => Some(s),
+                None => p.sync().map_err(PlanError::Ops)?,
+            },
             groups: phase.groups.clone(),
         };
         for g in &mut base.groups {
@@ -230,6 +241,7 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             for l in &mut g.access {
                 l.bs = o.bs.unwrap_or(l.bs);
                 l.read = o.read.unwrap_or(l.read);
+                l.trim = o.trim.unwrap_or(l.trim);
                 l.random = o.random.unwrap_or(l.random);
                 l.align = o.align.or(l.align);
             }
@@ -333,16 +345,20 @@ pub fn describe(plan: &RunPlan) -> String {
             for l in &g.access {
                 let _ = writeln!(
                     out,
-                    "  {:>5.1}% of I/Os: {} transfers, {}% read / {}% write, {}% random / {}% sequential, aligned to {}",
+                    "  {:>5.1}% of I/Os: {} transfers, {}% read / {}{}% write, {}% random / {}% sequential, aligned to {}",
                     l.share,
                     l.bs,
                     l.read,
-                    100.0 - l.read,
+                    if l.trim > 0.0 { format!("{}% trim / ", l.trim) } else { String::new() },
+                    100.0 - l.read - l.trim,
                     l.random,
                     100.0 - l.random,
                     crate::units::Bytes(l.alignment())
                 );
             }
+        }
+        if let Some(sync) = s.sync {
+            let _ = writeln!(out, "sync: {sync} ({}), latency recorded apart as sync", sync.kind.flag());
         }
         let _ = writeln!(out, "total: {} workers, {} I/Os in flight", s.total_workers(), s.total_in_flight());
     }

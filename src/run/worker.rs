@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use super::control::{Control, StartTicket, DRAIN_BUDGET};
 use super::pacing::{Pacer, Pacing};
+use super::sync_clock::SyncClock;
 use super::trace_sink;
 use crate::cache::trace::TraceRecord;
 use crate::engine::{self, completion_error, BufferPool, Completion, Engine, IoRequest};
@@ -48,6 +49,8 @@ pub struct WorkerPlan {
     pub connections: u32,
     /// Count I/O errors and go on, instead of ending the run at the first.
     pub continue_on_error: bool,
+    /// A sync every N writes to each target (--fsync, --fdatasync, --flush).
+    pub sync: Option<crate::workload::SyncEvery>,
 }
 
 /// What a worker hands back when it ends.
@@ -92,6 +95,18 @@ struct Slot {
     submitted: Instant,
     /// Issued and not yet reaped.
     busy: bool,
+}
+
+impl Slot {
+    /// Bytes a successful completion reports: trims and syncs report none
+    /// (engines return 0 for them, as fallocate, ioctl and fsync do).
+    #[inline]
+    fn expected(&self) -> u32 {
+        match self.op {
+            Op::Read | Op::Write => self.len,
+            Op::Trim | Op::Sync | Op::DataSync => 0,
+        }
+    }
 }
 
 /// Builds the engine for a worker's targets: every target of one worker must use
@@ -251,14 +266,22 @@ pub fn run_worker(
     let mut traced: Vec<TraceRecord> = Vec::with_capacity(if plan.trace.is_some() { trace_sink::BATCH } else { 0 });
     let trace_start = plan.trace.as_ref().map(|t| t.start);
     let global_target: Vec<u16> = plan.targets.iter().map(|&t| t as u16).collect();
+    let mut sync_clock = SyncClock::new(plan.sync, mine.len());
     let issue = |engine: &mut Box<dyn Engine>,
                  gen: &mut Generator,
+                 sync_clock: &mut Option<SyncClock>,
                  verifier: &mut Option<Verifier>,
                  traced: &mut Vec<TraceRecord>,
                  slot: u32,
                  target: u32,
                  due: Instant,
                  now: Instant| {
+        if let Some(op) = sync_clock.as_mut().and_then(|c| c.take_due(target as usize)) {
+            // A sync has no range and no buffer: the verifier has nothing to
+            // take, and the trace records only I/Os on ranges.
+            engine.queue(IoRequest { slot, target, op, offset: 0, len: 0 })?;
+            return std::io::Result::Ok(Slot { op, offset: 0, len: 0, target, due, submitted: now, busy: true });
+        }
         let mut io = gen.next(target as usize);
         if let Some(v) = verifier.as_mut() {
             // Only issue an I/O whose blocks no other I/O has in flight (verify/table.rs).
@@ -279,6 +302,9 @@ pub fn run_worker(
             traced.push(TraceRecord { t_ns, op: io.op, target: global_target[target as usize], offset: io.offset, len: io.len });
         }
         engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })?;
+        if let Some(c) = sync_clock.as_mut() {
+            c.issued(target as usize, io.op);
+        }
         std::io::Result::Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, due, submitted: now, busy: true })
     };
     // A completion that is not measured (the stop, or after the run ended) still
@@ -287,7 +313,7 @@ pub fn run_worker(
     let settle = |c: &Completion, slots: &mut [Slot], verifier: &mut Option<Verifier>, rec: &mut Recorder, engine: &mut Box<dyn Engine>| {
         let s = slots[c.slot as usize];
         slots[c.slot as usize].busy = false;
-        let error = completion_error(c.result, s.len);
+        let error = completion_error(c.result, s.expected());
         if let Some(v) = verifier.as_mut() {
             v.complete(c.slot, s.target, s.offset, s.len, error.is_none(), engine.buffers().slot(c.slot));
         }
@@ -313,7 +339,7 @@ pub fn run_worker(
             idle.push(slot);
             continue;
         }
-        match issue(&mut engine, &mut gen, &mut verifier, &mut traced, slot, slot % ntargets, now, now) {
+        match issue(&mut engine, &mut gen, &mut sync_clock, &mut verifier, &mut traced, slot, slot % ntargets, now, now) {
             Ok(s) => slots.push(s),
             Err(e) => {
                 outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[(slot % ntargets) as usize].facts.uri));
@@ -376,7 +402,7 @@ pub fn run_worker(
         for (k, c) in done.iter().enumerate() {
             let s = slots[c.slot as usize];
             slots[c.slot as usize].busy = false;
-            let error = completion_error(c.result, s.len);
+            let error = completion_error(c.result, s.expected());
             if let Some(v) = verifier.as_mut() {
                 if let Some(m) = v.complete(c.slot, s.target, s.offset, s.len, error.is_none(), engine.buffers().slot(c.slot)) {
                     if v.shared.stop_on_mismatch {
@@ -393,7 +419,7 @@ pub fn run_worker(
                     outcome.failure = Some(format!(
                         "{}: {} at offset {} failed: {} (add --continue-on-error to count errors and go on)",
                         failed.target,
-                        if s.op == Op::Read { "read" } else { "write" },
+                        s.op.name(),
                         s.offset,
                         failed.message
                     ));
@@ -424,7 +450,7 @@ pub fn run_worker(
                 idle.push(c.slot);
                 continue;
             }
-            match issue(&mut engine, &mut gen, &mut verifier, &mut traced, c.slot, s.target, now, now) {
+            match issue(&mut engine, &mut gen, &mut sync_clock, &mut verifier, &mut traced, c.slot, s.target, now, now) {
                 Ok(next) => slots[c.slot as usize] = next,
                 Err(e) => {
                     outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[s.target as usize].facts.uri));
@@ -456,7 +482,7 @@ pub fn run_worker(
             let Some(due) = pacer.take_due(now) else { break };
             let slot = idle.pop().expect("checked non-empty");
             let target = slots[slot as usize].target;
-            match issue(&mut engine, &mut gen, &mut verifier, &mut traced, slot, target, due, now) {
+            match issue(&mut engine, &mut gen, &mut sync_clock, &mut verifier, &mut traced, slot, target, due, now) {
                 Ok(next) => slots[slot as usize] = next,
                 Err(e) => {
                     outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[target as usize].facts.uri));

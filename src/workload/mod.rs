@@ -4,6 +4,7 @@
 pub mod fio_job;
 pub mod fio_map;
 pub mod generator;
+pub mod ops;
 pub mod pass;
 pub mod profile;
 pub mod rng;
@@ -11,4 +12,5 @@ pub mod spec;
 pub mod sweep;
 
 pub use generator::{Generator, IoShape, Op, Region};
+pub use ops::{SyncEvery, SyncKind};
 pub use spec::{AccessLine, EngineChoice, RunLength, SpecError, WorkerGroup, WorkloadSpec};

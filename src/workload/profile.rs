@@ -67,7 +67,22 @@ pub struct Profile {
     /// Check every byte read against what was written (as --verify).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify: bool,
+    /// A sync every N writes per worker and target: fsync or fdatasync on
+    /// files, a cache flush on devices (as --fsync, --fdatasync, --flush; one of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fsync: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fdatasync: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush: Option<u64>,
     pub phases: Vec<Phase>,
+}
+
+impl Profile {
+    /// The sync its `fsync`, `fdatasync` or `flush` key asks for.
+    pub fn sync(&self) -> Result<Option<super::ops::SyncEvery>, String> {
+        super::ops::sync_of(self.fsync, self.fdatasync, self.flush).map_err(|e| format!("profile '{}': {}", self.name, e.replace("--", "")))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -102,6 +117,8 @@ pub enum ProfileError {
     Syntax { origin: String, line: usize, message: String },
     #[error("{origin}{}: phase '{phase}': {error}", line.map(|l| format!(", line {l}")).unwrap_or_default())]
     Invalid { origin: String, line: Option<usize>, phase: String, error: SpecError },
+    #[error("{origin}: {message}")]
+    Settings { origin: String, message: String },
     #[error("{origin}: the profile has no phases: add at least one [[phases]] with a [[phases.groups]]")]
     NoPhases { origin: String },
     /// The io::Error is in the message and deliberately not a `source` (printed once).
@@ -131,6 +148,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
     if profile.phases.is_empty() {
         return Err(ProfileError::NoPhases { origin: origin.to_string() });
     }
+    if let Err(message) = profile.sync() {
+        return Err(ProfileError::Settings { origin: origin.to_string(), message });
+    }
     for phase in &profile.phases {
         // Check each phase as a workload on stand-in targets; real targets come later.
         let ntargets = phase.groups.iter().flat_map(|g| g.targets.iter()).max().map(|m| m + 1).unwrap_or(1).max(profile.targets.len());
@@ -144,6 +164,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
             engine: Default::default(),
             buffered: false,
             connections: 1,
+            sync: None,
             groups: phase.groups.clone(),
         };
         if let Err(error) = spec.validate() {

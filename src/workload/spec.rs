@@ -19,8 +19,11 @@ pub struct AccessLine {
     pub share: f64,
     /// Transfer size.
     pub bs: Bytes,
-    /// Share of reads, in percent; the rest are writes.
+    /// Share of reads, in percent; the rest are writes (and trims).
     pub read: f64,
+    /// Share of trims (discards), in percent; read + trim is at most 100.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub trim: f64,
     /// Share of random I/Os, in percent; the rest continue sequentially.
     pub random: f64,
     /// Alignment of random offsets; defaults to the transfer size.
@@ -127,6 +130,9 @@ pub struct WorkloadSpec {
     /// Connections each worker opens to each network target.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub connections: u32,
+    /// A sync every N writes per worker and target (--fsync, --fdatasync, --flush).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<super::ops::SyncEvery>,
     pub groups: Vec<WorkerGroup>,
 }
 
@@ -173,6 +179,11 @@ impl WorkloadSpec {
 
     pub fn has_writes(&self) -> bool {
         self.groups.iter().flat_map(|g| g.access.iter()).any(|l| l.read < 100.0)
+    }
+
+    /// True when some access line trims.
+    pub fn has_trims(&self) -> bool {
+        self.groups.iter().flat_map(|g| g.access.iter()).any(|l| l.trim > 0.0)
     }
 
     /// Checks everything that can be checked without touching a target.
@@ -229,10 +240,13 @@ impl WorkloadSpec {
             let mut total = 0.0;
             for (i, line) in g.access.iter().enumerate() {
                 let at = |field: &str| format!("group '{}' access line {} {field}", g.name, i + 1);
-                for (name, v) in [("share", line.share), ("read", line.read), ("random", line.random)] {
+                for (name, v) in [("share", line.share), ("read", line.read), ("trim", line.trim), ("random", line.random)] {
                     if !(0.0..=100.0).contains(&v) || v.is_nan() {
                         return Err(SpecError::BadPercent { field: at(name), value: v });
                     }
+                }
+                if line.read + line.trim > 100.0 + 1e-9 {
+                    return Err(SpecError::ReadPlusTrim { field: at("read + trim"), read: line.read, trim: line.trim });
                 }
                 if line.bs.get() == 0 {
                     return Err(SpecError::Zero { field: at("bs") });
@@ -259,6 +273,8 @@ pub enum SpecError {
     NoTargets,
     #[error("the workload has no worker groups: give at least one group with an access line")]
     NoGroups,
+    #[error("{field} is {read}% + {trim}%: reads and trims together may take at most 100% (the rest are writes); lower --read or --trim")]
+    ReadPlusTrim { field: String, read: f64, trim: f64 },
     #[error("{field} must be greater than 0")]
     Zero { field: String },
     #[error("{field} is {value}, above the largest allowed value {max}")]
@@ -277,6 +293,10 @@ pub enum SpecError {
     BadFollow { group: String, leader: String },
     #[error("unknown engine '{value}': choose auto, io_uring or psync")]
     UnknownEngine { value: String },
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 fn one() -> u32 {
@@ -336,6 +356,7 @@ pub(crate) mod tests {
             engine: EngineChoice::Auto,
             buffered: false,
             connections: 1,
+            sync: None,
             groups: vec![WorkerGroup {
                 name: "main".into(),
                 workers: 1,
@@ -344,7 +365,7 @@ pub(crate) mod tests {
                 rate: None,
                 follow: None,
                 worker_per_target: false,
-                access: vec![AccessLine { share: 100.0, bs: Bytes(4096), read: 70.0, random: 100.0, align: None }],
+                access: vec![AccessLine { share: 100.0, bs: Bytes(4096), read: 70.0, trim: 0.0, random: 100.0, align: None }],
             }],
         }
     }

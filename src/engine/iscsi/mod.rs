@@ -35,6 +35,8 @@ pub struct Session {
     pub uri: String,
     pub block_size: u32,
     pub size: u64,
+    /// The LUN is thin (READ CAPACITY 16's LBPME): it takes UNMAP.
+    pub thin: bool,
 }
 
 // SAFETY: a libiscsi context has no thread affinity; lunmark uses each one from
@@ -53,7 +55,7 @@ impl Session {
         if ctx.is_null() {
             return fail("libiscsi could not create a context", "out of memory?".into());
         }
-        let mut s = Session { ctx, lun: 0, uri: uri.to_string(), block_size: 512, size: 0 };
+        let mut s = Session { ctx, lun: 0, uri: uri.to_string(), block_size: 512, size: 0, thin: false };
         let full = CString::new(credentials::reveal(uri)).map_err(|_| format!("{uri}: the URI contains a NUL byte"))?;
         // SAFETY: ctx is live, full is NUL-terminated; the returned url (or null)
         // is read here and freed with iscsi_destroy_url before leaving the block.
@@ -99,6 +101,7 @@ impl Session {
                 return fail("READ CAPACITY(16) failed", "the reply could not be decoded".into());
             }
             s.block_size = (*cap).block_length;
+            s.thin = (*cap).lbpme != 0;
             s.size = ((*cap).returned_lba + 1) * (*cap).block_length as u64;
             ffi::scsi_free_scsi_task(task);
             ffi::iscsi_set_timeout(ctx, COMMAND_TIMEOUT.as_secs() as c_int);
@@ -271,6 +274,14 @@ impl Engine for IscsiEngine {
         let task = unsafe {
             match req.op {
                 Op::Read => ffi::iscsi_read16_iov_task(s.ctx, s.lun, lba, req.len, bs, 0, 0, 0, 0, 0, command_done, tag, iov, 1),
+                // UNMAP of the range (a thin LUN, checked before the run); libiscsi
+                // copies the list into the command's data when it builds the task.
+                Op::Trim => {
+                    let mut range = ffi::UnmapList { lba, num: req.len / s.block_size };
+                    ffi::iscsi_unmap_task(s.ctx, s.lun, 0, 0, &mut range, 1, command_done, tag)
+                }
+                // SYNCHRONIZE CACHE (16) of the whole LUN (0 blocks: to the end).
+                Op::Sync | Op::DataSync => ffi::iscsi_synchronizecache16_task(s.ctx, s.lun, 0, 0, 0, 0, command_done, tag),
                 Op::Write => ffi::iscsi_write16_iov_task(
                     s.ctx,
                     s.lun,

@@ -85,6 +85,12 @@ impl Connection {
         }
     }
 
+    /// What the server said it accepts, in the handshake: (trim, flush).
+    pub fn can_trim_and_flush(&self) -> (bool, bool) {
+        // SAFETY: self.h is a live, connected handle.
+        unsafe { (ffi::nbd_can_trim(self.h) == 1, ffi::nbd_can_flush(self.h) == 1) }
+    }
+
     /// Connected, with no command in flight: fit to be handed to another engine.
     fn idle(&self) -> bool {
         // SAFETY: self.h is a live handle owned by this Connection.
@@ -254,6 +260,9 @@ impl Engine for NbdEngine {
             match req.op {
                 Op::Read => ffi::nbd_aio_pread(h, buf, req.len as usize, req.offset, done, 0),
                 Op::Write => ffi::nbd_aio_pwrite(h, buf, req.len as usize, req.offset, done, 0),
+                // NBD_CMD_TRIM and NBD_CMD_FLUSH (checked before the run: the server advertises them).
+                Op::Trim => ffi::nbd_aio_trim(h, req.len as u64, req.offset, done, 0),
+                Op::Sync | Op::DataSync => ffi::nbd_aio_flush(h, done, 0),
             }
         };
         if cookie < 0 {
