@@ -259,6 +259,21 @@ mod tests {
     }
 
     #[test]
+    fn trim_shares_and_syncs_round_trip_through_toml() {
+        let mut p = builtin("quick").unwrap();
+        p.fdatasync = Some(8);
+        p.phases[0].groups[0].access[0].read = 50.0;
+        p.phases[0].groups[0].access[0].trim = 25.0;
+        let text = to_toml(&p);
+        assert!(text.contains("fdatasync = 8") && text.contains("trim = 25.0"), "{text}");
+        let back = parse(&text, "round trip").unwrap();
+        assert_eq!(p, back);
+        assert_eq!(back.sync().unwrap().map(|s| s.every), Some(8));
+        let e = parse(&text.replace("trim = 25.0", "trim = 60.0"), "t.toml").unwrap_err().to_string();
+        assert!(e.contains("50% + 60%"), "{e}");
+    }
+
+    #[test]
     fn unknown_names_get_the_nearest_match() {
         let e = builtin("exchnage").unwrap_err().to_string();
         assert!(e.contains("did you mean 'exchange'"), "{e}");

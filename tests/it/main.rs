@@ -11,6 +11,7 @@ mod kept;
 mod line_rate;
 mod network;
 mod one_client_servers;
+mod ops;
 mod output_guard;
 mod power;
 mod report_page;
