@@ -266,3 +266,30 @@ fn trims_and_syncs_round_trip_through_a_profile() {
     let o = run(&["run", "--profile-file", profile.to_str().unwrap(), "-t", file.to_str().unwrap(), "--dry-run"]);
     assert!(!o.status.success() && stderr(&o).contains("fsync and flush"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_trim_drops_the_blocks_a_cache_holds() {
+    let dir = shm_dir();
+    let hits = |mix: &[&str], mode: &str| {
+        let json = dir.path().join(format!("cache-{mode}-{}.json", mix.join("")));
+        let mut args = vec!["run", "-t", "mem:4m", "--cache", "100%", "--cache-mode", mode, "--qd", "4", "--time", "1s", "--ramp", "1s"];
+        args.extend_from_slice(mix);
+        args.extend_from_slice(&["--no-store", "-q", "--json", json.to_str().unwrap()]);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        summary(&json)
+    };
+    // A cache as large as the region serves every read once warm...
+    let s = hits(&["--read", "100"], "readonly");
+    assert!(s["cache"]["read_hit_ratio"].as_f64().unwrap() > 0.99, "{}", s["cache"]);
+    // ...but a trimmed block leaves it: with half the I/Os trims, a read finds
+    // its block only when that block's last access was a read (half the time).
+    let s = hits(&["--read", "50", "--trim", "50"], "readonly");
+    let ratio = s["cache"]["read_hit_ratio"].as_f64().unwrap();
+    assert!((0.4..0.6).contains(&ratio), "read hit ratio {ratio} with trims dropping blocks: {}", s["cache"]);
+    // Write-back: trimmed dirty blocks are dropped, not owed to the target.
+    let s = hits(&["--read", "40", "--trim", "30"], "writeback");
+    assert_eq!(s["errors"]["total"].as_u64(), Some(0), "{s}");
+    assert_eq!(s["cache"]["dirty_lost_blocks"].as_u64(), Some(0), "{}", s["cache"]);
+    assert!(u(&s, "ios_trimmed") > 1000, "{s}");
+}
