@@ -38,7 +38,13 @@ pub fn trim(fd: RawFd, device: bool, offset: u64, len: u32) -> i64 {
 /// fsync or fdatasync as a blocking call: 0 or a negative errno.
 pub fn sync(fd: RawFd, data_only: bool) -> i64 {
     // SAFETY: both take only the descriptor, which is open.
-    result(unsafe { if data_only { libc::fdatasync(fd) } else { libc::fsync(fd) } })
+    result(unsafe {
+        if data_only {
+            libc::fdatasync(fd)
+        } else {
+            libc::fsync(fd)
+        }
+    })
 }
 
 fn result(r: libc::c_int) -> i64 {

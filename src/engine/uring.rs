@@ -139,10 +139,9 @@ impl Engine for UringEngine {
             (Op::Write, true) => opcode::WriteFixed::new(file, ptr, req.len, req.slot as u16).offset(req.offset).build(),
             (Op::Read, false) => opcode::Read::new(file, ptr, req.len).offset(req.offset).build(),
             (Op::Write, false) => opcode::Write::new(file, ptr, req.len).offset(req.offset).build(),
-            (Op::Trim, _) if self.devices[req.target as usize] => opcode::UringCmd16::new(file, BLOCK_URING_CMD_DISCARD)
-                .addr(Some(req.offset))
-                .cmd(discard_len(req.len))
-                .build(),
+            (Op::Trim, _) if self.devices[req.target as usize] => {
+                opcode::UringCmd16::new(file, BLOCK_URING_CMD_DISCARD).addr(Some(req.offset)).cmd(discard_len(req.len)).build()
+            }
             (Op::Trim, _) => opcode::Fallocate::new(file, req.len as u64).offset(req.offset).mode(super::ops::PUNCH_HOLE).build(),
             (Op::Sync, _) => opcode::Fsync::new(file).build(),
             (Op::DataSync, _) => opcode::Fsync::new(file).flags(types::FsyncFlags::DATASYNC).build(),

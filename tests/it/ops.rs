@@ -46,8 +46,29 @@ fn a_trim_on_a_file_punches_holes_and_keeps_its_size() {
         let json = dir.path().join(format!("{engine}.json"));
         // 16 sequential 1 MiB trims cover the whole file once.
         let o = run(&[
-            "run", "-t", file.to_str().unwrap(), "--engine", engine, "--read", "0", "--trim", "100", "--random", "0", "--bs", "1m",
-            "--qd", "1", "--ios", "16", "--ramp", "0s", "--no-store", "-q", "--json", json.to_str().unwrap(),
+            "run",
+            "-t",
+            file.to_str().unwrap(),
+            "--engine",
+            engine,
+            "--read",
+            "0",
+            "--trim",
+            "100",
+            "--random",
+            "0",
+            "--bs",
+            "1m",
+            "--qd",
+            "1",
+            "--ios",
+            "16",
+            "--ramp",
+            "0s",
+            "--no-store",
+            "-q",
+            "--json",
+            json.to_str().unwrap(),
         ]);
         assert!(o.status.success(), "{engine}: {}", stderr(&o));
         assert_eq!(std::fs::metadata(&file).unwrap().len(), 16 << 20, "{engine}: the file keeps its size (KEEP_SIZE)");
@@ -68,8 +89,28 @@ fn a_trim_on_a_loop_device_discards_it_through_both_engines() {
         // The loop driver punches a discarded range out of its backing file.
         assert_eq!(blocks(dev.backing()), 16 << 11, "{engine}: the backing file is full before the trims");
         let o = run(&[
-            "run", "-t", dev.path.to_str().unwrap(), "--engine", engine, "--read", "0", "--trim", "100", "--random", "0", "--bs",
-            "1m", "--qd", "2", "--ios", "16", "--ramp", "0s", "--destructive", "--no-store", "-q",
+            "run",
+            "-t",
+            dev.path.to_str().unwrap(),
+            "--engine",
+            engine,
+            "--read",
+            "0",
+            "--trim",
+            "100",
+            "--random",
+            "0",
+            "--bs",
+            "1m",
+            "--qd",
+            "2",
+            "--ios",
+            "16",
+            "--ramp",
+            "0s",
+            "--destructive",
+            "--no-store",
+            "-q",
         ]);
         assert!(o.status.success(), "{engine}: {}", stderr(&o));
         assert_eq!(blocks(dev.backing()), 0, "{engine}: the device discarded every block");
@@ -84,8 +125,25 @@ fn fsync_and_fdatasync_come_every_n_writes_and_are_counted_apart() {
     // 400 measured I/Os are 320 writes and 80 syncs.
     let json = dir.path().join("fsync.json");
     let o = run(&[
-        "run", "-t", file.to_str().unwrap(), "--size", "8m", "--read", "0", "--fsync", "4", "--qd", "1", "--ios", "400", "--ramp",
-        "0s", "--no-store", "-q", "--json", json.to_str().unwrap(),
+        "run",
+        "-t",
+        file.to_str().unwrap(),
+        "--size",
+        "8m",
+        "--read",
+        "0",
+        "--fsync",
+        "4",
+        "--qd",
+        "1",
+        "--ios",
+        "400",
+        "--ramp",
+        "0s",
+        "--no-store",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = summary(&json);
@@ -98,8 +156,23 @@ fn fsync_and_fdatasync_come_every_n_writes_and_are_counted_apart() {
     // give or take the I/Os in flight when the run ended.
     let json = dir.path().join("fdatasync.json");
     let o = run(&[
-        "run", "-t", file.to_str().unwrap(), "--read", "50", "--fdatasync", "8", "--qd", "8", "--time", "1s", "--ramp", "0s",
-        "--no-store", "-q", "--json", json.to_str().unwrap(),
+        "run",
+        "-t",
+        file.to_str().unwrap(),
+        "--read",
+        "50",
+        "--fdatasync",
+        "8",
+        "--qd",
+        "8",
+        "--time",
+        "1s",
+        "--ramp",
+        "0s",
+        "--no-store",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = summary(&json);
@@ -133,8 +206,24 @@ fn fsync_on_a_block_device_is_refused_before_any_io_and_flush_is_counted() {
     // --flush on the device: a flush every 4 writes.
     let json = dir.path().join("flush.json");
     let o = run(&[
-        "run", "-t", dev.path.to_str().unwrap(), "--read", "0", "--flush", "4", "--qd", "1", "--ios", "200", "--ramp", "0s",
-        "--destructive", "--no-store", "-q", "--json", json.to_str().unwrap(),
+        "run",
+        "-t",
+        dev.path.to_str().unwrap(),
+        "--read",
+        "0",
+        "--flush",
+        "4",
+        "--qd",
+        "1",
+        "--ios",
+        "200",
+        "--ramp",
+        "0s",
+        "--destructive",
+        "--no-store",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = summary(&json);
@@ -149,7 +238,19 @@ fn per_op_counts_add_up_to_the_total_and_each_has_its_latency() {
     assert!(crate::common::stdout(&dry).contains("40% read / 20% trim / 40% write"), "{}", crate::common::stdout(&dry));
     let json = dir.path().join("mix.json");
     let o = run(&[
-        "run", "-t", "mem:64m", "--read", "40", "--trim", "20", "--time", "1s", "--ramp", "0s", "--no-store", "--json",
+        "run",
+        "-t",
+        "mem:64m",
+        "--read",
+        "40",
+        "--trim",
+        "20",
+        "--time",
+        "1s",
+        "--ramp",
+        "0s",
+        "--no-store",
+        "--json",
         json.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -207,8 +308,25 @@ fn nbd_trims_and_flushes_reach_the_server_and_are_refused_where_not_advertised()
     let json = dir.path().join("nbd.json");
     // Queue depth 1 with --ios: every I/O issued is measured, none left in flight.
     let o = run(&[
-        "run", "-t", &server.uri, "--read", "20", "--trim", "40", "--flush", "2", "--qd", "1", "--ios", "300", "--ramp", "0s",
-        "--no-store", "-q", "--json", json.to_str().unwrap(),
+        "run",
+        "-t",
+        &server.uri,
+        "--read",
+        "20",
+        "--trim",
+        "40",
+        "--flush",
+        "2",
+        "--qd",
+        "1",
+        "--ios",
+        "300",
+        "--ramp",
+        "0s",
+        "--no-store",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     stop(server);
@@ -292,4 +410,66 @@ fn a_trim_drops_the_blocks_a_cache_holds() {
     assert_eq!(s["errors"]["total"].as_u64(), Some(0), "{s}");
     assert_eq!(s["cache"]["dirty_lost_blocks"].as_u64(), Some(0), "{}", s["cache"]);
     assert!(u(&s, "ios_trimmed") > 1000, "{s}");
+}
+
+#[test]
+fn iscsi_flushes_always_and_trims_only_a_thin_lun() {
+    let dir = shm_dir();
+    let backing = dir.path().join("tgt-lun");
+    std::fs::File::create(&backing).unwrap().set_len(16 << 20).unwrap();
+    let server = lunmark::lab::servers::tgtd(&backing).expect("tgtd (Debian's tgt package; scripts/setup.sh installs it)");
+    let json = dir.path().join("iscsi.json");
+    let o = run(&[
+        "run",
+        "-t",
+        &server.uri,
+        "--read",
+        "0",
+        "--flush",
+        "4",
+        "--qd",
+        "1",
+        "--ios",
+        "100",
+        "--ramp",
+        "0s",
+        "--no-store",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!((u(&summary(&json), "ios_written"), u(&summary(&json), "ios_synced")), (80, 20), "SYNCHRONIZE CACHE every 4 writes");
+    // tgtd's LUNs are thick unless asked: UNMAP is refused before the run.
+    let o = run(&["run", "-t", &server.uri, "--read", "50", "--trim", "50", "--ios", "10", "--no-store", "-q"]);
+    assert!(!o.status.success() && stderr(&o).contains("LBPME = 0"), "{}", stderr(&o));
+    // A thin LUN takes UNMAP, and tgtd punches the range out of its backing file.
+    server.tgtadm(&["--op", "update", "--mode", "logicalunit", "--tid", "1", "--lun", "1", "--params", "thin_provisioning=1"]).unwrap();
+    fill(&backing, 16);
+    let o = run(&[
+        "run",
+        "-t",
+        &server.uri,
+        "--read",
+        "0",
+        "--trim",
+        "100",
+        "--random",
+        "0",
+        "--bs",
+        "1m",
+        "--qd",
+        "1",
+        "--ios",
+        "16",
+        "--ramp",
+        "0s",
+        "--no-store",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(u(&summary(&json), "ios_trimmed"), 16);
+    assert_eq!(blocks(&backing), 0, "the LUN's backing file was punched out by UNMAP");
 }

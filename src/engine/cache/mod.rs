@@ -182,7 +182,8 @@ impl Engine for CacheEngine {
                 // The trimmed blocks leave the cache, dirty ones too (their data
                 // is discarded, not owed to the target); a block on its way
                 // back must land first, or it would undo the trim.
-                while cache.writing_back(offset, len) || self.backlog.iter().any(|(t, b, _)| *t == target && cache.covers(offset, len, *b)) {
+                while cache.writing_back(offset, len) || self.backlog.iter().any(|(t, b, _)| *t == target && cache.covers(offset, len, *b))
+                {
                     self.start_write_backs()?;
                     self.step()?;
                 }
