@@ -16,8 +16,9 @@ const BLKDISCARD: libc::c_ulong = (0x12 << 8) | 119;
 
 /// True when `fd` is a block device (fstat; called when an engine is built).
 pub fn is_block_device(fd: RawFd) -> bool {
-    // SAFETY: fstat writes only into `st`, a local of the right type; fd is open.
+    // SAFETY: libc::stat is plain data, for which all-zero bytes are a valid value.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fstat writes only into `st`, a local of the right type; fd is open.
     unsafe { libc::fstat(fd, &mut st) == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFBLK }
 }
 
