@@ -60,7 +60,7 @@ fn every_unsupported_option_is_named_with_its_line_and_lenient_runs_without_them
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     for want in
-        ["line 3: zonemode=zbd", "line 11: thinktime=10", "line 12: fsync=4", "line 16: random_distribution=zipf:1.2", "--fio-lenient"]
+        ["line 3: zonemode=zbd", "line 11: thinktime=10", "line 12: exec_prerun=true", "line 16: random_distribution=zipf:1.2", "--fio-lenient"]
     {
         assert!(err.contains(want), "'{want}' missing from:\n{err}");
     }
