@@ -59,9 +59,13 @@ fn every_unsupported_option_is_named_with_its_line_and_lenient_runs_without_them
     let out = run_in(dir.path(), &["run", "--fio", f.to_str().unwrap()]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    for want in
-        ["line 3: zonemode=zbd", "line 11: thinktime=10", "line 12: exec_prerun=true", "line 16: random_distribution=zipf:1.2", "--fio-lenient"]
-    {
+    for want in [
+        "line 3: zonemode=zbd",
+        "line 11: thinktime=10",
+        "line 12: exec_prerun=true",
+        "line 16: random_distribution=zipf:1.2",
+        "--fio-lenient",
+    ] {
         assert!(err.contains(want), "'{want}' missing from:\n{err}");
     }
     assert_eq!(err.matches("error:").count(), 1, "one message: {err}");

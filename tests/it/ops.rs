@@ -181,6 +181,30 @@ fn fsync_and_fdatasync_come_every_n_writes_and_are_counted_apart() {
     assert!((syncs as i64 - (writes / 8) as i64).abs() <= 8, "{syncs} syncs for {writes} writes at --fdatasync 8");
     let w = &read_json(&json)["points"][0]["workload"];
     assert_eq!(w["sync"]["kind"], "fdatasync", "the point's workload records the sync: {w}");
+    // Syncs take no blocks: a verified run with syncs checks its reads as ever.
+    let json = dir.path().join("verify.json");
+    let o = run(&[
+        "run",
+        "-t",
+        file.to_str().unwrap(),
+        "--read",
+        "50",
+        "--fsync",
+        "4",
+        "--verify",
+        "--time",
+        "1s",
+        "--ramp",
+        "0s",
+        "--no-store",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = summary(&json);
+    assert!(u(&s, "ios_synced") > 0 && s["verify"]["blocks_checked"].as_u64().unwrap() > 0, "{s}");
+    assert_eq!(s["verify"]["mismatches"].as_u64(), Some(0), "{}", s["verify"]);
 }
 
 #[test]
