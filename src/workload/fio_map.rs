@@ -969,6 +969,20 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
     if first.end == End::Unknown && first.file_engine.is_some() && first.file_size.is_none() {
         notes.push("no size given: lunmark uses the whole of each existing file or device".into());
     }
+    // fio's fsync of a block device is a flush of its write cache: lunmark's --flush.
+    let devices = !targets.is_empty() && targets.iter().all(|t| t.starts_with("/dev/"));
+    let (sync, flush) = match first.sync {
+        Some(s) if devices => {
+            notes.push(format!(
+                "{}={} on block devices is a flush of their write cache: lunmark's flush = {}",
+                s.kind.flag().trim_start_matches('-'),
+                s.every,
+                s.every
+            ));
+            (None, Some(s.every))
+        }
+        s => (s, None),
+    };
     let plural = |n: usize, word: &str| if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") };
     let description = format!("fio job file {origin} ({} in {})", plural(jobs.len(), "job"), plural(phases.len(), "phase"));
     Profile {
@@ -997,9 +1011,9 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         engine,
         buffered,
         verify: first.verify,
-        fsync: first.sync.filter(|s| s.kind == super::ops::SyncKind::Fsync).map(|s| s.every),
-        fdatasync: first.sync.filter(|s| s.kind == super::ops::SyncKind::Fdatasync).map(|s| s.every),
-        flush: None,
+        fsync: sync.filter(|s| s.kind == super::ops::SyncKind::Fsync).map(|s| s.every),
+        fdatasync: sync.filter(|s| s.kind == super::ops::SyncKind::Fdatasync).map(|s| s.every),
+        flush,
         phases: phases.into_iter().map(|(names, groups)| Phase { name: names.join("+"), groups }).collect(),
     }
 }
@@ -1219,6 +1233,9 @@ mod tests {
         assert_eq!(i.profile.fsync, None);
         let e = refused("[a]\nrw=write\nsize=1m\nfsync=4\n[b]\nrw=write\nsize=1m\n");
         assert!(e.contains("fsync"), "{e}");
+        let i = import("[j]\nrw=write\nfilename=/dev/sdz\nfsync=16\n", "t.fio", "t", &env, &ImportOptions::default()).unwrap();
+        assert_eq!((i.profile.fsync, i.profile.flush), (None, Some(16)), "fsync of a device is its flush");
+        assert!(i.notes.iter().any(|n| n.contains("flush = 16")), "{:?}", i.notes);
         let e = refused("[a]\nrw=write\nsize=1m\nfsync=4\nfdatasync=2\n");
         assert!(e.contains("only one of fsync and fdatasync"), "{e}");
     }
