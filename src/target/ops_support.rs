@@ -73,6 +73,13 @@ pub fn check(spec: &WorkloadSpec) -> Result<(), String> {
                 TargetUri::File(p) | TargetUri::Device(p) => p.clone(),
                 _ => continue,
             };
+            if spec.engine != crate::workload::EngineChoice::Psync && !kernel_at_least(&kernel_release(), 6, 12) {
+                return Err(format!(
+                    "--trim: {t} is a block device, and io_uring discards block devices only on Linux 6.12 and later (this is {}). \
+                     Add --engine psync to trim it with the BLKDISCARD ioctl",
+                    kernel_release()
+                ));
+            }
             if discard_max_bytes(&path) == Some(0) {
                 return Err(format!(
                     "--trim: {t} does not discard (its queue's discard_max_bytes is 0): the device takes no trims. \
@@ -82,6 +89,20 @@ pub fn check(spec: &WorkloadSpec) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The running kernel's release ("6.18.44-...").
+fn kernel_release() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string()).unwrap_or_default()
+}
+
+/// True when `release` is at least `major.minor` (an unreadable one counts as new enough).
+fn kernel_at_least(release: &str, major: u32, minor: u32) -> bool {
+    let mut parts = release.split(|c: char| !c.is_ascii_digit()).filter_map(|p| p.parse::<u32>().ok());
+    match (parts.next(), parts.next()) {
+        (Some(a), Some(b)) => (a, b) >= (major, minor),
+        _ => true,
+    }
 }
 
 /// The device's largest discard, from sysfs (None when it cannot be read).
@@ -148,5 +169,14 @@ mod tests {
         let e = check_nbd(&spec("nbd://x/", None, 10.0), "nbd://x/", false, true).unwrap_err();
         assert!(e.contains("NBD_CMD_TRIM"), "{e}");
         assert!(check_iscsi(&spec("iscsi://h/t/0", None, 10.0), "iscsi://h/t/0", false).unwrap_err().contains("LBPME"));
+    }
+
+    #[test]
+    fn io_urings_block_discard_needs_linux_6_12() {
+        assert!(kernel_at_least("6.18.44-fc-v782", 6, 12));
+        assert!(kernel_at_least("6.12.0", 6, 12));
+        assert!(!kernel_at_least("6.11.9-amd64", 6, 12));
+        assert!(!kernel_at_least("5.15.0-91-generic", 6, 12));
+        assert!(kernel_at_least("", 6, 12), "unknown: not refused");
     }
 }
