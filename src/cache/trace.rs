@@ -19,7 +19,7 @@
 //! | bytes  | field  | meaning                                                      |
 //! |--------|--------|--------------------------------------------------------------|
 //! | 0..4   | dt_us  | u32 LE, µs since the previous record (the first: since start) |
-//! | 4      | op     | 0 read, 1 write, 2 time gap (no I/O; only dt_us counts)       |
+//! | 4      | op     | 0 read, 1 write, 2 time gap (no I/O; only dt_us counts), 3 trim |
 //! | 5      | -      | reserved, zero                                               |
 //! | 6..8   | target | u16 LE, index of the target (device or file)                 |
 //! | 8..16  | offset | u64 LE, byte offset in the target                            |
@@ -47,6 +47,7 @@ pub const RECORD_LEN: usize = 20;
 const OP_READ: u8 = 0;
 const OP_WRITE: u8 = 1;
 const OP_GAP: u8 = 2;
+const OP_TRIM: u8 = 3;
 
 pub use super::record::TraceRecord;
 
@@ -119,6 +120,9 @@ impl<W: Write> TraceWriter<W> {
         let code = match op {
             Op::Read => OP_READ,
             Op::Write => OP_WRITE,
+            Op::Trim => OP_TRIM,
+            // Syncs have no range: a trace holds the I/Os on ranges only.
+            Op::Sync | Op::DataSync => return Ok(()),
         };
         self.records += 1;
         self.out.write_all(&encode(dt as u32, code, target, offset, len))
@@ -203,6 +207,7 @@ impl<R: Read> TraceReader<R> {
             let op = match r[4] {
                 OP_READ => Op::Read,
                 OP_WRITE => Op::Write,
+                OP_TRIM => Op::Trim,
                 OP_GAP => continue,
                 op => return Err(TraceError::BadOp { path: self.path.clone(), offset: at, op }),
             };

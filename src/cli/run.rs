@@ -76,6 +76,21 @@ pub struct RunArgs {
     /// Share of reads, percent (the rest are writes).
     #[arg(long, value_name = "PCT")]
     pub read: Option<String>,
+    /// Share of trims (discards), percent, beside --read: the rest are writes
+    /// (--read 50 --trim 20: 50% read, 20% trim, 30% write). A trim discards the range
+    /// on a device (BLKDISCARD), punches a hole in a file, zeroes it on mem:.
+    #[arg(long, value_name = "PCT")]
+    pub trim: Option<String>,
+    /// On file targets: fsync after every N writes each worker issues to a file (latency recorded apart as sync).
+    #[arg(long, value_name = "N")]
+    pub fsync: Option<u64>,
+    /// On file targets: fdatasync after every N writes each worker issues to a file.
+    #[arg(long, value_name = "N")]
+    pub fdatasync: Option<u64>,
+    /// On devices and network LUNs: flush the device's write cache after every N writes each worker issues to it
+    /// (fsync of the device, NBD_CMD_FLUSH, SCSI SYNCHRONIZE CACHE).
+    #[arg(long, value_name = "N")]
+    pub flush: Option<u64>,
     /// Share of random I/Os, percent (the rest are sequential).
     #[arg(long, value_name = "PCT")]
     pub random: Option<String>,
@@ -305,7 +320,7 @@ impl RunArgs {
     /// gives that setting as surely as the flag does).
     fn shapes_workload(&self) -> bool {
         let swept = self.sweep.iter().any(|s| matches!(s.split_once('=').map(|(k, _)| k.trim()), Some("bs" | "read" | "random")));
-        self.bs.is_some() || self.read.is_some() || self.random.is_some() || self.align.is_some() || swept
+        self.bs.is_some() || self.read.is_some() || self.trim.is_some() || self.random.is_some() || self.align.is_some() || swept
     }
 
     /// The profile the run starts from, the name to record, and what the user
@@ -458,6 +473,8 @@ impl RunArgs {
             steady_round: self.steady_round.as_deref().map(parse_duration).transpose().context("--steady-round")?,
             steady_range: self.steady_range.as_deref().map(parse_percent).transpose().context("--steady-range")?,
             steady_slope: self.steady_slope.as_deref().map(parse_percent).transpose().context("--steady-slope")?,
+            trim: self.trim.as_deref().map(parse_percent).transpose().context("--trim")?,
+            sync: crate::workload::ops::sync_of(self.fsync, self.fdatasync, self.flush).map_err(anyhow::Error::msg)?,
         };
         if overrides.thinktime_blocks == Some(0) {
             anyhow::bail!("--thinktime-blocks 0: give at least 1 I/O between two think times");
@@ -694,6 +711,13 @@ pub fn execute_with(
     if args.verify {
         // Refused on every rank alike, before the dry run and before any I/O.
         run::data_fill::refuse_with_verify(&plan).map_err(anyhow::Error::msg)?;
+        if plan.points.iter().any(|p| p.spec.has_trims()) {
+            anyhow::bail!(
+                "--verify with trims: a trimmed block's content is no longer known (zeros on a file or mem:, \
+                 whatever the device returns after a discard), so reads of it could not be checked. \
+                 Drop --trim (or the profile's trim shares) for a verified run, or drop --verify"
+            );
+        }
     }
     if args.dry_run && !root {
         return Ok(exit::OK);

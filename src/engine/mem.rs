@@ -57,9 +57,16 @@ impl Engine for MemEngine {
             match req.op {
                 Op::Read => lun.read_into(req.offset, buf, len),
                 Op::Write => lun.write_from(req.offset, buf, len),
+                Op::Trim => lun.zero(req.offset, len),
+                // Nothing volatile to flush: the data is in the LUN already.
+                Op::Sync | Op::DataSync => true,
             }
         };
-        let result = if ok { req.len as i64 } else { -(libc::EINVAL as i64) };
+        let result = match (ok, req.op) {
+            (false, _) => -(libc::EINVAL as i64),
+            (true, Op::Read | Op::Write) => req.len as i64,
+            (true, _) => 0,
+        };
         self.done.push_back(Completion { slot: req.slot, result, from_cache: None });
         Ok(())
     }

@@ -17,6 +17,7 @@ pub mod cache;
 pub mod iscsi;
 pub mod mem;
 pub mod nbd;
+pub mod ops;
 pub mod psync;
 pub mod uring;
 

@@ -12,6 +12,8 @@ use crate::workload::Op;
 
 pub struct PsyncEngine {
     fds: Vec<RawFd>,
+    /// Per target: a block device (trims are discards) or a file (holes).
+    devices: Vec<bool>,
     pool: BufferPool,
     queued: VecDeque<IoRequest>,
 }
@@ -19,7 +21,8 @@ pub struct PsyncEngine {
 impl PsyncEngine {
     /// `fds` must stay open for the engine's lifetime (the targets own them).
     pub fn new(fds: Vec<RawFd>, pool: BufferPool) -> Self {
-        PsyncEngine { fds, pool, queued: VecDeque::new() }
+        let devices = fds.iter().map(|&fd| super::ops::is_block_device(fd)).collect();
+        PsyncEngine { fds, devices, pool, queued: VecDeque::new() }
     }
 }
 
@@ -43,6 +46,15 @@ impl Engine for PsyncEngine {
                 match req.op {
                     Op::Read => libc::pread(fd, buf, req.len as usize, req.offset as libc::off_t),
                     Op::Write => libc::pwrite(fd, buf, req.len as usize, req.offset as libc::off_t),
+                    Op::Trim => {
+                        let r = super::ops::trim(fd, self.devices[req.target as usize], req.offset, req.len);
+                        out.push(Completion { slot: req.slot, result: r, from_cache: None });
+                        continue;
+                    }
+                    Op::Sync | Op::DataSync => {
+                        out.push(Completion { slot: req.slot, result: super::ops::sync(fd, req.op == Op::DataSync), from_cache: None });
+                        continue;
+                    }
                 }
             };
             let result = if n < 0 { -(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) as i64) } else { n as i64 };

@@ -27,6 +27,9 @@ pub struct Recorder {
     /// Latency per I/O: from submission, or from the scheduled time when paced.
     pub read: LatencyHistogram,
     pub write: LatencyHistogram,
+    /// Trims (discards) and syncs (fsync, fdatasync, device flushes), apart.
+    pub trim: LatencyHistogram,
+    pub sync: LatencyHistogram,
     /// Service time from actual submission, recorded only for paced I/O (where
     /// the latency above is counted from the schedule).
     pub service_read: LatencyHistogram,
@@ -35,6 +38,9 @@ pub struct Recorder {
     pub ios_written: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
+    pub ios_trimmed: u64,
+    pub bytes_trimmed: u64,
+    pub ios_synced: u64,
     pub errors: BTreeMap<i32, u64>,
     pub first_errors: Vec<IoErrorRecord>,
     pub verify: crate::verify::VerifyStats,
@@ -75,6 +81,8 @@ impl Recorder {
             (Op::Read, false) => &mut c.read_misses,
             (Op::Write, true) => &mut c.write_hits,
             (Op::Write, false) => &mut c.write_misses,
+            // Trims and syncs always go to the target; they are no hit or miss.
+            (Op::Trim | Op::Sync | Op::DataSync, _) => return,
         };
         *n += 1;
         if hit {
@@ -97,6 +105,15 @@ impl Recorder {
                 self.bytes_written += bytes as u64;
                 self.write.record(latency_ns);
             }
+            Op::Trim => {
+                self.ios_trimmed += 1;
+                self.bytes_trimmed += bytes as u64;
+                self.trim.record(latency_ns);
+            }
+            Op::Sync | Op::DataSync => {
+                self.ios_synced += 1;
+                self.sync.record(latency_ns);
+            }
         }
     }
 
@@ -106,6 +123,9 @@ impl Recorder {
         match op {
             Op::Read => self.service_read.record(latency_ns),
             Op::Write => self.service_write.record(latency_ns),
+            // Paced points report service time of reads and writes; trims and
+            // syncs have their own latency histograms above.
+            Op::Trim | Op::Sync | Op::DataSync => {}
         }
     }
 
@@ -120,11 +140,19 @@ impl Recorder {
         self.errors.values().sum()
     }
 
-    /// Reads and writes together.
+    /// Reads, writes and trims together (the I/Os on ranges; syncs apart).
     pub fn all(&self) -> LatencyHistogram {
         let mut all = self.read.clone();
         all.add(&self.write);
+        if self.ios_trimmed > 0 {
+            all.add(&self.trim);
+        }
         all
+    }
+
+    /// Reads, writes and trims: the I/Os counted in IOPS.
+    pub fn ios(&self) -> u64 {
+        self.ios_read + self.ios_written + self.ios_trimmed
     }
 }
 
@@ -132,12 +160,17 @@ impl AddAssign<&Recorder> for Recorder {
     fn add_assign(&mut self, other: &Recorder) {
         self.read.add(&other.read);
         self.write.add(&other.write);
+        self.trim.add(&other.trim);
+        self.sync.add(&other.sync);
         self.service_read.add(&other.service_read);
         self.service_write.add(&other.service_write);
         self.ios_read += other.ios_read;
         self.ios_written += other.ios_written;
         self.bytes_read += other.bytes_read;
         self.bytes_written += other.bytes_written;
+        self.ios_trimmed += other.ios_trimmed;
+        self.bytes_trimmed += other.bytes_trimmed;
+        self.ios_synced += other.ios_synced;
         for (errno, n) in &other.errors {
             *self.errors.entry(*errno).or_default() += n;
         }
@@ -159,12 +192,22 @@ pub struct IntervalSlice {
     pub ios_written: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
+    /// Trims are I/Os of the second (in its IOPS); syncs are not.
+    pub ios_trimmed: u64,
     pub latency: LatencyHistogram,
 }
 
 impl IntervalSlice {
     pub fn new(index: u32) -> Self {
-        IntervalSlice { index, ios_read: 0, ios_written: 0, bytes_read: 0, bytes_written: 0, latency: LatencyHistogram::with_digits(2) }
+        IntervalSlice {
+            index,
+            ios_read: 0,
+            ios_written: 0,
+            bytes_read: 0,
+            bytes_written: 0,
+            ios_trimmed: 0,
+            latency: LatencyHistogram::with_digits(2),
+        }
     }
 
     #[inline]
@@ -178,6 +221,9 @@ impl IntervalSlice {
                 self.ios_written += 1;
                 self.bytes_written += bytes as u64;
             }
+            Op::Trim => self.ios_trimmed += 1,
+            // A sync is no I/O of the second's IOPS, nor of its latency.
+            Op::Sync | Op::DataSync => return,
         }
         self.latency.record(latency_ns);
     }
@@ -187,6 +233,7 @@ impl IntervalSlice {
         self.ios_written += other.ios_written;
         self.bytes_read += other.bytes_read;
         self.bytes_written += other.bytes_written;
+        self.ios_trimmed += other.ios_trimmed;
         self.latency.add(&other.latency);
     }
 }
@@ -205,5 +252,22 @@ mod tests {
         a += &b;
         assert_eq!((a.ios_read, a.ios_written, a.bytes_read, a.bytes_written), (2, 1, 8192, 8192));
         assert_eq!(a.all().count(), 3);
+    }
+
+    #[test]
+    fn trims_and_syncs_are_counted_apart_and_syncs_stay_out_of_the_ios() {
+        let mut a = Recorder::default();
+        a.record(Op::Read, 4096, 1000);
+        a.record(Op::Trim, 65536, 5000);
+        a.record(Op::Sync, 0, 9000);
+        a.record(Op::DataSync, 0, 7000);
+        let mut b = Recorder::default();
+        b += &a;
+        assert_eq!((b.ios_trimmed, b.bytes_trimmed, b.ios_synced), (1, 65536, 2));
+        assert_eq!((b.trim.count(), b.sync.count(), b.ios(), b.all().count()), (1, 2, 2, 2));
+        let mut s = IntervalSlice::new(0);
+        s.record(Op::Trim, 4096, 10);
+        s.record(Op::Sync, 0, 10);
+        assert_eq!((s.ios_trimmed, s.latency.count()), (1, 1));
     }
 }

@@ -144,7 +144,12 @@ fn job(result: &RunResult, index: usize, p: &Point) -> Job {
         job_options: workload_text::of_point(result, index).map(|w| options(&w)).unwrap_or_default(),
         read: side(s.bytes_read, s.ios_read, s.read_iops, s.read_mbps, &service.read, &s.latency_us.read),
         write: side(s.bytes_written, s.ios_written, s.write_iops, s.write_mbps, &service.write, &s.latency_us.write),
-        trim: side(0, 0, 0.0, 0.0, &LatencyStats::default(), &LatencyStats::default()),
+        trim: {
+            // Trims have no paced service time of their own: one histogram for both.
+            let t = s.latency_us.trim.clone().unwrap_or_default();
+            let mbps = if s.duration_s > 0.0 { s.bytes_trimmed as f64 / s.duration_s / 1e6 } else { 0.0 };
+            side(s.bytes_trimmed, s.ios_trimmed, s.trim_iops, mbps, &t, &t)
+        },
         job_runtime: runtime_ms,
     }
 }
@@ -248,5 +253,21 @@ mod tests {
         }
         assert_eq!(doc["jobs"][1]["job options"]["bs"], json!("64k"));
         assert_eq!(doc["disk_util"], json!([]));
+    }
+
+    #[test]
+    fn trims_fill_fios_trim_side() {
+        let mut r = fixture();
+        let s = &mut r.points[0].summary;
+        (s.ios_trimmed, s.bytes_trimmed, s.trim_iops) = (500, 500 * 65536, 250.0);
+        s.latency_us.trim = Some(crate::results::model::LatencyStats { count: 500, mean: 80.0, p99: 200.0, ..Default::default() });
+        let doc = document(&r);
+        let trim = &doc["jobs"][0]["trim"];
+        assert_eq!(
+            (trim["total_ios"].as_u64(), trim["io_bytes"].as_u64(), trim["iops"].as_f64()),
+            (Some(500), Some(500 * 65536), Some(250.0))
+        );
+        assert_eq!(trim["clat_ns"]["percentile"]["99.000000"].as_u64(), Some(200_000));
+        assert_eq!(doc["jobs"][1]["trim"]["total_ios"].as_u64(), Some(0), "a point without trims keeps an empty side");
     }
 }

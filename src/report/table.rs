@@ -153,6 +153,20 @@ pub fn render_with(result: &RunResult, detail: bool) -> String {
     out
 }
 
+/// The trim and sync rows of the rates table, when the point issued any. A
+/// trim moves no data (its bytes are the range discarded, not in MB/s); a
+/// sync has no range and is not counted in IOPS or in the total.
+fn add_op_rows(rates: &mut Table, s: &crate::results::model::Summary) {
+    if s.ios_trimmed > 0 {
+        let row = ["trim".into(), num(s.trim_iops), "-".into(), "-".into(), s.ios_trimmed.to_string(), s.bytes_trimmed.to_string()];
+        rates.add_row(row.into_iter().enumerate().map(|(i, v)| if i == 0 { Cell::new(v) } else { right(v) }).collect::<Vec<_>>());
+    }
+    if s.ios_synced > 0 {
+        let row = ["sync".into(), format!("{}/s", num(s.sync_per_s)), "-".into(), "-".into(), s.ios_synced.to_string(), "-".into()];
+        rates.add_row(row.into_iter().enumerate().map(|(i, v)| if i == 0 { Cell::new(v) } else { right(v) }).collect::<Vec<_>>());
+    }
+}
+
 pub fn render_point(p: &Point) -> String {
     let s = &p.summary;
     let mut rates = Table::new();
@@ -160,8 +174,11 @@ pub fn render_point(p: &Point) -> String {
     for (name, iops, mbps, mibps, ios, bytes) in [
         ("read", s.read_iops, s.read_mbps, s.read_mibps, s.ios_read, s.bytes_read),
         ("write", s.write_iops, s.write_mbps, s.write_mibps, s.ios_written, s.bytes_written),
-        ("total", s.iops, s.mbps, s.mibps, s.ios_read + s.ios_written, s.bytes_read + s.bytes_written),
+        ("total", s.iops, s.mbps, s.mibps, s.ios_read + s.ios_written + s.ios_trimmed, s.bytes_read + s.bytes_written),
     ] {
+        if name == "total" {
+            add_op_rows(&mut rates, s);
+        }
         rates.add_row(vec![
             Cell::new(name),
             right(num(iops)),
@@ -185,11 +202,18 @@ pub fn render_point(p: &Point) -> String {
             right(num(l.max)),
         ]
     };
-    for (name, l) in [("read", &s.latency_us.read), ("write", &s.latency_us.write), ("all", &s.latency_us.all)] {
-        if l.count > 0 || name == "all" {
+    for (name, l) in [("read", &s.latency_us.read), ("write", &s.latency_us.write)] {
+        if l.count > 0 {
             lat.add_row(row(name, l));
         }
     }
+    // Trims and syncs (when the point issued any) before "all", which counts trims too.
+    for (name, l) in [("trim", &s.latency_us.trim), ("sync", &s.latency_us.sync)] {
+        if let Some(l) = l {
+            lat.add_row(row(name, l));
+        }
+    }
+    lat.add_row(row("all", &s.latency_us.all));
     let c = &s.cpu;
     let cores: Vec<String> = c.per_core_pct.iter().map(|v| format!("{v:.0}")).collect();
     let mut text = format!("measured {:.2}s\n{rates}\n", s.duration_s);

@@ -88,8 +88,15 @@ pub fn line(spec: &WorkloadSpec) -> String {
     let workers = spec.total_workers();
     let targets = spec.targets.len();
     let several = |n: usize, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
+    // Trims and syncs are named only when the workload has them.
+    let trim = if spec.has_trims() {
+        format!(", {}% trim", per_group(spec, |g| pct(g.access.iter().map(|l| l.share * l.trim).sum::<f64>() / 100.0)))
+    } else {
+        String::new()
+    };
+    let sync = spec.sync.map(|s| format!(", {} {}", s.kind.flag(), s.every)).unwrap_or_default();
     format!(
-        "bs {}, {}% read, {}% random, QD {}, {}, {}{}",
+        "bs {}, {}% read{trim}, {}% random{sync}, QD {}, {}, {}{}",
         bs(spec),
         read_pct(spec),
         random_pct(spec),
@@ -140,6 +147,7 @@ mod tests {
             engine: Default::default(),
             buffered: false,
             connections: 1,
+            sync: None,
             groups: p.phases[0].groups.clone(),
             data: None,
             steady: None,

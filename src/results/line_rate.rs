@@ -460,6 +460,7 @@ mod tests {
                 share: 100.0,
                 bs: crate::units::Bytes(4096),
                 read: 100.0,
+                trim: 0.0,
                 random: 100.0,
                 align: None,
                 ..Default::default()
@@ -476,6 +477,7 @@ mod tests {
             engine: Default::default(),
             buffered: false,
             connections: 1,
+            sync: None,
             groups: groups.iter().map(|t| group(t)).collect(),
             data: None,
             steady: None,

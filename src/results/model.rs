@@ -154,6 +154,21 @@ pub struct Summary {
     pub bytes_written: u64,
     pub ios_read: u64,
     pub ios_written: u64,
+    /// Trims (discards) completed, their rate and the bytes they covered.
+    /// Trims are I/Os: `iops` counts them, `ios_read + ios_written +
+    /// ios_trimmed` is every I/O. Absent (0) when the workload trims nothing.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub ios_trimmed: u64,
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub trim_iops: f64,
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub bytes_trimmed: u64,
+    /// Syncs completed (--fsync, --fdatasync, --flush) and their rate. They
+    /// move no data and are not counted in `iops`. Absent (0) without syncs.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub ios_synced: u64,
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub sync_per_s: f64,
     /// Length of the measured interval (ramp excluded).
     pub duration_s: f64,
     /// Latency per I/O. For rate-limited I/O it is counted from the I/O's scheduled
@@ -255,7 +270,22 @@ pub struct CacheSummary {
 pub struct LatencyByOp {
     pub read: LatencyStats,
     pub write: LatencyStats,
+    /// Reads, writes and trims (syncs apart).
     pub all: LatencyStats,
+    /// Trims, when the point issued any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<LatencyStats>,
+    /// Syncs (fsync, fdatasync or device flush), when the point issued any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<LatencyStats>,
+}
+
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
+}
+
+fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// Submit-to-completion latency, microseconds. All zero when count is 0.

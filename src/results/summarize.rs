@@ -28,7 +28,13 @@ pub fn latency_stats(h: &LatencyHistogram) -> LatencyStats {
 }
 
 pub fn latency_by_op(rec: &Recorder) -> LatencyByOp {
-    LatencyByOp { read: latency_stats(&rec.read), write: latency_stats(&rec.write), all: latency_stats(&rec.all()) }
+    LatencyByOp {
+        read: latency_stats(&rec.read),
+        write: latency_stats(&rec.write),
+        all: latency_stats(&rec.all()),
+        trim: (rec.ios_trimmed > 0).then(|| latency_stats(&rec.trim)),
+        sync: (rec.ios_synced > 0).then(|| latency_stats(&rec.sync)),
+    }
 }
 
 fn per_second(count: u64, secs: f64) -> f64 {
@@ -44,7 +50,7 @@ fn per_second(count: u64, secs: f64) -> f64 {
 pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, duration_s: f64) -> Summary {
     let rate = |n: u64| per_second(n, duration_s);
     let bytes = rec.bytes_read + rec.bytes_written;
-    let iops = rate(rec.ios_read + rec.ios_written);
+    let iops = rate(rec.ios());
     let mbps = rate(bytes) / 1e6;
     let by_errno: BTreeMap<String, u64> = rec.errors.iter().map(|(e, n)| (errno_name(*e), *n)).collect();
     Summary {
@@ -61,6 +67,11 @@ pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, durat
         bytes_written: rec.bytes_written,
         ios_read: rec.ios_read,
         ios_written: rec.ios_written,
+        ios_trimmed: rec.ios_trimmed,
+        trim_iops: rate(rec.ios_trimmed),
+        bytes_trimmed: rec.bytes_trimmed,
+        ios_synced: rec.ios_synced,
+        sync_per_s: rate(rec.ios_synced),
         duration_s,
         latency_us: latency_by_op(rec),
         service_latency_us: None,
@@ -116,7 +127,7 @@ pub fn interval(s: &IntervalSlice, duration_s: f64) -> Interval {
     Interval {
         t_s,
         duration_s: len,
-        iops: per_second(s.ios_read + s.ios_written, len),
+        iops: per_second(s.ios_read + s.ios_written + s.ios_trimmed, len),
         read_iops: per_second(s.ios_read, len),
         write_iops: per_second(s.ios_written, len),
         mbps: per_second(s.bytes_read + s.bytes_written, len) / 1e6,
@@ -131,7 +142,7 @@ pub fn group_summary(name: &str, workers: u32, rec: &Recorder, duration_s: f64) 
     GroupSummary {
         name: name.to_string(),
         workers,
-        iops: rate(rec.ios_read + rec.ios_written),
+        iops: rate(rec.ios()),
         read_iops: rate(rec.ios_read),
         write_iops: rate(rec.ios_written),
         mbps: rate(rec.bytes_read + rec.bytes_written) / 1e6,

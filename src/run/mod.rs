@@ -20,6 +20,7 @@ pub mod rounds;
 pub mod signals;
 pub mod stall;
 pub mod steady;
+pub mod sync_clock;
 pub mod trace_sink;
 pub mod worker;
 

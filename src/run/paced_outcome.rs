@@ -20,10 +20,11 @@ pub fn add(spec: &WorkloadSpec, total: &Recorder, by_group: &[Recorder], summary
         read: latency_stats(&total.service_read),
         write: latency_stats(&total.service_write),
         all: latency_stats(&all),
+        ..Default::default()
     });
     let target: f64 = spec.groups.iter().filter_map(|g| g.rate).sum();
     if target > 0.0 && summary.duration_s > 0.0 {
-        let ios: u64 = spec.groups.iter().zip(by_group).filter(|(g, _)| g.rate.is_some()).map(|(_, r)| r.ios_read + r.ios_written).sum();
+        let ios: u64 = spec.groups.iter().zip(by_group).filter(|(g, _)| g.rate.is_some()).map(|(_, r)| r.ios()).sum();
         let achieved = ios as f64 / summary.duration_s;
         let held = achieved >= target * (1.0 - HELD_WITHIN);
         let note = (!held).then(|| {

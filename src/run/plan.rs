@@ -58,6 +58,8 @@ pub enum PlanError {
     Sweep(#[from] SweepError),
     #[error(transparent)]
     Pass(#[from] PassError),
+    #[error("{0}")]
+    Ops(String),
     #[error("--repeat must be at least 1")]
     ZeroRepeat,
     #[error(
@@ -100,6 +102,7 @@ pub fn engine_name(spec: &WorkloadSpec) -> String {
 /// effective spec and warnings to show the user.
 pub fn effective(mut spec: WorkloadSpec) -> Result<(WorkloadSpec, Vec<String>), PlanError> {
     spec.validate()?;
+    target::ops_support::check(&spec).map_err(PlanError::Ops)?;
     let uris: Vec<TargetUri> = spec.targets.iter().map(|t| target::parse(t)).collect::<Result<_, _>>()?;
     if spec.engine == EngineChoice::IoUring && !uring::available() {
         return Err(PlanError::NoUring);
@@ -188,6 +191,10 @@ pub struct Overrides {
     pub steady_round: Option<std::time::Duration>,
     pub steady_range: Option<f64>,
     pub steady_slope: Option<f64>,
+    /// Share of trims on every access line (--trim).
+    pub trim: Option<f64>,
+    /// A sync every N writes (--fsync, --fdatasync, --flush); replaces the profile's.
+    pub sync: Option<crate::workload::SyncEvery>,
 }
 
 impl Overrides {
@@ -291,6 +298,10 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             engine: o.engine.or(p.engine).unwrap_or_default(),
             buffered: o.buffered || p.buffered,
             connections: o.connections.unwrap_or(1),
+            sync: match o.sync {
+                Some(s) => Some(s),
+                None => p.sync().map_err(PlanError::Ops)?,
+            },
             groups: phase.groups.clone(),
             data: data.clone(),
             steady: steady.clone(),
@@ -311,6 +322,7 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
                 l.dist = o.dist.clone().or(l.dist.take()).or(p.dist.clone());
                 l.bs = o.bs.unwrap_or(l.bs);
                 l.read = o.read.unwrap_or(l.read);
+                l.trim = o.trim.unwrap_or(l.trim);
                 l.random = o.random.unwrap_or(l.random);
                 l.align = o.align.or(l.align);
             }
@@ -444,11 +456,12 @@ pub fn describe(plan: &RunPlan) -> String {
             for l in &g.access {
                 let _ = writeln!(
                     out,
-                    "  {:>5.1}% of I/Os: {} transfers, {}% read / {}% write, {}% random / {}% sequential, aligned to {}{}{}",
+                    "  {:>5.1}% of I/Os: {} transfers, {}% read / {}{}% write, {}% random / {}% sequential, aligned to {}{}{}",
                     l.share,
                     l.bs,
                     l.read,
-                    100.0 - l.read,
+                    if l.trim > 0.0 { format!("{}% trim / ", l.trim) } else { String::new() },
+                    100.0 - l.read - l.trim,
                     l.random,
                     100.0 - l.random,
                     crate::units::Bytes(l.alignment()),
@@ -456,6 +469,9 @@ pub fn describe(plan: &RunPlan) -> String {
                     crate::workload::timing::describe_line(l)
                 );
             }
+        }
+        if let Some(sync) = s.sync {
+            let _ = writeln!(out, "sync: {sync} ({}), latency recorded apart as sync", sync.kind.flag());
         }
         let _ = writeln!(out, "total: {} workers, {} I/Os in flight", s.total_workers(), s.total_in_flight());
         if let Some(r) = &plan.replay {

@@ -121,6 +121,7 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
                 cpus: super::pinning::worker_cpus(shared.pinning.as_ref(), plans.len()),
                 replay: shared.replay.clone(),
                 data: data.clone(),
+                sync: spec.sync,
             });
         }
     }

@@ -507,6 +507,7 @@ pub fn add_outcome<'a>(
             read: latency_stats(&total.service_read),
             write: latency_stats(&total.service_write),
             all: latency_stats(&all),
+            ..Default::default()
         });
     }
     summary.replay = Some(crate::results::replay::ReplaySummary {

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use super::control::{Control, StartTicket, DRAIN_BUDGET};
 use super::op_source::OpSource;
 use super::pacing::{Pacer, Pacing};
+use super::sync_clock::SyncClock;
 use super::trace_sink;
 use crate::cache::trace::TraceRecord;
 use crate::engine::{self, completion_error, BufferPool, Completion, Engine, IoRequest};
@@ -58,7 +59,12 @@ pub struct WorkerPlan {
     pub replay: Option<Arc<super::replay::ReplayPlan>>,
     /// With --compress/--dedupe: the point's shared source of written data.
     pub data: Option<Arc<super::data_fill::DataSource>>,
+    /// A sync every N writes to each target (--fsync, --fdatasync, --flush).
+    pub sync: Option<crate::workload::SyncEvery>,
 }
+
+/// The access-line index of a sync's slot: no line's, so think time never counts it.
+const SYNC_LINE: u16 = u16::MAX;
 
 /// What a worker hands back when it ends.
 pub struct WorkerOutcome {
@@ -113,6 +119,18 @@ struct Slot {
     busy: bool,
     /// The access line that drew it (think time counts bursts per line).
     line: u16,
+}
+
+impl Slot {
+    /// Bytes a successful completion reports: trims and syncs report none
+    /// (engines return 0 for them, as fallocate, ioctl and fsync do).
+    #[inline]
+    fn expected(&self) -> u32 {
+        match self.op {
+            Op::Read | Op::Write => self.len,
+            Op::Trim | Op::Sync | Op::DataSync => 0,
+        }
+    }
 }
 
 /// Builds the engine for a worker's targets: every target of one worker must use
@@ -289,14 +307,22 @@ pub fn run_worker(
     let global_target: Vec<u16> = plan.targets.iter().map(|&t| t as u16).collect();
     // Only with --compress/--dedupe (never together with --verify, refused before the run).
     let filler = std::cell::RefCell::new(plan.data.clone().map(|d| super::data_fill::DataFill::new(d, plan.seed, plan.index)));
+    let mut sync_clock = SyncClock::new(plan.sync, mine.len());
     let issue = |engine: &mut Box<dyn Engine>,
                  gen: &mut OpSource,
+                 sync_clock: &mut Option<SyncClock>,
                  verifier: &mut Option<Verifier>,
                  traced: &mut Vec<TraceRecord>,
                  slot: u32,
                  target: u32,
                  due: Instant,
                  now: Instant| {
+        if let Some(op) = sync_clock.as_mut().and_then(|c| c.take_due(target as usize)) {
+            // A sync has no range and no buffer: the verifier has nothing to
+            // take, and the trace records only I/Os on ranges.
+            engine.queue(IoRequest { slot, target, op, offset: 0, len: 0 })?;
+            return std::io::Result::Ok(Slot { op, offset: 0, len: 0, target, due, submitted: now, busy: true, line: SYNC_LINE });
+        }
         // A hot band moves with the time since the point started.
         let elapsed_ns = if gen.moves() { now.saturating_duration_since(t0).as_nanos() as u64 } else { 0 };
         let (mut io, target) = gen.next(target, elapsed_ns);
@@ -327,6 +353,9 @@ pub fn run_worker(
             }
         }
         engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })?;
+        if let Some(c) = sync_clock.as_mut() {
+            c.issued(target as usize, io.op);
+        }
         std::io::Result::Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, due, submitted: now, busy: true, line: io.line })
     };
     // A completion that is not measured (the stop, or after the run ended) still
@@ -340,7 +369,7 @@ pub fn run_worker(
                   engine: &mut Box<dyn Engine>| {
         let s = slots[c.slot as usize];
         slots[c.slot as usize].busy = false;
-        let error = completion_error(c.result, s.len);
+        let error = completion_error(c.result, s.expected());
         if let Some(v) = verifier.as_mut() {
             v.complete(c.slot, s.target, s.offset, s.len, error.is_none(), engine.buffers().slot(c.slot));
         }
@@ -369,7 +398,7 @@ pub fn run_worker(
             idle.push(slot);
             continue;
         }
-        match issue(&mut engine, &mut gen, &mut verifier, &mut traced, slot, slot % ntargets, now, now) {
+        match issue(&mut engine, &mut gen, &mut sync_clock, &mut verifier, &mut traced, slot, slot % ntargets, now, now) {
             Ok(s) => slots.push(s),
             Err(e) => {
                 outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[(slot % ntargets) as usize].facts.uri));
@@ -437,7 +466,7 @@ pub fn run_worker(
         for (k, c) in done.iter().enumerate() {
             let s = slots[c.slot as usize];
             slots[c.slot as usize].busy = false;
-            let error = completion_error(c.result, s.len);
+            let error = completion_error(c.result, s.expected());
             if let Some(v) = verifier.as_mut() {
                 if let Some(m) = v.complete(c.slot, s.target, s.offset, s.len, error.is_none(), engine.buffers().slot(c.slot)) {
                     if v.shared.stop_on_mismatch {
@@ -454,7 +483,7 @@ pub fn run_worker(
                     outcome.failure = Some(format!(
                         "{}: {} at offset {} failed: {} (add --continue-on-error to count errors and go on)",
                         failed.target,
-                        if s.op == Op::Read { "read" } else { "write" },
+                        s.op.name(),
                         s.offset,
                         failed.message
                     ));
@@ -490,7 +519,7 @@ pub fn run_worker(
                 idle.push(c.slot);
                 continue;
             }
-            match issue(&mut engine, &mut gen, &mut verifier, &mut traced, c.slot, s.target, now, now) {
+            match issue(&mut engine, &mut gen, &mut sync_clock, &mut verifier, &mut traced, c.slot, s.target, now, now) {
                 Ok(next) => slots[c.slot as usize] = next,
                 Err(e) => {
                     outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[s.target as usize].facts.uri));
@@ -522,9 +551,12 @@ pub fn run_worker(
             let Some(due) = gen.take_due(&mut pacer, now) else { break };
             let slot = idle.pop().expect("checked non-empty");
             let target = slots[slot as usize].target;
-            match issue(&mut engine, &mut gen, &mut verifier, &mut traced, slot, target, due, now) {
+            match issue(&mut engine, &mut gen, &mut sync_clock, &mut verifier, &mut traced, slot, target, due, now) {
                 Ok(next) => {
-                    pacer.issued(next.line, now);
+                    // A sync is not one of the access lines' I/Os: think time counts those.
+                    if next.line != SYNC_LINE {
+                        pacer.issued(next.line, now);
+                    }
                     slots[slot as usize] = next
                 }
                 Err(e) => {

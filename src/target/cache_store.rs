@@ -212,6 +212,11 @@ impl TargetCache {
         }
     }
 
+    /// True when cache block `block` lies in [offset, offset+len).
+    pub fn covers(&self, offset: u64, len: u32, block: u64) -> bool {
+        self.blocks(offset, len).contains(&block)
+    }
+
     /// True when any block of [offset, offset+len) is still on its way to the target.
     pub fn writing_back(&self, offset: u64, len: u32) -> bool {
         let g = self.lock();

@@ -23,6 +23,7 @@ pub mod cache_store;
 pub mod created;
 pub use crate::transport::credentials;
 pub mod mem_lun;
+pub mod ops_support;
 pub mod region;
 pub mod safety;
 pub mod uri;
@@ -129,6 +130,9 @@ pub enum TargetError {
     Io { path: String, error: io::Error },
     #[error("{message}. Is the server running, and the address, port, socket and export name right?")]
     Remote { message: String },
+    /// A trim or sync the target cannot take (ops_support).
+    #[error("{message}")]
+    Ops { message: String },
     /// The server took some of the run's connections but not all.
     #[error("{message}")]
     TooFewClients { message: String },
@@ -272,6 +276,10 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, run: &mut RunTargets) -
                     FillError::TooFewClients(message) => TargetError::TooFewClients { message },
                 })?;
                 let size = pool.size().map_err(remote)?;
+                if spec.has_trims() || spec.sync.is_some() {
+                    let (trim, flush) = pool.can_trim_and_flush().map_err(remote)?;
+                    ops_support::check_nbd(spec, uri, trim, flush).map_err(|message| TargetError::Ops { message })?;
+                }
                 let mut t = finish(uri, TargetKind::Nbd, size, spec, Handle::Remote(u), None, Some("NBD export".into()), None)?;
                 t.nbd = Some(pool);
                 t
@@ -281,6 +289,7 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, run: &mut RunTargets) -
                 // size and block size (every I/O must be a whole number of blocks).
                 let session = crate::transport::iscsi::Session::open(&u).map_err(|message| TargetError::Remote { message })?;
                 check_alignment(spec, uri, session.block_size as u64)?;
+                ops_support::check_iscsi(spec, uri, session.thin).map_err(|message| TargetError::Ops { message })?;
                 let model = Some(format!("iSCSI LUN, {}-byte blocks", session.block_size));
                 finish(uri, TargetKind::Iscsi, session.size, spec, Handle::Remote(u), None, model, None)?
             }

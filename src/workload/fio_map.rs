@@ -60,6 +60,8 @@ const KNOWN: &[&str] = &[
     "thinktime_blocks",
     "rate_process",
     "verify",
+    "fsync",
+    "fdatasync",
     "randseed",
     "kb_base",
     "norandommap",
@@ -243,6 +245,8 @@ struct Job {
     thinktime: Option<Duration>,
     thinktime_blocks: Option<u32>,
     arrivals: crate::workload::timing::Arrivals,
+    /// fsync=N or fdatasync=N.
+    sync: Option<super::ops::SyncEvery>,
 }
 
 /// The settings in force for a job, one per key, with alias keys folded.
@@ -320,12 +324,17 @@ impl Job {
             }
         };
         let numjobs = set.number::<u32>("numjobs", problems).unwrap_or(1).max(1);
-        let (read, random) = direction(&set, problems);
+        let (read, trim, random) = direction(&set, problems);
         let mut lines = access_lines(&set, kb_base, read, random, problems, notes);
+        // A trim job's lines are its "write" direction's sizes, every I/O a trim.
+        for l in lines.iter_mut().filter(|_| trim > 0.0) {
+            l.trim = trim;
+        }
         let dist = distribution(&set, problems);
         for l in &mut lines {
             l.dist = dist.clone();
         }
+        let sync = sync(&set, problems);
         let place = place(&set, &name, numjobs, kb_base, problems, notes);
         let qd = queue_depth(&set, &name, place.files, problems, notes);
         let end = run_end(&set, &name, kb_base, &lines, &place, problems, notes);
@@ -350,14 +359,28 @@ impl Job {
             thinktime: thinktime(&set, problems, notes).filter(|t| !t.is_zero()),
             thinktime_blocks: set.number::<u32>("thinktime_blocks", problems).filter(|_| set.get("thinktime").is_some()),
             arrivals: arrivals(&set, problems),
+            sync,
             name,
         }
     }
 }
 
-/// `rw` with `rwmixread`/`rwmixwrite`: the read share and the random share, in percent.
-fn direction(set: &Settings, problems: &mut Problems) -> (f64, f64) {
-    let Some((s, v)) = set.value("rw") else { return (100.0, 0.0) };
+/// `fsync=N` and `fdatasync=N`: a sync after every N writes (0, fio's default, is none).
+fn sync(set: &Settings, problems: &mut Problems) -> Option<super::ops::SyncEvery> {
+    let fsync = set.number::<u64>("fsync", problems).filter(|n| *n > 0);
+    let fdatasync = set.number::<u64>("fdatasync", problems).filter(|n| *n > 0);
+    match super::ops::sync_of(fsync, fdatasync, None) {
+        Ok(s) => s,
+        Err(_) => {
+            problems.push(set.get("fdatasync").expect("both given"), "give only one of fsync and fdatasync", false);
+            None
+        }
+    }
+}
+
+/// `rw` with `rwmixread`/`rwmixwrite`: the read, trim and random shares, in percent.
+fn direction(set: &Settings, problems: &mut Problems) -> (f64, f64, f64) {
+    let Some((s, v)) = set.value("rw") else { return (100.0, 0.0, 0.0) };
     let (dir, suffix) = v.split_once(':').map(|(d, x)| (d.trim(), Some(x))).unwrap_or((v.trim(), None));
     if let Some(x) = suffix {
         problems.push(s, format!("the ':{x}' suffix (skipping ahead after each I/O) is not supported yet"), false);
@@ -365,13 +388,24 @@ fn direction(set: &Settings, problems: &mut Problems) -> (f64, f64) {
     let random = match dir {
         "read" | "write" | "rw" | "readwrite" => 0.0,
         "randread" | "randwrite" | "randrw" => 100.0,
-        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
-            problems.push(s, "trims are not supported yet: lunmark issues reads and writes only", false);
-            return (100.0, 0.0);
+        // Every I/O a trim (lunmark's --read 0 --trim 100).
+        "trim" => return (0.0, 100.0, 0.0),
+        "randtrim" => return (0.0, 100.0, 100.0),
+        "trimwrite" | "randtrimwrite" => {
+            problems.push(
+                s,
+                "trims each block and then writes it: lunmark draws trims and writes independently (--trim PCT), so it cannot keep that pairing",
+                false,
+            );
+            return (100.0, 0.0, 0.0);
         }
         other => {
-            problems.push(s, format!("'{other}' is not an I/O pattern: use read, write, randread, randwrite, rw or randrw"), false);
-            return (100.0, 0.0);
+            problems.push(
+                s,
+                format!("'{other}' is not an I/O pattern: use read, write, randread, randwrite, rw, randrw, trim or randtrim"),
+                false,
+            );
+            return (100.0, 0.0, 0.0);
         }
     };
     let mix_read = set.number::<f64>("rwmixread", problems);
@@ -395,7 +429,7 @@ fn direction(set: &Settings, problems: &mut Problems) -> (f64, f64) {
             (None, None) => 50.0,
         },
     };
-    (read, random)
+    (read, 0.0, random)
 }
 
 /// Where a job does its I/O, as its engine decides.
@@ -816,7 +850,7 @@ fn per_direction(
         problems.push(s, "give at most three comma-separated values: reads, writes, trims", false);
     }
     if parts.get(2).is_some_and(|p| !p.is_empty()) {
-        problems.push(s, "trims are not supported yet: drop the third value", true);
+        problems.push(s, "a transfer size of its own for trims is not supported (trims take the write size): drop the third value", true);
     }
     let default = || vec![(4096, 100.0)];
     let mut get = |part: Option<&&str>, problems: &mut Problems| match part {
@@ -1012,6 +1046,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
     agree("ramp_time", "ramp_time", &|a, b| a.ramp == b.ramp);
     agree("randseed", "randseed", &|a, b| a.seed == b.seed);
     agree("verify", "verify", &|a, b| a.verify == b.verify);
+    agree("fsync and fdatasync (lunmark syncs every job alike)", "fsync", &|a, b| a.sync == b.sync);
     agree("offset", "offset", &|a, b| a.offset == b.offset);
     let sized: Vec<&Job> = jobs.iter().filter(|j| !j.targets.iter().all(|t| t.starts_with("null:"))).collect();
     agree_among(&sized, "the size of each target's region (size, filesize)", "size", &|a, b| a.file_size == b.file_size, problems);
@@ -1036,6 +1071,20 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
     if first.end == End::Unknown && first.file_engine.is_some() && first.file_size.is_none() {
         notes.push("no size given: lunmark uses the whole of each existing file or device".into());
     }
+    // fio's fsync of a block device is a flush of its write cache: lunmark's --flush.
+    let devices = !targets.is_empty() && targets.iter().all(|t| t.starts_with("/dev/"));
+    let (sync, flush) = match first.sync {
+        Some(s) if devices => {
+            notes.push(format!(
+                "{}={} on block devices is a flush of their write cache: lunmark's flush = {}",
+                s.kind.flag().trim_start_matches('-'),
+                s.every,
+                s.every
+            ));
+            (None, Some(s.every))
+        }
+        s => (s, None),
+    };
     let plural = |n: usize, word: &str| if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") };
     let description = format!("fio job file {origin} ({} in {})", plural(jobs.len(), "job"), plural(phases.len(), "phase"));
     Profile {
@@ -1070,6 +1119,9 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         thinktime_blocks: None,
         arrivals: None,
         replay: None,
+        fsync: sync.filter(|s| s.kind == super::ops::SyncKind::Fsync).map(|s| s.every),
+        fdatasync: sync.filter(|s| s.kind == super::ops::SyncKind::Fdatasync).map(|s| s.every),
+        flush,
         phases: phases.into_iter().map(|(names, groups)| Phase { name: names.join("+"), groups }).collect(),
         ..Profile::default()
     }
@@ -1115,8 +1167,8 @@ mod tests {
         assert_eq!(group(&p, 0, 0).access[0].read, 70.0);
         let p = map("[j]\nrw=randrw\nrwmixwrite=20\nsize=1m\n").profile;
         assert_eq!(group(&p, 0, 0).access[0].read, 80.0);
-        let e = refused("[j]\nrw=randtrim\nsize=1m\n");
-        assert!(e.contains("line 2: rw=randtrim: trims are not supported yet"), "{e}");
+        let e = refused("[j]\nrw=randtrimwrite\nsize=1m\n");
+        assert!(e.contains("line 2: rw=randtrimwrite: trims each block and then writes it"), "{e}");
         let e = refused("[j]\nrw=randrw\nrwmixread=70\nrwmixwrite=40\nsize=1m\n");
         assert!(e.contains("line 4") && e.contains("do not add up to 100"), "{e}");
     }
@@ -1254,12 +1306,12 @@ mod tests {
     #[test]
     fn every_unsupported_option_is_named_with_its_line_or_skipped_when_lenient() {
         let text =
-            "[global]\nsize=1m\nzonemode=zbd\n[a]\nthinktime_spin=10\nfsync=4\n[b]\nrandom_distribution=zoned_abs:1/1\nstartdelay=5\n";
+            "[global]\nsize=1m\nzonemode=zbd\n[a]\nthinktime_spin=10\nexec_prerun=x\n[b]\nrandom_distribution=zoned_abs:1/1\nstartdelay=5\n";
         let e = refused(text);
         for want in [
             "line 3: zonemode=zbd",
             "line 5: thinktime_spin=10",
-            "line 6: fsync=4",
+            "line 6: exec_prerun=x",
             "line 8: random_distribution=zoned_abs:1/1",
             "line 9: startdelay=5",
         ] {
@@ -1270,10 +1322,32 @@ mod tests {
         assert_eq!(i.skipped.len(), 5, "{:?}", i.skipped);
         assert!(i.skipped[0].contains("line 3: zonemode=zbd") && i.skipped[0].contains("skipped"));
         // A value that would change the workload cannot be skipped.
-        let e = import("[a]\nsize=1m\nrw=trim\nfsync=1\n", "t.fio", "t", &env, &ImportOptions { lenient: true, ..Default::default() })
+        let e = import("[a]\nsize=1m\nrw=trimwrite\nfsync=x\n", "t.fio", "t", &env, &ImportOptions { lenient: true, ..Default::default() })
             .unwrap_err()
             .to_string();
-        assert!(e.contains("line 3: rw=trim") && e.contains("line 4: fsync=1"), "{e}");
+        assert!(e.contains("line 3: rw=trimwrite") && e.contains("line 4: fsync=x"), "{e}");
+    }
+
+    #[test]
+    fn trims_and_syncs_map_to_trim_shares_and_the_profile_sync() {
+        let i = import("[j]\nrw=randtrim\nbs=64k\nsize=1m\nfdatasync=8\n", "t.fio", "t", &env, &ImportOptions::default()).unwrap();
+        let l = &group(&i.profile, 0, 0).access[0];
+        assert_eq!((l.read, l.trim, l.random, l.bs), (0.0, 100.0, 100.0, Bytes(65536)));
+        assert_eq!((i.profile.fsync, i.profile.fdatasync), (None, Some(8)));
+        let i = import("[j]\nrw=trim\nsize=1m\nfsync=4\n", "t.fio", "t", &env, &ImportOptions::default()).unwrap();
+        let l = &group(&i.profile, 0, 0).access[0];
+        assert_eq!((l.read, l.trim, l.random), (0.0, 100.0, 0.0));
+        assert_eq!(i.profile.fsync, Some(4));
+        // fsync=0 is fio's default: no syncs.
+        let i = import("[j]\nrw=write\nsize=1m\nfsync=0\n", "t.fio", "t", &env, &ImportOptions::default()).unwrap();
+        assert_eq!(i.profile.fsync, None);
+        let e = refused("[a]\nrw=write\nsize=1m\nfsync=4\n[b]\nrw=write\nsize=1m\n");
+        assert!(e.contains("fsync"), "{e}");
+        let i = import("[j]\nrw=write\nfilename=/dev/sdz\nfsync=16\n", "t.fio", "t", &env, &ImportOptions::default()).unwrap();
+        assert_eq!((i.profile.fsync, i.profile.flush), (None, Some(16)), "fsync of a device is its flush");
+        assert!(i.notes.iter().any(|n| n.contains("flush = 16")), "{:?}", i.notes);
+        let e = refused("[a]\nrw=write\nsize=1m\nfsync=4\nfdatasync=2\n");
+        assert!(e.contains("only one of fsync and fdatasync"), "{e}");
     }
 
     #[test]

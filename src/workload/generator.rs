@@ -14,6 +14,32 @@ use super::spec::AccessLine;
 pub enum Op {
     Read,
     Write,
+    /// Discard the range (BLKDISCARD, fallocate PUNCH_HOLE, NBD_CMD_TRIM, SCSI UNMAP).
+    Trim,
+    /// Make the target's writes durable: fsync on a file, a cache flush on a
+    /// device (fsync of a block device, NBD_CMD_FLUSH, SYNCHRONIZE CACHE).
+    /// Never drawn by the generator: the worker issues it every N writes.
+    Sync,
+    /// As `Sync`, but only the data and what is needed to read it back (fdatasync).
+    DataSync,
+}
+
+impl Op {
+    /// The name results and messages use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Trim => "trim",
+            Op::Sync => "fsync",
+            Op::DataSync => "fdatasync",
+        }
+    }
+
+    /// True for syncs and flushes: no range, no bytes moved.
+    pub fn is_sync(self) -> bool {
+        matches!(self, Op::Sync | Op::DataSync)
+    }
 }
 
 /// One generated I/O (before it is bound to a slot and buffer).
@@ -40,6 +66,8 @@ struct Line {
     until: f64,
     len: u32,
     read: f64,
+    /// Share of trims (the part above `read` of the draw), 0 for most lines.
+    trim: f64,
     random: f64,
     align: u64,
 }
@@ -68,7 +96,14 @@ impl Generator {
             .iter()
             .map(|l| {
                 acc += l.share / total;
-                Line { until: acc, len: l.bs.get() as u32, read: l.read / 100.0, random: l.random / 100.0, align: l.alignment() }
+                Line {
+                    until: acc,
+                    len: l.bs.get() as u32,
+                    read: l.read / 100.0,
+                    trim: l.trim / 100.0,
+                    random: l.random / 100.0,
+                    align: l.alignment(),
+                }
             })
             .collect();
         let cursors = vec![0; regions.len()];
@@ -112,7 +147,22 @@ impl Generator {
             self.lines.iter().position(|l| u < l.until).unwrap_or(self.lines.len() - 1)
         };
         let line = &self.lines[line_index];
-        let op = if line.read >= 1.0 || (line.read > 0.0 && self.rng.unit() < line.read) { Op::Read } else { Op::Write };
+        let op = if line.trim > 0.0 {
+            // One draw splits read / trim / write; lines without trims keep the
+            // draws (and so the stream) they always had.
+            let u = self.rng.unit();
+            if u < line.read {
+                Op::Read
+            } else if u < line.read + line.trim {
+                Op::Trim
+            } else {
+                Op::Write
+            }
+        } else if line.read >= 1.0 || (line.read > 0.0 && self.rng.unit() < line.read) {
+            Op::Read
+        } else {
+            Op::Write
+        };
         let random = line.random >= 1.0 || (line.random > 0.0 && self.rng.unit() < line.random);
         let region = self.regions[target];
         let len = line.len as u64;

@@ -6,6 +6,7 @@ pub mod cpus;
 pub mod fio_job;
 pub mod fio_map;
 pub mod generator;
+pub mod ops;
 pub mod profile;
 pub mod replay;
 pub mod reduction;
@@ -17,4 +18,5 @@ pub mod sweep;
 pub mod timing;
 
 pub use generator::{Generator, IoShape, Op, Region};
+pub use ops::{SyncEvery, SyncKind};
 pub use spec::{AccessLine, EngineChoice, RunLength, SpecError, WorkerGroup, WorkloadSpec};

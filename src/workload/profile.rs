@@ -91,7 +91,22 @@ pub struct Profile {
     /// Run the points as rounds until one point is steady (the SNIA PTS structure, `pts-iops`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<super::rounds::Rounds>,
+    /// A sync every N writes per worker and target: fsync or fdatasync on
+    /// files, a cache flush on devices (as --fsync, --fdatasync, --flush; one of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fsync: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fdatasync: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush: Option<u64>,
     pub phases: Vec<Phase>,
+}
+
+impl Profile {
+    /// The sync its `fsync`, `fdatasync` or `flush` key asks for.
+    pub fn sync(&self) -> Result<Option<super::ops::SyncEvery>, String> {
+        super::ops::sync_of(self.fsync, self.fdatasync, self.flush).map_err(|e| format!("profile '{}': {}", self.name, e.replace("--", "")))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -127,6 +142,8 @@ pub enum ProfileError {
     Syntax { origin: String, line: usize, message: String },
     #[error("{origin}{}: phase '{phase}': {error}", line.map(|l| format!(", line {l}")).unwrap_or_default())]
     Invalid { origin: String, line: Option<usize>, phase: String, error: SpecError },
+    #[error("{origin}: {message}")]
+    Settings { origin: String, message: String },
     #[error("{origin}: the profile has no phases: add at least one [[phases]] with a [[phases.groups]]")]
     NoPhases { origin: String },
     /// The io::Error is in the message and deliberately not a `source` (printed once).
@@ -156,6 +173,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
     if profile.phases.is_empty() {
         return Err(ProfileError::NoPhases { origin: origin.to_string() });
     }
+    if let Err(message) = profile.sync() {
+        return Err(ProfileError::Settings { origin: origin.to_string(), message });
+    }
     for phase in &profile.phases {
         // Check each phase as a workload on stand-in targets; real targets come later.
         let ntargets = phase.groups.iter().flat_map(|g| g.targets.iter()).max().map(|m| m + 1).unwrap_or(1).max(profile.targets.len());
@@ -169,6 +189,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
             engine: Default::default(),
             buffered: false,
             connections: 1,
+            sync: None,
             groups: phase.groups.clone(),
             // Checked by the plan, where the flags and the run length are known.
             data: None,
@@ -263,6 +284,21 @@ mod tests {
             let back = parse(&to_toml(&p), "round trip").unwrap();
             assert_eq!(p, back, "{name}");
         }
+    }
+
+    #[test]
+    fn trim_shares_and_syncs_round_trip_through_toml() {
+        let mut p = builtin("quick").unwrap();
+        p.fdatasync = Some(8);
+        p.phases[0].groups[0].access[0].read = 50.0;
+        p.phases[0].groups[0].access[0].trim = 25.0;
+        let text = to_toml(&p);
+        assert!(text.contains("fdatasync = 8") && text.contains("trim = 25.0"), "{text}");
+        let back = parse(&text, "round trip").unwrap();
+        assert_eq!(p, back);
+        assert_eq!(back.sync().unwrap().map(|s| s.every), Some(8));
+        let e = parse(&text.replace("trim = 25.0", "trim = 60.0"), "t.toml").unwrap_err().to_string();
+        assert!(e.contains("50% + 60%"), "{e}");
     }
 
     #[test]

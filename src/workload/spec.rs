@@ -19,8 +19,11 @@ pub struct AccessLine {
     pub share: f64,
     /// Transfer size.
     pub bs: Bytes,
-    /// Share of reads, in percent; the rest are writes.
+    /// Share of reads, in percent; the rest are writes (and trims).
     pub read: f64,
+    /// Share of trims (discards), in percent; read + trim is at most 100.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub trim: f64,
     /// Share of random I/Os, in percent; the rest continue sequentially.
     pub random: f64,
     /// Alignment of random offsets; defaults to the transfer size.
@@ -147,6 +150,9 @@ pub struct WorkloadSpec {
     /// Connections each worker opens to each network target.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub connections: u32,
+    /// A sync every N writes per worker and target (--fsync, --fdatasync, --flush).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<super::ops::SyncEvery>,
     pub groups: Vec<WorkerGroup>,
     /// Data reduction: compressible and duplicate written data (--compress, --dedupe).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -203,12 +209,17 @@ impl WorkloadSpec {
 
     /// Transfer sizes of the access lines that write.
     pub fn write_sizes(&self) -> Vec<u64> {
-        self.groups.iter().flat_map(|g| g.access.iter()).filter(|l| l.read < 100.0).map(|l| l.bs.get()).collect()
+        self.groups.iter().flat_map(|g| g.access.iter()).filter(|l| l.read + l.trim < 100.0).map(|l| l.bs.get()).collect()
     }
 
     /// The data reduction unit of this workload, when data reduction is on.
     pub fn data_unit(&self) -> Option<u64> {
         self.data.as_ref().and_then(|d| d.unit(self.write_sizes().into_iter()))
+    }
+
+    /// True when some access line trims.
+    pub fn has_trims(&self) -> bool {
+        self.groups.iter().flat_map(|g| g.access.iter()).any(|l| l.trim > 0.0)
     }
 
     /// Checks everything that can be checked without touching a target.
@@ -285,10 +296,13 @@ impl WorkloadSpec {
             let mut total = 0.0;
             for (i, line) in g.access.iter().enumerate() {
                 let at = |field: &str| format!("group '{}' access line {} {field}", g.name, i + 1);
-                for (name, v) in [("share", line.share), ("read", line.read), ("random", line.random)] {
+                for (name, v) in [("share", line.share), ("read", line.read), ("trim", line.trim), ("random", line.random)] {
                     if !(0.0..=100.0).contains(&v) || v.is_nan() {
                         return Err(SpecError::BadPercent { field: at(name), value: v });
                     }
+                }
+                if line.read + line.trim > 100.0 + 1e-9 {
+                    return Err(SpecError::ReadPlusTrim { field: at("read + trim"), read: line.read, trim: line.trim });
                 }
                 if line.bs.get() == 0 {
                     return Err(SpecError::Zero { field: at("bs") });
@@ -321,6 +335,8 @@ pub enum SpecError {
     NoTargets,
     #[error("the workload has no worker groups: give at least one group with an access line")]
     NoGroups,
+    #[error("{field} is {read}% + {trim}%: reads and trims together may take at most 100% (the rest are writes); lower --read or --trim")]
+    ReadPlusTrim { field: String, read: f64, trim: f64 },
     #[error("{field} must be greater than 0")]
     Zero { field: String },
     #[error("{field} is {value}, above the largest allowed value {max}")]
@@ -346,6 +362,10 @@ pub enum SpecError {
     /// A run-wide setting (data reduction, steady state) that cannot apply, in words naming its flag.
     #[error("{0}")]
     Setting(String),
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 fn one() -> u32 {
@@ -405,6 +425,7 @@ pub(crate) mod tests {
             engine: EngineChoice::Auto,
             buffered: false,
             connections: 1,
+            sync: None,
             groups: vec![WorkerGroup {
                 name: "main".into(),
                 workers: 1,

@@ -62,7 +62,7 @@ fn every_unsupported_option_is_named_with_its_line_and_lenient_runs_without_them
     for want in [
         "line 3: zonemode=zbd",
         "line 11: thinktime_spin=10",
-        "line 12: fsync=4",
+        "line 12: exec_prerun=true",
         "line 16: random_distribution=zoned_abs:10/90:90/10",
         "--fio-lenient",
     ] {

@@ -17,6 +17,7 @@ mod mpi;
 mod mpi_absent;
 mod network;
 mod one_client_servers;
+mod ops;
 mod output_guard;
 mod per_worker;
 mod power;

@@ -154,6 +154,26 @@ impl Engine for CacheEngine {
         };
         let (target, offset, len) = (req.target, req.offset, req.len);
         match req.op {
+            Op::Trim => {
+                // The trimmed blocks leave the cache, dirty ones too (their data
+                // is discarded, not owed to the target); a block on its way
+                // back must land first, or it would undo the trim.
+                while cache.writing_back(offset, len) || self.backlog.iter().any(|(t, b, _)| *t == target && cache.covers(offset, len, *b))
+                {
+                    self.start_write_backs()?;
+                    self.step()?;
+                }
+                cache.invalidate(offset, len);
+                self.pending[req.slot as usize] = Some(Pending::Direct);
+                self.inner.queue(req)
+            }
+            // A sync goes to the target. A write-back cache's dirty blocks are
+            // not written back by it: the cache stands for an array's
+            // battery-backed cache, which a flush does not empty either.
+            Op::Sync | Op::DataSync => {
+                self.pending[req.slot as usize] = Some(Pending::Direct);
+                self.inner.queue(req)
+            }
             Op::Read => {
                 // A block on its way back to the target must land before the target is read.
                 while cache.writing_back(offset, len) {

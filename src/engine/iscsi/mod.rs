@@ -174,6 +174,14 @@ impl Engine for IscsiEngine {
         let task = unsafe {
             match req.op {
                 Op::Read => ffi::iscsi_read16_iov_task(s.ctx, s.lun, lba, req.len, bs, 0, 0, 0, 0, 0, command_done, tag, iov, 1),
+                // UNMAP of the range (a thin LUN, checked before the run); libiscsi
+                // copies the list into the command's data when it builds the task.
+                Op::Trim => {
+                    let mut range = ffi::UnmapList { lba, num: req.len / s.block_size };
+                    ffi::iscsi_unmap_task(s.ctx, s.lun, 0, 0, &mut range, 1, command_done, tag)
+                }
+                // SYNCHRONIZE CACHE (16) of the whole LUN (0 blocks: to the end).
+                Op::Sync | Op::DataSync => ffi::iscsi_synchronizecache16_task(s.ctx, s.lun, 0, 0, 0, 0, command_done, tag),
                 Op::Write => ffi::iscsi_write16_iov_task(
                     s.ctx,
                     s.lun,

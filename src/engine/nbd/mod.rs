@@ -174,6 +174,9 @@ impl Engine for NbdEngine {
             match req.op {
                 Op::Read => ffi::nbd_aio_pread(h, buf, req.len as usize, req.offset, done, 0),
                 Op::Write => ffi::nbd_aio_pwrite(h, buf, req.len as usize, req.offset, done, 0),
+                // NBD_CMD_TRIM and NBD_CMD_FLUSH (checked before the run: the server advertises them).
+                Op::Trim => ffi::nbd_aio_trim(h, req.len as u64, req.offset, done, 0),
+                Op::Sync | Op::DataSync => ffi::nbd_aio_flush(h, done, 0),
             }
         };
         if cookie < 0 {

@@ -44,6 +44,19 @@ pub struct IscsiUrl {
 pub struct ReadCapacity16 {
     pub returned_lba: u64,
     pub block_length: u32,
+    pub p_type: u8,
+    pub prot_en: u8,
+    pub p_i_exp: u8,
+    pub lbppbe: u8,
+    /// Logical block provisioning management enabled: the LUN is thin and takes UNMAP.
+    pub lbpme: u8,
+}
+
+/// `struct unmap_list`: one range of an UNMAP command.
+#[repr(C)]
+pub struct UnmapList {
+    pub lba: u64,
+    pub num: u32,
 }
 
 pub type CommandCallback = unsafe extern "C" fn(iscsi: *mut IscsiContext, status: c_int, command_data: *mut c_void, private: *mut c_void);
@@ -87,6 +100,27 @@ extern "C" {
         private: *mut c_void,
         iov: *mut ScsiIovec,
         niov: c_int,
+    ) -> *mut ScsiTask;
+    pub fn iscsi_synchronizecache16_task(
+        iscsi: *mut IscsiContext,
+        lun: c_int,
+        lba: u64,
+        num_blocks: u32,
+        syncnv: c_int,
+        immed: c_int,
+        cb: CommandCallback,
+        private: *mut c_void,
+    ) -> *mut ScsiTask;
+    #[allow(clippy::too_many_arguments)]
+    pub fn iscsi_unmap_task(
+        iscsi: *mut IscsiContext,
+        lun: c_int,
+        anchor: c_int,
+        group: c_int,
+        list: *mut UnmapList,
+        list_len: c_int,
+        cb: CommandCallback,
+        private: *mut c_void,
     ) -> *mut ScsiTask;
     #[allow(clippy::too_many_arguments)]
     pub fn iscsi_write16_iov_task(

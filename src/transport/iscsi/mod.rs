@@ -25,6 +25,8 @@ pub struct Session {
     pub uri: String,
     pub block_size: u32,
     pub size: u64,
+    /// The LUN is thin (READ CAPACITY 16's LBPME): it takes UNMAP.
+    pub thin: bool,
 }
 
 // SAFETY: a libiscsi context has no thread affinity; lunmark uses each one from
@@ -43,7 +45,7 @@ impl Session {
         if ctx.is_null() {
             return fail("libiscsi could not create a context", "out of memory?".into());
         }
-        let mut s = Session { ctx, lun: 0, uri: uri.to_string(), block_size: 512, size: 0 };
+        let mut s = Session { ctx, lun: 0, uri: uri.to_string(), block_size: 512, size: 0, thin: false };
         let full = CString::new(credentials::reveal(uri)).map_err(|_| format!("{uri}: the URI contains a NUL byte"))?;
         // SAFETY: ctx is live, full is NUL-terminated; the returned url (or null)
         // is read here and freed with iscsi_destroy_url before leaving the block.
@@ -89,6 +91,7 @@ impl Session {
                 return fail("READ CAPACITY(16) failed", "the reply could not be decoded".into());
             }
             s.block_size = (*cap).block_length;
+            s.thin = (*cap).lbpme != 0;
             s.size = ((*cap).returned_lba + 1) * (*cap).block_length as u64;
             ffi::scsi_free_scsi_task(task);
             ffi::iscsi_set_timeout(ctx, COMMAND_TIMEOUT.as_secs() as c_int);

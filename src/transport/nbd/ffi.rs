@@ -39,6 +39,10 @@ extern "C" {
         completion: CompletionCallback,
         flags: u32,
     ) -> i64;
+    pub fn nbd_aio_trim(h: *mut NbdHandle, count: u64, offset: u64, completion: CompletionCallback, flags: u32) -> i64;
+    pub fn nbd_aio_flush(h: *mut NbdHandle, completion: CompletionCallback, flags: u32) -> i64;
+    pub fn nbd_can_trim(h: *mut NbdHandle) -> c_int;
+    pub fn nbd_can_flush(h: *mut NbdHandle) -> c_int;
     pub fn nbd_aio_get_fd(h: *mut NbdHandle) -> c_int;
     pub fn nbd_aio_get_direction(h: *mut NbdHandle) -> u32;
     pub fn nbd_aio_notify_read(h: *mut NbdHandle) -> c_int;

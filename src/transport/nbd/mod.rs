@@ -71,6 +71,12 @@ impl Connection {
         }
     }
 
+    /// What the server said it accepts, in the handshake: (trim, flush).
+    pub fn can_trim_and_flush(&self) -> (bool, bool) {
+        // SAFETY: self.h is a live, connected handle.
+        unsafe { (ffi::nbd_can_trim(self.h) == 1, ffi::nbd_can_flush(self.h) == 1) }
+    }
+
     /// Connected, with no command in flight: fit to be handed to another engine.
     pub(crate) fn idle(&self) -> bool {
         // SAFETY: self.h is a live handle owned by this Connection.

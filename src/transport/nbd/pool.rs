@@ -82,6 +82,14 @@ impl ConnectionPool {
         self.idle().push(c);
     }
 
+    /// Whether the server accepts trims and flushes, asked on an idle connection.
+    pub fn can_trim_and_flush(&self) -> Result<(bool, bool), String> {
+        let c = self.take()?;
+        let can = c.can_trim_and_flush();
+        self.give_back(c);
+        Ok(can)
+    }
+
     /// The export's size, asked on an idle connection (opening one if needed, and keeping it).
     pub fn size(&self) -> Result<u64, String> {
         let c = self.take()?;
