@@ -6,6 +6,7 @@ pub mod host;
 pub mod line_rate;
 pub mod model;
 pub mod pass;
+pub mod registry;
 pub mod repeats;
 pub mod store;
 pub mod summarize;
