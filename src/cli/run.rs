@@ -488,8 +488,10 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
         if let Some(link) = &link {
             link.resolve(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>()).map_err(anyhow::Error::msg)?;
         }
+        // The whole request is checked before anything is printed.
+        let ctx = args.context()?;
         print!("{}", plan::describe(&plan));
-        println!("{}", run::resources::describe(&plan, args.context()?.resource_extras()));
+        println!("{}", run::resources::describe(&plan, ctx.resource_extras()));
         if args.verify {
             println!("verify: every byte read is checked against what lunmark wrote (block header and CRC-32C)");
             if args.verify_stop {
@@ -569,18 +571,20 @@ impl RunArgs {
         if let Some(log) = &self.power_log {
             check_power_log(log)?;
         }
+        let power = PowerRequest {
+            source: self.power.clone(),
+            command: self.power_cmd.clone(),
+            log: self.power_log.clone(),
+            idle: self.idle.as_deref().map(parse_duration).transpose().context("--idle")?,
+        };
+        power.check().map_err(anyhow::Error::msg)?;
         Ok(RunContext {
             command_line: std::env::args().map(|a| crate::target::credentials::hide_in_arg(&a)).collect(),
             label: self.label.clone(),
             profile: None,
             safety: SafetyFlags { destructive: self.destructive, force: self.force },
             quiet: self.quiet,
-            power: PowerRequest {
-                source: self.power.clone(),
-                command: self.power_cmd.clone(),
-                log: self.power_log.clone(),
-                idle: self.idle.as_deref().map(parse_duration).transpose().context("--idle")?,
-            },
+            power,
             verify: (self.verify || self.verify_stop || self.journal.is_some())
                 .then(|| crate::verify::VerifyOptions { stop_on_mismatch: self.verify_stop, journal: self.journal.clone() }),
             cache: self.cache_config()?,

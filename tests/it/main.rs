@@ -9,6 +9,7 @@ mod edges;
 mod engines;
 mod fio;
 mod kept;
+mod lab_flags;
 mod line_rate;
 mod network;
 mod one_client_servers;
