@@ -95,7 +95,8 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
                 anyhow::bail!("lab protocols starts its own targets: drop --target");
             }
             if a.run.dry_run {
-                print!("{}", crate::lab::protocols::plan_text(&a.run, &a.lun_size)?);
+                let text = crate::lab::protocols::plan_text(&a.run, &a.lun_size)?;
+                print!("{text}{}", request_text(&a.run, &a.lun_size, store_flag)?);
                 return Ok(exit::OK);
             }
             // The store is proved writable before any server starts.
@@ -135,7 +136,8 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             a.run.profile = Some(a.profile_name.clone().unwrap_or_else(|| "jetstress".into()));
             let opts = crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), delay: a.delay.clone(), sizes };
             if a.run.dry_run {
-                print!("{}", crate::lab::cache::plan_text(&a.run, &opts)?);
+                let text = crate::lab::cache::plan_text(&a.run, &opts)?;
+                print!("{text}{}", request_text(&a.run, &a.lun_size, store_flag)?);
                 return Ok(exit::OK);
             }
             let store = super::run::ResultStore::choose(&a.run, store_flag)?;
@@ -176,8 +178,10 @@ fn refuse_unapplied(study: &Study) -> Result<()> {
                     "--pass {pass}: lab cache is a study and judges no verdict; run `lunmark run --cache PCT --pass ...` to judge one size"
                 );
             }
-            if a.run.rate.is_some() || a.run.iops_per_mailbox.is_some() {
-                anyhow::bail!("--rate and --iops-per-mailbox: lab cache runs flat out so that the cache shows in IOPS; drop them");
+            if a.run.rate.is_some() || a.run.mailboxes.is_some() || a.run.iops_per_mailbox.is_some() {
+                anyhow::bail!(
+                    "--rate, --mailboxes and --iops-per-mailbox: lab cache runs flat out so that the cache shows in IOPS; drop them"
+                );
             }
             if a.run.destructive || a.run.force {
                 anyhow::bail!(
@@ -187,6 +191,17 @@ fn refuse_unapplied(study: &Study) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The rest of a lab's request, as `run --dry-run` says it: what every row
+/// applies (verify, cache, power, errors, store, the live view).
+fn request_text(run: &RunArgs, lun_size: &str, store_flag: Option<&std::path::Path>) -> Result<String> {
+    let mut args = run.clone();
+    args.label = None; // said per row above
+    let plan = args.to_plan(vec![format!("mem:{lun_size}")])?;
+    let ctx = args.context()?;
+    let store = super::run::ResultStore::choose(run, store_flag)?;
+    Ok(super::request_text::render(&args, &ctx, &plan, &store))
 }
 
 /// The lab's table: on stdout, or on stderr when stdout carries the JSON

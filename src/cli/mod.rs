@@ -12,6 +12,7 @@ pub mod message;
 pub mod paths;
 pub mod profiles;
 pub mod report;
+pub mod request_text;
 pub mod results;
 pub mod run;
 pub mod verify;

@@ -482,6 +482,9 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
         }
     }
     let plan = args.plan_from(profile, profile_name, targets)?;
+    if plan.repeat <= 1 && args.pick != "mean" {
+        anyhow::bail!("--pick {} chooses among the repeats of a point: add --repeat N (N of 2 or more), or drop --pick", args.pick);
+    }
     if args.dry_run {
         // Refused before anything is printed, as the run itself refuses it before any I/O.
         let link = args.link_setting()?;
@@ -490,29 +493,14 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
         }
         // The whole request is checked before anything is printed.
         let ctx = args.context()?;
+        let store = ResultStore::choose(&args, store_flag)?;
         print!("{}", plan::describe(&plan));
         println!("{}", run::resources::describe(&plan, ctx.resource_extras()));
-        if args.verify {
-            println!("verify: every byte read is checked against what lunmark wrote (block header and CRC-32C)");
-            if args.verify_stop {
-                println!("verify: the run ends at the first mismatch (--verify-stop)");
-            }
-            if let Some(journal) = &args.journal {
-                println!("verify: every block's write generation is journaled to {}", journal.display());
-            }
-        }
-        if let Some(c) = args.cache_config()? {
-            let size = match c.size {
-                crate::engine::cache::config::CacheSize::Bytes(b) => crate::units::Bytes(b).to_string(),
-                crate::engine::cache::config::CacheSize::Percent(p) => format!("{p}% of each region"),
-            };
-            let place = c.dev.as_ref().map(|d| d.display().to_string()).unwrap_or_else(|| "RAM".into());
-            println!("cache: {size} in {place}, {}, {}-byte blocks, cold at the start of each point", c.mode, c.block_bytes);
-        }
+        print!("{}", super::request_text::render(&args, &ctx, &plan, &store));
         if let Some(link) = &link {
             println!("{}", link.describe());
         }
-        if args.output_format.is_some() {
+        if args.output_format.is_some() || args.json.is_some() {
             let (json, shape) = args.json_output();
             let what = if shape == JsonShape::Fio { "fio-json (fio's JSON shape)" } else { "json (the result model)" };
             match json.as_deref() {
