@@ -446,6 +446,26 @@ impl RunObserver for KeepAfterEachPoint {
     }
 }
 
+/// Applied or refused: `--engine` chooses the engine of files and devices, and
+/// `--connections` those of NBD and iSCSI targets; given for a run with no such
+/// target, each would be ignored. (A job file's or profile's engine is not
+/// refused: `-t` may replace its files with a target of another kind.)
+fn refuse_unused_engine_flags(args: &RunArgs, plan: &RunPlan) -> Result<()> {
+    use crate::target::uri::{parse, TargetUri};
+    let uris: Vec<TargetUri> = plan.points.iter().flat_map(|p| p.spec.targets.iter()).filter_map(|t| parse(t).ok()).collect();
+    if let Some(engine) = &args.engine {
+        if engine != "auto" && !uris.iter().any(|u| matches!(u, TargetUri::File(_) | TargetUri::Device(_))) {
+            anyhow::bail!("--engine {engine} chooses the engine of files and devices, and no target is one (mem:, null:, nbd:// and iscsi:// targets have engines of their own): drop --engine");
+        }
+    }
+    if let Some(n) = args.connections.filter(|&n| n > 1) {
+        if !uris.iter().any(|u| matches!(u, TargetUri::Nbd(_) | TargetUri::Iscsi(_))) {
+            anyhow::bail!("--connections {n} sets the connections (NBD) or sessions (iSCSI) of each worker, and no target is an nbd:// or iscsi:// one: drop --connections");
+        }
+    }
+    Ok(())
+}
+
 /// Removes a scratch file lunmark created, however the run ends.
 struct Scratch(Option<PathBuf>);
 
@@ -482,6 +502,7 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
         }
     }
     let plan = args.plan_from(profile, profile_name, targets)?;
+    refuse_unused_engine_flags(&args, &plan)?;
     if plan.repeat <= 1 && args.pick != "mean" {
         anyhow::bail!("--pick {} chooses among the repeats of a point: add --repeat N (N of 2 or more), or drop --pick", args.pick);
     }

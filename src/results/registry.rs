@@ -222,9 +222,7 @@ mod tests {
                 _ => {}
             }
         }
-        let mut s = Summary::default();
-        s.power = Some(Default::default());
-        s.line_rate = Some(Default::default());
+        let mut s = Summary { power: Some(Default::default()), line_rate: Some(Default::default()), ..Default::default() };
         s.cpu.iops_per_cpu_pct = Some(0.0);
         s.cpu.mbps_per_cpu_pct = Some(0.0);
         s.cpu.service_demand_us_per_kb = Some(0.0);

@@ -56,10 +56,6 @@ pub enum PlanError {
     NoUring,
     #[error("group '{group}': --qd {qd} with {targets} target(s) per worker is {slots} I/Os in flight per worker, but an io_uring ring holds at most {max} (the kernel's limit): use --qd 1 to {max_qd}, and more --workers for more outstanding I/Os")]
     RingTooSmall { group: String, qd: u32, targets: usize, slots: u64, max: u32, max_qd: u64 },
-    #[error("--engine {engine} chooses the engine of files and devices, and no target is one ({targets} have engines of their own): drop --engine")]
-    EngineWithoutFiles { engine: String, targets: String },
-    #[error("--connections {connections} sets the connections (NBD) or sessions (iSCSI) per worker, and no target is an nbd:// or iscsi:// one: drop --connections")]
-    ConnectionsWithoutNetwork { connections: u32 },
 }
 
 /// The engine family a target URI runs through, given the user's choice.
@@ -93,14 +89,6 @@ pub fn effective(mut spec: WorkloadSpec) -> Result<(WorkloadSpec, Vec<String>), 
     let uris: Vec<TargetUri> = spec.targets.iter().map(|t| target::parse(t)).collect::<Result<_, _>>()?;
     if spec.engine == EngineChoice::IoUring && !uring::available() {
         return Err(PlanError::NoUring);
-    }
-    // Applied or refused: an engine or connection count no target uses would be ignored.
-    if spec.engine != EngineChoice::Auto && !uris.iter().any(|u| matches!(u, TargetUri::File(_) | TargetUri::Device(_))) {
-        let engine = if spec.engine == EngineChoice::Psync { "psync" } else { "io_uring" };
-        return Err(PlanError::EngineWithoutFiles { engine: engine.into(), targets: spec.targets.join(", ") });
-    }
-    if spec.connections > 1 && !uris.iter().any(|u| matches!(u, TargetUri::Nbd(_) | TargetUri::Iscsi(_))) {
-        return Err(PlanError::ConnectionsWithoutNetwork { connections: spec.connections });
     }
     let mut warnings = Vec::new();
     let groups = spec.groups.clone();
