@@ -201,7 +201,7 @@ fn request_text(run: &RunArgs, lun_size: &str, store_flag: Option<&std::path::Pa
     let plan = args.to_plan(vec![format!("mem:{lun_size}")])?;
     let ctx = args.context()?;
     let store = super::run::ResultStore::choose(run, store_flag)?;
-    Ok(super::request_text::render(&args, &ctx, &plan, &store))
+    Ok(super::request_text::render(&ctx, &plan, store.path()))
 }
 
 /// The lab's table: on stdout, or on stderr when stdout carries the JSON

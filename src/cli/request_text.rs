@@ -5,11 +5,13 @@
 //! the dry run or is refused (tests/it/lab_flags.rs walks them). Pure: the
 //! request in, text out.
 
-use super::run::{ResultStore, RunArgs};
+use std::path::Path;
+
 use crate::run::plan::RunPlan;
 use crate::run::RunContext;
 
-pub fn render(args: &RunArgs, ctx: &RunContext, plan: &RunPlan, store: &ResultStore) -> String {
+/// `store`: where the result is kept, None with --no-store.
+pub fn render(ctx: &RunContext, plan: &RunPlan, store: Option<&Path>) -> String {
     let mut out = Vec::new();
     if let Some(v) = &ctx.verify {
         out.push("verify: every byte read is checked against what lunmark wrote (block header and CRC-32C)".into());
@@ -32,11 +34,15 @@ pub fn render(args: &RunArgs, ctx: &RunContext, plan: &RunPlan, store: &ResultSt
         out.push(format!("label: {label}"));
     }
     out.push(match store {
-        ResultStore::At(path) => format!("result: kept in {}", path.display()),
-        ResultStore::NotKept => "result: not kept in a store (--no-store)".into(),
+        Some(path) => format!("result: kept in {}", path.display()),
+        None => "result: not kept in a store (--no-store)".into(),
     });
     if plan.repeat > 1 {
-        out.push(format!("repeats: each point {} times; the {} repeat is reported", plan.repeat, args.pick));
+        out.push(format!(
+            "repeats: each point {} times; the {} repeat is reported",
+            plan.repeat,
+            format!("{:?}", plan.pick).to_lowercase()
+        ));
     }
     let p = &ctx.power;
     let source = match (&p.command, &p.log) {

@@ -517,7 +517,7 @@ pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i3
         let store = ResultStore::choose(&args, store_flag)?;
         print!("{}", plan::describe(&plan));
         println!("{}", run::resources::describe(&plan, ctx.resource_extras()));
-        print!("{}", super::request_text::render(&args, &ctx, &plan, &store));
+        print!("{}", super::request_text::render(&ctx, &plan, store.path()));
         if let Some(link) = &link {
             println!("{}", link.describe());
         }
@@ -554,6 +554,14 @@ impl ResultStore {
             (true, Some(p)) => anyhow::bail!("--no-store and --store {} contradict each other: drop one of them", p.display()),
             (true, None) => Ok(ResultStore::NotKept),
             (false, flag) => Ok(ResultStore::At(store::default_path(flag))),
+        }
+    }
+
+    /// Where results are kept, None with --no-store.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            ResultStore::At(path) => Some(path),
+            ResultStore::NotKept => None,
         }
     }
 
