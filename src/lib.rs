@@ -4,6 +4,9 @@
 //! run plan turns it into points; workers drive engines against targets and
 //! record into per-worker recorders; the merged recorders become a `Summary` in
 //! the `RunResult`; exporters turn results into text.
+//!
+//! Imports point down the layers: cli, lab, run, results, engine, target,
+//! transport, metrics, verify, workload, units (`layers.rs` tests it).
 
 pub mod cache;
 pub mod cli;

@@ -71,14 +71,12 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
         Study::Protocols(a) => &a.run,
         Study::Cache(a) => &a.run,
     };
-    // Every flag is applied or refused. A lab keeps one result per row, in the
-    // store; one output file would hold only the last row, and the lab's
-    // targets are gone when it ends, so a journal could never be checked.
-    if let Some(json) = &run.json {
-        anyhow::bail!(
-            "--json {json}: a lab writes one result per row and keeps each in the store; drop --json and export a row with `lunmark results export ID`"
-        );
-    }
+    // Every flag is applied or refused. `--json FILE` gets the list of the
+    // lab's results, judged here before anything starts and written at the end.
+    let json = match &run.json {
+        Some(j) => Some(crate::output_path::destination("--json", j, true, crate::output_path::Mode::Replace)?),
+        None => None,
+    };
     if let Some(replay) = &run.replay {
         anyhow::bail!(
             "--replay {}: a lab runs its own workloads at each row; replay a trace with `lunmark run --replay FILE`",
@@ -100,6 +98,7 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
     if run.detail {
         anyhow::bail!("--detail: a lab prints its own table; show a row's workers and targets with `lunmark results show ID --detail`");
     }
+    refuse_unapplied(&study)?;
     if run.output_format.is_some() {
         anyhow::bail!("a lab prints its own table and keeps each result in the store: drop --output-format and export them with `lunmark results export ID --format json|fio-json`");
     }
@@ -110,6 +109,11 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             }
             if !a.run.targets.is_empty() {
                 anyhow::bail!("lab protocols starts its own targets: drop --target");
+            }
+            if a.run.dry_run {
+                let text = crate::lab::protocols::plan_text(&a.run, &a.lun_size)?;
+                print!("{text}{}", request_text(&a.run, &a.lun_size, store_flag)?);
+                return Ok(exit::OK);
             }
             // The store is proved writable before any server starts.
             let store = super::run::ResultStore::choose(&a.run, store_flag)?;
@@ -124,9 +128,8 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             }
             let rows = crate::lab::protocols::run(&a.run, &a.lun_size, shaped.as_ref(), &store)?;
             // The rows are saved already: a closed stdout is reported, not a panic.
-            if let Err(e) = super::print_out(&crate::lab::protocols::render(&rows, shaped.as_ref())) {
-                eprintln!("error: {e}");
-            }
+            show(&crate::lab::protocols::render(&rows, shaped.as_ref()), json.as_ref());
+            write_json(json.as_ref(), rows.iter().filter_map(|(_, r)| r.as_ref().ok()));
             drop(shaped);
             if let Some(code) = interrupted() {
                 return Ok(code);
@@ -155,26 +158,100 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             if let Some(d) = &a.run.dist {
                 d.parse::<crate::workload::dist::Distribution>().map_err(|e| anyhow::anyhow!("--dist: {e}"))?;
             }
+            a.run.profile = Some(a.profile_name.clone().unwrap_or_else(|| "jetstress".into()));
+            // A skewed stream unless --dist says otherwise (README: why zipf 0.9).
+            a.run.dist = Some(a.run.dist.clone().unwrap_or_else(|| crate::lab::cache::DEFAULT_DIST.into()));
+            let opts = crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), read_delay_ms, write_delay_ms, sizes };
+            if a.run.dry_run {
+                let text = crate::lab::cache::plan_text(&a.run, &opts)?;
+                print!("{text}{}", request_text(&a.run, &a.lun_size, store_flag)?);
+                return Ok(exit::OK);
+            }
             let store = super::run::ResultStore::choose(&a.run, store_flag)?;
             store.open()?;
             crate::lab::servers::require("nbdkit", "nbdkit")?;
             // As in lab protocols: Ctrl-C from here on stops the lab through its guards.
             crate::run::signals::interrupt_flag();
-            a.run.profile = Some(a.profile_name.clone().unwrap_or_else(|| "jetstress".into()));
-            // A skewed stream unless --dist says otherwise (README: why zipf 0.9).
-            a.run.dist = Some(a.run.dist.clone().unwrap_or_else(|| crate::lab::cache::DEFAULT_DIST.into()));
-            let opts = crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), read_delay_ms, write_delay_ms, sizes };
             let points = crate::lab::cache::run(&a.run, &opts, &store)?;
             let rows = crate::lab::cache::rows(&points, &a.run);
-            if let Err(e) = super::print_out(&crate::lab::cache::render(&points, &rows, &opts, a.run.dist.as_deref().unwrap_or_default())) {
-                eprintln!("error: {e}");
-            }
+            show(&crate::lab::cache::render(&points, &rows, &opts, a.run.dist.as_deref().unwrap_or_default()), json.as_ref());
+            write_json(json.as_ref(), points.iter().filter_map(|p| p.result.as_ref().ok()));
             if let Some(code) = interrupted() {
                 return Ok(code);
             }
             let failed = points.iter().any(|p| p.result.as_ref().map_or(true, |r| r.status != crate::results::Status::Completed));
             Ok(if failed { exit::RUN_FAILED } else { exit::OK })
         }
+    }
+}
+
+/// Flags `lab` takes from `run` that a study cannot apply: refused, naming
+/// the flag and what to do instead (the rest are applied to every row).
+fn refuse_unapplied(study: &Study) -> Result<()> {
+    match study {
+        Study::Protocols(a) => {
+            if let Some(size) = &a.run.size {
+                anyhow::bail!("--size {size}: lab protocols sizes every target itself; give --lun-size {size} instead");
+            }
+            if a.run.destructive || a.run.force {
+                anyhow::bail!(
+                    "--destructive and --force guard devices and files of yours; lab protocols writes only targets it creates: drop them"
+                );
+            }
+        }
+        Study::Cache(a) => {
+            if let Some(pass) = &a.run.pass {
+                anyhow::bail!(
+                    "--pass {pass}: lab cache is a study and judges no verdict; run `lunmark run --cache PCT --pass ...` to judge one size"
+                );
+            }
+            if a.run.rate.is_some() || a.run.mailboxes.is_some() || a.run.iops_per_mailbox.is_some() {
+                anyhow::bail!(
+                    "--rate, --mailboxes and --iops-per-mailbox: lab cache runs flat out so that the cache shows in IOPS; drop them"
+                );
+            }
+            if a.run.destructive || a.run.force {
+                anyhow::bail!(
+                    "--destructive and --force guard devices and files of yours; lab cache writes only the LUN it creates: drop them"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The rest of a lab's request, as `run --dry-run` says it: what every row
+/// applies (verify, cache, power, errors, store, the live view).
+fn request_text(run: &RunArgs, lun_size: &str, store_flag: Option<&std::path::Path>) -> Result<String> {
+    let mut args = run.clone();
+    args.label = None; // said per row above
+    let plan = args.to_plan(vec![format!("mem:{lun_size}")])?;
+    let ctx = args.context()?;
+    let store = super::run::ResultStore::choose(run, store_flag)?;
+    Ok(super::request_text::render(&ctx, &plan, store.path()))
+}
+
+/// The lab's table: on stdout, or on stderr when stdout carries the JSON
+/// (`--json -`). A closed stdout is reported, not a panic: the rows are saved.
+fn show(table: &str, json: Option<&crate::output_path::Destination>) {
+    if json == Some(&crate::output_path::Destination::Stdout) {
+        eprint!("{table}");
+    } else if let Err(e) = super::print_out(table) {
+        eprintln!("error: {e}");
+    }
+}
+
+/// `--json`: the lab's results (those that ran) as one JSON list.
+fn write_json<'a>(json: Option<&crate::output_path::Destination>, results: impl Iterator<Item = &'a crate::results::model::RunResult>) {
+    let Some(dest) = json else { return };
+    let list: Vec<&crate::results::model::RunResult> = results.collect();
+    let text = serde_json::to_string_pretty(&list).expect("results serialise") + "\n";
+    let written = match dest {
+        crate::output_path::Destination::Stdout => super::print_out(&text),
+        crate::output_path::Destination::File(f) => f.replace_with(text.as_bytes()).map_err(anyhow::Error::from),
+    };
+    if let Err(e) = written {
+        eprintln!("error: {e:#}");
     }
 }
 

@@ -13,6 +13,7 @@ pub mod paths;
 pub mod profiles;
 pub mod ranked;
 pub mod report;
+pub mod request_text;
 pub mod results;
 pub mod run;
 pub mod verify;

@@ -646,6 +646,26 @@ impl RunObserver for KeepAfterEachPoint {
     }
 }
 
+/// Applied or refused: `--engine` chooses the engine of files and devices, and
+/// `--connections` those of NBD and iSCSI targets; given for a run with no such
+/// target, each would be ignored. (A job file's or profile's engine is not
+/// refused: `-t` may replace its files with a target of another kind.)
+fn refuse_unused_engine_flags(args: &RunArgs, plan: &RunPlan) -> Result<()> {
+    use crate::target::uri::{parse, TargetUri};
+    let uris: Vec<TargetUri> = plan.points.iter().flat_map(|p| p.spec.targets.iter()).filter_map(|t| parse(t).ok()).collect();
+    if let Some(engine) = &args.engine {
+        if engine != "auto" && !uris.iter().any(|u| matches!(u, TargetUri::File(_) | TargetUri::Device(_))) {
+            anyhow::bail!("--engine {engine} chooses the engine of files and devices, and no target is one (mem:, null:, nbd:// and iscsi:// targets have engines of their own): drop --engine");
+        }
+    }
+    if let Some(n) = args.connections.filter(|&n| n > 1) {
+        if !uris.iter().any(|u| matches!(u, TargetUri::Nbd(_) | TargetUri::Iscsi(_))) {
+            anyhow::bail!("--connections {n} sets the connections (NBD) or sessions (iSCSI) of each worker, and no target is an nbd:// or iscsi:// one: drop --connections");
+        }
+    }
+    Ok(())
+}
+
 /// Removes a scratch file lunmark created, however the run ends.
 struct Scratch(Option<PathBuf>);
 
@@ -705,6 +725,10 @@ pub fn execute_with(
         return Err(e);
     }
     let plan = plan?;
+    refuse_unused_engine_flags(&args, &plan)?;
+    if plan.repeat <= 1 && args.pick != "mean" {
+        anyhow::bail!("--pick {} chooses among the repeats of a point: add --repeat N (N of 2 or more), or drop --pick", args.pick);
+    }
     if let Some(e) = cluster.get().agree_on_plan(&run::cluster::fingerprint(&plan)) {
         return Err(e);
     }
@@ -725,10 +749,12 @@ pub fn execute_with(
     if args.dry_run {
         // Refused before anything is printed, as the run itself refuses it before any I/O.
         let link = args.link_setting()?;
-        let pinning = args.pinning()?;
         if let Some(link) = &link {
             link.resolve(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>()).map_err(anyhow::Error::msg)?;
         }
+        // The whole request is checked before anything is printed.
+        let ctx = args.context()?;
+        let store = ResultStore::choose(&args, store_flag)?;
         print!("{}", plan::describe(&plan));
         if let Some(m) = cluster.get().facts() {
             println!(
@@ -740,31 +766,12 @@ pub fn execute_with(
                 m.machines
             );
         }
-        println!("{}", run::resources::describe(&plan, args.context()?.resource_extras()));
-        if args.verify {
-            println!("verify: every byte read is checked against what lunmark wrote (block header and CRC-32C)");
-            if args.verify_stop {
-                println!("verify: the run ends at the first mismatch (--verify-stop)");
-            }
-            if let Some(journal) = &args.journal {
-                println!("verify: every block's write generation is journaled to {}", journal.display());
-            }
-        }
-        if let Some(c) = args.cache_config()? {
-            let size = match c.size {
-                crate::engine::cache::config::CacheSize::Bytes(b) => crate::units::Bytes(b).to_string(),
-                crate::engine::cache::config::CacheSize::Percent(p) => format!("{p}% of each region"),
-            };
-            let place = c.dev.as_ref().map(|d| d.display().to_string()).unwrap_or_else(|| "RAM".into());
-            println!("cache: {size} in {place}, {}, {}-byte blocks, cold at the start of each point", c.mode, c.block_bytes);
-        }
+        println!("{}", run::resources::describe(&plan, ctx.resource_extras()));
+        print!("{}", super::request_text::render(&ctx, &plan, store.path()));
         if let Some(link) = &link {
             println!("{}", link.describe());
         }
-        if let Some(p) = &pinning {
-            println!("{}", crate::run::pinning::describe(p, plan.points[0].spec.total_workers()));
-        }
-        if args.output_format.is_some() {
+        if args.output_format.is_some() || args.json.is_some() {
             let (json, shape) = args.json_output();
             let what = if shape == JsonShape::Fio { "fio-json (fio's JSON shape)" } else { "json (the result model)" };
             match json.as_deref() {
@@ -807,6 +814,14 @@ impl ResultStore {
         }
     }
 
+    /// Where results are kept, None with --no-store.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            ResultStore::At(path) => Some(path),
+            ResultStore::NotKept => None,
+        }
+    }
+
     /// Opens the store for a run and proves it can be written (None with
     /// --no-store). Called before anything runs: an unusable store is refused
     /// with the reason and what to do, instead of losing the result afterwards.
@@ -830,18 +845,20 @@ impl RunArgs {
         if let Some(log) = &self.power_log {
             check_power_log(log)?;
         }
+        let power = PowerRequest {
+            source: self.power.clone(),
+            command: self.power_cmd.clone(),
+            log: self.power_log.clone(),
+            idle: self.idle.as_deref().map(parse_duration).transpose().context("--idle")?,
+        };
+        power.check().map_err(anyhow::Error::msg)?;
         Ok(RunContext {
             command_line: std::env::args().map(|a| crate::target::credentials::hide_in_arg(&a)).collect(),
             label: self.label.clone(),
             profile: None,
             safety: SafetyFlags { destructive: self.destructive, force: self.force },
             quiet: self.quiet,
-            power: PowerRequest {
-                source: self.power.clone(),
-                command: self.power_cmd.clone(),
-                log: self.power_log.clone(),
-                idle: self.idle.as_deref().map(parse_duration).transpose().context("--idle")?,
-            },
+            power,
             verify: (self.verify || self.verify_stop || self.journal.is_some())
                 .then(|| crate::verify::VerifyOptions { stop_on_mismatch: self.verify_stop, journal: self.journal.clone() }),
             cache: self.cache_config()?,

@@ -40,6 +40,13 @@ pub struct LabOptions {
     pub sizes: Vec<f64>,
 }
 
+impl LabOptions {
+    /// "backend +5ms read, +1ms write": the delays the LUN's server adds.
+    pub fn backend(&self) -> String {
+        format!("backend +{}ms read, +{}ms write", self.read_delay_ms, self.write_delay_ms)
+    }
+}
+
 /// The lab's access distribution unless --dist is given.
 pub const DEFAULT_DIST: &str = "zipf:0.9";
 /// A 10K disk's read: seek and rotation.
@@ -79,7 +86,7 @@ pub fn run(args: &RunArgs, opts: &LabOptions, store: &ResultStore) -> Result<Vec
         a.targets = vec![server.uri.clone()];
         a.cache = Some(format!("{pct}%"));
         a.trace = Some(trace_path.clone());
-        a.label = Some(format!("lab cache: {pct}% of the LUN, backend +{}ms read, +{}ms write", opts.read_delay_ms, opts.write_delay_ms));
+        a.label = Some(format!("{}lab cache: {pct}% of the LUN, {}", super::label_prefix(args), opts.backend()));
         let mut plan = a.to_plan(vec![server.uri.clone()])?;
         for p in &mut plan.points {
             for g in &mut p.spec.groups {
@@ -97,6 +104,55 @@ pub fn run(args: &RunArgs, opts: &LabOptions, store: &ResultStore) -> Result<Vec
     }
     drop(server);
     Ok(out)
+}
+
+/// `lab cache --dry-run`: the whole study, nothing started or run. Each
+/// size's workload is checked as the lab would run it (shown against `mem:`).
+pub fn plan_text(args: &RunArgs, opts: &LabOptions) -> Result<String> {
+    let prefix = super::label_prefix(args);
+    let mut text = String::from("lab cache (dry run: no server started, nothing run)\n");
+    text.push_str(&format!(
+        "a {} LUN: nbdkit memory behind its delay filter ({}), on a unix socket\n",
+        opts.lun_size,
+        opts.backend()
+    ));
+    text.push_str(
+        "each cache size runs the workload below flat out as a result of its own, recording its I/O stream for the prediction:\n",
+    );
+    for pct in &opts.sizes {
+        text.push_str(&format!("  {prefix}lab cache: {pct}% of the LUN, {}\n", opts.backend()));
+    }
+    if let Some(json) = &args.json {
+        text.push_str(&format!("--json {json}: the list of the sizes' results\n"));
+    }
+    for &pct in &opts.sizes {
+        let mut a = args.clone();
+        a.cache = Some(format!("{pct}%"));
+        a.label = None;
+        let target = format!("mem:{}", opts.lun_size);
+        let plan = a.to_plan(vec![target])?;
+        // Refused here as the lab would refuse it at that size.
+        if let Some(cfg) = a.cache_config()? {
+            for p in &plan.points {
+                crate::engine::cache::config::check(&cfg, &p.spec, a.context()?.safety)?;
+            }
+        }
+        if pct == opts.sizes[0] {
+            text.push_str(&format!(
+                "workload of each size (shown against mem:{}; the lab runs it on its LUN through the cache):\n",
+                opts.lun_size
+            ));
+            let mut shown = plan;
+            for p in &mut shown.points {
+                for g in &mut p.spec.groups {
+                    g.rate = None;
+                }
+            }
+            shown.criteria.clear();
+            text.push_str(&crate::run::plan::describe(&shown));
+        }
+    }
+    Ok(text)
 }
 
 /// Hit ratios an exact LRU cache of `cache_blocks` gives the accesses issued

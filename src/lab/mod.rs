@@ -4,3 +4,8 @@ pub mod cache;
 pub mod link;
 pub mod protocols;
 pub mod servers;
+
+/// What `--label` puts before the label of each of a lab's results ("" without it).
+pub fn label_prefix(args: &crate::cli::run::RunArgs) -> String {
+    args.label.as_ref().map(|l| format!("{l}: ")).unwrap_or_default()
+}

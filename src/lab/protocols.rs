@@ -55,16 +55,13 @@ pub fn run(
         Some(s) => format!("{} link", s.link.name),
         None => "127.0.0.1".into(),
     };
+    let [mem_label, file_label, unix_label, tcp_label, iscsi_label] = leg_labels(&over);
     let legs = vec![
-        Leg { label: "mem: (lunmark alone)".into(), target: Ok(format!("mem:{size}")), tcp: false },
-        Leg { label: "file in /dev/shm (local kernel)".into(), target: Ok(file.display().to_string()), tcp: false },
-        Leg { label: "NBD unix socket".into(), target: unix.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()), tcp: false },
-        Leg { label: format!("NBD TCP {over}"), target: tcp.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()), tcp: true },
-        Leg {
-            label: format!("iSCSI TCP {over} (tgtd)"),
-            target: tgtd.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()),
-            tcp: true,
-        },
+        Leg { label: mem_label, target: Ok(format!("mem:{size}")), tcp: false },
+        Leg { label: file_label, target: Ok(file.display().to_string()), tcp: false },
+        Leg { label: unix_label, target: unix.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()), tcp: false },
+        Leg { label: tcp_label, target: tcp.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()), tcp: true },
+        Leg { label: iscsi_label, target: tgtd.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()), tcp: true },
     ];
     let mut out = Vec::new();
     for leg in legs {
@@ -78,7 +75,7 @@ pub fn run(
         let mut a = args.clone();
         a.targets = vec![target.clone()];
         a.size = Some(size.to_string());
-        a.label = Some(format!("lab protocols: {}", leg.label));
+        a.label = Some(format!("{}lab protocols: {}", super::label_prefix(args), leg.label));
         // Only the TCP legs cross the shaped link.
         if !leg.tcp {
             a.link.clear();
@@ -97,6 +94,57 @@ pub fn run(
     drop(tcp);
     drop(tgtd);
     Ok(out)
+}
+
+/// The legs' names, in the order they run; `over` is what the TCP legs cross.
+fn leg_labels(over: &str) -> [String; 5] {
+    [
+        "mem: (lunmark alone)".into(),
+        "file in /dev/shm (local kernel)".into(),
+        "NBD unix socket".into(),
+        format!("NBD TCP {over}"),
+        format!("iSCSI TCP {over} (tgtd)"),
+    ]
+}
+
+/// `lab protocols --dry-run`: the whole study, nothing started or run. The
+/// workload is checked as each leg would check it (shown against `mem:`).
+pub fn plan_text(args: &RunArgs, size: &str) -> Result<String> {
+    let link = match args.link_setting()? {
+        None => None,
+        Some(LinkSetting::Run(link)) => Some(link),
+        Some(LinkSetting::PerTarget(_)) => {
+            anyhow::bail!("lab protocols puts all its TCP servers behind one link: give --link RATE without @TARGET")
+        }
+    };
+    let over = link.as_ref().map(|l| format!("{} link", l.name)).unwrap_or_else(|| "127.0.0.1".into());
+    let serves = [
+        format!("mem:{size}, inside lunmark"),
+        format!("a {size} file in the lab's directory in /dev/shm"),
+        format!("nbdkit memory {size} on a unix socket"),
+        format!("nbdkit memory {size} on {over}"),
+        format!("tgtd serving a {size} file on {over}"),
+    ];
+    let prefix = super::label_prefix(args);
+    let mut text = String::from("lab protocols (dry run: no server started, nothing run)\n");
+    text.push_str("each leg runs the workload below as a result of its own, kept in the store:\n");
+    for (label, what) in leg_labels(&over).iter().zip(&serves) {
+        text.push_str(&format!("  {prefix}lab protocols: {label}  <- {what}\n"));
+    }
+    if let Some(l) = &link {
+        text.push_str(&format!("the TCP legs cross a veth pair shaped to {} each way\n", l.name));
+    }
+    if let Some(json) = &args.json {
+        text.push_str(&format!("--json {json}: the list of the legs' results\n"));
+    }
+    let mut a = args.clone();
+    a.label = None;
+    a.link.clear();
+    a.size = Some(size.to_string());
+    let plan = a.to_plan(vec![format!("mem:{size}")])?;
+    text.push_str(&format!("workload of each leg (shown against mem:{size}; each leg runs it on its own target and engine):\n"));
+    text.push_str(&crate::run::plan::describe(&plan));
+    Ok(text)
 }
 
 /// A file of `size` for tgtd to serve, written through like lunmark's own file

@@ -17,66 +17,13 @@ use serde_json::Value;
 
 use super::rows::{name, params_text};
 use super::welch::{welch, Sample, Welch};
-use crate::results::model::{Point, RunResult, Summary};
-use crate::results::repeats;
+use crate::results::model::{Point, RunResult};
+use crate::results::registry;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Better {
-    Higher,
-    Lower,
-}
-
-/// One comparable metric. Adding a metric is one line in `METRICS` (and its
-/// figure in `repeats::FIGURES`, so that repeats keep its spread).
-pub struct Metric {
-    pub name: &'static str,
-    pub unit: &'static str,
-    pub better: Better,
-    /// Its key in `repeats::FIGURES`: how it is read, and its spread over repeats.
-    pub key: &'static str,
-}
-
-impl Metric {
-    fn get(&self, s: &Summary) -> Option<f64> {
-        repeats::figure(self.key).and_then(|f| f(s))
-    }
-}
-
-const fn metric(name: &'static str, unit: &'static str, better: Better, key: &'static str) -> Metric {
-    Metric { name, unit, better, key }
-}
-
+/// A comparable metric: the registry's (`results::registry`), where adding one
+/// is one entry; compare takes those marked compared, in the registry's order.
+pub use crate::results::registry::{Better, MetricDef as Metric};
 use Better::{Higher, Lower};
-
-pub const METRICS: &[Metric] = &[
-    metric("IOPS", "IO/s", Higher, "iops"),
-    metric("read IOPS", "IO/s", Higher, "read_iops"),
-    metric("write IOPS", "IO/s", Higher, "write_iops"),
-    metric("MB/s", "MB/s", Higher, "mbps"),
-    metric("read MB/s", "MB/s", Higher, "read_mbps"),
-    metric("write MB/s", "MB/s", Higher, "write_mbps"),
-    metric("latency mean", "us", Lower, "latency_us.all.mean"),
-    metric("latency p50", "us", Lower, "latency_us.all.p50"),
-    metric("latency p90", "us", Lower, "latency_us.all.p90"),
-    metric("latency p99", "us", Lower, "latency_us.all.p99"),
-    metric("latency p99.9", "us", Lower, "latency_us.all.p99_9"),
-    metric("latency p99.99", "us", Lower, "latency_us.all.p99_99"),
-    metric("latency max", "us", Lower, "latency_us.all.max"),
-    metric("read latency mean", "us", Lower, "latency_us.read.mean"),
-    metric("write latency mean", "us", Lower, "latency_us.write.mean"),
-    metric("CPU", "%", Lower, "cpu.utilization_pct"),
-    metric("IOPS per CPU%", "IO/s/%", Higher, "cpu.iops_per_cpu_pct"),
-    metric("MB/s per CPU%", "MB/s/%", Higher, "cpu.mbps_per_cpu_pct"),
-    metric("service demand", "us/KB", Lower, "cpu.service_demand_us_per_kb"),
-    metric("power", "W", Lower, "power.avg_watts"),
-    metric("IOPS per delta watt", "IO/s/W", Higher, "power.iops_per_delta_watt"),
-    metric("MB/s per delta watt", "MB/s/W", Higher, "power.mbps_per_delta_watt"),
-    metric("line rate (busier direction)", "%", Higher, "line_rate.pct"),
-    metric("pinned CPU", "%", Lower, "cpu.pinned.utilization_pct"),
-    metric("service demand (pinned CPUs)", "us/KB", Lower, "cpu.pinned.service_demand_us_per_kb"),
-    metric("queue depth held", "I/Os", Higher, "queue_depth.achieved"),
-];
 
 /// Figures compared per target (two adapter ports, two LUNs), where every
 /// result has the target at the same index: (name, unit, better, getter).
@@ -279,7 +226,7 @@ pub fn compare(results: &[&RunResult]) -> Comparison {
         }
         let others: Vec<&Point> = others.into_iter().map(Option::unwrap).collect();
         let mut rows = Vec::new();
-        for m in METRICS {
+        for m in registry::compared() {
             let Some(b) = m.get(&bp.summary) else { continue };
             let vals: Vec<Option<f64>> = others.iter().map(|p| m.get(&p.summary)).collect();
             if b == 0.0 && vals.iter().all(|v| v.unwrap_or(0.0) == 0.0) {
@@ -466,12 +413,18 @@ pub fn render_json(c: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::repeats::{combine, Pick, FIGURES};
+    use crate::results::model::Summary;
+    use crate::results::repeats::{combine, Pick};
 
     #[test]
-    fn every_metric_has_a_figure_kept_over_repeats() {
-        for m in METRICS {
-            assert!(FIGURES.iter().any(|(k, _)| *k == m.key), "{} ({}) is not in repeats::FIGURES", m.name, m.key);
+    fn every_compared_metric_has_its_spread_kept_over_repeats() {
+        let r = result("a", &[100.0, 110.0], "10s");
+        let summaries: Vec<_> = (0..2).map(|_| r.points[0].summary.clone()).collect();
+        let stats = combine(&summaries, Pick::Mean).1;
+        for m in registry::compared() {
+            if m.get(&summaries[0]).is_some() {
+                assert!(stats.spread(m.key).is_some(), "{} ({}) has no spread over repeats", m.name, m.key);
+            }
         }
     }
 

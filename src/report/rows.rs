@@ -3,7 +3,8 @@
 //! scripts (one row per point, a column per parameter and metric). Pure.
 
 use super::workload_text;
-use crate::results::model::{LatencyStats, Point, RunResult, Summary};
+use crate::results::model::{LatencyStats, Point, RunResult};
+use crate::results::registry;
 
 pub const COLUMNS: &[&str] = &[
     "id",
@@ -96,45 +97,12 @@ fn quote(f: &str) -> String {
 /// One figure read from a latency distribution.
 pub type LatencyFigure = fn(&LatencyStats) -> f64;
 
-/// One figure read from a point's summary (None where it does not apply).
-type Metric = fn(&Summary) -> Option<f64>;
-
-/// The figures of one latency distribution, in CSV column order.
-const LATENCY_FIGURES: &[(&str, LatencyFigure)] = &[
-    ("count", |l| l.count as f64),
-    ("mean", |l| l.mean),
-    ("min", |l| l.min),
-    ("p50", |l| l.p50),
-    ("p90", |l| l.p90),
-    ("p99", |l| l.p99),
-    ("p99_9", |l| l.p99_9),
-    ("p99_99", |l| l.p99_99),
-    ("max", |l| l.max),
-];
-
-/// The figures of a point, one CSV column each, after the identifying and parameter columns.
-const METRICS: &[(&str, Metric)] = &[
-    ("iops", |s| Some(s.iops)),
-    ("read_iops", |s| Some(s.read_iops)),
-    ("write_iops", |s| Some(s.write_iops)),
-    ("mbps", |s| Some(s.mbps)),
-    ("read_mbps", |s| Some(s.read_mbps)),
-    ("write_mbps", |s| Some(s.write_mbps)),
-    ("mibps", |s| Some(s.mibps)),
-    ("read_mibps", |s| Some(s.read_mibps)),
-    ("write_mibps", |s| Some(s.write_mibps)),
-    ("bytes_read", |s| Some(s.bytes_read as f64)),
-    ("bytes_written", |s| Some(s.bytes_written as f64)),
-    ("ios_read", |s| Some(s.ios_read as f64)),
-    ("ios_written", |s| Some(s.ios_written as f64)),
-    ("duration_s", |s| Some(s.duration_s)),
-    ("cpu_pct", |s| Some(s.cpu.utilization_pct)),
-    ("cpu_process_pct", |s| Some(s.cpu.process_pct)),
-    ("iops_per_cpu_pct", |s| s.cpu.iops_per_cpu_pct),
-    ("mbps_per_cpu_pct", |s| s.cpu.mbps_per_cpu_pct),
-    ("service_demand_us_per_kb", |s| s.cpu.service_demand_us_per_kb),
-    ("errors", |s| Some(s.errors.total as f64)),
-];
+/// The figures of one latency distribution, in CSV column order: its count,
+/// then the registry's statistics.
+fn latency_figures() -> impl Iterator<Item = (&'static str, LatencyFigure)> {
+    let count: LatencyFigure = |l| l.count as f64;
+    std::iter::once(("count", count)).chain(registry::LATENCY_STATS.iter().map(|s| (s.key, s.read)))
+}
 
 /// The header of the wide CSV: identity, one column per sweep parameter seen
 /// in any of the results (`param_qd`, `param_phase`, ...), the point's
@@ -143,11 +111,9 @@ pub fn csv_columns(results: &[&RunResult]) -> Vec<String> {
     let mut cols: Vec<String> = ["id", "label", "profile", "started_at", "status", "point"].iter().map(|c| c.to_string()).collect();
     cols.extend(param_keys(results).iter().map(|k| format!("param_{k}")));
     cols.extend(["bs", "read_pct", "random_pct", "qd", "workers", "targets"].iter().map(|c| c.to_string()));
-    cols.extend(METRICS.iter().map(|(n, _)| n.to_string()));
+    cols.extend(registry::csv_columns().map(|(column, _)| column.to_string()));
     for op in ["read", "write", "all"] {
-        cols.extend(
-            LATENCY_FIGURES.iter().map(|(f, _)| if *f == "count" { format!("lat_{op}_count") } else { format!("lat_{op}_{f}_us") }),
-        );
+        cols.extend(latency_figures().map(|(f, _)| if f == "count" { format!("lat_{op}_count") } else { format!("lat_{op}_{f}_us") }));
     }
     cols
 }
@@ -190,9 +156,9 @@ pub fn csv(results: &[&RunResult]) -> String {
                 ]),
                 None => row.extend(std::iter::repeat_n(String::new(), 6)),
             }
-            row.extend(METRICS.iter().map(|(_, f)| f(s).map(fmt).unwrap_or_default()));
+            row.extend(registry::csv_columns().map(|(_, m)| m.get(s).map(fmt).unwrap_or_default()));
             for l in [&s.latency_us.read, &s.latency_us.write, &s.latency_us.all] {
-                row.extend(LATENCY_FIGURES.iter().map(|(_, f)| fmt(f(l))));
+                row.extend(latency_figures().map(|(_, f)| fmt(f(l))));
             }
             out += &row.iter().map(|f| quote(f)).collect::<Vec<_>>().join(",");
             out.push('\n');

@@ -8,6 +8,7 @@ pub mod line_rate;
 pub mod model;
 pub mod pass;
 pub mod per_worker;
+pub mod registry;
 pub mod repeats;
 pub mod replay;
 pub mod steady;

@@ -526,7 +526,7 @@ pub struct RepeatStats {
     pub lat_mean_us: Spread,
     pub lat_p99_us: Spread,
     pub runs: Vec<RepeatRun>,
-    /// The spread of every figure of `repeats::FIGURES` that the repeats had, by key
+    /// The spread of every compared metric of `registry::METRICS` that the repeats had, by key
     /// (what compare's significance test reads).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub figures: std::collections::BTreeMap<String, Spread>,

@@ -2,12 +2,14 @@
 //! A criterion is `[GROUP.]METRIC OP VALUE[UNIT]`: latency metrics
 //! `{read,write,}lat_{avg,min,max,p50,p90,p99,p99.9,p99.99}` take a unit (us, ms, s);
 //! rates `iops`, `read_iops`, `write_iops`, `mbps` and `cpu` (utilization %) and
-//! `errors` take plain numbers. OP is <, <=, > or >=.
+//! `errors` take plain numbers. OP is <, <=, > or >=. The names, and how each is
+//! read from a summary, are the metric registry's (`results::registry`).
 
 use thiserror::Error;
 
 pub use super::model::{Check, Verdict};
 use super::model::{GroupSummary, LatencyByOp, LatencyStats, Summary};
+use super::registry::{self, LatencyStat, MetricDef};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Criterion {
@@ -19,15 +21,12 @@ pub struct Criterion {
     pub limit: f64,
 }
 
+/// What a criterion measures: a metric of the registry, or a statistic of one
+/// latency distribution.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Metric {
-    Latency { op: LatOp, stat: LatStat },
-    Iops,
-    ReadIops,
-    WriteIops,
-    Mbps,
-    Cpu,
-    Errors,
+    Latency { op: LatOp, stat: &'static LatencyStat },
+    Figure(&'static MetricDef),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -35,18 +34,6 @@ pub enum LatOp {
     Read,
     Write,
     All,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum LatStat {
-    Avg,
-    Min,
-    Max,
-    P50,
-    P90,
-    P99,
-    P999,
-    P9999,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -107,17 +94,8 @@ fn parse_one(text: &str) -> Result<Criterion, PassError> {
 }
 
 fn metric(name: &str) -> Option<Metric> {
-    let simple = match name {
-        "iops" => Some(Metric::Iops),
-        "read_iops" => Some(Metric::ReadIops),
-        "write_iops" => Some(Metric::WriteIops),
-        "mbps" => Some(Metric::Mbps),
-        "cpu" => Some(Metric::Cpu),
-        "errors" => Some(Metric::Errors),
-        _ => None,
-    };
-    if simple.is_some() {
-        return simple;
+    if let Some(m) = registry::by_pass_name(name) {
+        return Some(Metric::Figure(m));
     }
     let (op, stat) = if let Some(s) = name.strip_prefix("read_lat_") {
         (LatOp::Read, s)
@@ -126,18 +104,7 @@ fn metric(name: &str) -> Option<Metric> {
     } else {
         (LatOp::All, name.strip_prefix("lat_")?)
     };
-    let stat = match stat {
-        "avg" | "mean" => LatStat::Avg,
-        "min" => LatStat::Min,
-        "max" => LatStat::Max,
-        "p50" => LatStat::P50,
-        "p90" => LatStat::P90,
-        "p99" => LatStat::P99,
-        "p99.9" | "p99_9" => LatStat::P999,
-        "p99.99" | "p99_99" => LatStat::P9999,
-        _ => return None,
-    };
-    Some(Metric::Latency { op, stat })
+    Some(Metric::Latency { op, stat: registry::latency_stat(stat)? })
 }
 
 /// Judges a point: each criterion against the point's summary, or a group's.
@@ -210,44 +177,18 @@ fn by_op(l: &LatencyByOp, op: LatOp) -> &LatencyStats {
     }
 }
 
-fn stat(l: &LatencyStats, s: LatStat) -> f64 {
-    match s {
-        LatStat::Avg => l.mean,
-        LatStat::Min => l.min,
-        LatStat::Max => l.max,
-        LatStat::P50 => l.p50,
-        LatStat::P90 => l.p90,
-        LatStat::P99 => l.p99,
-        LatStat::P999 => l.p99_9,
-        LatStat::P9999 => l.p99_99,
-    }
-}
-
 fn measure(m: Metric, s: &Summary) -> f64 {
     match m {
-        Metric::Latency { op: LatOp::Read, stat: st } => stat(&s.latency_us.read, st),
-        Metric::Latency { op: LatOp::Write, stat: st } => stat(&s.latency_us.write, st),
-        Metric::Latency { op: LatOp::All, stat: st } => stat(&s.latency_us.all, st),
-        Metric::Iops => s.iops,
-        Metric::ReadIops => s.read_iops,
-        Metric::WriteIops => s.write_iops,
-        Metric::Mbps => s.mbps,
-        Metric::Cpu => s.cpu.utilization_pct,
-        Metric::Errors => s.errors.total as f64,
+        Metric::Latency { op, stat } => (stat.read)(by_op(&s.latency_us, op)),
+        Metric::Figure(f) => f.get(s).unwrap_or(f64::NAN),
     }
 }
 
 fn measure_group(m: Metric, g: &GroupSummary) -> Option<f64> {
-    Some(match m {
-        Metric::Latency { op: LatOp::Read, stat: st } => stat(&g.latency_us.read, st),
-        Metric::Latency { op: LatOp::Write, stat: st } => stat(&g.latency_us.write, st),
-        Metric::Latency { op: LatOp::All, stat: st } => stat(&g.latency_us.all, st),
-        Metric::Iops => g.iops,
-        Metric::ReadIops => g.read_iops,
-        Metric::WriteIops => g.write_iops,
-        Metric::Mbps => g.mbps,
-        Metric::Cpu | Metric::Errors => return None,
-    })
+    match m {
+        Metric::Latency { op, stat } => Some((stat.read)(by_op(&g.latency_us, op))),
+        Metric::Figure(f) => f.group.map(|read| read(g)),
+    }
 }
 
 #[cfg(test)]
@@ -260,8 +201,8 @@ mod tests {
         assert_eq!(c[0].limit, 20_000.0);
         assert_eq!(c[1].group.as_deref(), Some("db"));
         assert_eq!(c[1].op, Op::Le);
-        assert_eq!(c[2].metric, Metric::Iops);
-        assert_eq!(c[3].metric, Metric::Latency { op: LatOp::All, stat: LatStat::P999 });
+        assert_eq!(c[2].metric, Metric::Figure(registry::by_key("iops").unwrap()));
+        assert_eq!(c[3].metric, Metric::Latency { op: LatOp::All, stat: registry::latency_stat("p99_9").unwrap() });
         assert_eq!(c[3].limit, 2e6);
     }
 

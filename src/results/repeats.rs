@@ -7,45 +7,6 @@
 use super::model::Summary;
 pub use super::model::{Pick, RepeatRun, RepeatStats, Spread};
 
-/// A figure of a summary, read by key.
-pub type Figure = fn(&Summary) -> Option<f64>;
-
-/// The figures whose spread over repeats is kept (`RepeatStats::figures`), by
-/// key: the field's path in the summary. Compare tests its metrics with these.
-pub const FIGURES: &[(&str, Figure)] = &[
-    ("iops", |s| Some(s.iops)),
-    ("read_iops", |s| Some(s.read_iops)),
-    ("write_iops", |s| Some(s.write_iops)),
-    ("mbps", |s| Some(s.mbps)),
-    ("read_mbps", |s| Some(s.read_mbps)),
-    ("write_mbps", |s| Some(s.write_mbps)),
-    ("latency_us.all.mean", |s| Some(s.latency_us.all.mean)),
-    ("latency_us.all.p50", |s| Some(s.latency_us.all.p50)),
-    ("latency_us.all.p90", |s| Some(s.latency_us.all.p90)),
-    ("latency_us.all.p99", |s| Some(s.latency_us.all.p99)),
-    ("latency_us.all.p99_9", |s| Some(s.latency_us.all.p99_9)),
-    ("latency_us.all.p99_99", |s| Some(s.latency_us.all.p99_99)),
-    ("latency_us.all.max", |s| Some(s.latency_us.all.max)),
-    ("latency_us.read.mean", |s| Some(s.latency_us.read.mean)),
-    ("latency_us.write.mean", |s| Some(s.latency_us.write.mean)),
-    ("cpu.utilization_pct", |s| Some(s.cpu.utilization_pct)),
-    ("cpu.iops_per_cpu_pct", |s| s.cpu.iops_per_cpu_pct),
-    ("cpu.mbps_per_cpu_pct", |s| s.cpu.mbps_per_cpu_pct),
-    ("cpu.service_demand_us_per_kb", |s| s.cpu.service_demand_us_per_kb),
-    ("power.avg_watts", |s| s.power.as_ref()?.avg_watts),
-    ("power.iops_per_delta_watt", |s| s.power.as_ref()?.iops_per_delta_watt),
-    ("power.mbps_per_delta_watt", |s| s.power.as_ref()?.mbps_per_delta_watt),
-    ("line_rate.pct", |s| s.line_rate.as_ref().map(|l| l.pct)),
-    ("cpu.pinned.utilization_pct", |s| Some(s.cpu.pinned.as_ref()?.utilization_pct)),
-    ("cpu.pinned.service_demand_us_per_kb", |s| s.cpu.pinned.as_ref()?.service_demand_us_per_kb),
-    ("queue_depth.achieved", |s| s.queue_depth.as_ref().map(|q| q.achieved)),
-];
-
-/// The getter of a figure key of `FIGURES`.
-pub fn figure(key: &str) -> Option<Figure> {
-    FIGURES.iter().find(|(k, _)| *k == key).map(|(_, f)| *f)
-}
-
 /// The spread of `summaries` and the index of the one to report.
 pub fn combine(summaries: &[Summary], pick: Pick) -> (usize, RepeatStats) {
     let runs: Vec<RepeatRun> = summaries
@@ -72,11 +33,10 @@ pub fn combine(summaries: &[Summary], pick: Pick) -> (usize, RepeatStats) {
         lat_mean_us: col(|r| r.lat_mean_us),
         lat_p99_us: col(|r| r.lat_p99_us),
         runs,
-        figures: FIGURES
-            .iter()
-            .filter_map(|(key, get)| {
-                let values: Vec<f64> = summaries.iter().filter_map(get).filter(|v| v.is_finite()).collect();
-                (!values.is_empty()).then(|| (key.to_string(), Spread::of(&values)))
+        figures: super::registry::compared()
+            .filter_map(|m| {
+                let values: Vec<f64> = summaries.iter().filter_map(|s| m.get(s)).filter(|v| v.is_finite()).collect();
+                (!values.is_empty()).then(|| (m.key.to_string(), Spread::of(&values)))
             })
             .collect(),
     };

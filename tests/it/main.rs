@@ -10,6 +10,7 @@ mod edges;
 mod engines;
 mod fio;
 mod kept;
+mod lab_flags;
 mod line_rate;
 #[cfg(feature = "mpi")]
 mod mpi;

@@ -95,6 +95,29 @@ pub struct PowerRequest {
     pub idle: Option<Duration>,
 }
 
+/// The sources `--power` names.
+pub const SOURCES: &[&str] = &["auto", "rapl", "ipmi", "cmd", "log", "none"];
+
+impl PowerRequest {
+    /// Refuses, before anything runs, a request the run could only turn into a
+    /// null figure: an unknown source name (a typo), or `cmd` and `log` without
+    /// the command or file they read.
+    pub fn check(&self) -> Result<(), String> {
+        match self.source.as_deref() {
+            Some(s) if !SOURCES.contains(&s) => Err(format!(
+                "--power {s}: unknown power source{}; choose {}",
+                crate::workload::profile::nearest(s, SOURCES.iter().copied())
+                    .map(|n| format!(" (did you mean '{n}'?)"))
+                    .unwrap_or_default(),
+                SOURCES.join(", ")
+            )),
+            Some("cmd") if self.command.is_none() => Err("--power cmd needs --power-cmd 'COMMAND' (a command that prints watts)".into()),
+            Some("log") if self.log.is_none() => Err("--power log needs --power-log FILE (a CSV of timestamp,watts)".into()),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// A source that was found and works.
 #[derive(Clone, Debug)]
 pub enum Source {

@@ -1,0 +1,302 @@
+//! Requests checked whole before anything runs (issue 13, item 1's parts):
+//! every point of a sweep, the power source's name, and the lab subcommands,
+//! which apply or refuse each run flag: `--dry-run` prints the whole study and
+//! starts nothing, `--json FILE` gets the list of the lab's results, `--label`
+//! prefixes each result's label, and flags a study cannot apply are refused.
+
+use std::time::{Duration, Instant};
+
+use crate::common::*;
+
+#[test]
+fn a_sweep_point_the_cache_cannot_serve_is_refused_before_point_one() {
+    let dir = shm_dir();
+    let target = dir.path().join("lun");
+    let json = dir.path().join("r.json");
+    let out = run(&[
+        "run",
+        "-q",
+        "--no-store",
+        "-t",
+        target.to_str().unwrap(),
+        "--size",
+        "4m",
+        "--buffered",
+        "--time",
+        "1s",
+        "--ramp",
+        "0",
+        "--sweep",
+        "bs=4k,512",
+        "--cache",
+        "25%",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("512") && err.contains("4096-byte cache blocks"), "{err}");
+    // Nothing ran: no point measured, no target created, no result written.
+    assert!(!stdout(&out).contains("point 1"), "{}", stdout(&out));
+    assert!(!target.exists() && !json.exists());
+}
+
+#[test]
+fn a_mistyped_power_source_is_refused_before_the_run_not_a_null_figure() {
+    for extra in [&["--dry-run"][..], &[][..]] {
+        let mut args = vec!["run", "-q", "--no-store", "-t", "mem:1m", "--time", "1s", "--ramp", "0", "--power", "rapll"];
+        args.extend(extra);
+        let out = run(&args);
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(err.contains("--power rapll") && err.contains("did you mean 'rapl'"), "{err}");
+        assert!(!stdout(&out).contains("point 1") && !stdout(&out).contains("IOPS"), "printed before the refusal: {}", stdout(&out));
+    }
+    // cmd and log without what they read are refused the same way.
+    let out = run(&["run", "-q", "--no-store", "-t", "mem:1m", "--time", "1s", "--power", "cmd"]);
+    assert!(!out.status.success() && stderr(&out).contains("--power-cmd"), "{}", stderr(&out));
+}
+
+#[test]
+fn lab_dry_runs_print_the_whole_study_and_start_nothing() {
+    let dir = shm_dir();
+    let store = dir.path().join("store.db");
+    let json = dir.path().join("lab.json");
+    let started = Instant::now();
+    let out = run(&[
+        "lab",
+        "protocols",
+        "--dry-run",
+        "--label",
+        "before upgrade",
+        "--lun-size",
+        "64m",
+        "--time",
+        "1s",
+        "--store",
+        store.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for leg in ["mem: (lunmark alone)", "file in /dev/shm", "NBD unix socket", "NBD TCP 127.0.0.1", "iSCSI TCP 127.0.0.1 (tgtd)"] {
+        assert!(text.contains(&format!("before upgrade: lab protocols: {leg}")), "{leg} missing:\n{text}");
+    }
+    assert!(text.contains("64m") && text.contains("point 1/") && text.contains("lab.json"), "{text}");
+    let out = run(&[
+        "lab",
+        "cache",
+        "--dry-run",
+        "--cache-sizes",
+        "0,50",
+        "--lun-size",
+        "16m",
+        "--time",
+        "1s",
+        "--store",
+        store.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("lab cache: 0% of the LUN") && text.contains("lab cache: 50% of the LUN") && text.contains("group 'db'"),
+        "{text}"
+    );
+    // Nothing ran: no result kept, no JSON written, and no time spent measuring.
+    assert!(!store.exists() && !json.exists());
+    assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
+}
+
+#[test]
+fn lab_flags_a_study_cannot_apply_are_refused_with_what_to_do() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["lab", "protocols", "--size", "1g"], "--lun-size 1g"),
+        (&["lab", "protocols", "--force"], "drop them"),
+        (&["lab", "cache", "--pass", "iops>1"], "judges no verdict"),
+        (&["lab", "cache", "--rate", "100"], "flat out"),
+        (&["lab", "cache", "--target", "mem:1m"], "drop --target"),
+        (&["lab", "protocols", "--journal", "/dev/shm/never-written"], "--journal"),
+    ];
+    for (args, says) in cases {
+        let out = run(args);
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn lab_json_lists_every_result_and_label_prefixes_them() {
+    let dir = shm_dir();
+    let store = dir.path().join("store.db");
+    let json = dir.path().join("lab.json");
+    let out = run(&[
+        "lab",
+        "cache",
+        "--cache-sizes",
+        "0,50",
+        "--lun-size",
+        "8m",
+        "--delay",
+        "1ms",
+        "--time",
+        "1s",
+        "--ramp",
+        "0",
+        "--label",
+        "rig 2",
+        "--store",
+        store.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let list = read_json(&json);
+    let list = list.as_array().expect("a JSON list");
+    assert_eq!(list.len(), 2, "one result per cache size");
+    for (r, pct) in list.iter().zip(["0%", "50%"]) {
+        let label = r["label"].as_str().unwrap();
+        assert!(label.starts_with("rig 2: lab cache: ") && label.contains(pct), "{label}");
+        assert!(r["points"][0]["summary"]["iops"].as_f64().unwrap() > 0.0);
+    }
+    // The same results are in the store.
+    let listed = run(&["results", "list", "--format", "json", "--store", store.to_str().unwrap()]);
+    let ids: Vec<String> = serde_json::from_str::<serde_json::Value>(&stdout(&listed))
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().into())
+        .collect();
+    for r in list {
+        assert!(ids.contains(&r["id"].as_str().unwrap().to_string()), "{} not in the store", r["id"]);
+    }
+}
+
+/// A flag with a value it would take in use, and the flags it needs beside it
+/// (its context). `{dir}` is the test's directory.
+struct Sample {
+    flag: &'static str,
+    context: &'static [&'static str],
+    args: &'static [&'static str],
+}
+
+const fn s(flag: &'static str, context: &'static [&'static str], args: &'static [&'static str]) -> Sample {
+    Sample { flag, context, args }
+}
+
+/// A sample for every long flag of `run` and the labs (a new flag without one
+/// fails the walk, so it cannot go untested). Targets: `mem:16m` unless the
+/// context gives one.
+const SAMPLES: &[Sample] = &[
+    s("profile-file", &[], &["--profile-file", "{dir}/p.toml"]),
+    s("fio", &[], &["--fio", "{dir}/job.fio"]),
+    s("section", &["--fio", "{dir}/job.fio"], &["--section", "b"]),
+    s("sweep", &[], &["--sweep", "qd=1,2"]),
+    s("repeat", &[], &["--repeat", "3"]),
+    s("pick", &["--repeat", "3"], &["--pick", "best"]),
+    s("rate", &[], &["--rate", "100"]),
+    s("mailboxes", &[], &["--mailboxes", "100"]),
+    s("iops-per-mailbox", &["--mailboxes", "100"], &["--iops-per-mailbox", "0.5"]),
+    s("pass", &[], &["--pass", "iops>1"]),
+    s("target", &[], &["--target", "mem:8m"]),
+    s("workers", &[], &["--workers", "2"]),
+    s("qd", &[], &["--qd", "4"]),
+    s("bs", &[], &["--bs", "8k"]),
+    s("read", &[], &["--read", "50"]),
+    s("random", &[], &["--random", "0"]),
+    s("align", &["--bs", "8k"], &["--align", "4k"]),
+    s("time", &[], &["--time", "2s"]),
+    s("ios", &[], &["--ios", "100"]),
+    s("ramp", &[], &["--ramp", "0"]),
+    s("size", &[], &["--size", "8m"]),
+    s("offset", &["--size", "8m"], &["--offset", "1m"]),
+    s("seed", &[], &["--seed", "5"]),
+    s("engine", &["-t", "{dir}/lun", "--size", "16m"], &["--engine", "psync"]),
+    s("connections", &["-t", "nbd://127.0.0.1:9/x"], &["--connections", "2"]),
+    s("buffered", &["-t", "{dir}/lun", "--size", "16m"], &["--buffered"]),
+    s("destructive", &[], &["--destructive"]),
+    s("force", &[], &["--force"]),
+    s("no-store", &[], &["--no-store"]),
+    s("store", &[], &["--store", "{dir}/s.db"]),
+    s("json", &[], &["--json", "{dir}/r.json"]),
+    s("output-format", &[], &["--output-format", "fio-json"]),
+    s("label", &[], &["--label", "x"]),
+    s("power", &[], &["--power", "none"]),
+    s("power-cmd", &[], &["--power-cmd", "echo 100"]),
+    s("power-log", &[], &["--power-log", "{dir}/power.csv"]),
+    s("idle", &[], &["--idle", "2s"]),
+    s("verify", &[], &["--verify"]),
+    s("verify-stop", &[], &["--verify-stop"]),
+    s("journal", &[], &["--journal", "{dir}/j"]),
+    s("cache", &[], &["--cache", "25%"]),
+    s("cache-mode", &["--cache", "25%"], &["--cache-mode", "writeback"]),
+    s("cache-dev", &["--cache", "25%"], &["--cache-dev", "{dir}/cache-dev"]),
+    s("cache-block", &["--cache", "25%"], &["--cache-block", "8k"]),
+    s("trace", &[], &["--trace", "{dir}/t"]),
+    s("continue-on-error", &[], &["--continue-on-error"]),
+    s("link", &["-t", "nbd://127.0.0.1:9/x"], &["--link", "10gbe"]),
+    s("quiet", &[], &["--quiet"]),
+    s("lun-size", &[], &["--lun-size", "32m"]),
+    s("delay", &[], &["--delay", "8ms"]),
+    s("cache-sizes", &[], &["--cache-sizes", "0,10"]),
+    s("profile", &[], &["--profile", "max-iops"]),
+];
+
+/// Flags the walk does not judge, each with why. Keep it short.
+const NOT_WALKED: &[(&str, &str)] = &[
+    ("help", "clap's own"),
+    ("dry-run", "the walk's own flag"),
+    ("fio-lenient", "changes only a job file with an option lunmark cannot apply: it::fio covers it"),
+];
+
+fn dry_run(base: &[&str], extra: &[String]) -> std::process::Output {
+    let mut args: Vec<String> = base.iter().map(|a| a.to_string()).collect();
+    args.extend(extra.iter().cloned());
+    lunmark().env_remove("LUNMARK_STORE").args(&args).output().unwrap()
+}
+
+/// Every flag of `run`, `lab protocols` and `lab cache`, from clap's own tree,
+/// either changes what the dry run prints (the effective request) or is
+/// refused with a message in that context: none is accepted and ignored.
+#[test]
+fn every_flag_changes_the_dry_run_or_is_refused() {
+    use clap::CommandFactory;
+    let dir = shm_dir();
+    let d = dir.path().display().to_string();
+    let builtin = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/workload/builtin/max-iops.toml")).unwrap();
+    std::fs::write(dir.path().join("p.toml"), builtin).unwrap();
+    std::fs::write(dir.path().join("job.fio"), "[a]\nrw=randread\nbs=8k\n[b]\nrw=randwrite\nbs=16k\n").unwrap();
+    std::fs::write(dir.path().join("power.csv"), "1700000000,100\n1700000001,101\n").unwrap();
+    let fill = |args: &[&str]| -> Vec<String> { args.iter().map(|a| a.replace("{dir}", &d)).collect() };
+    let cli = lunmark::cli::Cli::command();
+    let commands: [(&str, Vec<&str>, &[&str]); 3] = [
+        ("run", vec!["run"], &["run", "--dry-run"]),
+        ("lab protocols", vec!["lab", "protocols"], &["lab", "protocols", "--dry-run"]),
+        ("lab cache", vec!["lab", "cache"], &["lab", "cache", "--dry-run"]),
+    ];
+    let mut ignored = Vec::new();
+    for (name, path, base) in commands {
+        let mut cmd = &cli;
+        for p in &path {
+            cmd = cmd.find_subcommand(p).unwrap_or_else(|| panic!("no subcommand {p}"));
+        }
+        let flags: Vec<String> = cmd.get_arguments().chain(cli.get_arguments()).filter_map(|a| a.get_long().map(String::from)).collect();
+        for flag in flags {
+            if NOT_WALKED.iter().any(|(f, _)| *f == flag) {
+                continue;
+            }
+            let sample = SAMPLES.iter().find(|s| s.flag == flag).unwrap_or_else(|| panic!("--{flag} of {name}: add a sample to SAMPLES"));
+            let target: Vec<String> = if name == "run" && !sample.context.contains(&"-t") { fill(&["-t", "mem:16m"]) } else { vec![] };
+            let context: Vec<String> = target.into_iter().chain(fill(sample.context)).collect();
+            let without = dry_run(base, &context);
+            let with = dry_run(base, &context.iter().cloned().chain(fill(sample.args)).collect::<Vec<_>>());
+            let refused = !with.status.success() && !stderr(&with).trim().is_empty();
+            let changed = with.status.success() != without.status.success() || stdout(&with) != stdout(&without);
+            if !refused && !changed {
+                ignored.push(format!("{name} {}", fill(sample.args).join(" ")));
+            }
+        }
+    }
+    assert!(ignored.is_empty(), "accepted and ignored (the dry run is the same, nothing refused):\n{}", ignored.join("\n"));
+}
