@@ -6,8 +6,8 @@
 //!
 //! The layers, bottom up: units and output paths; the workload; verification
 //! records and measurement; the network transports; targets; engines; the
-//! result schema and what builds it; the run and the exporters; the labs; the
-//! command line.
+//! result schema and what builds it; the run and the exporters; MPI ranks of
+//! a run (`mpi`, beside the labs: both drive the run); the labs; the command line.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -29,11 +29,16 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("results", &["engine", "target", "metrics", "verify", "workload", "units", "output_path"]),
     ("run", &["results", "engine", "target", "metrics", "verify", "cache", "workload", "units", "output_path"]),
     ("report", &["results", "metrics", "workload", "units", "output_path"]),
+    // MPI ranks of one run: launch detection, the world, reducing each point's
+    // figures to rank 0. Drives the run through its `Cluster` hooks; the run
+    // never imports it. Only the command line calls it.
+    ("mpi", &["run", "results", "metrics", "verify", "workload", "units", "output_path"]),
     ("lab", &["run", "report", "results", "engine", "target", "metrics", "cache", "workload", "units", "output_path"]),
     (
         "cli",
         &[
             "lab",
+            "mpi",
             "run",
             "report",
             "results",

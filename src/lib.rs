@@ -5,8 +5,9 @@
 //! record into per-worker recorders; the merged recorders become a `Summary` in
 //! the `RunResult`; exporters turn results into text.
 //!
-//! Imports point down the layers: cli, lab, run, results, engine, target,
-//! transport, metrics, verify, workload, units (`layers.rs` tests it).
+//! Imports point down the layers: cli, lab and mpi (both drive the run), run,
+//! results, engine, target, transport, metrics, verify, workload, units
+//! (`layers.rs` tests it).
 
 pub mod cache;
 pub mod cli;

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use anyhow::{bail, Result};
 
-use super::trace::TraceRecord;
+use super::record::TraceRecord;
 use crate::workload::Op;
 
 /// Nanoseconds per FILETIME tick.

@@ -6,6 +6,14 @@
 
 use plotters::prelude::*;
 
+/// One chart of the report: its anchor, caption and SVG text (what
+/// `figures`, `rounds` and `ranks` produce and the HTML page embeds).
+pub struct Chart {
+    pub id: String,
+    pub caption: String,
+    pub svg: String,
+}
+
 /// One series: a result's label and its values.
 pub struct Series {
     pub label: String,

@@ -6,18 +6,11 @@
 //! percentiles of every point on a nines axis; per-second IOPS and p99 of each
 //! point. Pure: results in, SVG text out.
 
-use super::charts::{self, Series};
+use super::charts::{self, Chart, Series};
 use super::point_view;
 use super::rows::params_text;
 use crate::results::model::{Point, RunResult, Summary};
 use crate::units::Bytes;
-
-/// One chart of the report.
-pub struct Chart {
-    pub id: String,
-    pub caption: String,
-    pub svg: String,
-}
 
 /// Points of one result by category: (category key, point index).
 type Placed = Vec<(String, usize)>;

@@ -2,8 +2,7 @@
 //! summary and a bar chart of each rank's IOPS per point. Pure: results in,
 //! text and SVG out; empty for single-process results.
 
-use super::charts::{self, Series};
-use super::figures::Chart;
+use super::charts::{self, Chart, Series};
 use super::rows::params_text;
 use crate::results::model::{Point, RunResult};
 

@@ -6,8 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::charts::{self, Series};
-use super::figures::Chart;
+use super::charts::{self, Chart, Series};
 use super::human::number;
 use crate::results::model::RunResult;
 use crate::units::parse_size;

@@ -7,7 +7,7 @@
 
 use std::rc::Rc;
 
-use super::point::PointOutcome;
+use super::outcome::PointOutcome;
 
 pub trait Cluster {
     /// Whether this process is the one that writes the result (store, JSON, terminal).

@@ -7,6 +7,7 @@ pub mod control;
 pub mod data_fill;
 pub mod live;
 pub mod op_source;
+pub mod outcome;
 pub mod paced_outcome;
 pub mod pacing;
 pub mod pinning;

@@ -466,7 +466,7 @@ pub fn describe(plan: &RunPlan) -> String {
                     100.0 - l.random,
                     crate::units::Bytes(l.alignment()),
                     crate::workload::dist::describe(l.dist.as_ref()),
-                    crate::workload::timing::describe_line(l)
+                    crate::workload::spec::describe_think(l)
                 );
             }
         }

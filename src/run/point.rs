@@ -21,26 +21,7 @@ use crate::results::summarize::{group_summary, summarize};
 use crate::target::OpenTarget;
 use crate::workload::{RunLength, WorkloadSpec};
 
-pub struct PointOutcome {
-    pub point: Point,
-    pub status: Status,
-    pub reason: Option<String>,
-    /// The measured interval in Unix seconds, for matching power readings.
-    pub span: (f64, f64),
-    /// What the summary was computed from, for a cluster to reduce exactly (issue 17).
-    pub measured: Measured,
-}
-
-/// A point's raw figures, kept beside its summary: merged recorders, the
-/// one-second slices and the CPU usage. Ranks of an MPI run send these to rank
-/// 0, which merges them and summarizes again (never averaging percentiles).
-#[derive(Clone, Debug, Default)]
-pub struct Measured {
-    pub total: Recorder,
-    pub by_group: Vec<Recorder>,
-    pub slices: Vec<IntervalSlice>,
-    pub usage: cpu::CpuUsage,
-}
+pub use super::outcome::{Measured, PointOutcome};
 
 /// Where this point sits in the run, for the live line.
 pub struct PointPosition<'a> {
@@ -117,7 +98,7 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
                 trace: shared.trace.clone(),
                 connections: spec.connections,
                 continue_on_error: shared.continue_on_error,
-                think: crate::workload::timing::think_rules(g),
+                think: crate::workload::spec::think_rules(g),
                 cpus: super::pinning::worker_cpus(shared.pinning.as_ref(), plans.len()),
                 replay: shared.replay.clone(),
                 data: data.clone(),

@@ -12,6 +12,7 @@ pub mod replay;
 pub mod reduction;
 pub mod rng;
 pub mod rounds;
+pub mod serde_text;
 pub mod spec;
 pub mod steady;
 pub mod sweep;

@@ -9,7 +9,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::units::{format_duration, parse_duration, Bytes};
+use super::timing::ThinkRule;
+use crate::units::Bytes;
+
+pub use super::serde_text::{duration_text, opt_duration_text};
 
 /// One line of an access specification.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -376,36 +379,26 @@ fn is_one(v: &u32) -> bool {
     *v == 1
 }
 
-/// Serde for optional durations as text.
-pub mod opt_duration_text {
-    use super::*;
-    use serde::{Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
-        match d {
-            Some(d) => s.serialize_str(&format_duration(*d)),
-            None => s.serialize_none(),
+/// The think-time rules of a group: the group's own (thinktime) first, then
+/// each access line's (delay, burst).
+pub fn think_rules(group: &WorkerGroup) -> Vec<ThinkRule> {
+    let mut rules = Vec::new();
+    if let Some(delay) = group.thinktime.filter(|d| !d.is_zero()) {
+        rules.push(ThinkRule { line: None, burst: group.thinktime_blocks.unwrap_or(1), delay });
+    }
+    for (i, l) in group.access.iter().enumerate() {
+        if let Some(delay) = l.delay.filter(|d| !d.is_zero()) {
+            rules.push(ThinkRule { line: Some(i as u16), burst: l.burst.unwrap_or(1), delay });
         }
     }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
-        let text = String::deserialize(d)?;
-        parse_duration(&text).map(Some).map_err(serde::de::Error::custom)
-    }
+    rules
 }
 
-/// Serde for durations as the text users type ("10s", "500ms").
-pub mod duration_text {
-    use super::*;
-    use serde::{Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format_duration(*d))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        let text = String::deserialize(d)?;
-        parse_duration(&text).map_err(serde::de::Error::custom)
+/// Text for `--dry-run` of one line's think time ("" when none).
+pub fn describe_think(l: &AccessLine) -> String {
+    match l.delay {
+        Some(d) => format!(", a pause of {} after every {} I/O(s) of this line", crate::units::format_duration(d), l.burst.unwrap_or(1)),
+        None => String::new(),
     }
 }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::spec::duration_text;
+use super::serde_text::duration_text;
 
 /// Which figure is watched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

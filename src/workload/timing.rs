@@ -2,13 +2,12 @@
 //! a rate-limited group (`fixed` intervals, or `poisson`: exponential
 //! inter-arrival times with the asked mean) and think time (IOmeter's per-line
 //! transfer delay and burst length; fio's thinktime and thinktime_blocks for a
-//! whole group). The run turns these into pacing (src/run/pacing.rs).
+//! whole group). The run turns these into pacing (src/run/pacing.rs); `spec`
+//! derives a group's rules from its settings (`spec::think_rules`).
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-
-use super::spec::{AccessLine, WorkerGroup};
 
 /// How the I/Os of a rate-limited group arrive.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,27 +46,4 @@ pub struct ThinkRule {
     pub line: Option<u16>,
     pub burst: u32,
     pub delay: Duration,
-}
-
-/// The think-time rules of a group: the group's own (thinktime) first, then
-/// each access line's (delay, burst).
-pub fn think_rules(group: &WorkerGroup) -> Vec<ThinkRule> {
-    let mut rules = Vec::new();
-    if let Some(delay) = group.thinktime.filter(|d| !d.is_zero()) {
-        rules.push(ThinkRule { line: None, burst: group.thinktime_blocks.unwrap_or(1), delay });
-    }
-    for (i, l) in group.access.iter().enumerate() {
-        if let Some(delay) = l.delay.filter(|d| !d.is_zero()) {
-            rules.push(ThinkRule { line: Some(i as u16), burst: l.burst.unwrap_or(1), delay });
-        }
-    }
-    rules
-}
-
-/// Text for `--dry-run` of one line's think time ("" when none).
-pub fn describe_line(l: &AccessLine) -> String {
-    match l.delay {
-        Some(d) => format!(", a pause of {} after every {} I/O(s) of this line", crate::units::format_duration(d), l.burst.unwrap_or(1)),
-        None => String::new(),
-    }
 }
