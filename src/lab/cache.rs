@@ -111,11 +111,7 @@ pub fn run(args: &RunArgs, opts: &LabOptions, store: &ResultStore) -> Result<Vec
 pub fn plan_text(args: &RunArgs, opts: &LabOptions) -> Result<String> {
     let prefix = super::label_prefix(args);
     let mut text = String::from("lab cache (dry run: no server started, nothing run)\n");
-    text.push_str(&format!(
-        "a {} LUN: nbdkit memory behind its delay filter ({}), on a unix socket\n",
-        opts.lun_size,
-        opts.backend()
-    ));
+    text.push_str(&format!("a {} LUN: nbdkit memory behind its delay filter ({}), on a unix socket\n", opts.lun_size, opts.backend()));
     text.push_str(
         "each cache size runs the workload below flat out as a result of its own, recording its I/O stream for the prediction:\n",
     );

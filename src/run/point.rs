@@ -356,7 +356,17 @@ pub fn run_point(
     let mut groups = groups;
     super::paced_outcome::add_follow_ratios(spec, &mut groups);
     PointOutcome {
-        point: Point { params, summary, groups, repeats: None, verdict: None, workload: Some(spec.clone()), mpi: None, workers, targets: target_rows },
+        point: Point {
+            params,
+            summary,
+            groups,
+            repeats: None,
+            verdict: None,
+            workload: Some(spec.clone()),
+            mpi: None,
+            workers,
+            targets: target_rows,
+        },
         status,
         reason,
         span: (unix_start, unix_start + duration_s),

@@ -1,15 +1,15 @@
 //! Workloads: the access specification (IOmeter semantics), its validation, and
 //! the seeded generator that turns it into a stream of offsets and sizes.
 
-pub mod dist;
 pub mod cpus;
+pub mod dist;
 pub mod fio_job;
 pub mod fio_map;
 pub mod generator;
 pub mod ops;
 pub mod profile;
-pub mod replay;
 pub mod reduction;
+pub mod replay;
 pub mod rng;
 pub mod rounds;
 pub mod serde_text;
