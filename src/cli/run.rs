@@ -780,6 +780,9 @@ pub fn execute_with(
                 Some(file) => println!("output: {what} to {file}, the summary on stdout"),
             }
         }
+        if args.detail {
+            println!("detail: each worker's and each target's figures are printed beside the summary (--detail)");
+        }
         return Ok(exit::OK);
     }
     let mut ctx = args.context()?;

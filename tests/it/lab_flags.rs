@@ -239,8 +239,34 @@ const SAMPLES: &[Sample] = &[
     s("quiet", &[], &["--quiet"]),
     s("lun-size", &[], &["--lun-size", "32m"]),
     s("delay", &[], &["--delay", "8ms"]),
+    s("read-delay", &[], &["--read-delay", "8ms"]),
+    s("write-delay", &[], &["--write-delay", "8ms"]),
     s("cache-sizes", &[], &["--cache-sizes", "0,10"]),
     s("profile", &[], &["--profile", "max-iops"]),
+    s("dist", &[], &["--dist", "zipf:1.2"]),
+    s("thinktime", &[], &["--thinktime", "1ms"]),
+    s("thinktime-blocks", &["--thinktime", "1ms"], &["--thinktime-blocks", "4"]),
+    s("arrivals", &["--rate", "100"], &["--arrivals", "poisson"]),
+    s("cpus", &[], &["--cpus", "0"]),
+    s("cpus-policy", &["--cpus", "0"], &["--cpus-policy", "split"]),
+    s("detail", &[], &["--detail"]),
+    s("replay", &[], &["--replay", "{dir}/trace.csv"]),
+    s("replay-format", &["--replay", "{dir}/trace.csv"], &["--replay-format", "msr"]),
+    s("replay-speed", &["--replay", "{dir}/trace.csv"], &["--replay-speed", "2"]),
+    s("replay-map", &["-t", "mem:16m", "-t", "mem:8m", "--replay", "{dir}/trace.csv"], &["--replay-map", "0=1"]),
+    s("replay-offsets", &["--replay", "{dir}/trace.csv"], &["--replay-offsets", "wrap"]),
+    s("trim", &["--read", "50"], &["--trim", "20"]),
+    s("fsync", &["-t", "{dir}/lun", "--size", "16m"], &["--fsync", "8"]),
+    s("fdatasync", &["-t", "{dir}/lun", "--size", "16m"], &["--fdatasync", "8"]),
+    s("flush", &["-t", "nbd://127.0.0.1:9/x"], &["--flush", "8"]),
+    s("compress", &[], &["--compress", "50"]),
+    s("dedupe", &[], &["--dedupe", "30"]),
+    s("dedupe-unit", &["--dedupe", "30"], &["--dedupe-unit", "8k"]),
+    s("steady", &[], &["--steady", "iops"]),
+    s("steady-window", &["--steady", "iops"], &["--steady-window", "7"]),
+    s("steady-round", &["--steady", "iops"], &["--steady-round", "2s"]),
+    s("steady-range", &["--steady", "iops"], &["--steady-range", "15"]),
+    s("steady-slope", &["--steady", "iops"], &["--steady-slope", "5"]),
 ];
 
 /// Flags the walk does not judge, each with why. Keep it short.
@@ -268,6 +294,8 @@ fn every_flag_changes_the_dry_run_or_is_refused() {
     std::fs::write(dir.path().join("p.toml"), builtin).unwrap();
     std::fs::write(dir.path().join("job.fio"), "[a]\nrw=randread\nbs=8k\n[b]\nrw=randwrite\nbs=16k\n").unwrap();
     std::fs::write(dir.path().join("power.csv"), "1700000000,100\n1700000001,101\n").unwrap();
+    // A two-I/O MSR Cambridge trace for --replay.
+    std::fs::write(dir.path().join("trace.csv"), "100,h,0,Read,0,4096,1\n200,h,0,Write,8192,4096,1\n").unwrap();
     let fill = |args: &[&str]| -> Vec<String> { args.iter().map(|a| a.replace("{dir}", &d)).collect() };
     let cli = lunmark::cli::Cli::command();
     let commands: [(&str, Vec<&str>, &[&str]); 3] = [
