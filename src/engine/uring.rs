@@ -14,6 +14,7 @@ use std::time::Duration;
 use io_uring::{opcode, types, IoUring};
 
 use super::{BufferPool, Completion, Engine, IoRequest};
+use crate::workload::polling::{Polling, SqPoll};
 use crate::workload::Op;
 
 /// `user_data` of the tick request (slots are u32, so it never collides).
@@ -31,6 +32,19 @@ pub struct UringEngine {
     /// Buffers registered with the ring (ReadFixed/WriteFixed) or not (Read/Write).
     fixed_buffers: bool,
     in_flight: usize,
+}
+
+/// How a worker's ring is set up: its task-run mode and the polling asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RingSetup {
+    pub taskrun: TaskRun,
+    pub polling: Polling,
+}
+
+impl RingSetup {
+    pub fn new(all_block_devices: bool, polling: Polling) -> RingSetup {
+        RingSetup { taskrun: TaskRun::for_devices(all_block_devices), polling }
+    }
 }
 
 /// How completions' task work runs. Measured on this project's 2-core VM with
@@ -81,15 +95,19 @@ pub fn available() -> bool {
 
 impl UringEngine {
     /// `fds` must stay open while the engine lives (the targets own them).
-    pub fn new(fds: &[RawFd], pool: BufferPool, taskrun: TaskRun) -> io::Result<Self> {
+    pub fn new(fds: &[RawFd], pool: BufferPool, setup: RingSetup) -> io::Result<Self> {
         let entries = ring_entries(pool.slots());
-        // Each worker creates and uses its own ring on its own thread, as
-        // single-issuer requires.
-        let preferred = match taskrun {
-            TaskRun::Deferred => IoUring::builder().setup_single_issuer().setup_defer_taskrun().build(entries),
-            TaskRun::Cooperative => IoUring::builder().setup_single_issuer().setup_coop_taskrun().build(entries),
+        let ring = if setup.polling.is_off() {
+            // Each worker creates and uses its own ring on its own thread, as
+            // single-issuer requires.
+            let preferred = match setup.taskrun {
+                TaskRun::Deferred => IoUring::builder().setup_single_issuer().setup_defer_taskrun().build(entries),
+                TaskRun::Cooperative => IoUring::builder().setup_single_issuer().setup_coop_taskrun().build(entries),
+            };
+            preferred.or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries)).or_else(|_| IoUring::new(entries))?
+        } else {
+            polled_ring(entries, setup.polling)?
         };
-        let ring = preferred.or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries)).or_else(|_| IoUring::new(entries))?;
         let iovecs = pool.iovecs();
         // SAFETY: the iovecs point into `pool`, which this engine owns and keeps alive
         // (or leaks, see Drop) for as long as the ring exists.
@@ -98,15 +116,38 @@ impl UringEngine {
         let tick = Box::new(types::Timespec::new().sec(TICK_PERIOD.as_secs()).nsec(TICK_PERIOD.subsec_nanos()));
         let mut engine = UringEngine { ring, _tick: tick, ticking: false, pool: Some(pool), fixed_buffers, in_flight: 0 };
         let entry = opcode::Timeout::new(&*engine._tick).flags(types::TimeoutFlags::MULTISHOT).build().user_data(TICK);
+        // A polled-completion ring takes only I/O requests: no tick, per-call timeouts.
         // SAFETY: the timespec is boxed in the engine and outlives the submission;
         // a timeout request references no I/O buffer.
-        engine.ticking = unsafe { engine.ring.submission().push(&entry) }.is_ok() && engine.ring.submit().is_ok();
+        engine.ticking = !setup.polling.poll && unsafe { engine.ring.submission().push(&entry) }.is_ok() && engine.ring.submit().is_ok();
         Ok(engine)
     }
 
     fn pool(&self) -> &BufferPool {
         self.pool.as_ref().expect("buffer pool present until drop")
     }
+}
+
+/// A ring with the polling asked for, or the kernel's refusal: never a ring
+/// without it (the setting would be accepted and ignored).
+fn polled_ring(entries: u32, polling: Polling) -> io::Result<IoUring> {
+    let mut b = IoUring::builder();
+    if let Some(sq) = polling.sqpoll {
+        // The poller sleeps after 1 s without submissions (the kernel's default)
+        // and is woken by the next submit (io-uring's submit handles the wake-up).
+        b.setup_sqpoll(1000);
+        if let SqPoll::Cpu(cpu) = sq {
+            b.setup_sqpoll_cpu(cpu);
+        }
+        // No task-run flags: the kernel refuses them with SQPOLL (completions
+        // are posted by the poller, no IPI to avoid).
+    } else {
+        b.setup_single_issuer().setup_defer_taskrun();
+    }
+    if polling.poll {
+        b.setup_iopoll();
+    }
+    b.build(entries).map_err(|e| io::Error::new(e.kind(), format!("the kernel refused an io_uring ring with {}: {e}", polling.flags())))
 }
 
 impl Engine for UringEngine {

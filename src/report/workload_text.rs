@@ -116,6 +116,7 @@ mod tests {
             engine: Default::default(),
             buffered: false,
             connections: 1,
+            polling: Default::default(),
             groups: p.phases[0].groups.clone(),
         }
     }

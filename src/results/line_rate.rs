@@ -497,6 +497,7 @@ mod tests {
             engine: Default::default(),
             buffered: false,
             connections: 1,
+            polling: Default::default(),
             groups: groups.iter().map(|t| group(t)).collect(),
         }
     }

@@ -8,6 +8,7 @@ pub mod paced_outcome;
 pub mod pacing;
 pub mod plan;
 pub mod point;
+pub mod polling;
 pub mod power_meter;
 pub mod progress;
 pub mod resources;

@@ -50,6 +50,9 @@ pub enum PlanError {
     Sweep(#[from] SweepError),
     #[error(transparent)]
     Pass(#[from] PassError),
+    /// --sqpoll / --poll that cannot apply (run::polling says why).
+    #[error("{0}")]
+    Polling(String),
     #[error("--repeat must be at least 1")]
     ZeroRepeat,
     #[error("--engine io_uring was asked for, but this kernel refuses io_uring (check /proc/sys/kernel/io_uring_disabled): use --engine psync or auto")]
@@ -117,6 +120,8 @@ pub fn effective(mut spec: WorkloadSpec) -> Result<(WorkloadSpec, Vec<String>), 
             spec.groups[gi].qd = 1;
         }
     }
+    let engines: Vec<&str> = uris.iter().map(|u| engine_for(u, spec.engine)).collect();
+    super::polling::check(&spec, &uris, &engines).map_err(PlanError::Polling)?;
     Ok((spec, warnings))
 }
 
@@ -151,6 +156,8 @@ pub struct Overrides {
     pub engine: Option<EngineChoice>,
     pub buffered: bool,
     pub connections: Option<u32>,
+    /// --sqpoll[=CPU] and --poll (each adds to what the profile sets).
+    pub polling: crate::workload::polling::Polling,
     /// Total rate, I/Os per second.
     pub rate: Option<f64>,
     pub mailboxes: Option<u64>,
@@ -218,6 +225,7 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             engine: o.engine.or(p.engine).unwrap_or_default(),
             buffered: o.buffered || p.buffered,
             connections: o.connections.unwrap_or(1),
+            polling: crate::workload::polling::Polling { sqpoll: o.polling.sqpoll.or(p.sqpoll), poll: o.polling.poll || p.poll },
             groups: phase.groups.clone(),
         };
         for g in &mut base.groups {
@@ -272,6 +280,18 @@ fn spread_rate(spec: &mut WorkloadSpec, total: f64) {
     }
 }
 
+/// The polling line of `--dry-run`.
+fn describe_polling(p: &crate::workload::polling::Polling) -> String {
+    let mut parts = Vec::new();
+    if let Some(sq) = p.sqpoll {
+        parts.push(format!("submission queue polled by a kernel thread on {sq} (--sqpoll; its CPU time is in the busy CPU)"));
+    }
+    if p.poll {
+        parts.push("completions polled from the device's poll queues (--poll)".to_string());
+    }
+    parts.join("; ")
+}
+
 /// What `--dry-run` prints: the effective workload, in words a user can check.
 pub fn describe(plan: &RunPlan) -> String {
     let mut out = String::new();
@@ -296,6 +316,9 @@ pub fn describe(plan: &RunPlan) -> String {
             run,
             s.seed
         );
+        if !s.polling.is_off() {
+            let _ = writeln!(out, "polling: {}", describe_polling(&s.polling));
+        }
         let region = match s.size {
             Some(len) => format!("{} from offset {}", len, s.offset),
             None => format!("whole target from offset {}", s.offset),

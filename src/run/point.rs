@@ -86,6 +86,7 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
                 trace: shared.trace.clone(),
                 connections: spec.connections,
                 continue_on_error: shared.continue_on_error,
+                polling: spec.polling,
             });
         }
     }

@@ -961,6 +961,8 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         seed: first.seed,
         engine,
         buffered,
+        sqpoll: None,
+        poll: false,
         verify: first.verify,
         phases: phases.into_iter().map(|(names, groups)| Phase { name: names.join("+"), groups }).collect(),
     }

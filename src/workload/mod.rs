@@ -5,6 +5,7 @@ pub mod fio_job;
 pub mod fio_map;
 pub mod generator;
 pub mod pass;
+pub mod polling;
 pub mod profile;
 pub mod rng;
 pub mod spec;

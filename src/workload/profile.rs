@@ -64,6 +64,12 @@ pub struct Profile {
     /// Go through the page cache (as --buffered).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub buffered: bool,
+    /// A kernel thread polls the submission queue (as --sqpoll[=CPU]): "any" or a CPU number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqpoll: Option<super::polling::SqPoll>,
+    /// Poll the device for completions (as --poll).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub poll: bool,
     /// Check every byte read against what was written (as --verify).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify: bool,
@@ -144,6 +150,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
             engine: Default::default(),
             buffered: false,
             connections: 1,
+            polling: Default::default(),
             groups: phase.groups.clone(),
         };
         if let Err(error) = spec.validate() {

@@ -127,6 +127,9 @@ pub struct WorkloadSpec {
     /// Connections each worker opens to each network target.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub connections: u32,
+    /// io_uring polling: --sqpoll[=CPU], --poll (issue 14).
+    #[serde(default, skip_serializing_if = "super::polling::Polling::is_off")]
+    pub polling: super::polling::Polling,
     pub groups: Vec<WorkerGroup>,
 }
 
@@ -336,6 +339,7 @@ pub(crate) mod tests {
             engine: EngineChoice::Auto,
             buffered: false,
             connections: 1,
+            polling: Default::default(),
             groups: vec![WorkerGroup {
                 name: "main".into(),
                 workers: 1,

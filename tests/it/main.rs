@@ -12,6 +12,7 @@ mod line_rate;
 mod network;
 mod one_client_servers;
 mod output_guard;
+mod polling;
 mod power;
 mod report_page;
 mod results;
