@@ -11,12 +11,15 @@
 #
 # Usage: bench/scaling.sh                 (DURATION=3 by default)
 #        DURATION=5 WORKERS=64 bench/scaling.sh
+#        NICE=-19 bench/scaling.sh       (lunmark at this nice level, on a busy machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-3}
 WORKERS=${WORKERS:-$(($(nproc) * 2))}
-cargo build --release -q
-LUNMARK=$PWD/target/release/lunmark
+NICE=${NICE:-0}
+# LUNMARK=/path/to/lunmark measures that binary instead of building this tree.
+[ -n "${LUNMARK:-}" ] || cargo build --release -q
+LUNMARK=${LUNMARK:-$PWD/target/release/lunmark}
 work=$(mktemp -d /dev/shm/lunmark-scaling.XXXXXX)
 export LUNMARK_STORE=$work/results.db
 trap 'rm -rf "$work"' EXIT
@@ -31,8 +34,9 @@ targets_of() { # KIND COUNT -> target flags
   local kind=$1 n=$2 i
   for i in $(seq "$n"); do
     case $kind in
-      null) printf -- '--target null:256m%.0s ' "$i" ;;
-      mem) printf -- '--target mem:256m ' ;;
+      # Distinct sizes make distinct targets (the same URI twice is one target).
+      null) printf -- '--target null:%dm ' $((255 + i)) ;;
+      mem) printf -- '--target mem:%dm ' $((255 + i)) ;;
       file) printf -- '--target %s ' "$work/data$i" ;;
     esac
   done
@@ -46,7 +50,7 @@ done
 point() { # KIND WORKERS TARGETS -> "iops cpu_s_per_M"
   local json=$work/p.json
   # shellcheck disable=SC2046
-  "$LUNMARK" run -q $(targets_of "$1" "$3") --workers "$2" --qd 32 --bs 4k --read 100 --random 100 \
+  nice -n "$NICE" "$LUNMARK" run -q $(targets_of "$1" "$3") --workers "$2" --qd 32 --bs 4k --read 100 --random 100 \
     --time "${DURATION}s" --ramp 1s --no-store --json "$json" >/dev/null 2>&1
   python3 - "$json" <<'PY'
 import json, sys
@@ -71,4 +75,4 @@ for kind in null mem file; do
     python3 -c "import sys;k,t,i,c,f=sys.argv[1:];print(f'{k:<6} {1:8d} {int(t):8d} {float(i):14,.0f} {float(i):14,.0f} {float(c):12.3f} {float(i)/float(f):7.2f}x')" "$kind" "$t" "$iops" "$cpu" "$first"
   done
 done
-echo "4 KiB random read, QD 32 per worker per target, ${DURATION}s per point after a 1 s ramp; $(nproc) CPUs, kernel $(uname -r), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "4 KiB random read, QD 32 per worker per target, ${DURATION}s per point after a 1 s ramp, nice $NICE; $(nproc) CPUs, kernel $(uname -r), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

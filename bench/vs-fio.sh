@@ -18,13 +18,18 @@
 # Usage: bench/vs-fio.sh            (needs root for the loop device; fio installed)
 #        DURATION=10 REPS=5 bench/vs-fio.sh
 #        ROWS='loop|psync' bench/vs-fio.sh     (only rows whose name matches)
+#        NICE=-19 bench/vs-fio.sh    (both tools at this nice level, on a machine that is
+#                                     busy with other work; the kernel's own workers, such
+#                                     as the loop driver's, keep their priority)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10}
 REPS=${REPS:-5}
 ROWS=${ROWS:-.}
+NICE=${NICE:-0}
 command -v fio >/dev/null || { echo "fio is missing: apt-get install fio" >&2; exit 1; }
-cargo build --release -q
+# LUNMARK=/path/to/lunmark measures that binary instead of building this tree.
+[ -n "${LUNMARK:-}" ] || cargo build --release -q
 LUNMARK=${LUNMARK:-$PWD/target/release/lunmark}
 work=$(mktemp -d /dev/shm/lunmark-bench.XXXXXX)
 # Results of the runs go to a store of their own, removed with the rest.
@@ -79,7 +84,7 @@ run_measured() {
 
 lunmark_row() { # lunmark-args... -> "iops ios cpu_s"
   local json=$work/l.json cpu
-  cpu=$(run_measured "$work/l.out" "$LUNMARK" run -q --time "${DURATION}s" --ramp 0 --json "$json" "$@")
+  cpu=$(run_measured "$work/l.out" nice -n "$NICE" "$LUNMARK" run -q --time "${DURATION}s" --ramp 0 --json "$json" "$@")
   python3 - "$json" "$cpu" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["points"][0]["summary"]
@@ -89,7 +94,7 @@ PY
 
 fio_row() { # fio-args... -> "iops ios cpu_s"
   local json=$work/f.json cpu
-  cpu=$(run_measured "$json" fio --output-format=json --name=bench --group_reporting \
+  cpu=$(run_measured "$json" nice -n "$NICE" fio --output-format=json --name=bench --group_reporting \
         --time_based --runtime="$DURATION" --ramp_time=0 "$@")
   python3 - "$json" "$cpu" <<'PY'
 import json, sys
@@ -145,4 +150,4 @@ print(f"{sys.argv[1]:<24} {med(li):11.0f} {med(fi):11.0f} {med(ri):5.2f}x ({ri[0
 PY
 done
 echo "IOPS lm/fio: higher is better for lunmark (goal >= 1.0); CPU lm/fio: CPU-seconds per million I/Os, lower is better (goal <= 0.8)."
-echo "medians (lowest-highest pair) of $REPS pairs of ${DURATION}s runs, tools alternating; $(nproc) cores, kernel $(uname -r), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "medians (lowest-highest pair) of $REPS pairs of ${DURATION}s runs, tools alternating at nice $NICE; $(nproc) cores, kernel $(uname -r), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

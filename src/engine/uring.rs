@@ -54,6 +54,18 @@ impl RingSetup {
 /// - a loop device: cooperative 410-420K IOPS at 2.2, deferred 367-369K at 2.8.
 ///
 /// So files use deferred task run and block devices cooperative (see `for_devices`).
+///
+/// Against fio on a loop device (issue 14: lunmark 0.85x fio's IOPS there, at
+/// 0.85x its CPU per I/O), traced with `strace -f -e io_uring_enter` over 2 s
+/// each: fio 3.33 sets up SINGLE_ISSUER | DEFER_TASKRUN | COOP_TASKRUN with
+/// CQSIZE = depth, and makes one io_uring_enter per I/O (to_submit 1,
+/// min_complete 0, GETEVENTS: 7,705 enters for 7,705 I/Os, plus 234 waits for
+/// one completion). lunmark made 605 enters for 13,369 I/Os (22 per enter; 376
+/// of them submitted all 32): it hands the loop driver's worker the whole batch
+/// at once and the two take turns, where fio keeps the worker fed one I/O at a
+/// time. Submitting every queued I/O at once (and fio's ring flags) could not be
+/// told apart from this on the shared, loaded VM (load average 11-15: the same
+/// setting moved 3x between runs), so the batch stays; see BENCHMARKS.md.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TaskRun {
     /// IORING_SETUP_DEFER_TASKRUN: completions are processed only when we wait.
