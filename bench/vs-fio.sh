@@ -94,8 +94,12 @@ PY
 
 fio_row() { # fio-args... -> "iops ios cpu_s"
   local json=$work/f.json cpu
-  cpu=$(run_measured "$json" nice -n "$NICE" fio --output-format=json --name=bench --group_reporting \
-        --time_based --runtime="$DURATION" --ramp_time=0 "$@")
+  # Options before the first --name are global (every job takes them): a row
+  # that names no job gets one job, "bench", after them.
+  local name=(--name=bench)
+  [[ " $* " == *" --name="* ]] && name=()
+  cpu=$(run_measured "$json" nice -n "$NICE" fio --output-format=json --group_reporting \
+        --time_based --runtime="$DURATION" --ramp_time=0 "$@" "${name[@]}")
   python3 - "$json" "$cpu" <<'PY'
 import json, sys
 text = open(sys.argv[1]).read()
@@ -113,7 +117,7 @@ if [ -n "$loopdev" ]; then
   rows+=("loop device, io_uring|-t $loopdev $lrr4|--filename=$loopdev $uring $rr4")
   rows+=("loop 8k 70/30 QD16 2w|-t $loopdev --destructive --read 70 --random 100 --bs 8k --qd 16 --workers 2|--filename=$loopdev $uring --rw=randrw --rwmixread=70 --bs=8k --iodepth=16 --numjobs=2")
 fi
-rows+=("4 files QD8 1w each|--profile-file $work/four.toml -t $work/f1 -t $work/f2 -t $work/f3 -t $work/f4|--filename=$work/f1 $uring --rw=randread --bs=4k --iodepth=8 --size=256m --name=f2 --filename=$work/f2 --name=f3 --filename=$work/f3 --name=f4 --filename=$work/f4")
+rows+=("4 files QD8 1w each|--profile-file $work/four.toml -t $work/f1 -t $work/f2 -t $work/f3 -t $work/f4|$uring --rw=randread --bs=4k --iodepth=8 --size=256m --name=f1 --filename=$work/f1 --name=f2 --filename=$work/f2 --name=f3 --filename=$work/f3 --name=f4 --filename=$work/f4")
 rows+=("psync /dev/shm|-t $file --engine psync --read 100 --random 100 --bs 4k --qd 1 --workers 1|--filename=$file --ioengine=psync --direct=1 --rw=randread --bs=4k --iodepth=1 --size=1g")
 rows+=("sqpoll /dev/shm|-t $file --sqpoll $lrr4|--filename=$file $uring --sqthread_poll=1 $rr4 --size=1g")
 rows+=("null: vs fio null|-t null:1g $lrr4|--ioengine=null --size=1g $rr4")
