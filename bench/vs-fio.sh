@@ -1,24 +1,36 @@
 #!/usr/bin/env bash
-# lunmark against fio, side by side in one run, on the same targets and workload:
-# 4 KiB random read, 32 outstanding, 1 worker, on a file in /dev/shm and on a
-# loop device over /dev/shm; lunmark's null: (no data moved) against fio's null
-# engine; and mem: (a RAM LUN: one memcpy per I/O) against fio's mmap engine on
-# tmpfs and against fio's null engine.
-# Prints IOPS and CPU-seconds per million I/Os for both, and the ratios.
+# lunmark against fio, side by side in one run, on the same targets and workload.
+# Rows (4 KiB random read, QD 32, 1 worker unless the row says otherwise):
+#   a file in /dev/shm and a loop device over /dev/shm, io_uring, O_DIRECT;
+#   the loop device 8 KiB 70/30 random read/write, QD 16, 2 workers;
+#   4 files in /dev/shm, one worker each at QD 8 (IOmeter's shape);
+#   psync (one blocking I/O at a time) against fio's psync;
+#   io_uring with an SQ poller thread (--sqpoll) against fio's --sqthread_poll;
+#   lunmark's null: (no data moved) against fio's null engine; mem: (a RAM LUN:
+#   one memcpy per I/O) against fio's mmap engine on tmpfs and fio's null engine.
+# Prints IOPS and CPU-seconds per million I/Os for both, and the ratios: the
+# median over REPS pairs and, beside it, the lowest and highest pair.
 #
 # CPU is system-wide busy time from /proc/stat over each tool's whole run (it
-# includes work io_uring hands to kernel threads; see METHODOLOGY.md). Each row is
-# run REPS times, tools alternating, and the median is reported.
+# includes work io_uring hands to kernel threads, an SQ poller's too; see
+# docs/methodology.md). Each row is run REPS times, tools alternating.
 #
 # Usage: bench/vs-fio.sh            (needs root for the loop device; fio installed)
-#        DURATION=10 REPS=3 bench/vs-fio.sh
+#        DURATION=10 REPS=5 bench/vs-fio.sh
+#        ROWS='loop|psync' bench/vs-fio.sh     (only rows whose name matches)
+#        NICE=-19 bench/vs-fio.sh    (both tools at this nice level, on a machine that is
+#                                     busy with other work; the kernel's own workers, such
+#                                     as the loop driver's, keep their priority)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10}
-REPS=${REPS:-3}
+REPS=${REPS:-5}
+ROWS=${ROWS:-.}
+NICE=${NICE:-0}
 command -v fio >/dev/null || { echo "fio is missing: apt-get install fio" >&2; exit 1; }
-cargo build --release -q
-LUNMARK=$PWD/target/release/lunmark
+# LUNMARK=/path/to/lunmark measures that binary instead of building this tree.
+[ -n "${LUNMARK:-}" ] || cargo build --release -q
+LUNMARK=${LUNMARK:-$PWD/target/release/lunmark}
 work=$(mktemp -d /dev/shm/lunmark-bench.XXXXXX)
 # Results of the runs go to a store of their own, removed with the rest.
 export LUNMARK_STORE=$work/results.db
@@ -30,12 +42,32 @@ cleanup() {
 trap cleanup EXIT
 
 file=$work/data
-# Create and fill the file once (both tools then read the same data).
+# Create and fill the files once (both tools then read the same data).
 "$LUNMARK" run -q -t "$file" --size 1g --read 100 --time 1s --ramp 0 >/dev/null
+for i in 1 2 3 4; do
+  "$LUNMARK" run -q -t "$work/f$i" --size 256m --read 100 --time 1s --ramp 0 >/dev/null
+done
 if [ "$(id -u)" -eq 0 ]; then
   cp "$file" "$work/loop-backing"
   loopdev=$(losetup --find --show --direct-io=on "$work/loop-backing")
 fi
+# One worker per file, each at QD 8: a group with worker_per_target.
+cat >"$work/four.toml" <<TOML
+name = "four-files"
+description = "4 files, one worker each, 4 KiB random read, QD 8"
+[[phases]]
+name = "main"
+[[phases.groups]]
+name = "main"
+workers = 1
+worker_per_target = true
+qd = 8
+[[phases.groups.access]]
+share = 100
+bs = "4k"
+read = 100
+random = 100
+TOML
 
 busy_jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat; }
 hz=$(getconf CLK_TCK)
@@ -50,10 +82,9 @@ run_measured() {
   python3 -c "print(($b-$a)/$hz)"
 }
 
-lunmark_row() { # TARGET -> "iops ios cpu_s"
+lunmark_row() { # lunmark-args... -> "iops ios cpu_s"
   local json=$work/l.json cpu
-  cpu=$(run_measured "$work/l.out" "$LUNMARK" run -q -t "$1" --read 100 --random 100 --bs 4k --qd 32 --workers 1 \
-        --time "${DURATION}s" --ramp 0 --json "$json")
+  cpu=$(run_measured "$work/l.out" nice -n "$NICE" "$LUNMARK" run -q --time "${DURATION}s" --ramp 0 --json "$json" "$@")
   python3 - "$json" "$cpu" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["points"][0]["summary"]
@@ -63,34 +94,49 @@ PY
 
 fio_row() { # fio-args... -> "iops ios cpu_s"
   local json=$work/f.json cpu
-  cpu=$(run_measured "$json" fio --output-format=json --name=bench --rw=randread --bs=4k --iodepth=32 --numjobs=1 \
-        --time_based --runtime="$DURATION" --ramp_time=0 "$@")
+  # Options before the first --name are global (every job takes them): a row
+  # that names no job gets one job, "bench", after them.
+  local name=(--name=bench)
+  [[ " $* " == *" --name="* ]] && name=()
+  cpu=$(run_measured "$json" nice -n "$NICE" fio --output-format=json --group_reporting \
+        --time_based --runtime="$DURATION" --ramp_time=0 "$@" "${name[@]}")
   python3 - "$json" "$cpu" <<'PY'
 import json, sys
 text = open(sys.argv[1]).read()
-j = json.loads(text[text.index("{"):])["jobs"][0]["read"]  # fio may print notes before the JSON
-print(j["iops"], j["total_ios"], sys.argv[2])
+j = json.loads(text[text.index("{"):])["jobs"][0]  # fio may print notes before the JSON
+print(j["read"]["iops"] + j["write"]["iops"], j["read"]["total_ios"] + j["write"]["total_ios"], sys.argv[2])
 PY
 }
 
+uring="--ioengine=io_uring --direct=1 --fixedbufs=1 --registerfiles=1"
+rr4="--rw=randread --bs=4k --iodepth=32 --numjobs=1"
+lrr4="--read 100 --random 100 --bs 4k --qd 32 --workers 1"
 rows=()
-rows+=("file /dev/shm, io_uring|$file|--filename=$file --ioengine=io_uring --direct=1 --fixedbufs=1 --registerfiles=1 --size=1g")
-[ -n "$loopdev" ] && rows+=("loop device, io_uring|$loopdev|--filename=$loopdev --ioengine=io_uring --direct=1 --fixedbufs=1 --registerfiles=1")
-rows+=("null: vs fio null|null:1g|--ioengine=null --size=1g")
+rows+=("file /dev/shm, io_uring|-t $file $lrr4|--filename=$file $uring $rr4 --size=1g")
+if [ -n "$loopdev" ]; then
+  rows+=("loop device, io_uring|-t $loopdev $lrr4|--filename=$loopdev $uring $rr4")
+  rows+=("loop 8k 70/30 QD16 2w|-t $loopdev --destructive --read 70 --random 100 --bs 8k --qd 16 --workers 2|--filename=$loopdev $uring --rw=randrw --rwmixread=70 --bs=8k --iodepth=16 --numjobs=2")
+fi
+rows+=("4 files QD8 1w each|--profile-file $work/four.toml -t $work/f1 -t $work/f2 -t $work/f3 -t $work/f4|$uring --rw=randread --bs=4k --iodepth=8 --size=256m --name=f1 --filename=$work/f1 --name=f2 --filename=$work/f2 --name=f3 --filename=$work/f3 --name=f4 --filename=$work/f4")
+rows+=("psync /dev/shm|-t $file --engine psync --read 100 --random 100 --bs 4k --qd 1 --workers 1|--filename=$file --ioengine=psync --direct=1 --rw=randread --bs=4k --iodepth=1 --size=1g")
+rows+=("sqpoll /dev/shm|-t $file --sqpoll $lrr4|--filename=$file $uring --sqthread_poll=1 $rr4 --size=1g")
+rows+=("null: vs fio null|-t null:1g $lrr4|--ioengine=null --size=1g $rr4")
 # mem: copies every transfer to or from RAM; its like-for-like peer is fio's mmap
 # engine on a tmpfs file (also a memcpy per I/O). Against fio's null engine (which
-# moves no data) it is listed too, as the issue asks, but the fair row is null:.
-rows+=("mem: vs fio mmap (tmpfs)|mem:1g|--filename=$file --ioengine=mmap --size=1g")
-rows+=("mem: vs fio null|mem:1g|--ioengine=null --size=1g")
+# moves no data) it is listed too, but the fair row is null:.
+rows+=("mem: vs fio mmap (tmpfs)|-t mem:1g $lrr4|--filename=$file --ioengine=mmap --size=1g $rr4")
+rows+=("mem: vs fio null|-t mem:1g $lrr4|--ioengine=null --size=1g $rr4")
 
-printf '%-26s %12s %12s %7s   %12s %12s %7s\n' "row (4k randread QD32 1w)" "lunmark IOPS" "fio IOPS" "ratio" "lm CPU-s/M" "fio CPU-s/M" "ratio"
+printf '%-24s %11s %11s %19s   %9s %9s %19s\n' "row" "lunmark IOPS" "fio IOPS" "IOPS lm/fio" "lm CPU/M" "fio CPU/M" "CPU lm/fio"
 for row in "${rows[@]}"; do
-  IFS='|' read -r name target fioargs <<<"$row"
+  IFS='|' read -r name largs fargs <<<"$row"
+  [[ $name =~ $ROWS ]] || continue
   lm=(); fo=()
   for _ in $(seq "$REPS"); do
-    lm+=("$(lunmark_row "$target")")
     # shellcheck disable=SC2086
-    fo+=("$(fio_row $fioargs)")
+    lm+=("$(lunmark_row $largs)")
+    # shellcheck disable=SC2086
+    fo+=("$(fio_row $fargs)")
   done
   python3 - "$name" "${lm[@]}" -- "${fo[@]}" <<'PY'
 import statistics, sys
@@ -98,11 +144,14 @@ args = sys.argv[2:]
 cut = args.index("--")
 def parse(rows):
     iops = [float(r.split()[0]) for r in rows]
-    cpu_per_m = [float(r.split()[2]) / (float(r.split()[1]) / 1e6) for r in rows]
-    return statistics.median(iops), statistics.median(cpu_per_m)
+    cpu = [float(r.split()[2]) / (float(r.split()[1]) / 1e6) for r in rows]
+    return iops, cpu
 li, lc = parse(args[:cut]); fi, fc = parse(args[cut + 1:])
-print(f"{sys.argv[1]:<26} {li:12.0f} {fi:12.0f} {li/fi:6.2f}x   {lc:12.3f} {fc:12.3f} {fc/lc:6.2f}x")
+ri = sorted(a / b for a, b in zip(li, fi)); rc = sorted(a / b for a, b in zip(lc, fc))
+med = statistics.median
+print(f"{sys.argv[1]:<24} {med(li):11.0f} {med(fi):11.0f} {med(ri):5.2f}x ({ri[0]:.2f}-{ri[-1]:.2f})   "
+      f"{med(lc):9.3f} {med(fc):9.3f} {med(rc):5.2f}x ({rc[0]:.2f}-{rc[-1]:.2f})", flush=True)
 PY
 done
-echo "ratios: IOPS lunmark/fio (higher is better for lunmark); CPU fio/lunmark (higher: lunmark uses less CPU per I/O)."
-echo "medians of $REPS runs of ${DURATION}s each, tools alternating; $(nproc) cores, kernel $(uname -r)"
+echo "IOPS lm/fio: higher is better for lunmark (goal >= 1.0); CPU lm/fio: CPU-seconds per million I/Os, lower is better (goal <= 0.8)."
+echo "medians (lowest-highest pair) of $REPS pairs of ${DURATION}s runs, tools alternating at nice $NICE; $(nproc) cores, kernel $(uname -r), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

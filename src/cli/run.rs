@@ -124,6 +124,13 @@ pub struct RunArgs {
     /// Go through the page cache instead of O_DIRECT.
     #[arg(long)]
     pub buffered: bool,
+    // io_uring polling (issue 14).
+    /// io_uring: a kernel thread polls each worker's submission queue (no system call to submit); =CPU pins it to that CPU.
+    #[arg(long, value_name = "CPU", num_args = 0..=1, require_equals = true, default_missing_value = "any")]
+    pub sqpoll: Option<String>,
+    /// io_uring: poll the device for completions (fio's hipri); only block devices with poll queues (queue/io_poll = 1).
+    #[arg(long)]
+    pub poll: bool,
     /// Allow writes to block devices (destroys their data).
     #[arg(long)]
     pub destructive: bool,
@@ -458,6 +465,10 @@ impl RunArgs {
             engine: self.engine.as_deref().map(str::parse).transpose().context("--engine")?,
             buffered: self.buffered,
             connections: self.connections,
+            polling: crate::workload::polling::Polling {
+                sqpoll: self.sqpoll.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg).context("--sqpoll")?,
+                poll: self.poll,
+            },
             rate: self.rate,
             mailboxes: self.mailboxes,
             iops_per_mailbox: self.iops_per_mailbox,

@@ -14,6 +14,7 @@ use std::time::Duration;
 use io_uring::{opcode, types, IoUring};
 
 use super::{BufferPool, Completion, Engine, IoRequest};
+use crate::workload::polling::{Polling, SqPoll};
 use crate::workload::Op;
 
 /// `user_data` of the tick request (slots are u32, so it never collides).
@@ -39,6 +40,18 @@ pub struct UringEngine {
 /// 6.12 and later): an IORING_OP_URING_CMD whose `addr` is the start and
 /// `addr3` (the first 8 bytes of the command) the length, both in bytes.
 const BLOCK_URING_CMD_DISCARD: u32 = 0x12 << 8;
+/// How a worker's ring is set up: its task-run mode and the polling asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RingSetup {
+    pub taskrun: TaskRun,
+    pub polling: Polling,
+}
+
+impl RingSetup {
+    pub fn new(all_block_devices: bool, polling: Polling) -> RingSetup {
+        RingSetup { taskrun: TaskRun::for_devices(all_block_devices), polling }
+    }
+}
 
 /// How completions' task work runs. Measured on this project's 2-core VM with
 /// 4 KiB random reads at QD 32 (lunmark run, 3 s, alternating):
@@ -47,6 +60,18 @@ const BLOCK_URING_CMD_DISCARD: u32 = 0x12 << 8;
 /// - a loop device: cooperative 410-420K IOPS at 2.2, deferred 367-369K at 2.8.
 ///
 /// So files use deferred task run and block devices cooperative (see `for_devices`).
+///
+/// Against fio on a loop device (issue 14: lunmark 0.85x fio's IOPS there, at
+/// 0.85x its CPU per I/O), traced with `strace -f -e io_uring_enter` over 2 s
+/// each: fio 3.33 sets up SINGLE_ISSUER | DEFER_TASKRUN | COOP_TASKRUN with
+/// CQSIZE = depth, and makes one io_uring_enter per I/O (to_submit 1,
+/// min_complete 0, GETEVENTS: 7,705 enters for 7,705 I/Os, plus 234 waits for
+/// one completion). lunmark made 605 enters for 13,369 I/Os (22 per enter; 376
+/// of them submitted all 32): it hands the loop driver's worker the whole batch
+/// at once and the two take turns, where fio keeps the worker fed one I/O at a
+/// time. Submitting every queued I/O at once (and fio's ring flags) could not be
+/// told apart from this on the shared, loaded VM (load average 11-15: the same
+/// setting moved 3x between runs), so the batch stays; see BENCHMARKS.md.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TaskRun {
     /// IORING_SETUP_DEFER_TASKRUN: completions are processed only when we wait.
@@ -96,15 +121,19 @@ fn discard_len(len: u32) -> [u8; 16] {
 
 impl UringEngine {
     /// `fds` must stay open while the engine lives (the targets own them).
-    pub fn new(fds: &[RawFd], pool: BufferPool, taskrun: TaskRun) -> io::Result<Self> {
+    pub fn new(fds: &[RawFd], pool: BufferPool, setup: RingSetup) -> io::Result<Self> {
         let entries = ring_entries(pool.slots());
-        // Each worker creates and uses its own ring on its own thread, as
-        // single-issuer requires.
-        let preferred = match taskrun {
-            TaskRun::Deferred => IoUring::builder().setup_single_issuer().setup_defer_taskrun().build(entries),
-            TaskRun::Cooperative => IoUring::builder().setup_single_issuer().setup_coop_taskrun().build(entries),
+        let ring = if setup.polling.is_off() {
+            // Each worker creates and uses its own ring on its own thread, as
+            // single-issuer requires.
+            let preferred = match setup.taskrun {
+                TaskRun::Deferred => IoUring::builder().setup_single_issuer().setup_defer_taskrun().build(entries),
+                TaskRun::Cooperative => IoUring::builder().setup_single_issuer().setup_coop_taskrun().build(entries),
+            };
+            preferred.or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries)).or_else(|_| IoUring::new(entries))?
+        } else {
+            polled_ring(entries, setup.polling)?
         };
-        let ring = preferred.or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries)).or_else(|_| IoUring::new(entries))?;
         let iovecs = pool.iovecs();
         // SAFETY: the iovecs point into `pool`, which this engine owns and keeps alive
         // (or leaks, see Drop) for as long as the ring exists.
@@ -114,15 +143,38 @@ impl UringEngine {
         let devices = fds.iter().map(|&fd| super::ops::is_block_device(fd)).collect();
         let mut engine = UringEngine { ring, _tick: tick, ticking: false, pool: Some(pool), fixed_buffers, in_flight: 0, devices };
         let entry = opcode::Timeout::new(&*engine._tick).flags(types::TimeoutFlags::MULTISHOT).build().user_data(TICK);
+        // A polled-completion ring takes only I/O requests: no tick, per-call timeouts.
         // SAFETY: the timespec is boxed in the engine and outlives the submission;
         // a timeout request references no I/O buffer.
-        engine.ticking = unsafe { engine.ring.submission().push(&entry) }.is_ok() && engine.ring.submit().is_ok();
+        engine.ticking = !setup.polling.poll && unsafe { engine.ring.submission().push(&entry) }.is_ok() && engine.ring.submit().is_ok();
         Ok(engine)
     }
 
     fn pool(&self) -> &BufferPool {
         self.pool.as_ref().expect("buffer pool present until drop")
     }
+}
+
+/// A ring with the polling asked for, or the kernel's refusal: never a ring
+/// without it (the setting would be accepted and ignored).
+fn polled_ring(entries: u32, polling: Polling) -> io::Result<IoUring> {
+    let mut b = IoUring::builder();
+    if let Some(sq) = polling.sqpoll {
+        // The poller sleeps after 1 s without submissions (the kernel's default)
+        // and is woken by the next submit (io-uring's submit handles the wake-up).
+        b.setup_sqpoll(1000);
+        if let SqPoll::Cpu(cpu) = sq {
+            b.setup_sqpoll_cpu(cpu);
+        }
+        // No task-run flags: the kernel refuses them with SQPOLL (completions
+        // are posted by the poller, no IPI to avoid).
+    } else {
+        b.setup_single_issuer().setup_defer_taskrun();
+    }
+    if polling.poll {
+        b.setup_iopoll();
+    }
+    b.build(entries).map_err(|e| io::Error::new(e.kind(), format!("the kernel refused an io_uring ring with {}: {e}", polling.flags())))
 }
 
 impl Engine for UringEngine {

@@ -148,6 +148,7 @@ mod tests {
             buffered: false,
             connections: 1,
             sync: None,
+            polling: Default::default(),
             groups: p.phases[0].groups.clone(),
             data: None,
             steady: None,

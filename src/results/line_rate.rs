@@ -478,6 +478,7 @@ mod tests {
             buffered: false,
             connections: 1,
             sync: None,
+            polling: Default::default(),
             groups: groups.iter().map(|t| group(t)).collect(),
             data: None,
             steady: None,

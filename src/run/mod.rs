@@ -13,6 +13,7 @@ pub mod pacing;
 pub mod pinning;
 pub mod plan;
 pub mod point;
+pub mod polling;
 pub mod power_meter;
 pub mod progress;
 pub mod replay;

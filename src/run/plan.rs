@@ -60,6 +60,9 @@ pub enum PlanError {
     Pass(#[from] PassError),
     #[error("{0}")]
     Ops(String),
+    /// --sqpoll / --poll that cannot apply (run::polling says why).
+    #[error("{0}")]
+    Polling(String),
     #[error("--repeat must be at least 1")]
     ZeroRepeat,
     #[error(
@@ -134,6 +137,8 @@ pub fn effective(mut spec: WorkloadSpec) -> Result<(WorkloadSpec, Vec<String>), 
             spec.groups[gi].qd = 1;
         }
     }
+    let engines: Vec<&str> = uris.iter().map(|u| engine_for(u, spec.engine)).collect();
+    super::polling::check(&spec, &uris, &engines).map_err(PlanError::Polling)?;
     Ok((spec, warnings))
 }
 
@@ -171,6 +176,8 @@ pub struct Overrides {
     pub engine: Option<EngineChoice>,
     pub buffered: bool,
     pub connections: Option<u32>,
+    /// --sqpoll[=CPU] and --poll (each adds to what the profile sets).
+    pub polling: crate::workload::polling::Polling,
     /// Total rate, I/Os per second.
     pub rate: Option<f64>,
     pub mailboxes: Option<u64>,
@@ -302,6 +309,7 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
                 Some(s) => Some(s),
                 None => p.sync().map_err(PlanError::Ops)?,
             },
+            polling: crate::workload::polling::Polling { sqpoll: o.polling.sqpoll.or(p.sqpoll), poll: o.polling.poll || p.poll },
             groups: phase.groups.clone(),
             data: data.clone(),
             steady: steady.clone(),
@@ -383,6 +391,18 @@ fn spread_rate(spec: &mut WorkloadSpec, total: f64) {
     }
 }
 
+/// The polling line of `--dry-run`.
+fn describe_polling(p: &crate::workload::polling::Polling) -> String {
+    let mut parts = Vec::new();
+    if let Some(sq) = p.sqpoll {
+        parts.push(format!("submission queue polled by a kernel thread on {sq} (--sqpoll; its CPU time is in the busy CPU)"));
+    }
+    if p.poll {
+        parts.push("completions polled from the device's poll queues (--poll)".to_string());
+    }
+    parts.join("; ")
+}
+
 /// What `--dry-run` prints: the effective workload, in words a user can check.
 pub fn describe(plan: &RunPlan) -> String {
     let mut out = String::new();
@@ -407,6 +427,9 @@ pub fn describe(plan: &RunPlan) -> String {
             run,
             s.seed
         );
+        if !s.polling.is_off() {
+            let _ = writeln!(out, "polling: {}", describe_polling(&s.polling));
+        }
         let region = match s.size {
             Some(len) => format!("{} from offset {}", len, s.offset),
             None => format!("whole target from offset {}", s.offset),

@@ -103,6 +103,7 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
                 replay: shared.replay.clone(),
                 data: data.clone(),
                 sync: spec.sync,
+                polling: spec.polling,
             });
         }
     }

@@ -61,6 +61,8 @@ pub struct WorkerPlan {
     pub data: Option<Arc<super::data_fill::DataSource>>,
     /// A sync every N writes to each target (--fsync, --fdatasync, --flush).
     pub sync: Option<crate::workload::SyncEvery>,
+    /// io_uring polling (--sqpoll, --poll).
+    pub polling: crate::workload::polling::Polling,
 }
 
 /// The access-line index of a sync's slot: no line's, so think time never counts it.
@@ -142,8 +144,9 @@ pub fn build_engine(
     pool: BufferPool,
     connections: u32,
     user_slots: u32,
+    polling: crate::workload::polling::Polling,
 ) -> std::io::Result<Box<dyn Engine>> {
-    let inner = build_plain_engine(choice, targets, pool, connections)?;
+    let inner = build_plain_engine(choice, targets, pool, connections, polling)?;
     match targets.iter().find_map(|t| t.cache.as_ref()) {
         Some((_, mode)) => {
             let caches = targets.iter().map(|t| t.cache.as_ref().map(|(c, _)| c.clone())).collect();
@@ -168,6 +171,7 @@ fn build_plain_engine(
     targets: &[&OpenTarget],
     pool: BufferPool,
     connections: u32,
+    polling: crate::workload::polling::Polling,
 ) -> std::io::Result<Box<dyn Engine>> {
     if let Some(uris) =
         targets.iter().map(|t| if let Handle::Remote(u) = &t.handle { Some(u.clone()) } else { None }).collect::<Option<Vec<_>>>()
@@ -192,13 +196,13 @@ fn build_plain_engine(
     if fds.len() != targets.len() {
         return Err(std::io::Error::other("one worker's targets mix mem: or null: with files or devices"));
     }
-    let taskrun = engine::uring::TaskRun::for_devices(targets.iter().all(|t| t.facts.kind == crate::target::TargetKind::BlockDevice));
+    let ring = engine::uring::RingSetup::new(targets.iter().all(|t| t.facts.kind == crate::target::TargetKind::BlockDevice), polling);
     match choice {
         EngineChoice::Psync => Ok(Box::new(engine::psync::PsyncEngine::new(fds, pool))),
-        EngineChoice::IoUring => Ok(Box::new(engine::uring::UringEngine::new(&fds, pool, taskrun)?)),
+        EngineChoice::IoUring => Ok(Box::new(engine::uring::UringEngine::new(&fds, pool, ring)?)),
         EngineChoice::Auto => {
             if engine::uring::available() {
-                Ok(Box::new(engine::uring::UringEngine::new(&fds, pool, taskrun)?))
+                Ok(Box::new(engine::uring::UringEngine::new(&fds, pool, ring)?))
             } else {
                 Ok(Box::new(engine::psync::PsyncEngine::new(fds, pool)))
             }
@@ -268,7 +272,7 @@ pub fn run_worker(
         plan.access.iter().map(|l| l.bs.get()).max().unwrap_or(4096).max(plan.replay.as_ref().map_or(0, |r| r.max_len as u64)) as usize;
     let extra = cache_slots(&mine, nslots);
     let pool = BufferPool::new((nslots + extra) as usize, max_bs, plan.seed ^ plan.index as u64);
-    let engine = build_engine(plan.engine, &mine, pool, plan.connections, nslots);
+    let engine = build_engine(plan.engine, &mine, pool, plan.connections, nslots, plan.polling);
     // Every worker reaches the start gate, even a failed one, so nobody waits
     // forever (a panic before this point drops the ticket, which counts too).
     let t0 = ticket.wait_for_start();

@@ -1112,6 +1112,8 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         seed: first.seed,
         engine,
         buffered,
+        sqpoll: None,
+        poll: false,
         verify: first.verify,
         // Distribution, think time and arrivals are the jobs' own (each group's).
         dist: None,

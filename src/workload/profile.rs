@@ -64,6 +64,12 @@ pub struct Profile {
     /// Go through the page cache (as --buffered).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub buffered: bool,
+    /// A kernel thread polls the submission queue (as --sqpoll[=CPU]): "any" or a CPU number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqpoll: Option<super::polling::SqPoll>,
+    /// Poll the device for completions (as --poll).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub poll: bool,
     /// Check every byte read against what was written (as --verify).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify: bool,
@@ -190,6 +196,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
             buffered: false,
             connections: 1,
             sync: None,
+            polling: Default::default(),
             groups: phase.groups.clone(),
             // Checked by the plan, where the flags and the run length are known.
             data: None,

@@ -156,6 +156,9 @@ pub struct WorkloadSpec {
     /// A sync every N writes per worker and target (--fsync, --fdatasync, --flush).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync: Option<super::ops::SyncEvery>,
+    /// io_uring polling: --sqpoll[=CPU], --poll (issue 14).
+    #[serde(default, skip_serializing_if = "super::polling::Polling::is_off")]
+    pub polling: super::polling::Polling,
     pub groups: Vec<WorkerGroup>,
     /// Data reduction: compressible and duplicate written data (--compress, --dedupe).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -419,6 +422,7 @@ pub(crate) mod tests {
             buffered: false,
             connections: 1,
             sync: None,
+            polling: Default::default(),
             groups: vec![WorkerGroup {
                 name: "main".into(),
                 workers: 1,

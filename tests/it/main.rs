@@ -21,6 +21,7 @@ mod one_client_servers;
 mod ops;
 mod output_guard;
 mod per_worker;
+mod polling;
 mod power;
 mod replay;
 mod report_page;
