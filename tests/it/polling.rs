@@ -44,6 +44,12 @@ fn run_watching(target: &str, extra: &[&str], dir: &Path) -> (Vec<(String, Strin
         seen = sq_pollers(child.id());
         std::thread::sleep(Duration::from_millis(20));
     }
+    // Looked at again mid-run: a poller is pinned by the thread itself once it
+    // starts, and the ring that filled a new file may still be ending.
+    std::thread::sleep(Duration::from_millis(700));
+    if child.try_wait().unwrap().is_none() {
+        seen = sq_pollers(child.id());
+    }
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     (seen, read_json(&json))
@@ -66,7 +72,9 @@ fn sqpoll_runs_on_a_file_and_a_loop_device_with_a_pinned_poller() {
         if target == dev.path.to_str().unwrap() {
             let after = dev.stat();
             let reads_before: u64 = before.split_whitespace().next().unwrap().parse().unwrap();
-            assert!(after.0 - reads_before >= s["ios_read"].as_u64().unwrap(), "the kernel saw the reads");
+            // Within 1%, as in core's kernel-count test (the block layer may merge a few).
+            let (kernel, ours) = (after.0 - reads_before, s["ios_read"].as_u64().unwrap());
+            assert!(kernel as f64 >= 0.99 * ours as f64, "the kernel saw the reads: kernel {kernel}, lunmark {ours}");
         }
     }
     // Without --sqpoll there is no poller: the check above can fail.
