@@ -229,3 +229,9 @@ pub fn assert_lab_left_nothing(dir: &Path) {
     let left: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
     assert!(left.is_empty(), "the lab left {left:?}");
 }
+
+/// A dry run's text without its `memory:` line: the memory available moves
+/// between two calls, so comparing two dry runs compares what they plan.
+pub fn plan_text(dry_run_stdout: &str) -> String {
+    dry_run_stdout.lines().filter(|l| !l.starts_with("memory:")).map(|l| format!("{l}\n")).collect()
+}

@@ -213,6 +213,9 @@ const SAMPLES: &[Sample] = &[
     s("offset", &["--size", "8m"], &["--offset", "1m"]),
     s("seed", &[], &["--seed", "5"]),
     s("engine", &["-t", "{dir}/lun", "--size", "16m"], &["--engine", "psync"]),
+    s("sqpoll", &["-t", "{dir}/lun", "--size", "16m"], &["--sqpoll"]),
+    // A file cannot poll for completions: refused, with why.
+    s("poll", &["-t", "{dir}/lun", "--size", "16m"], &["--poll"]),
     s("connections", &["-t", "nbd://127.0.0.1:9/x"], &["--connections", "2"]),
     s("buffered", &["-t", "{dir}/lun", "--size", "16m"], &["--buffered"]),
     s("destructive", &[], &["--destructive"]),
