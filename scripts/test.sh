@@ -6,5 +6,8 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 # shellcheck disable=SC1091
 [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
-# With MPI (issue 17): the multi-rank tests in tests/it/mpi.rs run against the system Open MPI.
+# With MPI: the multi-rank tests in tests/it/mpi.rs run against the system Open MPI.
 cargo test --release --all-targets --features mpi -- --test-threads=2
+# Without it: a binary built without MPI must refuse to run under a launcher
+# (tests/it/mpi_absent.rs is compiled only without the feature).
+cargo test --release --test it -- mpi_absent
