@@ -99,11 +99,40 @@ fn refused_under_mpi(args: &super::run::RunArgs) -> Option<String> {
         ("--output-format fio-json", args.output_format == Some(super::run::OutputFormat::FioJson)),
     ];
     let used: Vec<&str> = flags.iter().filter(|(_, on)| *on).map(|(f, _)| *f).collect();
-    (!used.is_empty()).then(|| {
-        format!(
+    if !used.is_empty() {
+        return Some(format!(
             "{} cannot be used under MPI yet (each rank would write its own file, or the figures are not merged across ranks): \
              drop it, or run lunmark without mpirun/srun",
             used.join(", ")
+        ));
+    }
+    single_process_only(args)
+}
+
+/// Replay, steady state and rounds are single-process for now: their outcome
+/// (the replay summary, the steady verdict, the round that settled) is one
+/// process's and is not merged across ranks, and steady state ends a point on
+/// one process's figures. Refused, from the flags or the profile, before anything runs.
+#[cfg(feature = "mpi")]
+fn single_process_only(args: &super::run::RunArgs) -> Option<String> {
+    // A profile that cannot be read is left to the run, which says why.
+    let profile = args.base_profile().ok().map(|(p, _, _)| p);
+    let profile = profile.as_ref();
+    let used = [
+        ("--replay", args.replay.is_some()),
+        ("--steady", args.steady.is_some()),
+        ("the profile's [replay]", args.replay.is_none() && profile.is_some_and(|p| p.replay.is_some())),
+        ("the profile's [steady]", args.steady.is_none() && profile.is_some_and(|p| p.steady.is_some())),
+        ("the profile's [rounds]", profile.is_some_and(|p| p.rounds.is_some())),
+    ];
+    let used: Vec<&str> = used.iter().filter(|(_, on)| *on).map(|(f, _)| *f).collect();
+    (!used.is_empty()).then(|| {
+        format!(
+            "{} cannot be used under MPI yet: replay, steady state and rounds are single-process for now \
+             (their outcome is one process's and is not merged across ranks). Run lunmark without mpirun/srun for them, \
+             or drop {} under MPI",
+            used.join(", "),
+            if used.len() == 1 { "it" } else { "them" }
         )
     })
 }

@@ -332,7 +332,7 @@ impl RunArgs {
 
     /// The profile the run starts from, the name to record, and what the user
     /// must be told about it (notes and skipped options of a fio job file).
-    fn base_profile(&self) -> Result<(Profile, Option<String>, Vec<String>)> {
+    pub(super) fn base_profile(&self) -> Result<(Profile, Option<String>, Vec<String>)> {
         if let Some(path) = &self.fio {
             let options = fio_map::ImportOptions {
                 sections: self.section.clone(),

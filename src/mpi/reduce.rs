@@ -12,6 +12,7 @@ use crate::metrics::power::PowerStats;
 use crate::metrics::{IntervalSlice, Recorder};
 use crate::results::cluster::{MachineFigures, PointSpread, RankFigures};
 use crate::results::model::Status;
+use crate::results::per_worker::QueueDepth;
 use crate::results::summarize::{group_summary, latency_stats, summarize};
 use crate::run::point::{Measured, PointOutcome};
 use crate::run::stall::{self, InFlightAtEnd};
@@ -45,7 +46,9 @@ pub fn merge_into(outcome: &mut PointOutcome, reports: &[RankReport]) -> Result<
     let start = reports.iter().map(|r| r.span.0).fold(f64::INFINITY, f64::min);
     let end = reports.iter().map(|r| r.span.1).fold(f64::NEG_INFINITY, f64::max);
     let latest_start = reports.iter().map(|r| r.span.0).fold(f64::NEG_INFINITY, f64::max);
-    let span_s = (end - start).max(0.0);
+    // No rank measured anything (all were interrupted in the ramp): the span is
+    // empty, as one process's would be, not the few ms between the ranks' stops.
+    let span_s = if reports.iter().all(|r| r.span.1 <= r.span.0) { 0.0 } else { (end - start).max(0.0) };
 
     let mut total = Recorder::default();
     let groups_n = measured.iter().map(|m| m.by_group.len()).max().unwrap_or(0);
@@ -78,6 +81,7 @@ pub fn merge_into(outcome: &mut PointOutcome, reports: &[RankReport]) -> Result<
         },
     );
     summary.power = power(reports, &machines, summary.iops, summary.mbps);
+    summary.queue_depth = queue_depth(reports);
 
     let spec = outcome.point.workload.clone();
     let mut groups = Vec::new();
@@ -130,6 +134,21 @@ pub fn merge_into(outcome: &mut PointOutcome, reports: &[RankReport]) -> Result<
     outcome.span = (start, end);
     outcome.measured = Measured { total, by_group, slices, usage };
     Ok(())
+}
+
+/// The queue depth asked for and held over all ranks: both summed, with each
+/// rank's shortfall warning named by its rank (None when no rank measured it).
+fn queue_depth(reports: &[RankReport]) -> Option<QueueDepth> {
+    let held: Vec<(&RankReport, &QueueDepth)> = reports.iter().filter_map(|r| r.queue_depth.as_ref().map(|q| (r, q))).collect();
+    if held.is_empty() {
+        return None;
+    }
+    let requested: u64 = held.iter().map(|(_, q)| q.requested).sum();
+    let achieved: f64 = held.iter().map(|(_, q)| q.achieved).sum();
+    let short_pct = if requested > 0 { ((requested as f64 - achieved) / requested as f64 * 100.0).max(0.0) } else { 0.0 };
+    let warnings: Vec<String> =
+        held.iter().filter_map(|(r, q)| q.warning.as_ref().map(|w| format!("rank {} on {}: {w}", r.rank, r.host))).collect();
+    Some(QueueDepth { requested, achieved, short_pct, warning: (!warnings.is_empty()).then(|| warnings.join("; ")) })
 }
 
 fn status_name(s: Status) -> &'static str {
@@ -287,6 +306,65 @@ mod tests {
         assert_eq!(spread.machines[0].hosts, vec!["h1".to_string(), "h2".to_string()]);
         assert_eq!(s.cpu.busy_cpu_s, 1.0, "one machine's CPU counted once, from its lowest rank");
         assert_eq!(spread.ranks.iter().map(|r| r.ios_read + r.ios_written).sum::<u64>(), 1800);
+    }
+
+    fn empty_outcome() -> PointOutcome {
+        PointOutcome {
+            point: crate::results::model::Point {
+                params: Default::default(),
+                summary: Default::default(),
+                groups: vec![],
+                repeats: None,
+                verdict: None,
+                workload: None,
+                mpi: None,
+                workers: vec![],
+                targets: vec![],
+            },
+            status: Status::Completed,
+            reason: None,
+            span: (0.0, 0.0),
+            measured: Measured::default(),
+        }
+    }
+
+    /// Queue depth is every rank's summed (not rank 0's alone); trims and syncs are summed.
+    #[test]
+    fn queue_depth_trims_and_syncs_are_summed_over_ranks() {
+        let mut reports = vec![report(0, "h1", "b", &[1000; 10], 0.0), report(1, "h2", "b", &[2000; 10], 0.0)];
+        reports[0].queue_depth = Some(QueueDepth { requested: 8, achieved: 8.0, short_pct: 0.0, warning: None });
+        reports[1].queue_depth =
+            Some(QueueDepth { requested: 8, achieved: 4.0, short_pct: 50.0, warning: Some("queue depth fell short".into()) });
+        for (i, r) in reports.iter_mut().enumerate() {
+            r.total.ios_trimmed = 3 + i as u64;
+            r.total.ios_synced = 5 + i as u64;
+        }
+        let mut out = empty_outcome();
+        merge_into(&mut out, &reports).unwrap();
+        let s = &out.point.summary;
+        let q = s.queue_depth.as_ref().expect("the ranks' queue depth");
+        assert_eq!((q.requested, q.achieved, q.short_pct), (16, 12.0, 25.0));
+        assert_eq!(q.warning.as_deref(), Some("rank 1 on h2: queue depth fell short"));
+        assert_eq!((s.ios_trimmed, s.ios_synced), (7, 11));
+    }
+
+    /// Every rank interrupted in its ramp: nothing was measured, so the point
+    /// is not marked stalled over the few ms between the ranks' stops.
+    #[test]
+    fn ranks_interrupted_in_the_ramp_measured_nothing_and_did_not_stall() {
+        let mut reports = vec![report(0, "h1", "b", &[], 100.0), report(1, "h1", "b", &[], 100.004)];
+        for r in &mut reports {
+            r.span.1 = r.span.0;
+            r.status = Status::Interrupted;
+            r.in_flight_at_end = 31;
+            r.oldest_in_flight_ms = Some(3.0);
+        }
+        let mut out = empty_outcome();
+        merge_into(&mut out, &reports).unwrap();
+        let s = &out.point.summary;
+        assert_eq!(s.duration_s, 0.0);
+        assert!(!s.stalled, "{:?}", s.stall_reason);
+        assert_eq!(overall_status(&reports).0, Status::Interrupted);
     }
 
     #[test]

@@ -132,6 +132,9 @@ pub struct RankReport {
     pub oldest_in_flight_ms: Option<f64>,
     pub abandoned_ios: u64,
     pub stall_reason: Option<String>,
+    /// The rank's requested and held queue depth (summed over ranks by rank 0).
+    #[serde(default)]
+    pub queue_depth: Option<crate::results::per_worker::QueueDepth>,
 }
 
 impl RankReport {
@@ -167,6 +170,7 @@ impl RankReport {
             oldest_in_flight_ms: s.oldest_in_flight_ms,
             abandoned_ios: s.abandoned_ios,
             stall_reason: s.stall_reason.clone(),
+            queue_depth: s.queue_depth.clone(),
         }
     }
 

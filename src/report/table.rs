@@ -115,8 +115,10 @@ pub fn render(result: &RunResult) -> String {
 pub fn render_with(result: &RunResult, detail: bool) -> String {
     let mut out = String::new();
     let label = result.label.as_deref().map(|l| format!("  label: {l}")).unwrap_or_default();
+    // Under MPI the targets and the workload line are rank 0's; every rank ran the same on its own targets.
+    let of_rank_0 = result.mpi.as_ref().map(|m| format!(" (rank 0 of {}; each rank its own)", m.ranks)).unwrap_or_default();
     out.push_str(&format!(
-        "lunmark {}  result {}  status: {:?}{label}\nengine: {}  targets: {}\n",
+        "lunmark {}  result {}  status: {:?}{label}\nengine: {}  targets{of_rank_0}: {}\n",
         result.lunmark_version,
         result.id,
         result.status,
@@ -142,7 +144,7 @@ pub fn render_with(result: &RunResult, detail: bool) -> String {
             match &p.summary.replay {
                 // The access lines were not used: the trace gave every I/O.
                 Some(r) => out.push_str(&format!("workload: {}\n", replay_workload_line(r, &w))),
-                None => out.push_str(&format!("workload: {}\n", super::workload_text::line(&w))),
+                None => out.push_str(&format!("workload{of_rank_0}: {}\n", super::workload_text::line(&w))),
             }
         }
         out.push_str(&render_point(p));

@@ -108,6 +108,9 @@ fn three_ranks_sum_their_counts_and_merge_latencies_exactly() {
         assert_eq!(listed.as_array().unwrap().len(), 1, "{name}: one result in the store");
         assert_eq!(crate::common::stdout(&out).matches("status: Completed").count(), 1, "{name}: one summary");
         assert!(crate::common::stdout(&out).contains("ranks: 3 on 1 host(s), 1 machine(s)"), "{name}");
+        // The targets and workload shown are rank 0's, and the summary says so.
+        assert!(crate::common::stdout(&out).contains("targets (rank 0 of 3; each rank its own): "), "{name}");
+        assert!(crate::common::stdout(&out).contains("workload (rank 0 of 3; each rank its own): "), "{name}");
         let r = read_json(&json);
         assert_eq!(r["mpi"]["ranks"], 3, "{name}");
         let p = &r["points"][0];
@@ -164,6 +167,61 @@ fn a_rank_that_cannot_open_its_target_refuses_the_run_naming_it() {
     for r in [0, 2] {
         assert!(!dir.path().join(format!("d{r}/lun")).exists(), "rank {r}'s created file was removed");
     }
+}
+
+/// Replay, steady state and rounds are single-process for now: from the flags
+/// or from a profile, refused under MPI before anything runs, said once.
+#[test]
+fn replay_steady_and_rounds_are_refused_under_mpi() {
+    let dir = shm_dir();
+    let trace = dir.path().join("msr.csv");
+    std::fs::write(&trace, "128166372003061629,hm,0,Read,0,4096,100\n").unwrap();
+    let trace = trace.display().to_string();
+    let json = dir.path().join("r.json");
+    let json_s = json.display().to_string();
+    let base = ["-t", "mem:8m", "--time", "1s", "--no-store", "-q", "--json", &json_s];
+    for (extra, named) in [
+        (vec!["--replay", trace.as_str(), "--replay-speed", "max"], "--replay"),
+        (vec!["--steady", "iops"], "--steady"),
+        (vec!["pts-iops"], "the profile's [rounds]"),
+    ] {
+        let Some(out) = run_ranks(3, &[], &[extra.as_slice(), &base].concat()) else { return };
+        assert!(!out.status.success(), "{named}");
+        let err = stderr(&out);
+        assert!(err.contains(named) && err.contains("single-process for now"), "{named}: {err}");
+        assert_eq!(err.matches("error:").count(), 1, "{named}: said once: {err}");
+        assert!(!json.exists(), "{named}: refused before anything ran");
+    }
+}
+
+/// SIGINT to mpirun while the ranks are in their ramp: the point is
+/// interrupted (nothing measured), not marked stalled over the I/Os in flight.
+#[test]
+fn sigint_in_the_ramp_is_an_interruption_not_a_stall() {
+    let dir = shm_dir();
+    let Some(mut c) = mpirun() else { return };
+    let target = format!("{}/lun{{rank}}", dir.path().display());
+    let json = dir.path().join("r.json");
+    let child = c
+        .args(["-np", "3", lunmark_bin(), "run", "-t", &target, "--size", "8m", "--qd", "16", "--ramp", "30s", "--time", "1s"])
+        .args(["--no-store", "--json"])
+        .arg(&json)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The ranks have created their files: give them a moment into the ramp.
+    crate::common::wait_for(|| (0..3).all(|r| dir.path().join(format!("lun{r}")).exists()));
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: kill(2) on the mpirun this test started, by its pid.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let (o, e) = (crate::common::stdout(&out), stderr(&out));
+    assert!(o.contains("status: Interrupted"), "{o}\n{e}");
+    assert!(!o.contains("STALLED") && !e.contains("STALLED"), "{o}\n{e}");
+    let r = read_json(&json);
+    assert_eq!(r["status"], "interrupted");
+    assert_eq!(r["points"][0]["summary"]["stalled"], false);
 }
 
 /// Rank 1's NBD server is killed mid-point: the point fails naming rank 1, and the result is kept.
