@@ -116,6 +116,17 @@ pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// As parse_duration, but a bare number is refused: for settings whose
+/// meaning in other tools has another unit (fio's thinktime is in µs), so "5"
+/// is not silently read as 5 seconds.
+pub fn parse_duration_with_unit(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return Err(format!("'{t}' has no unit: give a unit: 5ms, 500us (a bare number is not taken as seconds)"));
+    }
+    parse_duration(t).map_err(|e| e.to_string())
+}
+
 /// Parses "70", "70%", "35.5". Must lie in 0..=100.
 pub fn parse_percent(text: &str) -> Result<f64, UnitError> {
     let bad = || UnitError::BadPercent { value: text.to_string() };
@@ -142,6 +153,13 @@ pub fn format_duration(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_number_needs_a_unit_where_asked() {
+        assert!(parse_duration_with_unit("5").unwrap_err().contains("give a unit: 5ms, 500us"));
+        assert_eq!(parse_duration_with_unit("5ms"), Ok(Duration::from_millis(5)));
+        assert_eq!(parse_duration_with_unit("500us"), Ok(Duration::from_micros(500)));
+    }
 
     #[test]
     fn sizes_parse_as_binary_multiples() {

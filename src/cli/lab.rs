@@ -198,6 +198,13 @@ fn refuse_unapplied(study: &Study) -> Result<()> {
                     "--destructive and --force guard devices and files of yours; lab protocols writes only targets it creates: drop them"
                 );
             }
+            // The legs are a file, mem: and network LUNs: no one sync kind applies to all of them.
+            if let Some(flag) = sync_flag(&a.run) {
+                anyhow::bail!(
+                    "{flag}: lab protocols runs the same workload on a file, on mem: and on network LUNs, and no sync applies to all of them \
+                     (--fsync/--fdatasync need a file, --flush a device or network LUN, mem: has none): drop it, or run `lunmark run {flag} ...` on one target"
+                );
+            }
         }
         Study::Cache(a) => {
             if let Some(pass) = &a.run.pass {
@@ -215,9 +222,21 @@ fn refuse_unapplied(study: &Study) -> Result<()> {
                     "--destructive and --force guard devices and files of yours; lab cache writes only the LUN it creates: drop them"
                 );
             }
+            // The LUN is an NBD export: --flush (NBD_CMD_FLUSH) applies, a file's fsync does not.
+            if a.run.fsync.is_some() || a.run.fdatasync.is_some() {
+                let flag = if a.run.fsync.is_some() { "--fsync" } else { "--fdatasync" };
+                anyhow::bail!("{flag}: lab cache's LUN is an NBD export, not a file; use --flush N to flush its write cache, or drop it");
+            }
         }
     }
     Ok(())
+}
+
+/// The sync flag a lab's run arguments carry, as typed (None: none).
+fn sync_flag(run: &RunArgs) -> Option<String> {
+    [("--fsync", run.fsync), ("--fdatasync", run.fdatasync), ("--flush", run.flush)]
+        .into_iter()
+        .find_map(|(flag, n)| n.map(|n| format!("{flag} {n}")))
 }
 
 /// The rest of a lab's request, as `run --dry-run` says it: what every row

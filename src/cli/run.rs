@@ -473,7 +473,12 @@ impl RunArgs {
             mailboxes: self.mailboxes,
             iops_per_mailbox: self.iops_per_mailbox,
             dist: self.dist.as_deref().map(str::parse).transpose().context("--dist")?,
-            thinktime: self.thinktime.as_deref().map(parse_duration).transpose().context("--thinktime")?,
+            thinktime: self
+                .thinktime
+                .as_deref()
+                .map(crate::units::parse_duration_with_unit)
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("--thinktime {e}"))?,
             thinktime_blocks: self.thinktime_blocks,
             arrivals: self.arrivals.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg).context("--arrivals")?,
             compress: self.compress.as_deref().map(parse_percent).transpose().context("--compress")?,
@@ -765,6 +770,10 @@ pub fn execute_with(
         }
         // The whole request is checked before anything is printed.
         let ctx = args.context()?;
+        // A run of rounds refuses what the real run would (--repeat, --trace, --verify, mem: targets).
+        if let Some(rounds) = &plan.rounds {
+            run::rounds::check(&plan, rounds, &ctx)?;
+        }
         let store = ResultStore::choose(&args, store_flag)?;
         print!("{}", plan::describe(&plan));
         if let Some(m) = cluster.get().facts() {

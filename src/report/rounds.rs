@@ -23,15 +23,18 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
         }
         let x: Vec<f64> = (1..=n).map(|k| k as f64).collect();
         let w = (o.window_rounds as usize).min(n);
-        let in_window = |k: usize, v: f64| (k >= n - w && n >= w && o.mean > 0.0).then_some(v);
-        let series = vec![
-            Series { label: format!("IOPS of {}", o.watch), values: o.watched_iops.iter().map(|v| Some(*v)).collect() },
-            Series { label: "window mean".into(), values: (0..n).map(|k| in_window(k, o.mean)).collect() },
-            Series { label: "110% of the mean".into(), values: (0..n).map(|k| in_window(k, o.mean * 1.1)).collect() },
-            Series { label: "90% of the mean".into(), values: (0..n).map(|k| in_window(k, o.mean * 0.9)).collect() },
-        ];
+        // The window's lines only when a whole window ran (no mean otherwise).
+        let mean = o.mean.filter(|m| *m > 0.0 && o.window_complete());
+        let in_window = |k: usize, f: f64| mean.filter(|_| k >= n - w).map(|m| m * f);
+        let mut series = vec![Series { label: format!("IOPS of {}", o.watch), values: o.watched_iops.iter().map(|v| Some(*v)).collect() }];
+        if mean.is_some() {
+            series.push(Series { label: "window mean".into(), values: (0..n).map(|k| in_window(k, 1.0)).collect() });
+            series.push(Series { label: "110% of the mean".into(), values: (0..n).map(|k| in_window(k, 1.1)).collect() });
+            series.push(Series { label: "90% of the mean".into(), values: (0..n).map(|k| in_window(k, 0.9)).collect() });
+        }
         let verdict = match o.reached_at_round {
             Some(k) if o.reached => format!("steady at round {k}"),
+            _ if mean.is_none() => format!("not steady in {n} rounds, the {}-round window not complete", o.window_rounds),
             _ => format!("not steady in {n} rounds"),
         };
         out.push(Chart {
@@ -95,7 +98,14 @@ pub fn iops_tables(results: &[&RunResult]) -> Vec<IopsTable> {
             })
             .collect();
         out.push(IopsTable {
-            title: format!("{name}: IOPS by read/write mix and transfer size, mean of rounds {first}-{last}"),
+            title: if o.window_complete() {
+                format!("{name}: IOPS by read/write mix and transfer size, mean of rounds {first}-{last}")
+            } else {
+                format!(
+                    "{name}: IOPS by read/write mix and transfer size, mean of rounds {first}-{last} (the {}-round window not complete)",
+                    o.window_rounds
+                )
+            },
             columns: sizes,
             rows,
         });
@@ -162,4 +172,33 @@ pub fn markdown(results: &[&RunResult]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::steady::RoundsOutcome;
+
+    #[test]
+    fn an_incomplete_window_has_no_mean_and_says_so() {
+        // Four rounds of a five-round window, as an interrupted run leaves them.
+        let o = RoundsOutcome {
+            watch: "read=0 bs=4k".into(),
+            watched_iops: vec![900.0, 950.0, 1000.0, 980.0],
+            window_rounds: 5,
+            max_rounds: 25,
+            range_limit_pct: 20.0,
+            slope_limit_pct: 10.0,
+            ..Default::default()
+        };
+        let json = serde_json::to_value(&o).unwrap();
+        assert!(json["mean"].is_null() && json["range"].is_null() && json["slope"].is_null(), "{json}");
+        let line = crate::report::table::rounds_line(&o);
+        assert!(line.contains("window of 5 rounds not complete (4 ran)") && !line.contains("mean 0"), "{line}");
+        let mut r = crate::report::golden_result("result-a.json");
+        r.rounds = Some(o);
+        let charts = charts(&[&r]);
+        assert!(charts[0].caption.contains("window not complete"), "{}", charts[0].caption);
+        assert!(!charts[0].svg.contains("window mean"), "no window lines at 0");
+    }
 }

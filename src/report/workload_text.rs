@@ -95,8 +95,24 @@ pub fn line(spec: &WorkloadSpec) -> String {
         String::new()
     };
     let sync = spec.sync.map(|s| format!(", {} {}", s.kind.flag(), s.every)).unwrap_or_default();
+    // Polling and data reduction change what is measured: named when set.
+    let mut extra = String::new();
+    if spec.polling.sqpoll.is_some() {
+        extra.push_str(", sqpoll");
+    }
+    if spec.polling.poll {
+        extra.push_str(", poll");
+    }
+    if let Some(d) = &spec.data {
+        if d.compress > 0.0 {
+            extra.push_str(&format!(", compress {}%", pct(d.compress)));
+        }
+        if d.dedupe > 0.0 {
+            extra.push_str(&format!(", dedupe {}%", pct(d.dedupe)));
+        }
+    }
     format!(
-        "bs {}, {}% read{trim}, {}% random{sync}, QD {}, {}, {}{}",
+        "bs {}, {}% read{trim}, {}% random{sync}{extra}, QD {}, {}, {}{}",
         bs(spec),
         read_pct(spec),
         random_pct(spec),
@@ -189,6 +205,17 @@ mod tests {
         spec.groups[0].qd = 8;
         spec.groups[0].workers = 2;
         assert_eq!(line(&spec), "bs 4k/50:8k/50, 70% read, 50% random, QD 8, 2 workers, 1 target");
+    }
+
+    #[test]
+    fn sqpoll_and_data_reduction_are_said() {
+        let mut spec = spec_of("quick");
+        let plain = line(&spec);
+        assert!(!plain.contains("sqpoll") && !plain.contains("compress"), "{plain}");
+        spec.polling.sqpoll = Some(crate::workload::polling::SqPoll::AnyCpu);
+        spec.data = Some(crate::workload::reduction::DataReduction { compress: 50.0, dedupe: 30.0, dedupe_unit: None });
+        let said = line(&spec);
+        assert!(said.contains(", sqpoll, compress 50%, dedupe 30%, QD "), "{said}");
     }
 
     #[test]

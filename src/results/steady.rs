@@ -41,10 +41,14 @@ pub struct RoundsOutcome {
     /// Rounds in the window, and the most rounds allowed.
     pub window_rounds: u32,
     pub max_rounds: u32,
-    /// The last window's mean, range and slope excursion of the watched IOPS.
-    pub mean: f64,
-    pub range: f64,
-    pub slope: f64,
+    /// The last window's mean, range and slope excursion of the watched IOPS
+    /// (null while fewer rounds than the window ran: no window to judge).
+    #[serde(default)]
+    pub mean: Option<f64>,
+    #[serde(default)]
+    pub range: Option<f64>,
+    #[serde(default)]
+    pub slope: Option<f64>,
     pub range_limit_pct: f64,
     pub slope_limit_pct: f64,
     /// What the purge did per target (empty: no purge asked).
@@ -53,4 +57,11 @@ pub struct RoundsOutcome {
     /// Bytes written per target to precondition (0: none).
     #[serde(default)]
     pub precondition_bytes: u64,
+}
+
+impl RoundsOutcome {
+    /// True when enough rounds ran to fill one window.
+    pub fn window_complete(&self) -> bool {
+        self.mean.is_some() && self.watched_iops.len() >= self.window_rounds as usize
+    }
 }

@@ -488,7 +488,8 @@ pub fn describe(plan: &RunPlan) -> String {
                     l.random,
                     100.0 - l.random,
                     crate::units::Bytes(l.alignment()),
-                    crate::workload::dist::describe(l.dist.as_ref()),
+                    // A distribution only shapes random offsets: unsaid on sequential lines.
+                    crate::workload::dist::describe(l.dist.as_ref().filter(|_| l.random > 0.0)),
                     crate::workload::spec::describe_think(l)
                 );
             }
@@ -500,7 +501,8 @@ pub fn describe(plan: &RunPlan) -> String {
         if let Some(r) = &plan.replay {
             out.push_str(&r.describe(&s.targets));
         }
-        if let Some(d) = &s.data {
+        // Data reduction shapes written data only: a read-only phase has none to describe.
+        if let Some(d) = s.data.as_ref().filter(|_| !s.write_sizes().is_empty()) {
             let _ = writeln!(out, "{}", d.describe(s.data_unit()));
         }
         if let Some(st) = &s.steady {
@@ -517,4 +519,43 @@ pub fn describe(plan: &RunPlan) -> String {
         let _ = writeln!(out, "pass criteria: {}", plan.criteria.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(", "));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(read: f64, random: f64) -> WorkloadSpec {
+        let mut groups = crate::workload::profile::builtin("quick").unwrap().phases[0].groups.clone();
+        for l in groups.iter_mut().flat_map(|g| g.access.iter_mut()) {
+            l.read = read;
+            l.random = random;
+            l.dist = Some("zipf:0.9".parse().unwrap());
+        }
+        WorkloadSpec {
+            targets: vec!["mem:1m".into()],
+            size: None,
+            offset: Default::default(),
+            ramp: std::time::Duration::ZERO,
+            run: crate::workload::RunLength::Ios(1),
+            seed: 1,
+            engine: Default::default(),
+            buffered: false,
+            connections: 1,
+            sync: None,
+            polling: Default::default(),
+            groups,
+            data: Some(crate::workload::reduction::DataReduction { compress: 50.0, dedupe: 0.0, dedupe_unit: None }),
+            steady: None,
+        }
+    }
+
+    #[test]
+    fn dry_run_says_only_what_applies() {
+        // A sequential read-only line: no offsets distribution, no written data.
+        let text = describe(&single(spec(100.0, 0.0)).unwrap());
+        assert!(!text.contains("random offsets") && !text.contains("data: written units"), "{text}");
+        let text = describe(&single(spec(0.0, 100.0)).unwrap());
+        assert!(text.contains("random offsets zipf:0.9") && text.contains("data: written units of 4k"), "{text}");
+    }
 }

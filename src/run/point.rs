@@ -390,6 +390,7 @@ fn per_worker_figures(
 ) -> (Vec<WorkerFigures>, Vec<TargetFigures>) {
     const PSYNC: &str = "the psync engine does one I/O at a time per target (use --engine io_uring for depth, or more --workers)";
     const PACED: &str = "a paced group (a rate, or following another group) keeps only the I/Os that are due in flight";
+    const THINK: &str = "the think time (--thinktime, or a line's delay) holds the depth down: no I/O is issued while a worker pauses";
     let inputs: Vec<WorkerInput> = present
         .iter()
         .zip(outcomes)
@@ -401,6 +402,8 @@ fn per_worker_figures(
                 Some(PSYNC)
             } else if g.rate.is_some() || g.follow.is_some() {
                 Some(PACED)
+            } else if g.thinktime.is_some() || g.access.iter().any(|l| l.delay.is_some()) {
+                Some(THINK)
             } else {
                 None
             };

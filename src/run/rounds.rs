@@ -54,8 +54,8 @@ impl RunObserver for Gathering<'_> {
     }
 }
 
-/// Refuses what a run of rounds cannot do, before anything runs.
-fn check(plan: &RunPlan, rounds: &Rounds, ctx: &RunContext) -> Result<usize> {
+/// Refuses what a run of rounds cannot do, before anything runs (the dry run too).
+pub fn check(plan: &RunPlan, rounds: &Rounds, ctx: &RunContext) -> Result<usize> {
     let watch = plan
         .points
         .iter()
@@ -229,7 +229,7 @@ pub fn execute(plan: &RunPlan, rounds: &Rounds, ctx: &RunContext, observer: &mut
         let w = rounds.window as usize;
         if outcome.watched_iops.len() >= w {
             let f = judge(&outcome.watched_iops[outcome.watched_iops.len() - w..], rounds.range, rounds.slope);
-            (outcome.mean, outcome.range, outcome.slope) = (f.mean, f.range, f.slope);
+            (outcome.mean, outcome.range, outcome.slope) = (Some(f.mean), Some(f.range), Some(f.slope));
             if f.steady {
                 outcome.reached = true;
                 outcome.reached_at_round = Some(round);

@@ -150,6 +150,8 @@ pub fn describe(dist: Option<&Distribution>) -> String {
             match (&d.shape, d.layout) {
                 (Shape::Hotband { .. }, _) => "band moving from the region's start, time counted from the point's start",
                 (_, Layout::Scattered) => "hot blocks scattered over the region by the seed",
+                // A normal distribution peaks at the region's middle, not its start.
+                (Shape::Normal { .. }, Layout::Contiguous) => "hot blocks in place, centred on the region",
                 (_, Layout::Contiguous) => "hot blocks in place, from the region's start",
             }
         ),

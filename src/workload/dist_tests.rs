@@ -182,3 +182,12 @@ fn bad_distributions_say_what_is_allowed() {
         assert!(e.contains(says), "{text}: {e}");
     }
 }
+
+#[test]
+fn dry_run_text_says_where_the_hot_blocks_are() {
+    // A normal distribution peaks at the region's middle.
+    let normal = describe(Some(&dist("normal:10%")));
+    assert!(normal.contains("centred on the region") && !normal.contains("region's start"), "{normal}");
+    let zipf = describe(Some(&dist("zipf:0.9:contiguous")));
+    assert!(zipf.contains("from the region's start"), "{zipf}");
+}

@@ -78,7 +78,7 @@ pub struct Profile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dist: Option<super::dist::Distribution>,
     /// Pause of every worker after `thinktime_blocks` I/Os (as --thinktime).
-    #[serde(default, with = "opt_duration_text", skip_serializing_if = "Option::is_none")]
+    #[serde(default, with = "super::serde_text::opt_duration_unit_text", skip_serializing_if = "Option::is_none")]
     pub thinktime: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinktime_blocks: Option<u32>,

@@ -26,6 +26,22 @@ pub mod opt_duration_text {
     }
 }
 
+/// Serde for optional durations as text that must carry a unit (think time:
+/// fio's is in µs, so a bare number is refused rather than read as seconds).
+pub mod opt_duration_unit_text {
+    use super::*;
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        super::opt_duration_text::serialize(d, s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        let text = String::deserialize(d)?;
+        crate::units::parse_duration_with_unit(&text).map(Some).map_err(serde::de::Error::custom)
+    }
+}
+
 /// Serde for durations as the text users type ("10s", "500ms").
 pub mod duration_text {
     use super::*;

@@ -78,7 +78,7 @@ pub struct WorkerGroup {
     #[serde(default, skip_serializing_if = "super::timing::Arrivals::is_fixed")]
     pub arrivals: super::timing::Arrivals,
     /// fio's thinktime: after `thinktime_blocks` I/Os of any line, each worker issues nothing for this long.
-    #[serde(default, with = "opt_duration_text", skip_serializing_if = "Option::is_none")]
+    #[serde(default, with = "super::serde_text::opt_duration_unit_text", skip_serializing_if = "Option::is_none")]
     pub thinktime: Option<Duration>,
     /// fio's thinktime_blocks (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -172,6 +172,8 @@ fn bad_settings_are_refused_before_the_run_with_what_is_allowed() {
         (vec!["--thinktime-blocks", "4"], "--thinktime"),
         (vec!["--thinktime", "1ms", "--rate", "100"], "use one of them"),
         (vec!["--thinktime", "1ms", "--thinktime-blocks", "0"], "at least 1"),
+        // fio's thinktime is in µs: a bare number is refused, not read as seconds.
+        (vec!["--thinktime", "5"], "give a unit: 5ms, 500us"),
     ] {
         let mut all = vec!["run", "-q", "--no-store", "-t", "mem:16m", "--time", "200ms", "--ramp", "0"];
         all.extend_from_slice(&args);

@@ -117,6 +117,12 @@ fn lab_flags_a_study_cannot_apply_are_refused_with_what_to_do() {
         (&["lab", "cache", "--rate", "100"], "flat out"),
         (&["lab", "cache", "--target", "mem:1m"], "drop --target"),
         (&["lab", "protocols", "--journal", "/dev/shm/never-written"], "--journal"),
+        // The legs are a file, mem: and network LUNs: no sync applies to all (the dry run refuses it too).
+        (&["lab", "protocols", "--flush", "4"], "--flush 4: lab protocols runs the same workload on a file, on mem:"),
+        (&["lab", "protocols", "--flush", "4", "--dry-run"], "no sync applies to all of them"),
+        (&["lab", "protocols", "--fsync", "4"], "no sync applies to all of them"),
+        (&["lab", "protocols", "--fdatasync", "4", "--dry-run"], "no sync applies to all of them"),
+        (&["lab", "cache", "--fsync", "4", "--dry-run"], "use --flush N"),
     ];
     for (args, says) in cases {
         let out = run(args);

@@ -300,32 +300,21 @@ fn a_psync_run_asked_for_qd32_warns_that_it_held_less() {
 /// asked, and the warning names the schedule as the cause.
 #[test]
 fn a_paced_run_warns_that_the_schedule_held_the_depth_down() {
-    let dir = shm_dir();
-    let json = dir.path().join("r.json");
-    let out = run(&[
-        "run",
-        "-q",
-        "--no-store",
-        "-t",
-        "mem:16m",
-        "--bs",
-        "4k",
-        "--qd",
-        "32",
-        "--rate",
-        "500",
-        "--ramp",
-        "0",
-        "--time",
-        "1s",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let q = &read_json(&json)["points"][0]["summary"]["queue_depth"];
-    assert!(q["achieved"].as_f64().unwrap() < 3.2, "{q}");
-    let warning = q["warning"].as_str().unwrap();
-    assert!(warning.contains("paced group"), "{warning}");
+    // A think time holds the depth down too, and the warning says so rather than
+    // blaming the submitter.
+    for (pacing, says) in [(["--rate", "500"], "paced group"), (["--thinktime", "1ms"], "the think time")] {
+        let dir = shm_dir();
+        let json = dir.path().join("r.json");
+        let mut args = vec!["run", "-q", "--no-store", "-t", "mem:16m", "--bs", "4k", "--qd", "32", "--ramp", "0", "--time", "1s"];
+        args.extend_from_slice(&pacing);
+        args.extend_from_slice(&["--json", json.to_str().unwrap()]);
+        let out = run(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let q = &read_json(&json)["points"][0]["summary"]["queue_depth"];
+        assert!(q["achieved"].as_f64().unwrap() < 3.2, "{q}");
+        let warning = q["warning"].as_str().unwrap();
+        assert!(warning.contains(says) && !warning.contains("did not keep up"), "{warning}");
+    }
 }
 
 /// A lab prints its own table: --detail is refused there, before it starts anything.

@@ -346,11 +346,23 @@ fn pts_iops_on_a_device_without_destructive_is_refused_and_leaves_it_untouched()
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--destructive"), "{}", stderr(&o));
     assert!(std::fs::read(dev.backing()).unwrap().iter().all(|&b| b == 0x5A), "the device was not touched");
-    for refused in [&["-t", "mem:16m"][..], &["-t", dir.path().join("x").to_str().unwrap(), "--size", "1m", "--verify"][..]] {
-        let o = run(&[&["run", "pts-iops", "--time", "200ms", "--no-store", "-q"][..], refused].concat());
-        assert!(!o.status.success(), "{refused:?}");
+    let x = dir.path().join("x");
+    let x = x.to_str().unwrap();
+    // The dry run refuses them too, as the run would (a plan printed with exit 0 misled).
+    for (refused, dry) in [&["-t", "mem:16m"][..], &["-t", x, "--size", "1m", "--verify"][..]]
+        .into_iter()
+        .chain([&["-t", "mem:64m"][..], &["-t", x, "--size", "1m", "--repeat", "2"][..], &["-t", x, "--size", "1m", "--trace", "t"][..]])
+        .zip([false, false, true, true, true])
+        .chain([(&["-t", x, "--size", "1m", "--verify"][..], true)])
+    {
+        let dry: &[&str] = if dry { &["--dry-run"] } else { &[] };
+        let o = run(&[&["run", "pts-iops", "--time", "200ms", "--no-store", "-q"][..], refused, dry].concat());
+        assert!(!o.status.success(), "{refused:?} {dry:?}");
+        assert!(!stderr(&o).is_empty() && !crate::common::stdout(&o).contains("total:"), "{refused:?} {dry:?}: no plan printed");
         assert!(
-            stderr(&o).contains("mem: and null: start empty") || stderr(&o).contains("not supported with a run of rounds"),
+            stderr(&o).contains("mem: and null: start empty")
+                || stderr(&o).contains("not supported with a run of rounds")
+                || stderr(&o).contains("drop --repeat"),
             "{}",
             stderr(&o)
         );
