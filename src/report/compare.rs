@@ -249,11 +249,7 @@ pub fn compare(results: &[&RunResult]) -> Comparison {
                     let ratio = (b != 0.0).then(|| v / b);
                     let test = significance(m, bp, p);
                     let significant = test.as_ref().ok().map(|w| w.p < ALPHA);
-                    let verdict = if significant == Some(false) {
-                        "not significant"
-                    } else {
-                        direction(b, v, m.better)
-                    };
+                    let verdict = if significant == Some(false) { "not significant" } else { direction(b, v, m.better) };
                     let (significance, w) = match test {
                         Ok(w) => ((if w.p < ALPHA { "significant" } else { "not significant" }).to_string(), Some(w)),
                         Err(why) => (why.to_string(), None),

@@ -161,7 +161,13 @@ pub fn csv(results: &[&RunResult]) -> String {
                 None => row.extend(std::iter::repeat_n(String::new(), 6)),
             }
             row.extend(registry::csv_columns().map(|(_, m)| m.get(s).map(fmt).unwrap_or_default()));
-            for l in [Some(&s.latency_us.read), Some(&s.latency_us.write), Some(&s.latency_us.all), s.latency_us.trim.as_ref(), s.latency_us.sync.as_ref()] {
+            for l in [
+                Some(&s.latency_us.read),
+                Some(&s.latency_us.write),
+                Some(&s.latency_us.all),
+                s.latency_us.trim.as_ref(),
+                s.latency_us.sync.as_ref(),
+            ] {
                 // Empty where the point issued no trims (or no syncs).
                 row.extend(latency_figures().map(|(_, f)| l.map(|l| fmt(f(l))).unwrap_or_default()));
             }
