@@ -9,6 +9,7 @@
 use std::time::Instant;
 
 use super::LatencyHistogram;
+use crate::workload::Op;
 
 /// Significant digits of a target's latency histogram: p99 within 1%, and 37 KB
 /// per worker and target instead of the 270 KB of a 3-digit histogram.
@@ -30,8 +31,15 @@ impl Default for TargetTally {
 }
 
 impl TargetTally {
+    /// Counts an I/O as the summary does: reads, writes and trims are I/Os
+    /// (trims move no data, so add no bytes); syncs are not counted.
     #[inline]
-    pub fn record(&mut self, bytes: u32, latency_ns: u64) {
+    pub fn record(&mut self, op: Op, bytes: u32, latency_ns: u64) {
+        let bytes = match op {
+            Op::Read | Op::Write => bytes,
+            Op::Trim => 0,
+            Op::Sync | Op::DataSync => return,
+        };
         self.ios += 1;
         self.bytes += bytes as u64;
         self.latency.record(latency_ns);
@@ -40,10 +48,11 @@ impl TargetTally {
     /// The whole of a recorder, for a worker that drove this target alone
     /// (its errors are already counted here).
     pub fn take_all_of(&mut self, rec: &super::Recorder) {
-        self.ios = rec.ios_read + rec.ios_written;
+        self.ios = rec.ios();
         self.bytes = rec.bytes_read + rec.bytes_written;
         self.latency.add(&rec.read);
         self.latency.add(&rec.write);
+        self.latency.add(&rec.trim);
     }
 
     pub fn add(&mut self, o: &TargetTally) {
@@ -111,11 +120,14 @@ mod tests {
     #[test]
     fn tallies_add_up() {
         let mut a = TargetTally::default();
-        a.record(4096, 1000);
+        a.record(Op::Read, 4096, 1000);
         let mut b = TargetTally::default();
-        b.record(8192, 3000);
+        b.record(Op::Write, 8192, 3000);
+        // Trims count as I/Os without bytes, syncs not at all (as in the summary).
+        b.record(Op::Trim, 65536, 2000);
+        b.record(Op::Sync, 0, 9000);
         b.errors = 2;
         a.add(&b);
-        assert_eq!((a.ios, a.bytes, a.errors, a.latency.count()), (2, 12288, 2, 2));
+        assert_eq!((a.ios, a.bytes, a.errors, a.latency.count()), (3, 12288, 2, 3));
     }
 }

@@ -110,9 +110,10 @@ pub fn merge_into(outcome: &mut PointOutcome, reports: &[RankReport]) -> Result<
                 host: r.host.clone(),
                 ios_read: m.total.ios_read,
                 ios_written: m.total.ios_written,
+                ios_trimmed: m.total.ios_trimmed,
                 bytes_read: m.total.bytes_read,
                 bytes_written: m.total.bytes_written,
-                iops: rate(m.total.ios_read + m.total.ios_written),
+                iops: rate(m.total.ios()),
                 mbps: rate(m.total.bytes_read + m.total.bytes_written) / 1e6,
                 lat_mean_us: all.mean,
                 lat_p99_us: all.p99,
@@ -237,6 +238,11 @@ mod tests {
     use crate::workload::Op;
 
     fn report(rank: u32, host: &str, boot: &str, lat: &[u64], start: f64) -> RankReport {
+        report_of(rank, host, boot, lat, start, |i| if i % 2 == 0 { Op::Read } else { Op::Write })
+    }
+
+    /// A rank's report whose I/O `i` took `lat[i]` ns and was an `op(i)`.
+    fn report_of(rank: u32, host: &str, boot: &str, lat: &[u64], start: f64, op: impl Fn(usize) -> Op) -> RankReport {
         let mut o = PointOutcome {
             point: crate::results::model::Point {
                 params: Default::default(),
@@ -255,7 +261,7 @@ mod tests {
             measured: Measured::default(),
         };
         for (i, &l) in lat.iter().enumerate() {
-            o.measured.total.record(if i % 2 == 0 { Op::Read } else { Op::Write }, 4096, l);
+            o.measured.total.record(op(i), 4096, l);
         }
         o.measured.usage = CpuUsage { utilization_pct: 40.0 + rank as f64, busy_cpu_s: 1.0 + rank as f64, ..Default::default() };
         RankReport::decode(&RankReport::of(rank, host, boot, &o).encode()).unwrap()
@@ -308,7 +314,24 @@ mod tests {
         assert_eq!(spread.ranks.iter().map(|r| r.ios_read + r.ios_written).sum::<u64>(), 1800);
     }
 
-    fn empty_outcome() -> PointOutcome {
+    /// A rank's row counts trims in its `iops` as the summary does, and syncs in neither.
+    #[test]
+    fn rank_rows_count_trims_as_the_summary_does() {
+        let ops = |i: usize| [Op::Read, Op::Write, Op::Trim, Op::Sync][i % 4];
+        let reports = vec![report_of(0, "h1", "b", &[1000; 400], 10.0, ops), report_of(1, "h2", "b", &[2000; 200], 10.0, ops)];
+        let mut out = report_outcome();
+        merge_into(&mut out, &reports).unwrap();
+        let s = &out.point.summary;
+        assert_eq!((s.ios_trimmed, s.ios_synced), (150, 150));
+        let ranks = &out.point.mpi.as_ref().unwrap().ranks;
+        assert_eq!(ranks.iter().map(|r| r.ios_trimmed).collect::<Vec<_>>(), vec![100, 50]);
+        for r in ranks {
+            assert!((r.iops - 3.0 * r.ios_trimmed as f64 / 2.0).abs() < 1e-9, "rank {}: {} IOPS", r.rank, r.iops);
+        }
+        assert!((ranks.iter().map(|r| r.iops).sum::<f64>() - s.iops).abs() < 1e-9, "same span: rank rows add up to the summary");
+    }
+
+    fn report_outcome() -> PointOutcome {
         PointOutcome {
             point: crate::results::model::Point {
                 params: Default::default(),
@@ -339,7 +362,7 @@ mod tests {
             r.total.ios_trimmed = 3 + i as u64;
             r.total.ios_synced = 5 + i as u64;
         }
-        let mut out = empty_outcome();
+        let mut out = report_outcome();
         merge_into(&mut out, &reports).unwrap();
         let s = &out.point.summary;
         let q = s.queue_depth.as_ref().expect("the ranks' queue depth");
@@ -359,7 +382,7 @@ mod tests {
             r.in_flight_at_end = 31;
             r.oldest_in_flight_ms = Some(3.0);
         }
-        let mut out = empty_outcome();
+        let mut out = report_outcome();
         merge_into(&mut out, &reports).unwrap();
         let s = &out.point.summary;
         assert_eq!(s.duration_s, 0.0);

@@ -35,6 +35,20 @@ const TARGET_METRICS: &[TargetFigure] = &[
     ("latency p99", "us", Lower, |t| t.latency_p99_us),
 ];
 
+/// Which way `v` moved from the baseline `b`: "same" when the two are equal or
+/// the difference shows as 0.0% (a depth held at 128 both times, a float a few
+/// ulps apart), else "better" or "worse" as the metric improves.
+fn direction(b: f64, v: f64, better: Better) -> &'static str {
+    let rounds_to_zero = b != 0.0 && ((v - b) / b * 100.0).abs() < 0.05;
+    if v == b || rounds_to_zero {
+        "same"
+    } else if (v > b) == (better == Better::Higher) {
+        "better"
+    } else {
+        "worse"
+    }
+}
+
 /// Rows "target 1 (nbd://b/l0) IOPS" for each target of the baseline point that
 /// every other point has at the same index. Repeats keep no per-target spread,
 /// so their significance is unknown.
@@ -53,13 +67,7 @@ fn target_rows(base: &Point, others: &[&Point]) -> Vec<MetricRow> {
                 .iter()
                 .map(|t| {
                     let v = get(t);
-                    let verdict = if v == b {
-                        "same"
-                    } else if (v > b) == (*better == Better::Higher) {
-                        "better"
-                    } else {
-                        "worse"
-                    };
+                    let verdict = direction(b, v, *better);
                     Versus {
                         value: v,
                         diff_pct: (b != 0.0).then(|| (v - b) / b * 100.0),
@@ -241,15 +249,7 @@ pub fn compare(results: &[&RunResult]) -> Comparison {
                     let ratio = (b != 0.0).then(|| v / b);
                     let test = significance(m, bp, p);
                     let significant = test.as_ref().ok().map(|w| w.p < ALPHA);
-                    let verdict = if significant == Some(false) {
-                        "not significant"
-                    } else if v == b {
-                        "same"
-                    } else if (v > b) == (m.better == Better::Higher) {
-                        "better"
-                    } else {
-                        "worse"
-                    };
+                    let verdict = if significant == Some(false) { "not significant" } else { direction(b, v, m.better) };
                     let (significance, w) = match test {
                         Ok(w) => ((if w.p < ALPHA { "significant" } else { "not significant" }).to_string(), Some(w)),
                         Err(why) => (why.to_string(), None),
@@ -415,6 +415,19 @@ mod tests {
     use super::*;
     use crate::results::model::Summary;
     use crate::results::repeats::{combine, Pick};
+
+    /// Equal values, or a difference that shows as 0.0%, are the same, not worse.
+    #[test]
+    fn equal_or_zero_percent_differences_are_the_same() {
+        assert_eq!(direction(128.0, 128.0, Better::Higher), "same");
+        assert_eq!(direction(128.0, 127.99, Better::Higher), "same", "-0.008% shows as -0.0%");
+        assert_eq!(direction(10.0, 10.004, Better::Lower), "same", "+0.04% shows as +0.0%");
+        assert_eq!(direction(0.0, 0.0, Better::Lower), "same");
+        assert_eq!(direction(50.0, 50.15, Better::Lower), "worse", "+0.3% of CPU is a change");
+        assert_eq!(direction(128.0, 127.9, Better::Higher), "worse", "-0.08% shows as -0.1%");
+        assert_eq!(direction(100.0, 110.0, Better::Higher), "better");
+        assert_eq!(direction(0.0, 1.0, Better::Higher), "better");
+    }
 
     #[test]
     fn every_compared_metric_has_its_spread_kept_over_repeats() {

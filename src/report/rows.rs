@@ -104,6 +104,10 @@ fn latency_figures() -> impl Iterator<Item = (&'static str, LatencyFigure)> {
     std::iter::once(("count", count)).chain(registry::LATENCY_STATS.iter().map(|s| (s.key, s.read)))
 }
 
+/// The latency distributions of the wide CSV, in column order (trim and sync
+/// are empty for a point without them).
+const LATENCY_OPS: [&str; 5] = ["read", "write", "all", "trim", "sync"];
+
 /// The header of the wide CSV: identity, one column per sweep parameter seen
 /// in any of the results (`param_qd`, `param_phase`, ...), the point's
 /// workload, then every metric, latency per direction with every percentile.
@@ -112,7 +116,7 @@ pub fn csv_columns(results: &[&RunResult]) -> Vec<String> {
     cols.extend(param_keys(results).iter().map(|k| format!("param_{k}")));
     cols.extend(["bs", "read_pct", "random_pct", "qd", "workers", "targets"].iter().map(|c| c.to_string()));
     cols.extend(registry::csv_columns().map(|(column, _)| column.to_string()));
-    for op in ["read", "write", "all"] {
+    for op in LATENCY_OPS {
         cols.extend(latency_figures().map(|(f, _)| if f == "count" { format!("lat_{op}_count") } else { format!("lat_{op}_{f}_us") }));
     }
     cols
@@ -157,8 +161,15 @@ pub fn csv(results: &[&RunResult]) -> String {
                 None => row.extend(std::iter::repeat_n(String::new(), 6)),
             }
             row.extend(registry::csv_columns().map(|(_, m)| m.get(s).map(fmt).unwrap_or_default()));
-            for l in [&s.latency_us.read, &s.latency_us.write, &s.latency_us.all] {
-                row.extend(latency_figures().map(|(_, f)| fmt(f(l))));
+            for l in [
+                Some(&s.latency_us.read),
+                Some(&s.latency_us.write),
+                Some(&s.latency_us.all),
+                s.latency_us.trim.as_ref(),
+                s.latency_us.sync.as_ref(),
+            ] {
+                // Empty where the point issued no trims (or no syncs).
+                row.extend(latency_figures().map(|(_, f)| l.map(|l| fmt(f(l))).unwrap_or_default()));
             }
             out += &row.iter().map(|f| quote(f)).collect::<Vec<_>>().join(",");
             out.push('\n');

@@ -24,6 +24,10 @@ pub struct RankFigures {
     pub host: String,
     pub ios_read: u64,
     pub ios_written: u64,
+    /// Trims completed: I/Os counted in `iops` as the summary's are. Absent (0)
+    /// when the workload trims nothing.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ios_trimmed: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub iops: f64,
@@ -67,4 +71,8 @@ pub struct PointSpread {
     pub start_skew_ms: f64,
     /// The span the point's rates are taken over (earliest start to latest end of the measured intervals), seconds.
     pub span_s: f64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }

@@ -18,7 +18,8 @@ pub struct WorkerFigures {
     /// With --cpus: the CPUs its thread was pinned to.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cpus: Vec<u32>,
-    /// I/Os completed in the measured interval (reads and writes).
+    /// I/Os completed in the measured interval: reads, writes and trims, as the
+    /// summary's `iops` counts them (syncs apart).
     pub ios: u64,
     pub iops: f64,
     /// 10^6 bytes per second.
@@ -41,6 +42,7 @@ pub struct TargetFigures {
     pub uri: String,
     /// Workers that drove it.
     pub workers: u32,
+    /// Reads, writes and trims, as the worker rows and the summary count them.
     pub ios: u64,
     pub iops: f64,
     pub mbps: f64,
@@ -98,8 +100,8 @@ pub fn worker_figures(w: &WorkerInput, duration_s: f64) -> WorkerFigures {
         group: w.group.to_string(),
         targets: w.targets.to_vec(),
         cpus: w.cpus.to_vec(),
-        ios: rec.ios_read + rec.ios_written,
-        iops: rate(rec.ios_read + rec.ios_written, duration_s),
+        ios: rec.ios(),
+        iops: rate(rec.ios(), duration_s),
         mbps: rate(rec.bytes_read + rec.bytes_written, duration_s) / 1e6,
         latency_mean_us: all.mean_ns() / 1e3,
         latency_p99_us: if all.count() > 0 { all.quantile_ns(0.99) as f64 / 1e3 } else { 0.0 },
@@ -179,9 +181,12 @@ mod tests {
         let mut t1 = vec![TargetTally::default()];
         for i in 0..10 {
             r0.record(Op::Read, 4096, 1000);
-            t0[i % 2].record(4096, 1000);
+            t0[i % 2].record(Op::Read, 4096, 1000);
         }
         r1.record(Op::Write, 8192, 5000);
+        // A trim is an I/O of the worker and its target; a sync is neither.
+        r1.record(Op::Trim, 65536, 3000);
+        r1.record(Op::Sync, 0, 9000);
         t1[0].take_all_of(&r1);
         let w = [
             WorkerInput {
@@ -208,7 +213,11 @@ mod tests {
             },
         ];
         let targets = target_figures(&w, &["mem:a".into(), "mem:b".into()], 1.0);
-        assert_eq!(targets.iter().map(|t| t.ios).collect::<Vec<_>>(), vec![5, 6]);
+        assert_eq!(targets.iter().map(|t| t.ios).collect::<Vec<_>>(), vec![5, 7]);
+        assert_eq!(targets[1].mbps * 1e6, (5 * 4096 + 8192) as f64, "trims move no bytes");
+        let w1 = worker_figures(&w[1], 1.0);
+        assert_eq!((w1.ios, w1.iops), (2, 2.0));
+        assert!((w1.latency_mean_us - 4.0).abs() < 0.01, "{}", w1.latency_mean_us);
         assert_eq!(targets[1].workers, 2);
         let q = queue_depth(&w).unwrap();
         assert_eq!(q.requested, 40);

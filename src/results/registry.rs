@@ -64,6 +64,12 @@ pub const METRICS: &[MetricDef] = &[
     m("bytes_written", "bytes written", "B", Higher, |s| Some(s.bytes_written as f64)).csv("bytes_written"),
     m("ios_read", "reads", "I/Os", Higher, |s| Some(s.ios_read as f64)).csv("ios_read"),
     m("ios_written", "writes", "I/Os", Higher, |s| Some(s.ios_written as f64)).csv("ios_written"),
+    // Trims are I/Os (in `iops`); syncs move no data and are counted apart.
+    m("trim_iops", "trim IOPS", "IO/s", Higher, |s| Some(s.trim_iops)).csv("trim_iops"),
+    m("ios_trimmed", "trims", "I/Os", Higher, |s| Some(s.ios_trimmed as f64)).csv("ios_trimmed"),
+    m("bytes_trimmed", "bytes trimmed", "B", Higher, |s| Some(s.bytes_trimmed as f64)).csv("bytes_trimmed"),
+    m("sync_per_s", "syncs per second", "syncs/s", Higher, |s| Some(s.sync_per_s)).csv("sync_per_s"),
+    m("ios_synced", "syncs", "syncs", Higher, |s| Some(s.ios_synced as f64)).csv("ios_synced"),
     m("duration_s", "measured time", "s", Neither, |s| Some(s.duration_s)).csv("duration_s"),
     m("latency_us.all.mean", "latency mean", "us", Lower, |s| Some(s.latency_us.all.mean)).compared(),
     m("latency_us.all.p50", "latency p50", "us", Lower, |s| Some(s.latency_us.all.p50)).compared(),
@@ -238,6 +244,8 @@ mod tests {
         s.cpu.iops_per_cpu_pct = Some(0.0);
         s.cpu.mbps_per_cpu_pct = Some(0.0);
         s.cpu.service_demand_us_per_kb = Some(0.0);
+        // Trim and sync counts are left out of a summary while 0.
+        (s.ios_trimmed, s.trim_iops, s.bytes_trimmed, s.ios_synced, s.sync_per_s) = (1, 1.0, 1, 1, 1.0);
         let mut json = serde_json::to_value(&s).unwrap();
         if let Some(p) = json.get_mut("power").and_then(|p| p.as_object_mut()) {
             for k in ["avg_watts", "iops_per_delta_watt", "mbps_per_delta_watt"] {

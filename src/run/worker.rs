@@ -503,7 +503,7 @@ pub fn run_worker(
                 let ns = now.duration_since(s.due).as_nanos() as u64;
                 rec.record(s.op, s.len, ns);
                 if split_targets {
-                    tallies[s.target as usize].record(s.len, ns);
+                    tallies[s.target as usize].record(s.op, s.len, ns);
                 }
                 if let Some(hit) = c.from_cache {
                     rec.record_cache(s.op, hit, ns);

@@ -224,6 +224,43 @@ access = [{ share = 100.0, bs = "8k", read = 100.0, random = 0.0 }]
     let shown =
         lunmark().args(["--store", store.to_str().unwrap(), "results", "show", r["id"].as_str().unwrap(), "--detail"]).output().unwrap();
     assert!(stdout(&shown).contains("per worker:") && stdout(&shown).contains("second"), "{}", stdout(&shown));
+
+    // Trims are I/Os (the summary's `iops` counts them) and syncs are not: the
+    // worker and target rows count the same, with one target (its tally filled
+    // from the recorder) and with two (a tally per I/O).
+    for (n, files) in [(1, vec!["t1.dat"]), (2, vec!["t2a.dat", "t2b.dat"])] {
+        let json = dir.path().join(format!("trim{n}.json"));
+        let mut args: Vec<String> = ["run", "-q", "--no-store", "--size", "16m", "--bs", "4k", "--read", "50", "--trim", "20"]
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+        for f in &files {
+            args.extend(["-t".to_string(), dir.path().join(f).to_str().unwrap().to_string()]);
+        }
+        args.extend(["--fsync", "8", "--ios", "4000", "--ramp", "0", "--json", json.to_str().unwrap()].map(String::from));
+        let out = lunmark().args(&args).output().unwrap();
+        assert!(out.status.success(), "{n} targets: {}", stderr(&out));
+        let r = read_json(&json);
+        let p = &r["points"][0];
+        let s = &p["summary"];
+        let trimmed = s["ios_trimmed"].as_u64().unwrap();
+        assert!(trimmed > 0 && s["ios_synced"].as_u64().unwrap() > 0, "{n} targets: {s}");
+        let total = s["ios_read"].as_u64().unwrap() + s["ios_written"].as_u64().unwrap() + trimmed;
+        let (workers, targets) = (p["workers"].as_array().unwrap(), p["targets"].as_array().unwrap());
+        assert_eq!(targets.len(), n);
+        assert_eq!(sum(workers, "ios"), total, "{n} targets: worker rows count trims, not syncs");
+        assert_eq!(sum(targets, "ios"), total, "{n} targets: target rows count trims, not syncs");
+        for rows in [workers, targets] {
+            assert!((fsum(rows, "iops") - s["iops"].as_f64().unwrap()).abs() < 1e-6 * s["iops"].as_f64().unwrap());
+        }
+        if n == 1 {
+            let mean = s["latency_us"]["all"]["mean"].as_f64().unwrap();
+            for row in [&workers[0], &targets[0]] {
+                let m = row["latency_mean_us"].as_f64().unwrap();
+                assert!((m - mean).abs() <= 0.01 * mean, "{n} targets: row mean {m} is the summary's all-I/O mean {mean}");
+            }
+        }
+    }
 }
 
 /// On mem: nothing holds an I/O back: the depth held is the depth asked, 32, within 5%.
