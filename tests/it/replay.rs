@@ -234,6 +234,8 @@ fn bad_replay_settings_are_refused_with_what_is_allowed() {
     let c = csv.to_str().unwrap();
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "100,h,0,Read,0,4096,1\n200,h,0,Flush,0,0,1\n").unwrap();
+    let trim1 = dir.path().join("trim1.csv");
+    std::fs::write(&trim1, "100,h,0,Trim,0,4096,1\n").unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--replay", "/nonexistent/t.csv"], "no such file"),
         (vec!["--replay", c, "--replay-speed", "0"], "--replay-speed"),
@@ -242,9 +244,23 @@ fn bad_replay_settings_are_refused_with_what_is_allowed() {
         (vec!["--replay", c, "--replay-map", "usr/0=0,nfs/9=1"], "no device nfs/9"),
         (vec!["--replay", c, "--bs", "8k", "--read", "50"], "--bs, --read cannot apply to a replay"),
         (vec!["--replay", c, "--workers", "2"], "from one worker"),
+        (vec!["--replay", c, "--dist", "zipf:1.2"], "--dist cannot apply to a replay"),
+        (vec!["--replay", c, "--trim", "10"], "--trim cannot apply"),
+        (vec!["--replay", c, "--thinktime", "1ms", "--thinktime-blocks", "4"], "--thinktime, --thinktime-blocks cannot apply"),
+        (vec!["--replay", c, "--arrivals", "fixed"], "--arrivals cannot apply"),
+        (vec!["--replay", c, "--compress", "50", "--dedupe", "30", "--dedupe-unit", "8k"], "--compress, --dedupe, --dedupe-unit cannot apply"),
+        (vec!["--replay", c, "--fsync", "8"], "--fsync cannot apply"),
+        (vec!["--replay", c, "--fdatasync", "4"], "--fdatasync cannot apply"),
+        (vec!["--replay", c, "--flush", "2"], "--flush cannot apply"),
+        (vec!["--replay", c, "--steady", "iops"], "--steady cannot apply"),
         (vec!["--replay-speed", "2"], "add --replay FILE"),
         (vec!["--replay", c, "--trace", c], "names the trace being replayed"),
         (vec!["--replay", bad.to_str().unwrap()], "line 2: Type 'Flush' is neither Read nor Write"),
+        (vec!["--replay", trim1.to_str().unwrap()], "line 1: Type 'Trim' is neither Read nor Write"),
+        (
+            vec!["--replay", c, "--replay-format", "blkparse"],
+            "is not blkparse output (--replay-format blkparse): it looks like MSR Cambridge CSV",
+        ),
     ];
     for (extra, want) in cases {
         let mut args = vec!["run", "-q", "--no-store", "-t", "mem:16m", "-t", "mem:8m", "--dry-run"];
