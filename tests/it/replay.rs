@@ -252,7 +252,10 @@ fn bad_replay_settings_are_refused_with_what_is_allowed() {
         (vec!["--replay", c, "--trim", "10"], "--trim cannot apply"),
         (vec!["--replay", c, "--thinktime", "1ms", "--thinktime-blocks", "4"], "--thinktime, --thinktime-blocks cannot apply"),
         (vec!["--replay", c, "--arrivals", "fixed"], "--arrivals cannot apply"),
-        (vec!["--replay", c, "--compress", "50", "--dedupe", "30", "--dedupe-unit", "8k"], "--compress, --dedupe, --dedupe-unit cannot apply"),
+        (
+            vec!["--replay", c, "--compress", "50", "--dedupe", "30", "--dedupe-unit", "8k"],
+            "--compress, --dedupe, --dedupe-unit cannot apply",
+        ),
         (vec!["--replay", c, "--fsync", "8"], "--fsync cannot apply"),
         (vec!["--replay", c, "--fdatasync", "4"], "--fdatasync cannot apply"),
         (vec!["--replay", c, "--flush", "2"], "--flush cannot apply"),
