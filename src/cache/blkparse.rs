@@ -37,6 +37,12 @@ struct Event<'a> {
 }
 
 /// Parses one line, or None when it is not an event with a sector range.
+/// True when `line` has the shape of a blkparse event line (used to tell
+/// which format a file looks like when the one given does not fit).
+pub fn looks_like_blkparse(line: &str) -> bool {
+    parse_line(line).is_some()
+}
+
 fn parse_line(line: &str) -> Option<Event<'_>> {
     let f: Vec<&str> = line.split_whitespace().take(10).collect();
     if f.len() < 10 || f[8] != "+" {

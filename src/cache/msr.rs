@@ -35,13 +35,15 @@ pub struct MsrTrace {
 }
 
 /// True when `line` (the first non-empty line of a file) has the shape of an
-/// MSR CSV line or its header: seven comma-separated fields, the fourth
-/// `Read`/`Write` (or the header's `Type`).
+/// MSR CSV line or its header: seven comma-separated fields, the first a
+/// number and the fourth a word (or the header's `Timestamp`). Any Type word
+/// passes, so a line of another Type reaches the parser, which names it
+/// precisely ("Type 'Trim' is neither Read nor Write").
 pub fn looks_like_msr(line: &str) -> bool {
     let f: Vec<&str> = line.trim().split(',').map(str::trim).collect();
     f.len() == 7
         && (f[0].eq_ignore_ascii_case("timestamp")
-            || (f[0].parse::<u64>().is_ok() && (f[3].eq_ignore_ascii_case("read") || f[3].eq_ignore_ascii_case("write"))))
+            || (f[0].parse::<u64>().is_ok() && !f[3].is_empty() && f[3].chars().all(|c| c.is_ascii_alphabetic())))
 }
 
 /// Parses MSR Cambridge CSV text (see the module doc); `name` is used in errors.
@@ -133,6 +135,9 @@ mod tests {
         assert!(looks_like_msr("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime"));
         assert!(looks_like_msr(SAMPLE.lines().next().unwrap()));
         assert!(!looks_like_msr("  8,0    3        1     0.000000000  4162  Q   R 223490 + 8 [fio]"));
+        // Another Type word is still MSR: the parser then names the Type.
+        assert!(looks_like_msr("100,h,0,Trim,0,4096,1"));
+        assert!(!looks_like_msr("100,h,0,12,0,4096,1"));
     }
 
     #[test]

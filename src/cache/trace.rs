@@ -265,6 +265,15 @@ pub enum TraceKind {
 
 impl TraceKind {
     /// The name users give (`--replay-format`) and see.
+    /// The format's name in a sentence ("MSR Cambridge CSV").
+    pub fn describe(self) -> &'static str {
+        match self {
+            TraceKind::Binary => "a lunmark binary trace",
+            TraceKind::Blkparse => "blkparse output",
+            TraceKind::Msr => "MSR Cambridge CSV",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             TraceKind::Binary => "lunmark",
@@ -321,6 +330,28 @@ pub fn load_trace_as(path: &Path, kind: Option<TraceKind>) -> anyhow::Result<Loa
     let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("reading the trace {}: {}", path.display(), describe_io(&e)))?;
     let text = String::from_utf8_lossy(&bytes);
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let is_msr = super::msr::looks_like_msr(first);
+    let is_blkparse = || text.lines().any(super::blkparse::looks_like_blkparse);
+    // A format given that the file does not have: say so, and what it looks
+    // like, rather than the auto-detection's "neither ... nor ..." message.
+    let given_but = |k: TraceKind, looks: Option<TraceKind>| {
+        anyhow::anyhow!(
+            "{name} is not {} (--replay-format {}){}",
+            k.describe(),
+            k.name(),
+            looks.map_or(String::new(), |l| format!(
+                ": it looks like {}; give --replay-format {} or drop --replay-format to detect it",
+                l.describe(),
+                l.name()
+            ))
+        )
+    };
+    if kind == Some(TraceKind::Blkparse) && !is_blkparse() {
+        return Err(given_but(TraceKind::Blkparse, is_msr.then_some(TraceKind::Msr)));
+    }
+    if kind == Some(TraceKind::Msr) && !is_msr && is_blkparse() {
+        return Err(given_but(TraceKind::Msr, Some(TraceKind::Blkparse)));
+    }
     let msr = kind == Some(TraceKind::Msr) || (kind.is_none() && super::msr::looks_like_msr(first));
     if msr {
         let t = super::msr::parse_msr(&text, &name)?;

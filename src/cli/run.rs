@@ -578,6 +578,25 @@ impl RunArgs {
             ("--verify", verify),
             ("--cache", self.cache.is_some()),
             ("--fio", self.fio.is_some()),
+            ("--dist", self.dist.is_some()),
+            ("--trim", self.trim.is_some()),
+            ("--thinktime", self.thinktime.is_some()),
+            ("--thinktime-blocks", self.thinktime_blocks.is_some()),
+            ("--arrivals", self.arrivals.is_some()),
+            ("--compress", self.compress.is_some()),
+            ("--dedupe", self.dedupe.is_some()),
+            ("--dedupe-unit", self.dedupe_unit.is_some()),
+            ("--fsync", self.fsync.is_some()),
+            ("--fdatasync", self.fdatasync.is_some()),
+            ("--flush", self.flush.is_some()),
+            (
+                "--steady",
+                self.steady.is_some()
+                    || self.steady_window.is_some()
+                    || self.steady_round.is_some()
+                    || self.steady_range.is_some()
+                    || self.steady_slope.is_some(),
+            ),
         ]
         .iter()
         .filter(|(_, on)| *on)
@@ -587,7 +606,7 @@ impl RunArgs {
         if !given.is_empty() {
             anyhow::bail!(
                 "--replay {}: {} cannot apply to a replay: the trace gives each I/O's operation, offset, length and time \
-                 (--verify and --cache need I/Os lunmark shapes itself). Drop {}",
+                 (--verify and --cache need I/Os lunmark shapes itself; spread, trims, think time, arrivals, data content, syncs and a steady-state stop shape generated I/O). Drop {}",
                 s.file.display(),
                 given.join(", "),
                 if given.len() == 1 { "it" } else { "them" }

@@ -68,6 +68,9 @@ fn group_text(spec: &WorkloadSpec, g: &WorkerGroup) -> String {
 /// The workload in words: "bs 4k, 100% read, 100% random, QD 8, 1 worker,
 /// 1 target", one clause per worker group when there are several.
 pub fn describe(spec: &WorkloadSpec) -> String {
+    if let Some(r) = &spec.replay {
+        return super::workload_text::replay_line(r, spec);
+    }
     match spec.groups.as_slice() {
         [one] => group_text(spec, one),
         groups => groups.iter().map(|g| format!("{}: {}", g.name, group_text(spec, g))).collect::<Vec<_>>().join("; "),

@@ -150,6 +150,15 @@ pub fn csv(results: &[&RunResult]) -> String {
             ];
             row.extend(keys.iter().map(|k| p.params.get(k).map(|v| v.to_string().trim_matches('"').to_string()).unwrap_or_default()));
             match workload_text::of_point(r, i) {
+                // A replay's access lines are not what ran: the trace gave each I/O.
+                Some(w) if w.replay.is_some() => row.extend([
+                    "replay".to_string(),
+                    String::new(),
+                    String::new(),
+                    workload_text::qd(&w),
+                    w.total_workers().to_string(),
+                    w.targets.len().to_string(),
+                ]),
                 Some(w) => row.extend([
                     workload_text::bs(&w),
                     workload_text::read_pct(&w),

@@ -88,6 +88,9 @@ pub fn line(spec: &WorkloadSpec) -> String {
     let workers = spec.total_workers();
     let targets = spec.targets.len();
     let several = |n: usize, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
+    if let Some(r) = &spec.replay {
+        return replay_line(r, spec);
+    }
     // Trims and syncs are named only when the workload has them.
     let trim = if spec.has_trims() {
         format!(", {}% trim", per_group(spec, |g| pct(g.access.iter().map(|l| l.share * l.trim).sum::<f64>() / 100.0)))
@@ -120,6 +123,22 @@ pub fn line(spec: &WorkloadSpec) -> String {
         several(workers as usize, "worker"),
         several(targets, "target"),
         timing_and_skew(spec)
+    )
+}
+
+/// "replay of t.csv (msr, 1200 records, speed 1), QD 32, 1 worker, 2 targets":
+/// a replay's access lines are not what ran, the trace is.
+pub fn replay_line(r: &crate::workload::replay::ReplayWorkload, spec: &WorkloadSpec) -> String {
+    let several = |n: usize, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
+    format!(
+        "replay of {} ({}, {} records, speed {}), QD {}, {}, {}",
+        r.file,
+        r.format,
+        r.records,
+        r.speed,
+        qd(spec),
+        several(spec.total_workers() as usize, "worker"),
+        several(spec.targets.len(), "target")
     )
 }
 
@@ -168,6 +187,7 @@ mod tests {
             groups: p.phases[0].groups.clone(),
             data: None,
             steady: None,
+            replay: None,
         }
     }
 

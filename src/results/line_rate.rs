@@ -482,6 +482,7 @@ mod tests {
             groups: groups.iter().map(|t| group(t)).collect(),
             data: None,
             steady: None,
+            replay: None,
         }
     }
 

@@ -313,6 +313,7 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             groups: phase.groups.clone(),
             data: data.clone(),
             steady: steady.clone(),
+            replay: None,
         };
         for g in &mut base.groups {
             if own_targets_replaced {

@@ -473,7 +473,14 @@ pub fn attach(plan: &mut super::RunPlan, settings: ReplaySettings, run_given: bo
         }
     }
     let (replay, warnings) = ReplayPlan::load(settings, &first.targets)?;
+    let stored = crate::workload::replay::ReplayWorkload {
+        file: replay.settings.file.display().to_string(),
+        format: replay.kind.name().into(),
+        speed: replay.settings.speed.to_string(),
+        records: replay.records.len() as u64,
+    };
     for p in &mut plan.points {
+        p.spec.replay = Some(stored.clone());
         if !run_given {
             p.spec.run = crate::workload::RunLength::Ios(replay.records.len() as u64);
         }

@@ -145,6 +145,7 @@ fn precondition_spec(first: &WorkloadSpec, region: u64, times: f64) -> WorkloadS
         ramp: std::time::Duration::ZERO,
         run: RunLength::Ios(per_target * first.targets.len() as u64),
         steady: None,
+        replay: None,
         groups: vec![WorkerGroup {
             name: "precondition".into(),
             workers: 1,

@@ -201,6 +201,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
             // Checked by the plan, where the flags and the run length are known.
             data: None,
             steady: None,
+            replay: None,
         };
         if let Err(error) = spec.validate() {
             let line = locate(text, &phase.name, &error);

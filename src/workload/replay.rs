@@ -30,6 +30,21 @@ pub struct ReplaySettings {
     pub offsets: OffsetMode,
 }
 
+/// What a replayed point ran, kept in its workload so that the result says it
+/// was a replay (and which) rather than the unused generated access lines.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayWorkload {
+    /// The trace file, as given.
+    pub file: String,
+    /// Its format: lunmark, blkparse or msr.
+    pub format: String,
+    /// The replay speed, as --replay-speed takes it (1, 2, max).
+    pub speed: String,
+    /// Records replayed.
+    pub records: u64,
+}
+
 /// The formats a replay reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -166,6 +166,10 @@ pub struct WorkloadSpec {
     /// End the point once it is steady, --time being the maximum (--steady).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<super::steady::SteadySpec>,
+    /// The trace replayed in place of generated I/O (run --replay): the access
+    /// lines are then not what ran. Set on each point by run::replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<super::replay::ReplayWorkload>,
 }
 
 impl WorkloadSpec {
@@ -436,6 +440,7 @@ pub(crate) mod tests {
             }],
             data: None,
             steady: None,
+            replay: None,
         }
     }
 

@@ -121,6 +121,10 @@ fn an_msr_trace_keeps_its_timing_and_mapping() {
         assert_eq!(rp["issued"], 300);
         assert_eq!(rp["speed"], speed);
         assert_eq!(rp["mapping"], serde_json::json!(["usr/0 -> target 1", "proj/2 -> target 0"]));
+        // The stored workload says it is this replay, not the unused default access line.
+        let want_replay = serde_json::json!({"file": csv.to_str().unwrap(), "format": "msr", "speed": speed, "records": 300});
+        assert_eq!(r["workload"]["replay"], want_replay, "{}", r["workload"]);
+        assert_eq!(r["points"][0]["workload"]["replay"], want_replay);
         assert!((rp["span_s"].as_f64().unwrap() - 1.196).abs() < 1e-6, "{rp}");
         let duration = s["duration_s"].as_f64().unwrap();
         assert!(
@@ -234,6 +238,8 @@ fn bad_replay_settings_are_refused_with_what_is_allowed() {
     let c = csv.to_str().unwrap();
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "100,h,0,Read,0,4096,1\n200,h,0,Flush,0,0,1\n").unwrap();
+    let trim1 = dir.path().join("trim1.csv");
+    std::fs::write(&trim1, "100,h,0,Trim,0,4096,1\n").unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--replay", "/nonexistent/t.csv"], "no such file"),
         (vec!["--replay", c, "--replay-speed", "0"], "--replay-speed"),
@@ -242,9 +248,26 @@ fn bad_replay_settings_are_refused_with_what_is_allowed() {
         (vec!["--replay", c, "--replay-map", "usr/0=0,nfs/9=1"], "no device nfs/9"),
         (vec!["--replay", c, "--bs", "8k", "--read", "50"], "--bs, --read cannot apply to a replay"),
         (vec!["--replay", c, "--workers", "2"], "from one worker"),
+        (vec!["--replay", c, "--dist", "zipf:1.2"], "--dist cannot apply to a replay"),
+        (vec!["--replay", c, "--trim", "10"], "--trim cannot apply"),
+        (vec!["--replay", c, "--thinktime", "1ms", "--thinktime-blocks", "4"], "--thinktime, --thinktime-blocks cannot apply"),
+        (vec!["--replay", c, "--arrivals", "fixed"], "--arrivals cannot apply"),
+        (
+            vec!["--replay", c, "--compress", "50", "--dedupe", "30", "--dedupe-unit", "8k"],
+            "--compress, --dedupe, --dedupe-unit cannot apply",
+        ),
+        (vec!["--replay", c, "--fsync", "8"], "--fsync cannot apply"),
+        (vec!["--replay", c, "--fdatasync", "4"], "--fdatasync cannot apply"),
+        (vec!["--replay", c, "--flush", "2"], "--flush cannot apply"),
+        (vec!["--replay", c, "--steady", "iops"], "--steady cannot apply"),
         (vec!["--replay-speed", "2"], "add --replay FILE"),
         (vec!["--replay", c, "--trace", c], "names the trace being replayed"),
         (vec!["--replay", bad.to_str().unwrap()], "line 2: Type 'Flush' is neither Read nor Write"),
+        (vec!["--replay", trim1.to_str().unwrap()], "line 1: Type 'Trim' is neither Read nor Write"),
+        (
+            vec!["--replay", c, "--replay-format", "blkparse"],
+            "is not blkparse output (--replay-format blkparse): it looks like MSR Cambridge CSV",
+        ),
     ];
     for (extra, want) in cases {
         let mut args = vec!["run", "-q", "--no-store", "-t", "mem:16m", "-t", "mem:8m", "--dry-run"];
@@ -295,4 +318,39 @@ fn dry_run_profiles_and_cache_curve_know_the_replay() {
     let out = run(&["cache-curve", c, "--sizes", "0,50,100"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("MSR Cambridge CSV"), "{}", stdout(&out));
+}
+
+/// A stored replay says it is one: compare refuses it against a generated
+/// workload without --force (as for any workload difference), the CSV export
+/// gives no access line, and the HTML report reads "replay of FILE (...)".
+#[test]
+fn a_stored_replay_is_not_compared_with_a_generated_workload() {
+    let dir = shm_dir();
+    let (csv, _) = msr_trace(dir.path(), 20, 100, 1 << 20);
+    let c = csv.to_str().unwrap();
+    let store = dir.path().join("store.db");
+    let id = |args: &[&str]| -> String {
+        let out = lunmark().env("LUNMARK_STORE", &store).args(args).args(["-q", "--json", "-"]).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["id"].as_str().unwrap().to_string()
+    };
+    let generated = id(&["run", "-t", "mem:8m", "-t", "mem:8m", "--bs", "4k", "--ios", "20", "--ramp", "0"]);
+    let replayed = id(&["run", "-t", "mem:8m", "-t", "mem:8m", "--replay", c, "--replay-speed", "max"]);
+    let cmp = lunmark().env("LUNMARK_STORE", &store).args(["compare", &generated, &replayed]).output().unwrap();
+    assert!(!cmp.status.success(), "a replay was compared with a generated workload:\n{}", stdout(&cmp));
+    let e = stderr(&cmp);
+    assert!(e.contains("not comparable") && e.contains("replay.file") && e.contains("--force"), "{e}");
+    let forced = lunmark().env("LUNMARK_STORE", &store).args(["compare", &generated, &replayed, "--force"]).output().unwrap();
+    assert!(forced.status.success(), "{}", stderr(&forced));
+    let out = lunmark().env("LUNMARK_STORE", &store).args(["results", "export", &replayed, "--format", "csv"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains(",replay,,,"), "bs says replay, read and random are empty:\n{text}");
+    let html = dir.path().join("r.html");
+    let rep = lunmark().env("LUNMARK_STORE", &store).args(["report", &replayed, "-o", html.to_str().unwrap()]).output().unwrap();
+    assert!(rep.status.success(), "{}", stderr(&rep));
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(text.contains(&format!("replay of {c} (msr, 20 records, speed max)")), "{text}");
+    assert!(!text.contains("bs 4k"), "{text}");
 }
