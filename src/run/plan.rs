@@ -548,6 +548,7 @@ mod tests {
             groups,
             data: Some(crate::workload::reduction::DataReduction { compress: 50.0, dedupe: 0.0, dedupe_unit: None }),
             steady: None,
+            replay: None,
         }
     }
 
