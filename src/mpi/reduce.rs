@@ -243,23 +243,8 @@ mod tests {
 
     /// A rank's report whose I/O `i` took `lat[i]` ns and was an `op(i)`.
     fn report_of(rank: u32, host: &str, boot: &str, lat: &[u64], start: f64, op: impl Fn(usize) -> Op) -> RankReport {
-        let mut o = PointOutcome {
-            point: crate::results::model::Point {
-                params: Default::default(),
-                summary: Default::default(),
-                groups: vec![],
-                repeats: None,
-                verdict: None,
-                workload: None,
-                mpi: None,
-                workers: vec![],
-                targets: vec![],
-            },
-            status: Status::Completed,
-            reason: None,
-            span: (start, start + 2.0),
-            measured: Measured::default(),
-        };
+        let mut o = report_outcome();
+        o.span = (start, start + 2.0);
         for (i, &l) in lat.iter().enumerate() {
             o.measured.total.record(op(i), 4096, l);
         }
@@ -276,23 +261,7 @@ mod tests {
         let c: Vec<u64> = vec![50_000; 300];
         let reports =
             vec![report(0, "h1", "boot-x", &a, 100.0), report(1, "h1", "boot-x", &b, 100.004), report(2, "h2", "boot-x", &c, 100.010)];
-        let mut out = PointOutcome {
-            point: crate::results::model::Point {
-                params: Default::default(),
-                summary: Default::default(),
-                groups: vec![],
-                repeats: None,
-                verdict: None,
-                workload: None,
-                mpi: None,
-                workers: vec![],
-                targets: vec![],
-            },
-            status: Status::Completed,
-            reason: None,
-            span: (0.0, 0.0),
-            measured: Measured::default(),
-        };
+        let mut out = report_outcome();
         merge_into(&mut out, &reports).unwrap();
         let s = &out.point.summary;
         assert_eq!(s.ios_read + s.ios_written, 1800);
@@ -331,6 +300,7 @@ mod tests {
         assert!((ranks.iter().map(|r| r.iops).sum::<f64>() - s.iops).abs() < 1e-9, "same span: rank rows add up to the summary");
     }
 
+    /// An empty completed point, the base every test's outcome starts from.
     fn report_outcome() -> PointOutcome {
         PointOutcome {
             point: crate::results::model::Point {

@@ -172,23 +172,7 @@ mod tests {
 
     fn spec_of(name: &str) -> WorkloadSpec {
         let p = profile::builtin(name).unwrap();
-        WorkloadSpec {
-            targets: vec!["mem:1m".into()],
-            size: None,
-            offset: Default::default(),
-            ramp: std::time::Duration::ZERO,
-            run: crate::workload::RunLength::Ios(1),
-            seed: 1,
-            engine: Default::default(),
-            buffered: false,
-            connections: 1,
-            sync: None,
-            polling: Default::default(),
-            groups: p.phases[0].groups.clone(),
-            data: None,
-            steady: None,
-            replay: None,
-        }
+        WorkloadSpec { run: crate::workload::RunLength::Ios(1), ..WorkloadSpec::plain(vec!["mem:1m".into()], p.phases[0].groups.clone()) }
     }
 
     #[test]

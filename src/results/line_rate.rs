@@ -467,23 +467,7 @@ mod tests {
             }],
             ..Default::default()
         };
-        WorkloadSpec {
-            targets: (0..targets).map(|i| format!("/dev/shm/lun{i}")).collect(),
-            size: None,
-            offset: crate::units::Bytes(0),
-            ramp: std::time::Duration::ZERO,
-            run: crate::workload::RunLength::Time(std::time::Duration::from_secs(1)),
-            seed: 1,
-            engine: Default::default(),
-            buffered: false,
-            connections: 1,
-            sync: None,
-            polling: Default::default(),
-            groups: groups.iter().map(|t| group(t)).collect(),
-            data: None,
-            steady: None,
-            replay: None,
-        }
+        WorkloadSpec::plain((0..targets).map(|i| format!("/dev/shm/lun{i}")).collect(), groups.iter().map(|t| group(t)).collect())
     }
 
     fn setting(v: &[&str]) -> Result<Option<LinkSetting>, String> {

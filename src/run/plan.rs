@@ -534,21 +534,9 @@ mod tests {
             l.dist = Some("zipf:0.9".parse().unwrap());
         }
         WorkloadSpec {
-            targets: vec!["mem:1m".into()],
-            size: None,
-            offset: Default::default(),
-            ramp: std::time::Duration::ZERO,
             run: crate::workload::RunLength::Ios(1),
-            seed: 1,
-            engine: Default::default(),
-            buffered: false,
-            connections: 1,
-            sync: None,
-            polling: Default::default(),
-            groups,
             data: Some(crate::workload::reduction::DataReduction { compress: 50.0, dedupe: 0.0, dedupe_unit: None }),
-            steady: None,
-            replay: None,
+            ..WorkloadSpec::plain(vec!["mem:1m".into()], groups)
         }
     }
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::spec::{opt_duration_text, RunLength, SpecError, WorkerGroup, WorkloadSpec};
+use super::spec::{opt_duration_text, SpecError, WorkerGroup, WorkloadSpec};
 use crate::units::Bytes;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -185,24 +185,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
     for phase in &profile.phases {
         // Check each phase as a workload on stand-in targets; real targets come later.
         let ntargets = phase.groups.iter().flat_map(|g| g.targets.iter()).max().map(|m| m + 1).unwrap_or(1).max(profile.targets.len());
-        let spec = WorkloadSpec {
-            targets: vec!["mem:1m".into(); ntargets],
-            size: None,
-            offset: Bytes(0),
-            ramp: Duration::ZERO,
-            run: RunLength::Time(Duration::from_secs(1)),
-            seed: 1,
-            engine: Default::default(),
-            buffered: false,
-            connections: 1,
-            sync: None,
-            polling: Default::default(),
-            groups: phase.groups.clone(),
-            // Checked by the plan, where the flags and the run length are known.
-            data: None,
-            steady: None,
-            replay: None,
-        };
+        // Data reduction and steady state are checked by the plan, where the flags and the run length are known.
+        let spec = WorkloadSpec::plain(vec!["mem:1m".into(); ntargets], phase.groups.clone());
         if let Err(error) = spec.validate() {
             let line = locate(text, &phase.name, &error);
             return Err(ProfileError::Invalid { origin: origin.to_string(), line, phase: phase.name.clone(), error });

@@ -173,6 +173,30 @@ pub struct WorkloadSpec {
 }
 
 impl WorkloadSpec {
+    /// `groups` on `targets` with every other setting at its plain value: no
+    /// size or offset, no ramp, 1 s, seed 1, the engine chosen per target,
+    /// direct I/O, one connection, no syncs, polling, data reduction, steady
+    /// state or replay. Callers change what they need.
+    pub fn plain(targets: Vec<String>, groups: Vec<WorkerGroup>) -> WorkloadSpec {
+        WorkloadSpec {
+            targets,
+            size: None,
+            offset: Bytes(0),
+            ramp: Duration::ZERO,
+            run: RunLength::Time(Duration::from_secs(1)),
+            seed: 1,
+            engine: EngineChoice::Auto,
+            buffered: false,
+            connections: 1,
+            sync: None,
+            polling: Default::default(),
+            groups,
+            data: None,
+            steady: None,
+            replay: None,
+        }
+    }
+
     /// Target indexes a group drives.
     pub fn group_targets(&self, group: &WorkerGroup) -> Vec<usize> {
         if group.targets.is_empty() {
@@ -415,19 +439,9 @@ pub(crate) mod tests {
 
     /// A one-group, one-line workload on mem:64m, for tests elsewhere too.
     pub fn one_line_spec() -> WorkloadSpec {
-        WorkloadSpec {
-            targets: vec!["mem:64m".into()],
-            size: None,
-            offset: Bytes(0),
-            ramp: Duration::ZERO,
-            run: RunLength::Time(Duration::from_secs(1)),
-            seed: 1,
-            engine: EngineChoice::Auto,
-            buffered: false,
-            connections: 1,
-            sync: None,
-            polling: Default::default(),
-            groups: vec![WorkerGroup {
+        WorkloadSpec::plain(
+            vec!["mem:64m".into()],
+            vec![WorkerGroup {
                 name: "main".into(),
                 workers: 1,
                 qd: 4,
@@ -438,10 +452,7 @@ pub(crate) mod tests {
                 access: vec![AccessLine { share: 100.0, bs: Bytes(4096), read: 70.0, random: 100.0, ..Default::default() }],
                 ..Default::default()
             }],
-            data: None,
-            steady: None,
-            replay: None,
-        }
+        )
     }
 
     #[test]
