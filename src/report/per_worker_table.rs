@@ -1,25 +1,11 @@
 //! The worker and target tables of a point (`--detail`): IOmeter's per-worker
 //! and per-target rows. Pure: a point in, text out.
 
-use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, Table};
+
+use super::table::{num, right};
 
 use crate::results::model::Point;
-
-fn num(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
-}
-
-fn right(text: String) -> Cell {
-    Cell::new(text).set_alignment(CellAlignment::Right)
-}
 
 /// Both tables, or a line saying the result has none (recorded by an older version).
 pub fn render(p: &Point) -> String {

@@ -4,7 +4,9 @@ use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 
 use crate::results::model::{LatencyStats, Point, RunResult};
 
-fn num(v: f64) -> String {
+/// A figure with as many decimals as its size deserves (the summary's and
+/// the worker tables' rule).
+pub(super) fn num(v: f64) -> String {
     if v == 0.0 {
         "0".into()
     } else if v >= 100.0 {
@@ -64,7 +66,8 @@ fn opt(v: Option<f64>) -> String {
     v.map(num).unwrap_or_else(|| "-".into())
 }
 
-fn right(text: String) -> Cell {
+/// A right-aligned cell.
+pub(super) fn right(text: String) -> Cell {
     Cell::new(text).set_alignment(CellAlignment::Right)
 }
 
