@@ -1,6 +1,7 @@
 //! Exporters: a result in, bytes out. They never do I/O; the caller decides
 //! where the bytes go.
 
+pub mod cells;
 pub mod charts;
 pub mod compare;
 pub mod figures;

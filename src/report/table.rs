@@ -1,22 +1,9 @@
 //! The terminal summary of a result: pure, result in, text out.
 
-use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, Table};
 
+use super::cells::{num, right};
 use crate::results::model::{LatencyStats, Point, RunResult};
-
-/// A figure with as many decimals as its size deserves (the summary's and
-/// the worker tables' rule).
-pub(super) fn num(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
-}
 
 /// The cache tier's part of the summary: its setting, hit ratios, where I/Os
 /// were served, and hit and miss latency apart.
@@ -64,11 +51,6 @@ pub fn line_rate_line(l: &crate::results::line_rate::LineRate) -> String {
 
 fn opt(v: Option<f64>) -> String {
     v.map(num).unwrap_or_else(|| "-".into())
-}
-
-/// A right-aligned cell.
-pub(super) fn right(text: String) -> Cell {
-    Cell::new(text).set_alignment(CellAlignment::Right)
 }
 
 /// "steady state (iops): reached at 7 s ..." or "not reached in 10 rounds ...".
