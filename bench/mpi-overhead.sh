@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10}
 REPS=${REPS:-3}
+COUNTS=${COUNTS:-1 2 4}   # rank counts to measure, e.g. COUNTS=1
 if [ -z "${LUNMARK:-}" ]; then
   cargo build --release -q --features mpi
   LUNMARK=$PWD/target/release/lunmark
@@ -37,16 +38,19 @@ ranked() { # N -> the merged IOPS of N ranks under mpirun, one file each
   iops_of "$work/m.json"
 }
 
-printf '%-34s %12s %12s %8s\n' "4k random 70% read, QD32" "plain" "mpirun" "ratio"
-for n in 1 2 4; do
+printf '%-34s %12s %12s %8s\n' "4k random 70% read, QD32" "plain" "mpirun" "ratio of medians"
+for n in $COUNTS; do
   a=(); b=()
   for _ in $(seq "$REPS"); do
     a+=("$(plain "$n")"); b+=("$(ranked "$n")")
   done
-  python3 - "$n" "$(med "${a[@]}")" "$(med "${b[@]}")" <<'PY'
-import sys
-n, a, b = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+  python3 - "$n" "${a[*]}" "${b[*]}" <<'PY'
+import statistics, sys
+n = int(sys.argv[1])
+a, b = [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
+pairs = sorted(y / x for x, y in zip(a, b))
 name = "1 rank vs 1 plain run" if n == 1 else f"{n} ranks vs {n} plain runs summed"
-print(f"{name:<34} {a:12.0f} {b:12.0f} {b/a:7.2f}x")
+print(f"{name:<34} {statistics.median(a):12.0f} {statistics.median(b):12.0f} {statistics.median(b)/statistics.median(a):7.2f}x"
+      f"  (median of pair ratios {statistics.median(pairs):.3f}x, pairs {pairs[0]:.2f}-{pairs[-1]:.2f})")
 PY
 done
