@@ -17,6 +17,7 @@ pub mod polling;
 pub mod power_meter;
 pub mod progress;
 pub mod replay;
+pub mod request;
 pub mod resources;
 pub mod rounds;
 pub mod signals;
@@ -145,7 +146,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         host: host_facts(),
         workload: crate::workload::WorkloadSpec { targets: every_target(plan), ..first.clone() },
         targets: Vec::new(),
-        engine: plan::engine_name(first),
+        engine: plan.points[0].engine_name(),
         cpus: ctx.pinning.clone(),
         points: Vec::new(),
         mpi: ctx.cluster.get().facts(),
@@ -197,17 +198,18 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 result.status_reason = Some(signals::reason());
                 break 'points;
             }
-            let opened = target::open_all(&p.spec, ctx.safety, &mut run_targets).map_err(anyhow::Error::from).and_then(|mut t| {
-                if let Some(cfg) = &ctx.cache {
-                    let ready = crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)
-                        .and_then(|_| crate::engine::cache::config::attach(cfg, &mut t));
-                    if let Err(e) = ready {
-                        target::discard_created(t);
-                        return Err(e);
+            let opened =
+                target::open_targets(&p.spec, &p.targets, ctx.safety, &mut run_targets).map_err(anyhow::Error::from).and_then(|mut t| {
+                    if let Some(cfg) = &ctx.cache {
+                        let ready = crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)
+                            .and_then(|_| crate::engine::cache::config::attach(cfg, &mut t));
+                        if let Err(e) = ready {
+                            target::discard_created(t);
+                            return Err(e);
+                        }
                     }
-                }
-                Ok(t)
-            });
+                    Ok(t)
+                });
             let agreed = cluster.agree(&format!("opening the targets of point {}", i + 1), opened.as_ref().err());
             let opened = match (opened, agreed) {
                 (opened, None) => opened,
