@@ -198,18 +198,17 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 result.status_reason = Some(signals::reason());
                 break 'points;
             }
-            let opened =
-                target::open_targets(&p.spec, &p.targets, ctx.safety, &mut run_targets).map_err(anyhow::Error::from).and_then(|mut t| {
-                    if let Some(cfg) = &ctx.cache {
-                        let ready = crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)
-                            .and_then(|_| crate::engine::cache::config::attach(cfg, &mut t));
-                        if let Err(e) = ready {
-                            target::discard_created(t);
-                            return Err(e);
-                        }
+            let opened = p.open_targets(ctx.safety, &mut run_targets).map_err(anyhow::Error::from).and_then(|mut t| {
+                if let Some(cfg) = &ctx.cache {
+                    let ready = crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)
+                        .and_then(|_| crate::engine::cache::config::attach(cfg, &mut t));
+                    if let Err(e) = ready {
+                        target::discard_created(t);
+                        return Err(e);
                     }
-                    Ok(t)
-                });
+                }
+                Ok(t)
+            });
             let agreed = cluster.agree(&format!("opening the targets of point {}", i + 1), opened.as_ref().err());
             let opened = match (opened, agreed) {
                 (opened, None) => opened,

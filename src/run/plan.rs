@@ -37,6 +37,15 @@ impl PlannedPoint {
     pub fn engine_name(&self) -> String {
         engines(&self.targets, self.spec.engine)
     }
+
+    /// Opens this point's targets, each by its parsed kind (`target::open_targets`).
+    pub fn open_targets(
+        &self,
+        flags: target::SafetyFlags,
+        run: &mut target::RunTargets,
+    ) -> Result<Vec<target::OpenTarget>, target::TargetError> {
+        target::open_targets(&self.spec, &self.targets, flags, run)
+    }
 }
 
 #[derive(Clone, Debug)]
