@@ -4,7 +4,9 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 
 use super::exit;
-use super::run::RunArgs;
+use super::run::{measure_and_keep, ResultStore, RunArgs};
+use crate::run::request::RunRequest;
+use crate::target::Target;
 
 #[derive(Subcommand, Debug)]
 pub enum Study {
@@ -110,23 +112,29 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             if !a.run.targets.is_empty() {
                 anyhow::bail!("lab protocols starts its own targets: drop --target");
             }
+            let request = lab_request(&a.run, &a.lun_size)?;
             if a.run.dry_run {
-                let text = crate::lab::protocols::plan_text(&a.run, &a.lun_size)?;
-                print!("{text}{}", request_text(&a.run, &a.lun_size, store_flag)?);
+                let text = crate::lab::protocols::plan_text(&request, &a.lun_size)?;
+                print!("{text}{}", request_text(&request, &a.run, &a.lun_size, store_flag)?);
                 return Ok(exit::OK);
             }
+            // The workload is checked as the first leg (mem:) checks it, before any server starts.
+            crate::lab::protocols::check(&request, &a.lun_size)?;
             // The store is proved writable before any server starts.
-            let store = super::run::ResultStore::choose(&a.run, store_flag)?;
+            let store = ResultStore::choose(&a.run, store_flag)?;
             store.open()?;
             // Ctrl-C from here on only asks the lab to stop, so that it returns
             // through the guards that remove the link and stop the servers.
             crate::run::signals::interrupt_flag();
             // Removed when dropped, after the servers in it (run() drops those before it returns).
-            let shaped = crate::lab::protocols::shaped_link(&a.run)?;
+            let shaped = crate::lab::protocols::shaped_link(&request)?;
             if let Some(s) = &shaped {
                 eprintln!("== {}", s.describe());
             }
-            let rows = crate::lab::protocols::run(&a.run, &a.lun_size, shaped.as_ref(), &store)?;
+            let mut measure = |plan: &crate::run::RunPlan, ctx: &crate::run::RunContext| {
+                measure_and_keep(plan, ctx, None, &store, false).map(|k| k.result)
+            };
+            let rows = crate::lab::protocols::run(&request, &a.lun_size, shaped.as_ref(), &mut measure)?;
             // The rows are saved already: a closed stdout is reported, not a panic.
             show(&crate::lab::protocols::render(&rows, shaped.as_ref()), json.as_ref());
             write_json(json.as_ref(), rows.iter().filter_map(|(_, r)| r.as_ref().ok()));
@@ -161,19 +169,29 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             a.run.profile = Some(a.profile_name.clone().unwrap_or_else(|| "jetstress".into()));
             // A skewed stream unless --dist says otherwise (README: why zipf 0.9).
             a.run.dist = Some(a.run.dist.clone().unwrap_or_else(|| crate::lab::cache::DEFAULT_DIST.into()));
-            let opts = crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), read_delay_ms, write_delay_ms, sizes };
+            // The cache of every size, from --cache-mode, --cache-dev and --cache-block;
+            // each row sets its size. The request itself has no cache of its own.
+            let cache_tuned = a.run.cache_mode.is_some() || a.run.cache_dev.is_some() || a.run.cache_block.is_some();
+            let cache = RunArgs { cache: Some("100%".into()), ..a.run.clone() }.cache_config()?.expect("a cache was set");
+            (a.run.cache_mode, a.run.cache_dev, a.run.cache_block) = (None, None, None);
+            let opts =
+                crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), read_delay_ms, write_delay_ms, sizes, cache, cache_tuned };
+            let request = lab_request(&a.run, &a.lun_size)?;
             if a.run.dry_run {
-                let text = crate::lab::cache::plan_text(&a.run, &opts)?;
-                print!("{text}{}", request_text(&a.run, &a.lun_size, store_flag)?);
+                let text = crate::lab::cache::plan_text(&request, &opts)?;
+                print!("{text}{}", request_text(&request, &a.run, &a.lun_size, store_flag)?);
                 return Ok(exit::OK);
             }
-            let store = super::run::ResultStore::choose(&a.run, store_flag)?;
+            let store = ResultStore::choose(&a.run, store_flag)?;
             store.open()?;
             crate::lab::servers::require("nbdkit", "nbdkit")?;
             // As in lab protocols: Ctrl-C from here on stops the lab through its guards.
             crate::run::signals::interrupt_flag();
-            let points = crate::lab::cache::run(&a.run, &opts, &store)?;
-            let rows = crate::lab::cache::rows(&points, &a.run);
+            let mut measure = |plan: &crate::run::RunPlan, ctx: &crate::run::RunContext| {
+                measure_and_keep(plan, ctx, None, &store, false).map(|k| k.result)
+            };
+            let points = crate::lab::cache::run(&request, &opts, &mut measure)?;
+            let rows = crate::lab::cache::rows(&points, &opts);
             show(&crate::lab::cache::render(&points, &rows, &opts, a.run.dist.as_deref().unwrap_or_default()), json.as_ref());
             write_json(json.as_ref(), points.iter().filter_map(|p| p.result.as_ref().ok()));
             if let Some(code) = interrupted() {
@@ -239,15 +257,21 @@ fn sync_flag(run: &RunArgs) -> Option<String> {
         .find_map(|(flag, n)| n.map(|n| format!("{flag} {n}")))
 }
 
+/// The typed request of a lab's rows, from its flags, checked whole before
+/// anything starts; each row sets its own targets, size, cache and label.
+fn lab_request(run: &RunArgs, lun_size: &str) -> Result<RunRequest> {
+    crate::units::parse_size(lun_size).map_err(|e| anyhow::anyhow!("--lun-size: {e}"))?;
+    run.request(Vec::new())
+}
+
 /// The rest of a lab's request, as `run --dry-run` says it: what every row
 /// applies (verify, cache, power, errors, store, the live view).
-fn request_text(run: &RunArgs, lun_size: &str, store_flag: Option<&std::path::Path>) -> Result<String> {
-    let mut args = run.clone();
-    args.label = None; // said per row above
-    let plan = args.to_plan(vec![format!("mem:{lun_size}")])?;
-    let ctx = args.context()?;
-    let store = super::run::ResultStore::choose(run, store_flag)?;
-    Ok(super::request_text::render(&ctx, &plan, store.path()))
+fn request_text(request: &RunRequest, run: &RunArgs, lun_size: &str, store_flag: Option<&std::path::Path>) -> Result<String> {
+    let mut r = request.on(vec![Target::parse(&format!("mem:{lun_size}"))?]);
+    r.context.label = None; // said per row above
+    let plan = r.plan()?;
+    let store = ResultStore::choose(run, store_flag)?;
+    Ok(super::request_text::render(&r.context, &plan, store.path()))
 }
 
 /// The lab's table: on stdout, or on stderr when stdout carries the JSON

@@ -93,6 +93,11 @@ pub fn main() -> i32 {
         return exit::ERROR;
     }
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    // Applied or refused: --store means nothing to a subcommand that keeps and reads no results.
+    if let (Some(store), Some(name)) = (&cli.store, without_store(&cli.command)) {
+        eprintln!("error: --store {}: `lunmark {name}` reads and keeps no results: drop --store", store.display());
+        return exit::ERROR;
+    }
     if only_prints(&cli.command) {
         end_quietly_on_closed_stdout();
     }
@@ -113,6 +118,16 @@ pub fn main() -> i32 {
             eprintln!("error: {}", message::once(&e));
             exit::ERROR
         }
+    }
+}
+
+/// The name of a subcommand that uses no result store (None: it uses one).
+fn without_store(command: &Option<Command>) -> Option<&'static str> {
+    match command {
+        Some(Command::Verify(_)) => Some("verify"),
+        Some(Command::CacheCurve(_)) => Some("cache-curve"),
+        Some(Command::Profiles { .. }) => Some("profiles"),
+        _ => None,
     }
 }
 

@@ -13,8 +13,9 @@ use crate::results::model::{RunResult, Status};
 use crate::results::repeats::Pick;
 use crate::results::store::{self, Store};
 use crate::run::plan::{Overrides, PlanRequest};
+use crate::run::request::RunRequest;
 use crate::run::{self, plan, RunContext, RunObserver, RunPlan};
-use crate::target::SafetyFlags;
+use crate::target::{SafetyFlags, Target};
 use crate::units::{parse_duration, parse_percent, parse_size, Bytes};
 use crate::workload::fio_map;
 use crate::workload::profile::{self, Phase, Profile};
@@ -409,20 +410,27 @@ impl RunArgs {
         })
     }
 
-    /// The run plan these flags describe.
-    pub fn to_plan(&self, targets: Vec<String>) -> Result<RunPlan> {
+    /// The typed request these flags describe, against `targets` (none: the
+    /// profile's); what the user must be told about the profile goes to stderr.
+    pub fn request(&self, targets: Vec<String>) -> Result<RunRequest> {
         let (profile, profile_name, told) = self.base_profile()?;
         for t in told {
             eprintln!("{t}");
         }
-        self.plan_from(profile, profile_name, targets)
+        self.request_from(profile, profile_name, targets)
     }
 
-    /// The run plan of a profile with these flags applied.
-    fn plan_from(&self, profile: Profile, profile_name: Option<String>, targets: Vec<String>) -> Result<RunPlan> {
+    /// The request of a profile with these flags applied, every value parsed
+    /// and checked here: targets to typed URIs, sweeps to typed values, the
+    /// context (power, cache, verify, link, pinning) whole.
+    pub(super) fn request_from(&self, profile: Profile, profile_name: Option<String>, targets: Vec<String>) -> Result<RunRequest> {
         // CHAP secrets leave the URIs here, before anything can record them.
-        let targets = targets.iter().map(|t| crate::target::credentials::hide(t)).collect();
+        let targets: Vec<String> = targets.iter().map(|t| crate::target::credentials::hide(t)).collect();
         let profile = Profile { targets: profile.targets.iter().map(|t| crate::target::credentials::hide(t)).collect(), ..profile };
+        // Parsed once, here: the plan and the run match on the parsed URI.
+        let targets_given = !targets.is_empty();
+        let given = if targets_given { &targets } else { &profile.targets };
+        let targets: Vec<Target> = given.iter().map(|t| Target::parse(t)).collect::<Result<_, _>>()?;
         let mut sweeps: Vec<Sweep> = self.sweep.iter().map(|t| sweep::parse(t)).collect::<Result<_, _>>()?;
         // --bs 4k,8k,16k is a sweep over transfer sizes.
         let bs = match self.bs.as_deref() {
@@ -511,13 +519,18 @@ impl RunArgs {
         let replay = self.replay_settings(profile.replay.clone())?;
         let run_given = self.time.is_some() || self.ios.is_some() || profile.time.is_some() || profile.ios.is_some();
         let ramp_given = self.ramp.is_some() || profile.ramp.is_some();
-        let request = PlanRequest { profile, profile_name, targets, overrides, sweeps, repeat: self.repeat, pick, pass: self.pass.clone() };
-        let mut plan = plan::build(request)?;
-        if let Some(settings) = replay {
-            let warnings = crate::run::replay::attach(&mut plan, settings, run_given, ramp_given)?;
-            plan.warnings.extend(warnings);
-        }
-        Ok(plan)
+        let plan = PlanRequest {
+            profile,
+            profile_name,
+            targets,
+            targets_given,
+            overrides,
+            sweeps,
+            repeat: self.repeat,
+            pick,
+            pass: self.pass.clone(),
+        };
+        Ok(RunRequest { plan, replay, run_given, ramp_given, context: self.context()?, json: self.json.clone() })
     }
 
     /// The replay the flags and the profile ask for (the flags win), None
@@ -686,15 +699,15 @@ impl RunObserver for KeepAfterEachPoint {
 /// target, each would be ignored. (A job file's or profile's engine is not
 /// refused: `-t` may replace its files with a target of another kind.)
 fn refuse_unused_engine_flags(args: &RunArgs, plan: &RunPlan) -> Result<()> {
-    use crate::target::uri::{parse, TargetUri};
-    let uris: Vec<TargetUri> = plan.points.iter().flat_map(|p| p.spec.targets.iter()).filter_map(|t| parse(t).ok()).collect();
+    use crate::target::TargetUri;
+    let uris: Vec<&TargetUri> = plan.points.iter().flat_map(|p| p.targets.iter()).map(|t| &t.uri).collect();
     if let Some(engine) = &args.engine {
         if engine != "auto" && !uris.iter().any(|u| matches!(u, TargetUri::File(_) | TargetUri::Device(_))) {
             anyhow::bail!("--engine {engine} chooses the engine of files and devices, and no target is one (mem:, null:, nbd:// and iscsi:// targets have engines of their own): drop --engine");
         }
     }
     if let Some(n) = args.connections.filter(|&n| n > 1) {
-        if !uris.iter().any(|u| matches!(u, TargetUri::Nbd(_) | TargetUri::Iscsi(_))) {
+        if !uris.iter().any(|u| u.is_network()) {
             anyhow::bail!("--connections {n} sets the connections (NBD) or sessions (iSCSI) of each worker, and no target is an nbd:// or iscsi:// one: drop --connections");
         }
     }
@@ -754,12 +767,13 @@ pub fn execute_with(
             scratch.0 = Some(path);
         }
     }
-    let plan = args.plan_from(profile, profile_name, targets);
+    // The whole request is checked before anything runs (or is printed), and planned.
+    let planned = args.request_from(profile, profile_name, targets).and_then(|r| Ok((r.plan()?, r)));
     // Every rank plans the same request with its own targets: one that cannot is named, and all stop.
-    if let Some(e) = cluster.get().agree("planning the run", plan.as_ref().err()) {
+    if let Some(e) = cluster.get().agree("planning the run", planned.as_ref().err()) {
         return Err(e);
     }
-    let plan = plan?;
+    let (plan, request) = planned?;
     refuse_unused_engine_flags(&args, &plan)?;
     if plan.repeat <= 1 && args.pick != "mean" {
         anyhow::bail!("--pick {} chooses among the repeats of a point: add --repeat N (N of 2 or more), or drop --pick", args.pick);
@@ -783,15 +797,14 @@ pub fn execute_with(
     }
     if args.dry_run {
         // Refused before anything is printed, as the run itself refuses it before any I/O.
-        let link = args.link_setting()?;
-        if let Some(link) = &link {
+        let link = &request.context.link;
+        if let Some(link) = link {
             link.resolve(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>()).map_err(anyhow::Error::msg)?;
         }
-        // The whole request is checked before anything is printed.
-        let ctx = args.context()?;
+        let ctx = &request.context;
         // A run of rounds refuses what the real run would (--repeat, --trace, --verify, mem: targets).
         if let Some(rounds) = &plan.rounds {
-            run::rounds::check(&plan, rounds, &ctx)?;
+            run::rounds::check(&plan, rounds, ctx)?;
         }
         let store = ResultStore::choose(&args, store_flag)?;
         print!("{}", plan::describe(&plan));
@@ -806,8 +819,8 @@ pub fn execute_with(
             );
         }
         println!("{}", run::resources::describe(&plan, ctx.resource_extras()));
-        print!("{}", super::request_text::render(&ctx, &plan, store.path()));
-        if let Some(link) = &link {
+        print!("{}", super::request_text::render(ctx, &plan, store.path()));
+        if let Some(link) = link {
             println!("{}", link.describe());
         }
         if args.output_format.is_some() || args.json.is_some() {
@@ -824,7 +837,7 @@ pub fn execute_with(
         }
         return Ok(exit::OK);
     }
-    let mut ctx = args.context()?;
+    let mut ctx = request.context;
     ctx.cluster = cluster.clone();
     if !root {
         // Ranks other than 0 are quiet and keep nothing: rank 0 writes the merged result.

@@ -22,12 +22,13 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::servers;
+use super::{servers, Measure};
 use crate::cache::mrc::{block_accesses, MissRatioCurve};
 use crate::cache::trace::{load_trace, TraceRecord};
-use crate::cli::run::{measure_and_keep, ResultStore, RunArgs};
-use crate::engine::cache::config::frames_for;
+use crate::engine::cache::config::{frames_for, CacheConfig, CacheSize};
 use crate::results::model::RunResult;
+use crate::run::request::RunRequest;
+use crate::target::Target;
 
 /// The paper's sizes, % of the LUN.
 pub const DEFAULT_SIZES: &[f64] = &[0.0, 25.0, 30.0, 50.0, 75.0, 100.0];
@@ -38,12 +39,21 @@ pub struct LabOptions {
     pub read_delay_ms: u64,
     pub write_delay_ms: u64,
     pub sizes: Vec<f64>,
+    /// The cache of every size (--cache-mode, --cache-dev, --cache-block); its size is set per row.
+    pub cache: CacheConfig,
+    /// --cache-mode, --cache-dev or --cache-block was given: the dry run says the cache they set.
+    pub cache_tuned: bool,
 }
 
 impl LabOptions {
     /// "backend +5ms read, +1ms write": the delays the LUN's server adds.
     pub fn backend(&self) -> String {
         format!("backend +{}ms read, +{}ms write", self.read_delay_ms, self.write_delay_ms)
+    }
+
+    /// The cache of the row at `pct` % of the LUN.
+    pub fn cache_at(&self, pct: f64) -> CacheConfig {
+        CacheConfig { size: CacheSize::Percent(pct), ..self.cache.clone() }
     }
 }
 
@@ -70,7 +80,7 @@ pub struct SizePoint {
     pub trace: Vec<TraceRecord>,
 }
 
-pub fn run(args: &RunArgs, opts: &LabOptions, store: &ResultStore) -> Result<Vec<SizePoint>> {
+pub fn run(request: &RunRequest, opts: &LabOptions, measure: &mut Measure) -> Result<Vec<SizePoint>> {
     let dir = servers::lab_dir()?;
     let delay = [format!("rdelay={}ms", opts.read_delay_ms), format!("wdelay={}ms", opts.write_delay_ms)];
     // Enough server threads that the backend never queues behind itself: the
@@ -82,23 +92,21 @@ pub fn run(args: &RunArgs, opts: &LabOptions, store: &ResultStore) -> Result<Vec
             break;
         }
         let trace_path: PathBuf = dir.path().join(format!("trace-{pct}"));
-        let mut a = args.clone();
-        a.targets = vec![server.uri.clone()];
-        a.cache = Some(format!("{pct}%"));
-        a.trace = Some(trace_path.clone());
-        a.label = Some(format!("{}lab cache: {pct}% of the LUN, {}", super::label_prefix(args), opts.backend()));
-        let mut plan = a.to_plan(vec![server.uri.clone()])?;
+        let mut r = request.on(vec![Target::parse(&server.uri)?]);
+        r.context.cache = Some(opts.cache_at(pct));
+        r.context.trace = Some(trace_path.clone());
+        r.context.label = Some(format!("{}lab cache: {pct}% of the LUN, {}", request.label_prefix(), opts.backend()));
+        let mut plan = r.plan()?;
         for p in &mut plan.points {
             for g in &mut p.spec.groups {
                 g.rate = None;
             }
         }
         plan.criteria.clear();
-        let mut ctx = a.context()?;
         // The trace lives in the lab's directory and goes with it: its path is no use to anyone.
-        ctx.announce_trace = false;
+        r.context.announce_trace = false;
         eprintln!("== cache {pct}% of the LUN");
-        let result = measure_and_keep(&plan, &ctx, None, store, false).map(|k| k.result).map_err(|e| format!("{e:#}"));
+        let result = measure(&plan, &r.context).map_err(|e| format!("{e:#}"));
         let trace = load_trace(&trace_path).map(|(_, t)| t).unwrap_or_default();
         out.push(SizePoint { pct, result, trace });
     }
@@ -108,8 +116,8 @@ pub fn run(args: &RunArgs, opts: &LabOptions, store: &ResultStore) -> Result<Vec
 
 /// `lab cache --dry-run`: the whole study, nothing started or run. Each
 /// size's workload is checked as the lab would run it (shown against `mem:`).
-pub fn plan_text(args: &RunArgs, opts: &LabOptions) -> Result<String> {
-    let prefix = super::label_prefix(args);
+pub fn plan_text(request: &RunRequest, opts: &LabOptions) -> Result<String> {
+    let prefix = request.label_prefix();
     let mut text = String::from("lab cache (dry run: no server started, nothing run)\n");
     text.push_str(&format!("a {} LUN: nbdkit memory behind its delay filter ({}), on a unix socket\n", opts.lun_size, opts.backend()));
     text.push_str(
@@ -118,20 +126,18 @@ pub fn plan_text(args: &RunArgs, opts: &LabOptions) -> Result<String> {
     for pct in &opts.sizes {
         text.push_str(&format!("  {prefix}lab cache: {pct}% of the LUN, {}\n", opts.backend()));
     }
-    if let Some(json) = &args.json {
+    if let Some(json) = &request.json {
         text.push_str(&format!("--json {json}: the list of the sizes' results\n"));
     }
+    if opts.cache_tuned {
+        let place = opts.cache.dev.as_ref().map(|d| d.display().to_string()).unwrap_or_else(|| "RAM".into());
+        text.push_str(&format!("the cache of each size: {}, in {place}, {}-byte blocks\n", opts.cache.mode, opts.cache.block_bytes));
+    }
     for &pct in &opts.sizes {
-        let mut a = args.clone();
-        a.cache = Some(format!("{pct}%"));
-        a.label = None;
-        let target = format!("mem:{}", opts.lun_size);
-        let plan = a.to_plan(vec![target])?;
+        let plan = request.on(vec![Target::parse(&format!("mem:{}", opts.lun_size))?]).plan()?;
         // Refused here as the lab would refuse it at that size.
-        if let Some(cfg) = a.cache_config()? {
-            for p in &plan.points {
-                crate::engine::cache::config::check(&cfg, &p.spec, a.context()?.safety)?;
-            }
+        for p in &plan.points {
+            crate::engine::cache::config::check(&opts.cache_at(pct), &p.spec, request.context.safety)?;
         }
         if pct == opts.sizes[0] {
             text.push_str(&format!(
@@ -185,7 +191,7 @@ pub struct Row {
 /// The study's rows, from the measured points. The prediction uses the mean
 /// latency of a hit (from the points that had hits) and of a miss (the 0%
 /// point, or else the misses of the points), and IOPS scale as 1 / mean latency.
-pub fn rows(points: &[SizePoint], args: &RunArgs) -> Vec<Row> {
+pub fn rows(points: &[SizePoint], opts: &LabOptions) -> Vec<Row> {
     let ok: Vec<(&SizePoint, &RunResult)> = points.iter().filter_map(|p| p.result.as_ref().ok().map(|r| (p, r))).collect();
     let summaries = || ok.iter().filter_map(|(p, r)| r.points.first().map(|pt| (*p, &pt.summary)));
     let weighted = |f: &dyn Fn(&crate::results::model::CacheSummary) -> (f64, u64)| {
@@ -203,7 +209,7 @@ pub fn rows(points: &[SizePoint], args: &RunArgs) -> Vec<Row> {
         base.map(|s| s.latency_us.read.mean).or_else(|| weighted(&|c| (c.miss_latency_us.mean, c.miss_latency_us.count))).unwrap_or(0.0);
     let miss_all_us = base.map(|s| s.latency_us.all.mean).unwrap_or(miss_read_us);
     let base_iops = base.map(|s| s.iops);
-    let block = crate::units::parse_size(args.cache_block()).map(|b| b.get()).unwrap_or(4096);
+    let block = opts.cache.block_bytes as u64;
     let mut out = Vec::new();
     for (p, s) in summaries() {
         let c = s.cache.clone().unwrap_or_default();

@@ -1,11 +1,12 @@
-//! Labs: real targets started on loopback and a study run against them.
+//! Labs: real targets started on loopback and a study run against them. A
+//! lab takes the typed request of a run (`run::request::RunRequest`) and sets
+//! what each of its rows changes: targets, size, cache, label.
 
 pub mod cache;
 pub mod link;
 pub mod protocols;
 pub mod servers;
 
-/// What `--label` puts before the label of each of a lab's results ("" without it).
-pub fn label_prefix(args: &crate::cli::run::RunArgs) -> String {
-    args.label.as_ref().map(|l| format!("{l}: ")).unwrap_or_default()
-}
+/// Runs one row of a lab and keeps its result: the caller's measure-and-keep
+/// step (store, output), passed in, so that a lab only decides what to run.
+pub type Measure<'a> = dyn FnMut(&crate::run::RunPlan, &crate::run::RunContext) -> anyhow::Result<crate::results::model::RunResult> + 'a;

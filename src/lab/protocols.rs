@@ -9,13 +9,14 @@
 //! veth pair shaped to that rate each way (`link.rs`), and their legs report
 //! their share of it: the line-rate check of a real shaped link.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use super::link::ShapedLink;
-use super::servers;
-use crate::cli::run::{measure_and_keep, ResultStore, RunArgs};
-use crate::results::line_rate::LinkSetting;
+use super::{servers, Measure};
+use crate::results::line_rate::{Link, LinkSetting};
 use crate::results::model::RunResult;
+use crate::run::request::RunRequest;
+use crate::target::Target;
 
 /// A target of the study: its label and URI, or why it was skipped.
 pub struct Leg {
@@ -27,21 +28,45 @@ pub struct Leg {
 
 /// The shaped link of `--link`, when one is asked for: one link for the lab's
 /// TCP legs (a per-target link has no meaning here, each leg has one target).
-pub fn shaped_link(args: &RunArgs) -> Result<Option<ShapedLink>> {
-    match args.link_setting()? {
+pub fn shaped_link(request: &RunRequest) -> Result<Option<ShapedLink>> {
+    match one_link(request)? {
         None => Ok(None),
-        Some(LinkSetting::Run(link)) => Ok(Some(ShapedLink::create(&link)?)),
+        Some(link) => Ok(Some(ShapedLink::create(link)?)),
+    }
+}
+
+/// The one link of `--link RATE` (None without it); a link per target is refused.
+fn one_link(request: &RunRequest) -> Result<Option<&Link>> {
+    match &request.context.link {
+        None => Ok(None),
+        Some(LinkSetting::Run(link)) => Ok(Some(link)),
         Some(LinkSetting::PerTarget(_)) => {
             anyhow::bail!("lab protocols puts all its TCP servers behind one link: give --link RATE without @TARGET")
         }
     }
 }
 
+/// The request of one leg: its target, the lab's size, its label; only the
+/// TCP legs cross the shaped link.
+fn leg_request(request: &RunRequest, target: &str, size: &str, label: &str, tcp: bool) -> Result<RunRequest> {
+    let mut r = request.on(vec![Target::parse(target)?]).sized(crate::units::parse_size(size).context("--lun-size")?);
+    r.context.label = Some(format!("{}lab protocols: {label}", request.label_prefix()));
+    if !tcp {
+        r.context.link = None;
+    }
+    Ok(r)
+}
+
+/// Checks the workload as the first leg (mem:) runs it, before any server starts.
+pub fn check(request: &RunRequest, size: &str) -> Result<()> {
+    leg_request(request, &format!("mem:{size}"), size, "", false)?.plan().map(drop)
+}
+
 pub fn run(
-    args: &RunArgs,
+    request: &RunRequest,
     size: &str,
     shaped: Option<&ShapedLink>,
-    store: &ResultStore,
+    measure: &mut Measure,
 ) -> Result<Vec<(String, Result<RunResult, String>)>> {
     let dir = servers::lab_dir()?;
     let file = dir.path().join("lun");
@@ -72,22 +97,14 @@ pub fn run(
                 continue;
             }
         };
-        let mut a = args.clone();
-        a.targets = vec![target.clone()];
-        a.size = Some(size.to_string());
-        a.label = Some(format!("{}lab protocols: {}", super::label_prefix(args), leg.label));
-        // Only the TCP legs cross the shaped link.
-        if !leg.tcp {
-            a.link.clear();
-        }
-        let plan = a.to_plan(vec![target])?;
-        let ctx = a.context()?;
+        let r = leg_request(request, &target, size, &leg.label, leg.tcp)?;
+        let plan = r.plan()?;
         let interrupted = crate::run::signals::interrupt_flag().load(std::sync::atomic::Ordering::Relaxed);
         if interrupted {
             break;
         }
         eprintln!("== {}", leg.label);
-        let r = measure_and_keep(&plan, &ctx, None, store, false).map(|k| k.result).map_err(|e| format!("{e:#}"));
+        let r = measure(&plan, &r.context).map_err(|e| format!("{e:#}"));
         out.push((leg.label, r));
     }
     drop(unix);
@@ -109,14 +126,8 @@ fn leg_labels(over: &str) -> [String; 5] {
 
 /// `lab protocols --dry-run`: the whole study, nothing started or run. The
 /// workload is checked as each leg would check it (shown against `mem:`).
-pub fn plan_text(args: &RunArgs, size: &str) -> Result<String> {
-    let link = match args.link_setting()? {
-        None => None,
-        Some(LinkSetting::Run(link)) => Some(link),
-        Some(LinkSetting::PerTarget(_)) => {
-            anyhow::bail!("lab protocols puts all its TCP servers behind one link: give --link RATE without @TARGET")
-        }
-    };
+pub fn plan_text(request: &RunRequest, size: &str) -> Result<String> {
+    let link = one_link(request)?;
     let over = link.as_ref().map(|l| format!("{} link", l.name)).unwrap_or_else(|| "127.0.0.1".into());
     let serves = [
         format!("mem:{size}, inside lunmark"),
@@ -125,7 +136,7 @@ pub fn plan_text(args: &RunArgs, size: &str) -> Result<String> {
         format!("nbdkit memory {size} on {over}"),
         format!("tgtd serving a {size} file on {over}"),
     ];
-    let prefix = super::label_prefix(args);
+    let prefix = request.label_prefix();
     let mut text = String::from("lab protocols (dry run: no server started, nothing run)\n");
     text.push_str("each leg runs the workload below as a result of its own, kept in the store:\n");
     for (label, what) in leg_labels(&over).iter().zip(&serves) {
@@ -134,14 +145,10 @@ pub fn plan_text(args: &RunArgs, size: &str) -> Result<String> {
     if let Some(l) = &link {
         text.push_str(&format!("the TCP legs cross a veth pair shaped to {} each way\n", l.name));
     }
-    if let Some(json) = &args.json {
+    if let Some(json) = &request.json {
         text.push_str(&format!("--json {json}: the list of the legs' results\n"));
     }
-    let mut a = args.clone();
-    a.label = None;
-    a.link.clear();
-    a.size = Some(size.to_string());
-    let plan = a.to_plan(vec![format!("mem:{size}")])?;
+    let plan = leg_request(request, &format!("mem:{size}"), size, "", false)?.plan()?;
     text.push_str(&format!("workload of each leg (shown against mem:{size}; each leg runs it on its own target and engine):\n"));
     text.push_str(&crate::run::plan::describe(&plan));
     Ok(text)

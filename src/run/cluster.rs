@@ -109,7 +109,13 @@ mod tests {
         }))
         .unwrap();
         RunPlan {
-            points: vec![PlannedPoint { params: Default::default(), label: String::new(), spec, asked_qd: vec![qd] }],
+            points: vec![PlannedPoint {
+                params: Default::default(),
+                label: String::new(),
+                targets: vec![crate::target::Target::parse(target).unwrap()],
+                spec,
+                asked_qd: vec![qd],
+            }],
             warnings: vec![],
             repeat: 1,
             pick: Default::default(),

@@ -17,6 +17,7 @@ pub mod polling;
 pub mod power_meter;
 pub mod progress;
 pub mod replay;
+pub mod request;
 pub mod resources;
 pub mod rounds;
 pub mod signals;
@@ -145,7 +146,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         host: host_facts(),
         workload: crate::workload::WorkloadSpec { targets: every_target(plan), ..first.clone() },
         targets: Vec::new(),
-        engine: plan::engine_name(first),
+        engine: plan.points[0].engine_name(),
         cpus: ctx.pinning.clone(),
         points: Vec::new(),
         mpi: ctx.cluster.get().facts(),
@@ -197,7 +198,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 result.status_reason = Some(signals::reason());
                 break 'points;
             }
-            let opened = target::open_all(&p.spec, ctx.safety, &mut run_targets).map_err(anyhow::Error::from).and_then(|mut t| {
+            let opened = p.open_targets(ctx.safety, &mut run_targets).map_err(anyhow::Error::from).and_then(|mut t| {
                 if let Some(cfg) = &ctx.cache {
                     let ready = crate::engine::cache::config::check(cfg, &p.spec, ctx.safety)
                         .and_then(|_| crate::engine::cache::config::attach(cfg, &mut t));

@@ -10,7 +10,7 @@ use thiserror::Error;
 use crate::engine::uring;
 use crate::results::pass::{self, Criterion, PassError};
 use crate::results::repeats::Pick;
-use crate::target::{self, TargetUri, UriError};
+use crate::target::{self, Target, TargetUri, UriError};
 use crate::units::Bytes;
 use crate::workload::profile::Profile;
 use crate::workload::reduction::DataReduction;
@@ -27,6 +27,25 @@ pub struct PlannedPoint {
     pub spec: WorkloadSpec,
     /// Each group's queue depth as asked, before an engine limited it (psync: 1).
     pub asked_qd: Vec<u32>,
+    /// `spec.targets`, parsed (same order, same length): what the plan, the
+    /// dry run and the run go by, instead of parsing the text again.
+    pub targets: Vec<Target>,
+}
+
+impl PlannedPoint {
+    /// The engine names this point uses, joined ("io_uring", "mem").
+    pub fn engine_name(&self) -> String {
+        engines(&self.targets, self.spec.engine)
+    }
+
+    /// Opens this point's targets, each by its parsed kind (`target::open_targets`).
+    pub fn open_targets(
+        &self,
+        flags: target::SafetyFlags,
+        run: &mut target::RunTargets,
+    ) -> Result<Vec<target::OpenTarget>, target::TargetError> {
+        target::open_targets(&self.spec, &self.targets, flags, run)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -93,20 +112,29 @@ pub fn engine_for(uri: &TargetUri, choice: EngineChoice) -> &'static str {
     }
 }
 
-/// The engine names a workload uses, joined ("io_uring", "mem").
+/// The engine names a workload uses, joined ("io_uring", "mem"). For a
+/// workload read back from a result; a planned point knows its targets' kinds
+/// (`PlannedPoint::engine_name`).
 pub fn engine_name(spec: &WorkloadSpec) -> String {
-    let mut names: Vec<&str> = spec.targets.iter().filter_map(|t| target::parse(t).ok()).map(|u| engine_for(&u, spec.engine)).collect();
+    let targets: Vec<Target> = spec.targets.iter().filter_map(|t| Target::parse(t).ok()).collect();
+    engines(&targets, spec.engine)
+}
+
+/// The engine names of these targets, joined.
+fn engines(targets: &[Target], choice: EngineChoice) -> String {
+    let mut names: Vec<&str> = targets.iter().map(|t| engine_for(&t.uri, choice)).collect();
     names.sort();
     names.dedup();
     names.join("+")
 }
 
-/// Validates a workload and adjusts it to what its engines can do. Returns the
-/// effective spec and warnings to show the user.
-pub fn effective(mut spec: WorkloadSpec) -> Result<(WorkloadSpec, Vec<String>), PlanError> {
+/// Validates a workload and adjusts it to what its engines can do. `targets`
+/// are `spec.targets`, parsed. Returns the effective spec and warnings to show the user.
+pub fn effective(mut spec: WorkloadSpec, targets: &[Target]) -> Result<(WorkloadSpec, Vec<String>), PlanError> {
     spec.validate()?;
-    target::ops_support::check(&spec).map_err(PlanError::Ops)?;
-    let uris: Vec<TargetUri> = spec.targets.iter().map(|t| target::parse(t)).collect::<Result<_, _>>()?;
+    debug_assert_eq!(spec.targets.len(), targets.len(), "a point's parsed targets are its spec's");
+    let uris: Vec<TargetUri> = targets.iter().map(|t| t.uri.clone()).collect();
+    target::ops_support::check_uris(&spec, &uris).map_err(PlanError::Ops)?;
     if spec.engine == EngineChoice::IoUring && !uring::available() {
         return Err(PlanError::NoUring);
     }
@@ -145,9 +173,10 @@ pub fn effective(mut spec: WorkloadSpec) -> Result<(WorkloadSpec, Vec<String>), 
 /// A plan of one point.
 pub fn single(spec: WorkloadSpec) -> Result<RunPlan, PlanError> {
     let asked_qd = spec.groups.iter().map(|g| g.qd).collect();
-    let (spec, warnings) = effective(spec)?;
+    let targets: Vec<Target> = spec.targets.iter().map(|t| Target::parse(t)).collect::<Result<_, _>>()?;
+    let (spec, warnings) = effective(spec, &targets)?;
     Ok(RunPlan {
-        points: vec![PlannedPoint { params: BTreeMap::new(), label: String::new(), spec, asked_qd }],
+        points: vec![PlannedPoint { params: BTreeMap::new(), label: String::new(), spec, asked_qd, targets }],
         warnings,
         repeat: 1,
         pick: Pick::Mean,
@@ -242,7 +271,12 @@ pub struct PlanRequest {
     pub profile: Profile,
     /// Name to record in the result (None when the workload came from flags only).
     pub profile_name: Option<String>,
-    pub targets: Vec<String>,
+    /// The targets the run uses, parsed where the request was read: --target's,
+    /// else the profile's (CHAP secrets hidden).
+    pub targets: Vec<Target>,
+    /// True when `targets` came from the command line (--target): they replace
+    /// a profile's own targets, and its groups then drive every one of them.
+    pub targets_given: bool,
     pub overrides: Overrides,
     /// Sweeps from the command line; they replace the profile's sweep of the same key.
     pub sweeps: Vec<Sweep>,
@@ -289,11 +323,11 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
     let mut points = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
     // --target replaces a profile's own targets; its groups then drive every --target.
-    let own_targets_replaced = !req.targets.is_empty() && !p.targets.is_empty();
-    let targets = if req.targets.is_empty() { p.targets.clone() } else { req.targets.clone() };
+    let own_targets_replaced = req.targets_given && !p.targets.is_empty();
+    let targets = &req.targets;
     for phase in &p.phases {
         let mut base = WorkloadSpec {
-            targets: targets.clone(),
+            targets: targets.iter().map(|t| t.text.clone()).collect(),
             size: o.size.or(p.size),
             offset: o.offset.or(p.offset).unwrap_or_default(),
             ramp: o.ramp.or(p.ramp).unwrap_or(DEFAULT_RAMP),
@@ -343,8 +377,8 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
                 params.insert("phase".to_string(), serde_json::Value::from(phase.name.clone()));
             }
             for (key, value) in combo {
-                sweep::apply(&mut spec, key, value)?;
-                params.insert(key.to_string(), value.clone());
+                sweep::set(&mut spec, key, *value)?;
+                params.insert(key.to_string(), value.to_json());
             }
             if let Some(rate) = total_rate {
                 spread_rate(&mut spec, rate);
@@ -358,14 +392,16 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
                 }
             }
             let asked_qd = spec.groups.iter().map(|g| g.qd).collect();
-            let (spec, w) = effective(spec)?;
+            // A targets=N sweep keeps the first N targets.
+            let point_targets = targets[..spec.targets.len()].to_vec();
+            let (spec, w) = effective(spec, &point_targets)?;
             for w in w {
                 if !warnings.contains(&w) {
                     warnings.push(w);
                 }
             }
             let label = params.iter().map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"'))).collect::<Vec<_>>().join(" ");
-            points.push(PlannedPoint { params, label, spec, asked_qd });
+            points.push(PlannedPoint { params, label, spec, asked_qd, targets: point_targets });
         }
     }
     if let Some(d) = o.dist.as_ref().filter(|d| !d.is_uniform()) {
@@ -423,7 +459,7 @@ pub fn describe(plan: &RunPlan) -> String {
         let _ = writeln!(
             out,
             "engine: {}   ramp: {} (not measured)   run: {}   seed: {}",
-            engine_name(s),
+            p.engine_name(),
             crate::units::format_duration(s.ramp),
             run,
             s.seed
@@ -440,10 +476,10 @@ pub fn describe(plan: &RunPlan) -> String {
             "region on each target: {region}{}",
             if s.buffered { "   (buffered: page cache in the path)" } else { "   (direct I/O)" }
         );
-        for (ti, t) in s.targets.iter().enumerate() {
-            let how = match target::parse(t) {
-                Ok(TargetUri::Nbd(_)) => format!("   (NBD through libnbd: each worker opens {} connection(s))", s.connections.max(1)),
-                Ok(TargetUri::Iscsi(_)) => {
+        for (ti, t) in p.targets.iter().enumerate() {
+            let how = match t.uri {
+                TargetUri::Nbd(_) => format!("   (NBD through libnbd: each worker opens {} connection(s))", s.connections.max(1)),
+                TargetUri::Iscsi(_) => {
                     format!("   (iSCSI through libiscsi: each worker logs in {} session(s), READ16/WRITE16)", s.connections.max(1))
                 }
                 _ => String::new(),

@@ -211,8 +211,7 @@ pub fn preflight(plan: &RunPlan, extras: Extras) -> Result<(), ResourceError> {
         for p in &plan.points {
             let s = &p.spec;
             for g in &s.groups {
-                let uring =
-                    s.group_targets(g).iter().any(|&i| target::parse(&s.targets[i]).is_ok_and(|u| engine_for(&u, s.engine) == "io_uring"));
+                let uring = s.group_targets(g).iter().any(|&i| engine_for(&p.targets[i].uri, s.engine) == "io_uring");
                 let base = g.qd as u64 * s.targets_per_worker(g) as u64;
                 let extra = base.clamp(4, 64);
                 if uring && base + extra > uring::MAX_ENTRIES as u64 {

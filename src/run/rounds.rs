@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::{RunContext, RunObserver, RunPlan};
 use crate::results::model::{RunResult, Status};
 use crate::results::steady::RoundsOutcome;
-use crate::target::{self, TargetUri};
+use crate::target::{self, Target, TargetUri};
 use crate::units::Bytes;
 use crate::workload::rounds::{Rounds, PRECONDITION_BS};
 use crate::workload::steady::judge;
@@ -67,8 +67,9 @@ pub fn check(plan: &RunPlan, rounds: &Rounds, ctx: &RunContext) -> Result<usize>
     if ctx.trace.is_some() || ctx.verify.is_some() {
         bail!("--trace and --verify are not supported with a run of rounds (each round is a run of its own): drop them");
     }
-    for uri in &plan.points[0].spec.targets {
-        match target::parse(uri)? {
+    for t in &plan.points[0].targets {
+        let uri = &t.text;
+        match t.uri {
             TargetUri::Mem(_) | TargetUri::Null(_) => bail!(
                 "target {uri}: a run of rounds needs a target that keeps its data from round to round (a file or a block device); mem: and null: start empty at every round"
             ),
@@ -82,28 +83,29 @@ pub fn check(plan: &RunPlan, rounds: &Rounds, ctx: &RunContext) -> Result<usize>
 }
 
 /// The region length of a target that exists (None: a file lunmark will create).
-fn region_len(uri: &str, spec: &WorkloadSpec) -> Result<Option<u64>> {
-    let path = match target::parse(uri)? {
+fn region_len(target: &Target, spec: &WorkloadSpec) -> Result<Option<u64>> {
+    let path = match &target.uri {
         TargetUri::File(p) | TargetUri::Device(p) => p,
         _ => return Ok(spec.size.map(|s| s.get())),
     };
     if let Some(size) = spec.size {
         return Ok(Some(size.get()));
     }
-    let Ok(file) = std::fs::File::open(&path) else { return Ok(None) };
+    let Ok(file) = std::fs::File::open(path) else { return Ok(None) };
     let total = if file.metadata()?.file_type().is_file() { file.metadata()?.len() } else { target::device_geometry(&file)?.0 };
     Ok(Some(total.saturating_sub(spec.offset.get())))
 }
 
 /// Purges one target's region: BLKDISCARD on a device, FALLOC_FL_PUNCH_HOLE on
 /// a file; where those are refused, the region is rewritten with zeros. Says what it did.
-fn purge(uri: &str, spec: &WorkloadSpec) -> Result<String> {
-    let (path, device) = match target::parse(uri)? {
-        TargetUri::File(p) => (p, false),
-        TargetUri::Device(p) => (p, true),
+fn purge(target: &Target, spec: &WorkloadSpec) -> Result<String> {
+    let uri = &target.text;
+    let (path, device) = match &target.uri {
+        TargetUri::File(p) => (p.clone(), false),
+        TargetUri::Device(p) => (p.clone(), true),
         _ => unreachable!("checked: only files and devices are purged"),
     };
-    let len = match region_len(uri, spec)? {
+    let len = match region_len(target, spec)? {
         Some(len) if path.exists() => len,
         _ => return Ok(format!("{uri}: a new file, nothing to purge")),
     };
@@ -179,7 +181,7 @@ pub fn execute(plan: &RunPlan, rounds: &Rounds, ctx: &RunContext, observer: &mut
     };
     let mut pre = Vec::new();
     if rounds.precondition > 0.0 {
-        let region = first.targets.iter().map(|t| region_len(t, &first)).collect::<Result<Vec<_>>>()?;
+        let region = plan.points[0].targets.iter().map(|t| region_len(t, &first)).collect::<Result<Vec<_>>>()?;
         let region =
             region.into_iter().flatten().max().ok_or_else(|| {
                 anyhow!("preconditioning writes {}x the region, but its length is unknown: give --size", rounds.precondition)
@@ -190,14 +192,15 @@ pub fn execute(plan: &RunPlan, rounds: &Rounds, ctx: &RunContext, observer: &mut
         let mut params = std::collections::BTreeMap::new();
         params.insert("phase".to_string(), Value::from("precondition"));
         let asked_qd = spec.groups.iter().map(|g| g.qd).collect();
-        pre.push(super::PlannedPoint { params, label: "precondition".into(), spec, asked_qd });
+        let targets = plan.points[0].targets.clone();
+        pre.push(super::PlannedPoint { params, label: "precondition".into(), spec, asked_qd, targets });
     }
     // Every check before the purge: a device without --destructive is refused with nothing touched.
     let specs: Vec<&WorkloadSpec> = plan.points.iter().map(|p| &p.spec).chain(pre.iter().map(|p| &p.spec)).collect();
     target::preflight(&specs, ctx.safety)?;
     if rounds.purge {
-        for uri in &first.targets {
-            outcome.purge.push(purge(uri, &first)?);
+        for t in &plan.points[0].targets {
+            outcome.purge.push(purge(t, &first)?);
         }
     }
     let mut gather = Gathering { so_far: None, inner: observer };

@@ -28,7 +28,7 @@ pub mod region;
 pub mod safety;
 pub mod uri;
 
-pub use uri::{parse, TargetUri, UriError};
+pub use uri::{parse, Target, TargetUri, UriError};
 
 /// Flags that allow writes to block devices.
 #[derive(Clone, Copy, Debug, Default)]
@@ -244,14 +244,27 @@ fn check_region(uri: &str, spec: &WorkloadSpec) -> Result<(), TargetError> {
 /// NBD exports get every connection the point will use, and `mem:` targets
 /// their RAM, from what the run keeps across points (`run`).
 pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, run: &mut RunTargets) -> Result<Vec<OpenTarget>, TargetError> {
+    let targets: Vec<Target> = spec.targets.iter().map(|t| Target::parse(t)).collect::<Result<_, _>>()?;
+    open_targets(spec, &targets, flags, run)
+}
+
+/// `open_all` for targets parsed already (`targets` are `spec.targets`, in
+/// order, as a planned point carries them): each is opened by its kind.
+pub fn open_targets(
+    spec: &WorkloadSpec,
+    targets: &[Target],
+    flags: SafetyFlags,
+    run: &mut RunTargets,
+) -> Result<Vec<OpenTarget>, TargetError> {
     let writes = spec.has_writes();
     let max_bs = spec.max_block_size();
     let mut opened: Vec<OpenTarget> = Vec::new();
     // Files created or grown for this call: undone (dropped armed) if any
     // target of the call fails, since nothing will run on them.
     let mut pending: Vec<created::Pending> = Vec::new();
-    for (index, uri) in spec.targets.iter().enumerate() {
-        let target = match parse(uri)? {
+    for (index, t) in targets.iter().enumerate() {
+        let uri = &t.text;
+        let target = match t.uri.clone() {
             TargetUri::Mem(size) => {
                 // The same URI given twice in one point is two LUNs, as before;
                 // each keeps its data for the whole run, as a file does.
@@ -288,7 +301,7 @@ pub fn open_all(spec: &WorkloadSpec, flags: SafetyFlags, run: &mut RunTargets) -
                 // Log in once now, for the same reason, and to learn the LUN's
                 // size and block size (every I/O must be a whole number of blocks).
                 let session = crate::transport::iscsi::Session::open(&u).map_err(|message| TargetError::Remote { message })?;
-                check_alignment(spec, uri, session.block_size as u64)?;
+                check_alignment(spec, uri, TargetKind::Iscsi, session.block_size as u64)?;
                 ops_support::check_iscsi(spec, uri, session.thin).map_err(|message| TargetError::Ops { message })?;
                 let model = Some(format!("iSCSI LUN, {}-byte blocks", session.block_size));
                 finish(uri, TargetKind::Iscsi, session.size, spec, Handle::Remote(u), None, model, None)?
@@ -369,7 +382,7 @@ fn open_file(
     let display = path.display().to_string();
     if !spec.buffered {
         // Checked before anything is created: a rejected run leaves no file behind.
-        check_alignment(spec, uri, 512)?;
+        check_alignment(spec, uri, TargetKind::File, 512)?;
     }
     let wanted = region::requested_end(uri, spec)?;
     let created = match std::fs::metadata(path) {
@@ -490,13 +503,13 @@ fn open_device(uri: &str, path: &Path, spec: &WorkloadSpec, writes: bool, flags:
     let model = device_model(path);
     let target = finish(uri, TargetKind::BlockDevice, size, spec, Handle::Fd(file.into()), None, model, None)?;
     if !spec.buffered {
-        check_alignment(spec, uri, sector)?;
+        check_alignment(spec, uri, TargetKind::BlockDevice, sector)?;
     }
     Ok(target)
 }
 
-fn check_alignment(spec: &WorkloadSpec, uri: &str, sector: u64) -> Result<(), TargetError> {
-    let needs = if uri.starts_with("iscsi://") {
+fn check_alignment(spec: &WorkloadSpec, uri: &str, kind: TargetKind, sector: u64) -> Result<(), TargetError> {
+    let needs = if kind == TargetKind::Iscsi {
         "SCSI commands address in: use a multiple"
     } else {
         "direct I/O requires: use a multiple, or --buffered"

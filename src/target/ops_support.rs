@@ -35,13 +35,24 @@ fn kind_of(uri: &TargetUri) -> Kind {
 
 /// Refuses trims and syncs the targets cannot take, by URI and local facts.
 pub fn check(spec: &WorkloadSpec) -> Result<(), String> {
+    let uris: Vec<Option<TargetUri>> = spec.targets.iter().map(|t| parse(t).ok()).collect();
+    check_each(spec, &uris)
+}
+
+/// `check` for a workload whose targets are parsed already (`uris` are
+/// `spec.targets`, in order): what the plan calls.
+pub fn check_uris(spec: &WorkloadSpec, uris: &[TargetUri]) -> Result<(), String> {
+    check_each(spec, &uris.iter().cloned().map(Some).collect::<Vec<_>>())
+}
+
+fn check_each(spec: &WorkloadSpec, uris: &[Option<TargetUri>]) -> Result<(), String> {
     let trims = spec.has_trims();
     if spec.sync.is_none() && !trims {
         return Ok(());
     }
-    for t in &spec.targets {
-        let Ok(uri) = parse(t) else { continue };
-        let kind = kind_of(&uri);
+    for (t, uri) in spec.targets.iter().zip(uris) {
+        let Some(uri) = uri else { continue };
+        let kind = kind_of(uri);
         if let Some(sync) = spec.sync {
             let flag = sync.kind.flag();
             match (sync.kind, kind) {
@@ -69,7 +80,7 @@ pub fn check(spec: &WorkloadSpec) -> Result<(), String> {
             }
         }
         if trims && kind == Kind::Device {
-            let path = match &uri {
+            let path = match uri {
                 TargetUri::File(p) | TargetUri::Device(p) => p.clone(),
                 _ => continue,
             };

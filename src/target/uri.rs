@@ -31,6 +31,48 @@ pub enum UriError {
     Bad { uri: String, why: String },
 }
 
+impl TargetUri {
+    /// What kind of target this is: what the plan, the engines and the result go by.
+    pub fn kind(&self) -> super::TargetKind {
+        use super::TargetKind;
+        match self {
+            TargetUri::File(_) => TargetKind::File,
+            TargetUri::Device(_) => TargetKind::BlockDevice,
+            TargetUri::Mem(_) => TargetKind::Mem,
+            TargetUri::Null(_) => TargetKind::Null,
+            TargetUri::Nbd(_) => TargetKind::Nbd,
+            TargetUri::Iscsi(_) => TargetKind::Iscsi,
+        }
+    }
+
+    /// True for the targets whose I/O crosses the network (NBD, iSCSI).
+    pub fn is_network(&self) -> bool {
+        matches!(self, TargetUri::Nbd(_) | TargetUri::Iscsi(_))
+    }
+}
+
+/// A target as a request names it: the text as given (CHAP secrets already
+/// hidden), which the result records, and what it parses to. Parsed once,
+/// where the request is read; the plan and the run then match on `uri`, never
+/// on the text again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub text: String,
+    pub uri: TargetUri,
+}
+
+impl Target {
+    pub fn parse(text: &str) -> Result<Target, UriError> {
+        Ok(Target { uri: parse(text)?, text: text.to_string() })
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 pub fn parse(uri: &str) -> Result<TargetUri, UriError> {
     let bad = |why: &str| UriError::Bad { uri: uri.to_string(), why: why.to_string() };
     if uri.trim().is_empty() {
@@ -107,5 +149,18 @@ mod tests {
         for bad in ["iscsi://127.0.0.1/iqn.x", "iscsi:///iqn.x/1", "iscsi://h/iqn.x/lun", "iscsi://h//1"] {
             assert!(parse(bad).unwrap_err().to_string().contains("iscsi://[user[%secret]@]host[:port]/IQN/LUN"), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_target_keeps_its_text_and_its_kind() {
+        use crate::target::TargetKind;
+        let t = Target::parse("file:/tmp/x").unwrap();
+        assert_eq!((t.text.as_str(), t.uri.kind()), ("file:/tmp/x", TargetKind::File));
+        assert_eq!(t.to_string(), "file:/tmp/x");
+        assert_eq!(Target::parse("/dev/loop3").unwrap().uri.kind(), TargetKind::BlockDevice);
+        let iscsi = Target::parse("iscsi://h:3260/iqn.x/1").unwrap();
+        assert!(iscsi.uri.kind() == TargetKind::Iscsi && iscsi.uri.is_network());
+        assert!(!Target::parse("mem:1m").unwrap().uri.is_network());
+        assert!(Target::parse("ftp://x/y").is_err());
     }
 }

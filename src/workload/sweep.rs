@@ -3,20 +3,57 @@
 //! `read=0,35,70,100`, `random=0,50,100`. A sweep sets the value in every group
 //! (and every access line) of the workload; several sweeps give their cartesian
 //! product, the first one outermost.
+//!
+//! Values are typed where they are parsed (`SweepValue`) and set in the
+//! workload as such; JSON is only the form a result records them in (a point's
+//! `params`), read back by `apply` for stored results.
 
 use serde_json::Value;
 use thiserror::Error;
 
 use super::profile::nearest;
 use super::spec::WorkloadSpec;
-use crate::units::{parse_percent, parse_size};
+use crate::units::{parse_percent, parse_size, Bytes};
 
 pub const KEYS: &[&str] = &["qd", "bs", "workers", "targets", "read", "random"];
+
+/// One value of a sweep, of the kind its key takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SweepValue {
+    /// qd, workers, targets: a whole number above 0.
+    Count(u32),
+    /// bs: a transfer size above 0.
+    Size(Bytes),
+    /// read, random: a percentage, 0 to 100.
+    Percent(f64),
+}
+
+impl SweepValue {
+    /// The value as a result records it in a point's `params`: a size as its
+    /// text ("4k"), numbers as numbers.
+    pub fn to_json(self) -> Value {
+        match self {
+            SweepValue::Count(n) => Value::from(n),
+            SweepValue::Size(b) => Value::String(b.to_string()),
+            SweepValue::Percent(p) => serde_json::json!(p),
+        }
+    }
+
+    /// A value of `key` as a result recorded it (None: not a value of that key).
+    pub fn from_json(key: &str, value: &Value) -> Option<SweepValue> {
+        match key {
+            "bs" => parse_size(value.as_str()?).ok().filter(|b| b.get() > 0).map(SweepValue::Size),
+            "read" | "random" => value.as_f64().map(SweepValue::Percent),
+            "qd" | "workers" | "targets" => value.as_u64().and_then(|n| u32::try_from(n).ok()).map(SweepValue::Count),
+            _ => None,
+        }
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sweep {
     pub key: &'static str,
-    pub values: Vec<Value>,
+    pub values: Vec<SweepValue>,
 }
 
 #[derive(Debug, Error, PartialEq)]
@@ -50,11 +87,11 @@ pub fn parse(text: &str) -> Result<Sweep, SweepError> {
                 if b.get() == 0 {
                     return Err(bad("a transfer size must be above 0".into()));
                 }
-                Value::String(b.to_string())
+                SweepValue::Size(b)
             }
-            "read" | "random" => serde_json::json!(parse_percent(raw).map_err(|e| bad(e.to_string()))?),
+            "read" | "random" => SweepValue::Percent(parse_percent(raw).map_err(|e| bad(e.to_string()))?),
             _ => match raw.parse::<u32>() {
-                Ok(n) if n > 0 => Value::from(n),
+                Ok(n) if n > 0 => SweepValue::Count(n),
                 _ => return Err(bad("use a whole number above 0".into())),
             },
         };
@@ -66,20 +103,31 @@ pub fn parse(text: &str) -> Result<Sweep, SweepError> {
     Ok(Sweep { key, values })
 }
 
-/// Sets one sweep value in a workload.
+/// Sets one sweep value, as a stored result recorded it (a point's `params`),
+/// in a workload. A value that is not one of `key`'s is refused.
 pub fn apply(spec: &mut WorkloadSpec, key: &str, value: &Value) -> Result<(), SweepError> {
-    let num = || value.as_f64().unwrap_or(0.0);
-    match key {
-        "qd" => spec.groups.iter_mut().for_each(|g| g.qd = num() as u32),
-        "workers" => spec.groups.iter_mut().for_each(|g| g.workers = num() as u32),
-        "bs" => {
-            let bs = parse_size(value.as_str().unwrap_or_default()).expect("validated when parsed");
-            spec.groups.iter_mut().flat_map(|g| g.access.iter_mut()).for_each(|l| l.bs = bs);
-        }
-        "read" => spec.groups.iter_mut().flat_map(|g| g.access.iter_mut()).for_each(|l| l.read = num()),
-        "random" => spec.groups.iter_mut().flat_map(|g| g.access.iter_mut()).for_each(|l| l.random = num()),
-        "targets" => {
-            let n = num() as usize;
+    let typed = SweepValue::from_json(key, value).ok_or_else(|| SweepError::BadValue {
+        text: format!("{key}={value}"),
+        key: key.into(),
+        value: value.to_string(),
+        why: "not a value this key takes".into(),
+    })?;
+    set(spec, key, typed)
+}
+
+/// Sets one sweep value in a workload.
+pub fn set(spec: &mut WorkloadSpec, key: &str, value: SweepValue) -> Result<(), SweepError> {
+    fn lines(spec: &mut WorkloadSpec) -> impl Iterator<Item = &mut super::AccessLine> {
+        spec.groups.iter_mut().flat_map(|g| g.access.iter_mut())
+    }
+    match (key, value) {
+        ("qd", SweepValue::Count(n)) => spec.groups.iter_mut().for_each(|g| g.qd = n),
+        ("workers", SweepValue::Count(n)) => spec.groups.iter_mut().for_each(|g| g.workers = n),
+        ("bs", SweepValue::Size(bs)) => lines(spec).for_each(|l| l.bs = bs),
+        ("read", SweepValue::Percent(p)) => lines(spec).for_each(|l| l.read = p),
+        ("random", SweepValue::Percent(p)) => lines(spec).for_each(|l| l.random = p),
+        ("targets", SweepValue::Count(n)) => {
+            let n = n as usize;
             if n > spec.targets.len() {
                 return Err(SweepError::TooFewTargets { count: n, have: spec.targets.len() });
             }
@@ -88,21 +136,29 @@ pub fn apply(spec: &mut WorkloadSpec, key: &str, value: &Value) -> Result<(), Sw
                 g.targets.retain(|&t| t < n);
             }
         }
-        _ => unreachable!("keys are checked when parsed"),
+        // `parse` gives each key values of its kind: only a caller of its own gets here.
+        (key, value) => {
+            return Err(SweepError::BadValue {
+                text: format!("{key}={value:?}"),
+                key: key.into(),
+                value: format!("{value:?}"),
+                why: "not a value this key takes".into(),
+            })
+        }
     }
     Ok(())
 }
 
 /// Every combination of the sweeps' values, first sweep outermost: a list of (key, value) lists.
-pub fn product(sweeps: &[Sweep]) -> Result<Vec<Vec<(&'static str, Value)>>, SweepError> {
+pub fn product(sweeps: &[Sweep]) -> Result<Vec<Vec<(&'static str, SweepValue)>>, SweepError> {
     for (i, s) in sweeps.iter().enumerate() {
         if sweeps[..i].iter().any(|o| o.key == s.key) {
             return Err(SweepError::Twice { key: s.key.into() });
         }
     }
-    let mut combos: Vec<Vec<(&'static str, Value)>> = vec![vec![]];
+    let mut combos: Vec<Vec<(&'static str, SweepValue)>> = vec![vec![]];
     for s in sweeps {
-        combos = combos.into_iter().flat_map(|c| s.values.iter().map(move |v| [c.clone(), vec![(s.key, v.clone())]].concat())).collect();
+        combos = combos.into_iter().flat_map(|c| s.values.iter().map(move |v| [c.clone(), vec![(s.key, *v)]].concat())).collect();
     }
     Ok(combos)
 }
@@ -115,11 +171,18 @@ mod tests {
     fn sweeps_parse_and_multiply_in_order() {
         let a = parse("qd=2,4").unwrap();
         let b = parse("bs=4k,8K,16384").unwrap();
-        assert_eq!(b.values, vec![Value::from("4k"), Value::from("8k"), Value::from("16k")]);
+        let kib = |k: u64| SweepValue::Size(Bytes(k * 1024));
+        assert_eq!(b.values, vec![kib(4), kib(8), kib(16)]);
+        // As a result records them: sizes as text, numbers as numbers.
+        assert_eq!(
+            b.values.iter().map(|v| v.to_json()).collect::<Vec<_>>(),
+            vec![Value::from("4k"), Value::from("8k"), Value::from("16k")]
+        );
         let p = product(&[a, b]).unwrap();
         assert_eq!(p.len(), 6);
-        assert_eq!(p[1], vec![("qd", Value::from(2)), ("bs", Value::from("8k"))]);
-        assert_eq!(p[3][0], ("qd", Value::from(4)));
+        assert_eq!(p[1], vec![("qd", SweepValue::Count(2)), ("bs", kib(8))]);
+        assert_eq!(p[3][0], ("qd", SweepValue::Count(4)));
+        assert_eq!(p[3][0].1.to_json(), Value::from(4));
     }
 
     #[test]
@@ -132,5 +195,21 @@ mod tests {
         assert!(parse("read=150").unwrap_err().to_string().contains("'150' is not a valid read"));
         assert!(parse("bs=4q").unwrap_err().to_string().contains("'4q' is not a size"));
         assert!(product(&[parse("qd=1").unwrap(), parse("qd=2").unwrap()]).unwrap_err().to_string().contains("swept twice"));
+    }
+
+    #[test]
+    fn recorded_values_read_back_to_the_same_typed_value() {
+        for text in ["qd=1,8", "bs=512,4k,1m", "workers=3", "targets=2", "read=0,35.5,100", "random=50"] {
+            let s = parse(text).unwrap();
+            for v in &s.values {
+                assert_eq!(SweepValue::from_json(s.key, &v.to_json()), Some(*v), "{text}");
+            }
+        }
+        // A recorded value of the wrong kind is refused, not set as 0.
+        let mut spec =
+            WorkloadSpec::plain(vec!["mem:1m".into()], crate::workload::profile::builtin("quick").unwrap().phases[0].groups.clone());
+        assert!(apply(&mut spec, "qd", &Value::from("many")).is_err());
+        apply(&mut spec, "bs", &Value::from("8k")).unwrap();
+        assert!(spec.groups.iter().flat_map(|g| &g.access).all(|l| l.bs == Bytes(8192)));
     }
 }

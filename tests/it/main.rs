@@ -9,6 +9,7 @@ mod distributions;
 mod edges;
 mod engines;
 mod fio;
+mod flag_walk;
 mod kept;
 mod lab_flags;
 mod line_rate;
