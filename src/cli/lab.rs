@@ -4,6 +4,7 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 
 use super::exit;
+use super::live_view::LiveView;
 use super::run::RunArgs;
 
 #[derive(Subcommand, Debug)]
@@ -126,7 +127,8 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             if let Some(s) = &shaped {
                 eprintln!("== {}", s.describe());
             }
-            let rows = crate::lab::protocols::run(&a.run, &a.lun_size, shaped.as_ref(), &store)?;
+            // Each leg's heading is said on stderr, as the runs' notes are.
+            let rows = crate::lab::protocols::run(&a.run, &a.lun_size, shaped.as_ref(), &store, &mut LiveView::notes_only())?;
             // The rows are saved already: a closed stdout is reported, not a panic.
             show(&crate::lab::protocols::render(&rows, shaped.as_ref()), json.as_ref());
             write_json(json.as_ref(), rows.iter().filter_map(|(_, r)| r.as_ref().ok()));
@@ -172,7 +174,7 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             crate::lab::servers::require("nbdkit", "nbdkit")?;
             // As in lab protocols: Ctrl-C from here on stops the lab through its guards.
             crate::run::signals::interrupt_flag();
-            let points = crate::lab::cache::run(&a.run, &opts, &store)?;
+            let points = crate::lab::cache::run(&a.run, &opts, &store, &mut LiveView::notes_only())?;
             let rows = crate::lab::cache::rows(&points, &a.run);
             show(&crate::lab::cache::render(&points, &rows, &opts, a.run.dist.as_deref().unwrap_or_default()), json.as_ref());
             write_json(json.as_ref(), points.iter().filter_map(|p| p.result.as_ref().ok()));

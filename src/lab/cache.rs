@@ -28,6 +28,7 @@ use crate::cache::trace::{load_trace, TraceRecord};
 use crate::cli::run::{measure_and_keep, ResultStore, RunArgs};
 use crate::engine::cache::config::frames_for;
 use crate::results::model::RunResult;
+use crate::run::RunObserver;
 
 /// The paper's sizes, % of the LUN.
 pub const DEFAULT_SIZES: &[f64] = &[0.0, 25.0, 30.0, 50.0, 75.0, 100.0];
@@ -70,7 +71,8 @@ pub struct SizePoint {
     pub trace: Vec<TraceRecord>,
 }
 
-pub fn run(args: &RunArgs, opts: &LabOptions, store: &ResultStore) -> Result<Vec<SizePoint>> {
+/// Runs every size; each is announced to `observer` as it starts (a note: "== cache 25% of the LUN").
+pub fn run(args: &RunArgs, opts: &LabOptions, store: &ResultStore, observer: &mut dyn RunObserver) -> Result<Vec<SizePoint>> {
     let dir = servers::lab_dir()?;
     let delay = [format!("rdelay={}ms", opts.read_delay_ms), format!("wdelay={}ms", opts.write_delay_ms)];
     // Enough server threads that the backend never queues behind itself: the
@@ -97,7 +99,7 @@ pub fn run(args: &RunArgs, opts: &LabOptions, store: &ResultStore) -> Result<Vec
         let mut ctx = a.context()?;
         // The trace lives in the lab's directory and goes with it: its path is no use to anyone.
         ctx.announce_trace = false;
-        eprintln!("== cache {pct}% of the LUN");
+        observer.note(&format!("== cache {pct}% of the LUN"));
         let result = measure_and_keep(&plan, &ctx, None, store, false).map(|k| k.result).map_err(|e| format!("{e:#}"));
         let trace = load_trace(&trace_path).map(|(_, t)| t).unwrap_or_default();
         out.push(SizePoint { pct, result, trace });

@@ -16,6 +16,7 @@ use super::servers;
 use crate::cli::run::{measure_and_keep, ResultStore, RunArgs};
 use crate::results::line_rate::LinkSetting;
 use crate::results::model::RunResult;
+use crate::run::RunObserver;
 
 /// A target of the study: its label and URI, or why it was skipped.
 pub struct Leg {
@@ -37,11 +38,13 @@ pub fn shaped_link(args: &RunArgs) -> Result<Option<ShapedLink>> {
     }
 }
 
+/// Runs every leg; each is announced to `observer` as it starts (a note: "== NBD unix socket").
 pub fn run(
     args: &RunArgs,
     size: &str,
     shaped: Option<&ShapedLink>,
     store: &ResultStore,
+    observer: &mut dyn RunObserver,
 ) -> Result<Vec<(String, Result<RunResult, String>)>> {
     let dir = servers::lab_dir()?;
     let file = dir.path().join("lun");
@@ -86,7 +89,7 @@ pub fn run(
         if interrupted {
             break;
         }
-        eprintln!("== {}", leg.label);
+        observer.note(&format!("== {}", leg.label));
         let r = measure_and_keep(&plan, &ctx, None, store, false).map(|k| k.result).map_err(|e| format!("{e:#}"));
         out.push((leg.label, r));
     }
