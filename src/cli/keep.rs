@@ -80,3 +80,39 @@ impl RunObserver for StoreKeeper<'_> {
         self.save(result);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output_path::{destination, Destination, Mode};
+
+    /// The JSON file holds the result as it stands after each point and at the
+    /// end; once its directory is gone, the failure is said once however often
+    /// the run tells the writer, and the run is not stopped by it.
+    #[test]
+    fn the_json_file_follows_the_result_and_a_failure_is_said_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub").join("r.json");
+        std::fs::create_dir(path.parent().unwrap()).unwrap();
+        let Destination::File(out) = destination("--json", path.to_str().unwrap(), true, Mode::Replace).unwrap() else { panic!("a file") };
+        let problems = Problems::default();
+        let mut writer =
+            JsonWriter { out, render: Box::new(|r: &RunResult| format!("{} {}\n", r.id, r.points.len())), problems: &problems };
+        let mut result = crate::report::golden_result("result-a.json");
+        let all = std::mem::take(&mut result.points);
+        result.points.push(all[0].clone());
+        writer.point_finished(&result);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{} 1\n", result.id));
+        result.points = all;
+        writer.finished(&result);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{} {}\n", result.id, result.points.len()));
+
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+        writer.point_finished(&result);
+        writer.finished(&result);
+        drop(writer);
+        let said = problems.into_list();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].starts_with("could not write the JSON result: "), "{said:?}");
+    }
+}
