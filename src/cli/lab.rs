@@ -4,6 +4,7 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 
 use super::exit;
+use super::live_view::LiveView;
 use super::run::{measure_and_keep, ResultStore, RunArgs};
 use crate::run::request::RunRequest;
 use crate::target::Target;
@@ -134,7 +135,7 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             let mut measure = |plan: &crate::run::RunPlan, ctx: &crate::run::RunContext| {
                 measure_and_keep(plan, ctx, None, &store, false).map(|k| k.result)
             };
-            let rows = crate::lab::protocols::run(&request, &a.lun_size, shaped.as_ref(), &mut measure)?;
+            let rows = crate::lab::protocols::run(&request, &a.lun_size, shaped.as_ref(), &mut measure, &mut LiveView::notes_only())?;
             // The rows are saved already: a closed stdout is reported, not a panic.
             show(&crate::lab::protocols::render(&rows, shaped.as_ref()), json.as_ref());
             write_json(json.as_ref(), rows.iter().filter_map(|(_, r)| r.as_ref().ok()));
@@ -190,7 +191,7 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             let mut measure = |plan: &crate::run::RunPlan, ctx: &crate::run::RunContext| {
                 measure_and_keep(plan, ctx, None, &store, false).map(|k| k.result)
             };
-            let points = crate::lab::cache::run(&request, &opts, &mut measure)?;
+            let points = crate::lab::cache::run(&request, &opts, &mut measure, &mut LiveView::notes_only())?;
             let rows = crate::lab::cache::rows(&points, &opts);
             show(&crate::lab::cache::render(&points, &rows, &opts, a.run.dist.as_deref().unwrap_or_default()), json.as_ref());
             write_json(json.as_ref(), points.iter().filter_map(|p| p.result.as_ref().ok()));

@@ -6,8 +6,9 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::exit;
+use super::keep::{JsonWriter, Problems, StoreKeeper};
 use crate::metrics::power::PowerRequest;
-use crate::output_path::{self, Destination, Mode, OutputFile};
+use crate::output_path::{self, Destination, Mode};
 use crate::report;
 use crate::results::model::{RunResult, Status};
 use crate::results::repeats::Pick;
@@ -653,47 +654,6 @@ fn flags_profile() -> Profile {
     }
 }
 
-/// Keeps the result after every point, so an interrupted sweep keeps the points
-/// it finished: in the store, and in `--json FILE` (through `output_path`: a
-/// temporary file renamed over a regular file, so a reader never sees half a
-/// file, and never a device node). A failure to keep it is
-/// remembered and reported; it never stops the run.
-struct KeepAfterEachPoint {
-    json: Option<OutputFile>,
-    shape: JsonShape,
-    store: Option<Store>,
-    errors: Vec<String>,
-    store_failed: bool,
-}
-
-impl KeepAfterEachPoint {
-    fn keep(&mut self, result: &RunResult) {
-        if let Some(out) = &self.json {
-            if let Err(e) = out.replace_with(self.shape.render(result).as_bytes()) {
-                push_once(&mut self.errors, format!("could not write the JSON result: {e}"));
-            }
-        }
-        if let Some(store) = &mut self.store {
-            if let Err(e) = store.save(result) {
-                self.store_failed = true;
-                push_once(&mut self.errors, format!("could not save the result in the store {}: {e:#}", store.path().display()));
-            }
-        }
-    }
-}
-
-fn push_once(list: &mut Vec<String>, text: String) {
-    if !list.contains(&text) {
-        list.push(text);
-    }
-}
-
-impl RunObserver for KeepAfterEachPoint {
-    fn point_finished(&mut self, result: &RunResult) {
-        self.keep(result);
-    }
-}
-
 /// Applied or refused: `--engine` chooses the engine of files and devices, and
 /// `--connections` those of NBD and iSCSI targets; given for a run with no such
 /// target, each would be ignored. (A job file's or profile's engine is not
@@ -841,8 +801,9 @@ pub fn execute_with(
     ctx.cluster = cluster.clone();
     if !root {
         // Ranks other than 0 are quiet and keep nothing: rank 0 writes the merged result.
+        // Their notes (an idle power measurement, an incomplete trace) are still said.
         ctx.quiet = true;
-        let result = run::execute(&plan, &ctx, &mut run::NoObserver)?;
+        let result = run::execute(&plan, &ctx, &mut super::live_view::LiveView::notes_only())?;
         return Ok(exit_code(&result, false));
     }
     let store = ResultStore::choose(&args, store_flag)?;
@@ -1032,15 +993,24 @@ pub fn measure_and_keep_as(
         _ => None,
     };
     let opened = store.open()?;
-    let mut keep = KeepAfterEachPoint { json: json_file, shape, store: opened, errors: Vec::new(), store_failed: false };
-    let result = run::execute(plan, ctx, &mut keep)?;
-    keep.keep(&result);
+    // The run's observers: the live view, then the JSON file and the store, kept after each point.
+    let problems = Problems::default();
+    let mut live = super::live_view::LiveView::new(ctx.quiet);
+    let mut writer = json_file.map(|out| JsonWriter { out, render: Box::new(move |r: &RunResult| shape.render(r)), problems: &problems });
+    let mut keeper = opened.map(|store| StoreKeeper { store, problems: &problems, failed: false });
+    let mut observers: Vec<&mut dyn RunObserver> = vec![&mut live];
+    observers.extend(writer.as_mut().map(|w| w as &mut dyn RunObserver));
+    observers.extend(keeper.as_mut().map(|k| k as &mut dyn RunObserver));
+    let result = run::execute(plan, ctx, &mut run::Fanout(observers))?;
+    let store_failed = keeper.is_some_and(|k| k.failed);
+    drop(writer);
     if print {
         if let Err(e) = emit(&result, json, shape, detail) {
-            push_once(&mut keep.errors, format!("{e:#}"));
+            problems.push_once(format!("{e:#}"));
         }
     }
-    for e in &keep.errors {
+    let errors = problems.into_list();
+    for e in &errors {
         eprintln!("error: {e}");
     }
     match store {
@@ -1048,13 +1018,13 @@ pub fn measure_and_keep_as(
             eprintln!("not kept in a result store (--no-store): the summary above is all there is")
         }
         ResultStore::NotKept => eprintln!("not kept in a result store (--no-store)"),
-        ResultStore::At(path) if !keep.store_failed => eprintln!("saved as {} in {}", result.id, path.display()),
+        ResultStore::At(path) if !store_failed => eprintln!("saved as {} in {}", result.id, path.display()),
         ResultStore::At(_) if json.is_none() => {
             eprintln!("the result was printed above but not saved anywhere: rerun with --json FILE, or fix the store (--store PATH)")
         }
         ResultStore::At(_) => {}
     }
-    Ok(Kept { result, unwritten: keep.errors })
+    Ok(Kept { result, unwritten: errors })
 }
 
 /// Prints the summary, and the JSON on stdout with `--json -` (the summary then

@@ -28,6 +28,7 @@ use crate::cache::trace::{load_trace, TraceRecord};
 use crate::engine::cache::config::{frames_for, CacheConfig, CacheSize};
 use crate::results::model::RunResult;
 use crate::run::request::RunRequest;
+use crate::run::RunObserver;
 use crate::target::Target;
 
 /// The paper's sizes, % of the LUN.
@@ -80,7 +81,8 @@ pub struct SizePoint {
     pub trace: Vec<TraceRecord>,
 }
 
-pub fn run(request: &RunRequest, opts: &LabOptions, measure: &mut Measure) -> Result<Vec<SizePoint>> {
+/// Runs every size; each is announced to `observer` as it starts (a note: "== cache 25% of the LUN").
+pub fn run(request: &RunRequest, opts: &LabOptions, measure: &mut Measure, observer: &mut dyn RunObserver) -> Result<Vec<SizePoint>> {
     let dir = servers::lab_dir()?;
     let delay = [format!("rdelay={}ms", opts.read_delay_ms), format!("wdelay={}ms", opts.write_delay_ms)];
     // Enough server threads that the backend never queues behind itself: the
@@ -105,7 +107,7 @@ pub fn run(request: &RunRequest, opts: &LabOptions, measure: &mut Measure) -> Re
         plan.criteria.clear();
         // The trace lives in the lab's directory and goes with it: its path is no use to anyone.
         r.context.announce_trace = false;
-        eprintln!("== cache {pct}% of the LUN");
+        observer.note(&format!("== cache {pct}% of the LUN"));
         let result = measure(&plan, &r.context).map_err(|e| format!("{e:#}"));
         let trace = load_trace(&trace_path).map(|(_, t)| t).unwrap_or_default();
         out.push(SizePoint { pct, result, trace });

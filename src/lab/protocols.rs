@@ -16,6 +16,7 @@ use super::{servers, Measure};
 use crate::results::line_rate::{Link, LinkSetting};
 use crate::results::model::RunResult;
 use crate::run::request::RunRequest;
+use crate::run::RunObserver;
 use crate::target::Target;
 
 /// A target of the study: its label and URI, or why it was skipped.
@@ -62,11 +63,13 @@ pub fn check(request: &RunRequest, size: &str) -> Result<()> {
     leg_request(request, &format!("mem:{size}"), size, "", false)?.plan().map(drop)
 }
 
+/// Runs every leg; each is announced to `observer` as it starts (a note: "== NBD unix socket").
 pub fn run(
     request: &RunRequest,
     size: &str,
     shaped: Option<&ShapedLink>,
     measure: &mut Measure,
+    observer: &mut dyn RunObserver,
 ) -> Result<Vec<(String, Result<RunResult, String>)>> {
     let dir = servers::lab_dir()?;
     let file = dir.path().join("lun");
@@ -103,7 +106,7 @@ pub fn run(
         if interrupted {
             break;
         }
-        eprintln!("== {}", leg.label);
+        observer.note(&format!("== {}", leg.label));
         let r = measure(&plan, &r.context).map_err(|e| format!("{e:#}"));
         out.push((leg.label, r));
     }

@@ -13,9 +13,10 @@ use crate::metrics::{IntervalSlice, Recorder};
 use crate::results::cluster::{MachineFigures, PointSpread, RankFigures};
 use crate::results::model::Status;
 use crate::results::per_worker::QueueDepth;
-use crate::results::summarize::{group_summary, latency_stats, summarize};
+use crate::results::point_summary::{point_summary, PointFigures};
+use crate::results::stall::InFlightAtEnd;
+use crate::results::summarize::latency_stats;
 use crate::run::point::{Measured, PointOutcome};
-use crate::run::stall::{self, InFlightAtEnd};
 
 use super::report::RankReport;
 
@@ -67,36 +68,23 @@ pub fn merge_into(outcome: &mut PointOutcome, reports: &[RankReport]) -> Result<
 
     let machines = machines(reports);
     let usage = machine_usage(reports, &machines);
-    let mut summary = summarize(&total, &slices, &usage, span_s);
-    summary.intervals.retain(|i| i.t_s < span_s);
-    if outcome.point.summary.verify.is_some() {
-        summary.verify = Some(total.verify.clone());
-    }
-    stall::mark(
-        &mut summary,
-        InFlightAtEnd {
+    let (mut summary, groups) = point_summary(&PointFigures {
+        spec: outcome.point.workload.as_ref(),
+        total: &total,
+        by_group: &by_group,
+        slices: &slices,
+        usage: &usage,
+        duration_s: span_s,
+        processes: reports.len() as u32,
+        verify: outcome.point.summary.verify.is_some(),
+        in_flight: InFlightAtEnd {
             ios: reports.iter().map(|r| r.in_flight_at_end).sum(),
             oldest_s: reports.iter().filter_map(|r| r.oldest_in_flight_ms).reduce(f64::max).map(|ms| ms / 1e3),
             abandoned: reports.iter().map(|r| r.abandoned_ios).sum(),
         },
-    );
+    });
     summary.power = power(reports, &machines, summary.iops, summary.mbps);
     summary.queue_depth = queue_depth(reports);
-
-    let spec = outcome.point.workload.clone();
-    let mut groups = Vec::new();
-    if let Some(spec) = &spec {
-        if spec.groups.len() > 1 {
-            groups = spec
-                .groups
-                .iter()
-                .zip(&by_group)
-                .map(|(g, r)| group_summary(&g.name, spec.group_workers(g) * reports.len() as u32, r, span_s))
-                .collect();
-        }
-        crate::run::paced_outcome::add(spec, &total, &by_group, &mut summary, &groups);
-        crate::run::paced_outcome::add_follow_ratios(spec, &mut groups);
-    }
 
     let ranks = reports
         .iter()

@@ -1,14 +1,15 @@
 //! Running a plan: points one after another, each result kept as soon as its
 //! point is done (an observer saves it), so a failure or Ctrl-C at point 5 keeps
-//! points 1-4.
+//! points 1-4. The run prints nothing: what it has to say (its progress, its
+//! warnings, each point, its end) goes to its `RunObserver`.
 
 pub mod cluster;
 pub mod control;
 pub mod data_fill;
 pub mod live;
+pub mod observer;
 pub mod op_source;
 pub mod outcome;
-pub mod paced_outcome;
 pub mod pacing;
 pub mod pinning;
 pub mod plan;
@@ -21,7 +22,6 @@ pub mod request;
 pub mod resources;
 pub mod rounds;
 pub mod signals;
-pub mod stall;
 pub mod steady;
 pub mod sync_clock;
 pub mod trace_sink;
@@ -34,6 +34,7 @@ use anyhow::Result;
 use crate::results::host::{host_facts, new_id};
 use crate::results::model::{RunResult, Status, SCHEMA_VERSION};
 use crate::target::{self, SafetyFlags};
+pub use observer::{Fanout, NoObserver, RunObserver};
 pub use plan::{PlannedPoint, RunPlan};
 
 /// Who ran it and how, for the result.
@@ -43,6 +44,7 @@ pub struct RunContext {
     pub label: Option<String>,
     pub profile: Option<String>,
     pub safety: SafetyFlags,
+    /// With --quiet: the command line shows no live view, and the run does not announce its trace.
     pub quiet: bool,
     pub power: crate::metrics::power::PowerRequest,
     /// With --verify.
@@ -69,15 +71,6 @@ impl RunContext {
         resources::Extras { cache: self.cache.as_ref(), verify: self.verify.is_some() }
     }
 }
-
-/// Told about the result as it grows: after each point and at the end.
-pub trait RunObserver {
-    fn point_finished(&mut self, _result: &RunResult) {}
-}
-
-/// An observer that does nothing.
-pub struct NoObserver;
-impl RunObserver for NoObserver {}
 
 pub fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
@@ -165,12 +158,12 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         return Err(e);
     }
     ready?;
-    let mut live = live::Live::new(ctx.quiet);
+    observer.started(plan);
     // Under MPI every rank planned the same run: rank 0 alone says what is worth a warning.
     for w in plan.warnings.iter().filter(|_| cluster.is_root()) {
-        live.note(&format!("warning: {w}"));
+        observer.note(&format!("warning: {w}"));
     }
-    let meter = power_meter::PowerMeter::new(&ctx.power, &interrupt, &live);
+    let meter = power_meter::PowerMeter::new(&ctx.power, &interrupt, observer);
     // Verification state lives for the whole run: blocks written at one point are checked at the next.
     let mut verify: Option<std::sync::Arc<crate::verify::VerifyShared>> = None;
     if ctx.verify.is_some() {
@@ -268,7 +261,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 p.params.clone(),
                 targets,
                 position,
-                &mut live,
+                observer,
                 &interrupt,
                 &point::PointShared {
                     verify: verify.clone(),
@@ -324,18 +317,18 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             break;
         }
     }
-    live.finish();
     if let (Some(t), Some(path)) = (&trace, &ctx.trace) {
         // The trace is kept whatever the run's outcome: its I/Os were issued.
         match t.finish() {
-            Ok(n) if !ctx.quiet && ctx.announce_trace => eprintln!("trace: {n} I/Os recorded in {}", path.display()),
+            Ok(n) if !ctx.quiet && ctx.announce_trace => observer.note(&format!("trace: {n} I/Os recorded in {}", path.display())),
             Ok(_) => {}
-            Err(e) => eprintln!("warning: the trace {} is incomplete: {e}", path.display()),
+            Err(e) => observer.note(&format!("warning: the trace {} is incomplete: {e}", path.display())),
         }
     }
     if result.status == Status::Running {
         result.status = Status::Completed;
     }
     result.finished_at = Some(now_rfc3339());
+    observer.finished(&result);
     Ok(result)
 }

@@ -1,6 +1,7 @@
 //! Runs one point: spawns the workers, releases them together, takes CPU
-//! snapshots at the edges of the measured interval, feeds the live view from
-//! the one-second slices, and merges the recorders into the point's summary.
+//! snapshots at the edges of the measured interval, tells the observer each
+//! one-second slice (`tick`: the live view), and merges the recorders into the
+//! point's summary.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -9,15 +10,16 @@ use std::time::{Duration, Instant};
 use std::{panic, thread};
 
 use super::control::Control;
-use super::live::{Live, LiveFigures, SecondFigures};
+use super::live::{LiveFigures, SecondFigures};
+use super::observer::RunObserver;
 use super::pacing::Pacing;
 use super::progress::Progress;
-use super::stall::{self, InFlightAtEnd};
 use super::worker::{run_worker, Report, WorkerOutcome, WorkerPlan};
 use crate::metrics::{cpu, IntervalSlice, Recorder};
 use crate::results::model::{PinnedCpuStats, Point, Status};
 use crate::results::per_worker::{self, TargetFigures, WorkerFigures, WorkerInput};
-use crate::results::summarize::{group_summary, summarize};
+use crate::results::point_summary::{point_summary, PointFigures};
+use crate::results::stall::InFlightAtEnd;
 use crate::target::OpenTarget;
 use crate::workload::{RunLength, WorkloadSpec};
 
@@ -115,7 +117,7 @@ pub fn run_point(
     params: BTreeMap<String, serde_json::Value>,
     targets: Vec<OpenTarget>,
     position: PointPosition,
-    live: &mut Live,
+    observer: &mut dyn RunObserver,
     interrupt: &AtomicBool,
     shared: &PointShared,
 ) -> PointOutcome {
@@ -164,7 +166,7 @@ pub fn run_point(
         RunLength::Time(d) => d.as_secs_f64().ceil() as u32,
         RunLength::Ios(_) => u32::MAX,
     };
-    let mut view = PointView { live, position: &position, spec };
+    let mut view = PointView { observer, position: &position, spec };
     let mut cpu_start = None;
     let mut progress = Progress::new(nworkers);
     let mut ramp_shown = None;
@@ -333,29 +335,26 @@ pub fn run_point(
         status = Status::Failed;
     }
     let slices = fill_gaps(progress.into_slices(), duration_s);
-    let mut summary = summarize(&total, &slices, &usage, duration_s);
-    if shared.verify.is_some() {
-        summary.verify = Some(total.verify.clone());
-    }
-    summary.intervals.retain(|i| i.t_s < duration_s);
+    let (mut summary, groups) = point_summary(&PointFigures {
+        spec: Some(spec),
+        total: &total,
+        by_group: &by_group,
+        slices: &slices,
+        usage: &usage,
+        duration_s,
+        processes: 1,
+        verify: shared.verify.is_some(),
+        in_flight: at_end,
+    });
     summary.steady = steady.map(|t| t.outcome());
-    stall::mark(&mut summary, at_end);
-    let groups = if spec.groups.len() > 1 {
-        spec.groups.iter().zip(&by_group).map(|(g, r)| group_summary(&g.name, spec.group_workers(g), r, duration_s)).collect()
-    } else {
-        Vec::new()
-    };
     if let Some((p, u)) = &pinned_usage {
         summary.cpu.pinned =
             Some(PinnedCpuStats::from_usage(&p.cpus.to_string(), u, summary.iops, summary.bytes_read + summary.bytes_written));
     }
     let (workers, target_rows) = per_worker_figures(spec, shared, &targets, &shapes, &present, &outcomes, duration_s, &mut summary);
-    super::paced_outcome::add(spec, &total, &by_group, &mut summary, &groups);
     if let Some(r) = &shared.replay {
         super::replay::add_outcome(r, outcomes.iter().filter_map(|o| o.replay.as_ref()), &total, &mut summary);
     }
-    let mut groups = groups;
-    super::paced_outcome::add_follow_ratios(spec, &mut groups);
     PointOutcome {
         point: Point {
             params,
@@ -446,16 +445,16 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a panic without a message".into())
 }
 
-/// Turns the point's progress into live-view figures.
-struct PointView<'a> {
-    live: &'a mut Live,
+/// Turns the point's progress into live-view figures for the observer.
+struct PointView<'a, 'o> {
+    observer: &'a mut (dyn RunObserver + 'o),
     position: &'a PointPosition<'a>,
     spec: &'a WorkloadSpec,
 }
 
-impl PointView<'_> {
+impl PointView<'_, '_> {
     fn ramp(&mut self, elapsed: Duration) {
-        self.live.update(&LiveFigures {
+        self.observer.tick(&LiveFigures {
             point: self.position.index + 1,
             points: self.position.count,
             label: self.position.label,
@@ -468,7 +467,7 @@ impl PointView<'_> {
     }
 
     fn silent(&mut self, elapsed: Duration, silent: usize, workers: usize) {
-        self.live.update(&LiveFigures {
+        self.observer.tick(&LiveFigures {
             point: self.position.index + 1,
             points: self.position.count,
             label: self.position.label,
@@ -490,7 +489,7 @@ impl PointView<'_> {
         let age = oldest.map(|o| now.saturating_duration_since(o).as_secs_f64()).unwrap_or(0.0);
         // An I/O outstanding for a second or more.
         let stall = (n > 0 && age >= 1.0).then(|| format!("STALLED: {n} I/Os in flight, oldest {age:.1} s"));
-        self.live.update(&LiveFigures {
+        self.observer.tick(&LiveFigures {
             point: self.position.index + 1,
             points: self.position.count,
             label: self.position.label,
@@ -533,9 +532,16 @@ mod tests {
         let targets = crate::target::open_all(&spec, Default::default(), &mut Default::default()).unwrap();
         let (tx, rx) = mpsc::channel();
         thread::spawn(move || {
-            let mut live = Live::new(true);
             let position = PointPosition { index: 0, count: 1, label: "" };
-            let o = run_point(&spec, BTreeMap::new(), targets, position, &mut live, &AtomicBool::new(false), &PointShared::default());
+            let o = run_point(
+                &spec,
+                BTreeMap::new(),
+                targets,
+                position,
+                &mut crate::run::NoObserver,
+                &AtomicBool::new(false),
+                &PointShared::default(),
+            );
             let _ = tx.send((o.status, o.reason));
         });
         let (status, reason) = rx.recv_timeout(Duration::from_secs(20)).expect("the point ends despite the panic");

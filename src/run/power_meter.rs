@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use super::live::Live;
+use super::observer::RunObserver;
 use super::point::PointOutcome;
 use crate::metrics::power::sampler::{SampleError, Sampler};
 use crate::metrics::power::{self, PowerRequest, PowerStats, Source};
@@ -27,11 +27,11 @@ pub struct PowerMeter {
 
 impl PowerMeter {
     /// Resolves the source and, with `--idle`, measures the idle baseline now.
-    pub fn new(req: &PowerRequest, interrupt: &AtomicBool, live: &Live) -> PowerMeter {
+    pub fn new(req: &PowerRequest, interrupt: &AtomicBool, observer: &mut dyn RunObserver) -> PowerMeter {
         let source = power::resolve(req);
         let mut meter = PowerMeter { source, idle_watts: None, idle_resolution: None, idle_problem: None, gone: RefCell::new(None) };
         if let (Ok(src), Some(idle)) = (&meter.source, req.idle) {
-            live.note(&format!("measuring idle power for {:.0}s ({})", idle.as_secs_f64(), src.describe()));
+            observer.note(&format!("measuring idle power for {:.0}s ({})", idle.as_secs_f64(), src.describe()));
             let sampler = Sampler::start(src);
             let from = power::unix_now();
             let until = std::time::Instant::now() + idle;

@@ -507,15 +507,7 @@ pub fn add_outcome<'a>(
     let s = &plan.settings;
     let timed = s.speed.timed() && t.lag_count > 0;
     if s.speed.timed() {
-        use crate::results::summarize::latency_stats;
-        let mut all = total.service_read.clone();
-        all.add(&total.service_write);
-        summary.service_latency_us = Some(crate::results::model::LatencyByOp {
-            read: latency_stats(&total.service_read),
-            write: latency_stats(&total.service_write),
-            all: latency_stats(&all),
-            ..Default::default()
-        });
+        summary.service_latency_us = Some(crate::results::paced_outcome::service_latency(total));
     }
     summary.replay = Some(crate::results::replay::ReplaySummary {
         file: s.file.display().to_string(),

@@ -20,7 +20,9 @@ use crate::workload::rounds::{Rounds, PRECONDITION_BS};
 use crate::workload::steady::judge;
 use crate::workload::{AccessLine, RunLength, WorkerGroup, WorkloadSpec};
 
-/// Passes each round's growing result on as part of the whole run's.
+/// Passes each round's growing result on as part of the whole run's; its
+/// progress and notes as they come. The whole run starts and finishes once:
+/// each round's own start and end are not passed on.
 struct Gathering<'a> {
     so_far: Option<RunResult>,
     inner: &'a mut dyn RunObserver,
@@ -48,9 +50,15 @@ impl Gathering<'_> {
 }
 
 impl RunObserver for Gathering<'_> {
+    fn tick(&mut self, figures: &super::live::LiveFigures<'_>) {
+        self.inner.tick(figures);
+    }
     fn point_finished(&mut self, result: &RunResult) {
         let m = self.merged(result);
         self.inner.point_finished(&m);
+    }
+    fn note(&mut self, text: &str) {
+        self.inner.note(text);
     }
 }
 
@@ -203,6 +211,7 @@ pub fn execute(plan: &RunPlan, rounds: &Rounds, ctx: &RunContext, observer: &mut
             outcome.purge.push(purge(t, &first)?);
         }
     }
+    observer.started(plan);
     let mut gather = Gathering { so_far: None, inner: observer };
     let run = |points: Vec<super::PlannedPoint>, gather: &mut Gathering| -> Result<Status> {
         let part = super::execute(&sub_plan(plan, points), ctx, gather)?;
@@ -245,5 +254,6 @@ pub fn execute(plan: &RunPlan, rounds: &Rounds, ctx: &RunContext, observer: &mut
     result.rounds = Some(outcome);
     result.profile = plan.profile.clone().or(result.profile);
     gather.inner.point_finished(&result);
+    gather.inner.finished(&result);
     Ok(result)
 }

@@ -18,6 +18,7 @@ mod mpi;
 #[cfg(not(feature = "mpi"))]
 mod mpi_absent;
 mod network;
+mod observers;
 mod one_client_servers;
 mod ops;
 mod output_guard;

@@ -2,7 +2,7 @@
 //! ended: a figure of 0 IOPS (or a latency built only from the I/Os that did
 //! complete) must not pass for a measurement when the target stopped answering.
 
-use crate::results::model::Summary;
+use super::model::Summary;
 
 /// What was outstanding at the end of a point, over all its workers.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -1,9 +1,9 @@
 //! What pacing adds to a point's summary: service latency beside latency from
 //! schedule, the achieved rate against the target, and followers' IOPS ratios.
 
+use super::model::{FollowOutcome, GroupSummary, LatencyByOp, RateOutcome, Summary};
+use super::summarize::latency_stats;
 use crate::metrics::Recorder;
-use crate::results::model::{FollowOutcome, GroupSummary, LatencyByOp, RateOutcome, Summary};
-use crate::results::summarize::latency_stats;
 use crate::workload::WorkloadSpec;
 
 /// A rate is held when the achieved rate is within this share of the target.
@@ -14,14 +14,7 @@ pub fn add(spec: &WorkloadSpec, total: &Recorder, by_group: &[Recorder], summary
     if !paced {
         return;
     }
-    let mut all = total.service_read.clone();
-    all.add(&total.service_write);
-    summary.service_latency_us = Some(LatencyByOp {
-        read: latency_stats(&total.service_read),
-        write: latency_stats(&total.service_write),
-        all: latency_stats(&all),
-        ..Default::default()
-    });
+    summary.service_latency_us = Some(service_latency(total));
     let target: f64 = spec.groups.iter().filter_map(|g| g.rate).sum();
     if target > 0.0 && summary.duration_s > 0.0 {
         let ios: u64 = spec.groups.iter().zip(by_group).filter(|(g, _)| g.rate.is_some()).map(|(_, r)| r.ios()).sum();
@@ -34,6 +27,19 @@ pub fn add(spec: &WorkloadSpec, total: &Recorder, by_group: &[Recorder], summary
             )
         });
         summary.rate = Some(RateOutcome { target_iops: target, achieved_iops: achieved, held, note });
+    }
+}
+
+/// Service time (issue to completion) of reads, writes and both, beside the
+/// latency from schedule (or from recorded time, for a timed replay).
+pub fn service_latency(total: &Recorder) -> LatencyByOp {
+    let mut all = total.service_read.clone();
+    all.add(&total.service_write);
+    LatencyByOp {
+        read: latency_stats(&total.service_read),
+        write: latency_stats(&total.service_write),
+        all: latency_stats(&all),
+        ..Default::default()
     }
 }
 

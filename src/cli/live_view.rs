@@ -1,0 +1,122 @@
+//! The live view, an observer of the run: on a terminal, one progress line
+//! redrawn in place (indicatif); otherwise a plain line per second on stderr.
+//! Never on stdout, so that `--json -` stays clean. The run's notes and
+//! warnings are printed above the line (with `--quiet` too: only the
+//! per-second line is silenced).
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::results::model::RunResult;
+use crate::run::live::LiveFigures;
+use crate::run::{RunObserver, RunPlan};
+
+pub struct LiveView {
+    /// On a terminal: the progress line, from the run's start to its end.
+    bar: Option<ProgressBar>,
+    /// On a terminal and not quiet: a progress line is drawn once the run starts.
+    tty: bool,
+    /// Not on a terminal and not quiet: a plain line per update.
+    plain: bool,
+}
+
+impl LiveView {
+    pub fn new(quiet: bool) -> Self {
+        let tty = std::io::stderr().is_terminal();
+        LiveView { bar: None, tty: !quiet && tty, plain: !quiet && !tty }
+    }
+
+    /// Only the run's notes and warnings, no progress line: a rank other than
+    /// 0 of an MPI job (rank 0 shows the progress), a lab's row headings.
+    pub fn notes_only() -> Self {
+        Self::new(true)
+    }
+
+    /// The line an update shows.
+    pub fn line(f: &LiveFigures) -> String {
+        let total = f.total.map(|t| format!("/{:.0}s", t.as_secs_f64())).unwrap_or_default();
+        let point = if f.points > 1 { format!("point {}/{} [{}] ", f.point, f.points, f.label) } else { String::new() };
+        let mut line = format!("{point}{} {:.0}s{total}", f.phase, f.elapsed.as_secs_f64());
+        if let Some(s) = &f.second {
+            line.push_str(&format!("  {:>10.0} IOPS  {:>9.1} MB/s  p99 {:>9.1} us", s.iops, s.mbps, s.p99_us));
+        }
+        if let Some(stall) = &f.stall {
+            line.push_str(&format!("  {stall}"));
+        }
+        line
+    }
+
+    fn clear(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl RunObserver for LiveView {
+    fn started(&mut self, _plan: &RunPlan) {
+        if self.tty && self.bar.is_none() {
+            let bar = ProgressBar::new(1000);
+            bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("static template"));
+            bar.enable_steady_tick(Duration::from_millis(200));
+            self.bar = Some(bar);
+        }
+    }
+
+    fn tick(&mut self, figures: &LiveFigures<'_>) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(Self::line(figures));
+        } else if self.plain {
+            eprintln!("{}", Self::line(figures));
+        }
+    }
+
+    /// Printed above the live line.
+    fn note(&mut self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None => eprintln!("{text}"),
+        }
+    }
+
+    fn finished(&mut self, _result: &RunResult) {
+        self.clear();
+    }
+}
+
+impl Drop for LiveView {
+    /// A run that ended in an error leaves no progress line behind.
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::live::SecondFigures;
+
+    /// The line of a measured second of a sweep's point, as the live view has
+    /// always printed it (scripts and the stall tests read it).
+    #[test]
+    fn a_measured_second_reads_as_before() {
+        let f = LiveFigures {
+            point: 2,
+            points: 3,
+            label: "bs=4k",
+            phase: "run",
+            elapsed: Duration::from_secs(3),
+            total: Some(Duration::from_secs(4)),
+            second: Some(SecondFigures { iops: 2032424.4, mbps: 8324.94, p99_us: 12.34 }),
+            stall: Some("STALLED: 3 I/Os in flight, oldest 1.5 s".into()),
+        };
+        assert_eq!(
+            LiveView::line(&f),
+            "point 2/3 [bs=4k] run 3s/4s     2032424 IOPS     8324.9 MB/s  p99      12.3 us  STALLED: 3 I/Os in flight, oldest 1.5 s"
+        );
+        let ramp = LiveFigures { points: 1, phase: "ramp", second: None, stall: None, total: None, ..f };
+        assert_eq!(LiveView::line(&ramp), "ramp 3s");
+    }
+}
