@@ -7,7 +7,6 @@ pub mod cache_curve;
 pub mod compare;
 pub mod fio_names;
 pub mod lab;
-pub mod listing;
 pub mod message;
 pub mod paths;
 pub mod profiles;

@@ -794,7 +794,7 @@ pub fn execute_with(
             run::rounds::check(&plan, rounds, &ctx)?;
         }
         let store = ResultStore::choose(&args, store_flag)?;
-        print!("{}", plan::describe(&plan));
+        print!("{}", crate::lab::plan_view::describe(&plan));
         if let Some(m) = cluster.get().facts() {
             println!(
                 "mpi: {} ranks on {} host(s) ({}), {} machine(s); each rank runs this plan on its own targets (above: rank 0's), \

@@ -2,6 +2,7 @@
 
 pub mod cache;
 pub mod link;
+pub mod plan_view;
 pub mod protocols;
 pub mod servers;
 
