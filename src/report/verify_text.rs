@@ -107,7 +107,7 @@ mod tests {
                 _ => mismatch(i * 4096, 2, None, "no block header: never written, or overwritten by something else"),
             })
             .collect();
-        let uncertain: Vec<u64> = (0..10).map(|i| 1 << 20 | i * 4096).collect();
+        let uncertain: Vec<u64> = (0..10).map(|i| (1 << 20) + i * 4096).collect();
         let damaged = VerifyOutcome {
             target: "file:lun.img",
             journal: "/tmp/j",
