@@ -1,9 +1,10 @@
 //! The dry run's view of a run plan, for `report::plan_text`: which engine each
-//! point runs through, how each target is reached and what a replay holds,
+//! point runs through, how each target is reached and what a replay holds
+//! (counted when it was loaded),
 //! beside the plan's own workload. The labs and `run --dry-run` both print
 //! plans; this is the lowest layer that sees the run's plan and the report.
 
-use crate::report::plan_text::{self, PlanView, PointView, Transport};
+use crate::report::plan_text::{self, PlanView, PointView, ReplayView, Transport};
 use crate::run::plan::{engine_name, RunPlan};
 use crate::target::{self, TargetUri};
 
@@ -28,7 +29,19 @@ pub fn view(plan: &RunPlan) -> PlanView<'_> {
                         _ => Transport::Local,
                     })
                     .collect(),
-                replay: plan.replay.as_ref().map(|r| r.describe(&p.spec.targets)),
+                replay: plan.replay.as_deref().map(|r| ReplayView {
+                    settings: &r.settings,
+                    format: r.kind.name(),
+                    records: r.records.len(),
+                    reads: r.reads,
+                    writes: r.writes,
+                    max_len: r.max_len,
+                    span_ns: r.span_ns,
+                    not_io: r.not_io,
+                    unmapped: r.unmapped,
+                    mapping: &r.mapping,
+                    reach: &r.reach,
+                }),
             })
             .collect(),
         rounds: plan.rounds.as_ref(),

@@ -11,7 +11,9 @@ use std::fmt::Write;
 
 use crate::results::model::Pick;
 use crate::results::pass::Criterion;
+use crate::units::Bytes;
 use crate::workload::polling::Polling;
+use crate::workload::replay::{OffsetMode, ReplaySettings, ReplaySpeed};
 use crate::workload::rounds::Rounds;
 use crate::workload::{RunLength, WorkloadSpec};
 
@@ -39,9 +41,32 @@ pub struct PointView<'a> {
     pub engine: String,
     /// How each of its targets is reached, by target index.
     pub transports: Vec<Transport>,
-    /// With --replay: what the replay issues on these targets (its lines, each
-    /// ending in a newline). The groups then issue the trace's I/Os, not their own.
-    pub replay: Option<String>,
+    /// With --replay: the trace the point issues instead of its groups' own I/Os.
+    pub replay: Option<ReplayView<'a>>,
+}
+
+/// A trace to replay, as loaded and mapped onto the run's targets.
+#[derive(Clone, Copy, Debug)]
+pub struct ReplayView<'a> {
+    pub settings: &'a ReplaySettings,
+    /// The trace's format: lunmark, blkparse or msr.
+    pub format: &'a str,
+    /// I/O records replayed, and of them reads and writes.
+    pub records: usize,
+    pub reads: u64,
+    pub writes: u64,
+    /// The largest transfer, bytes.
+    pub max_len: u32,
+    /// Recorded time from the first record replayed to the last.
+    pub span_ns: u64,
+    /// Trace events that are not reads or writes (discards, flushes), not replayed.
+    pub not_io: u64,
+    /// Records of devices the map leaves out, not replayed.
+    pub unmapped: u64,
+    /// (device name, run target index) of each device replayed.
+    pub mapping: &'a [(String, usize)],
+    /// The highest byte any record reaches, per run target.
+    pub reach: &'a [u64],
 }
 
 /// How a target is reached.
@@ -65,6 +90,60 @@ fn polling(p: &Polling) -> String {
         parts.push("completions polled from the device's poll queues (--poll)".to_string());
     }
     parts.join("; ")
+}
+
+/// What `--dry-run` says about a replay onto `targets`.
+pub fn replay(r: &ReplayView, targets: &[String]) -> String {
+    let mut out = String::new();
+    let s = r.settings;
+    let speed = match s.speed {
+        ReplaySpeed::Max => "max (as fast as the queue allows; the recorded timing is not kept)".to_string(),
+        ReplaySpeed::Factor(1.0) => "1 (the recorded timing)".to_string(),
+        ReplaySpeed::Factor(f) => format!("{f} (the recorded timing, {f} times as fast)"),
+    };
+    let _ =
+        writeln!(out, "replay: {} ({} format{})", s.file.display(), r.format, if s.format.is_some() { ", as given" } else { ", detected" });
+    let _ = writeln!(
+        out,
+        "replay: {} I/O records ({} reads, {} writes, largest transfer {}) over {:.3} s recorded; speed {speed}",
+        r.records,
+        r.reads,
+        r.writes,
+        Bytes(r.max_len as u64),
+        r.span_ns as f64 / 1e9
+    );
+    let skipped = r.not_io + r.unmapped;
+    if skipped > 0 {
+        let _ = writeln!(
+            out,
+            "replay: {skipped} trace events skipped ({} not reads or writes: discards, flushes, events without data; {} of devices not mapped)",
+            r.not_io,
+            r.unmapped
+        );
+    }
+    for (d, t) in r.mapping {
+        let _ = writeln!(
+            out,
+            "replay: device {d} -> target {t} ({}), reaching byte {}",
+            targets.get(*t).map(String::as_str).unwrap_or("?"),
+            r.reach[*t]
+        );
+    }
+    let _ = writeln!(
+        out,
+        "replay: offsets beyond a target's region: {}",
+        match s.offsets {
+            OffsetMode::Refuse => "refused before the run (--replay-offsets wrap to wrap them)",
+            OffsetMode::Wrap => "wrapped into the region",
+        }
+    );
+    if s.speed.timed() {
+        let _ = writeln!(
+            out,
+            "replay: latency is counted from each record's recorded time (service time beside); the lag of issue behind it is reported"
+        );
+    }
+    out
 }
 
 /// What `--dry-run` prints of the plan.
@@ -163,7 +242,7 @@ pub fn render(plan: &PlanView) -> String {
         }
         let _ = writeln!(out, "total: {} workers, {} I/Os in flight", s.total_workers(), s.total_in_flight());
         if let Some(r) = &p.replay {
-            out.push_str(r);
+            out.push_str(&replay(r, &s.targets));
         }
         // Data reduction shapes written data only: a read-only phase has none to describe.
         if let Some(d) = s.data.as_ref().filter(|_| !s.write_sizes().is_empty()) {
@@ -253,7 +332,28 @@ mod tests {
             polling: Polling { sqpoll: None, poll: true },
             ..WorkloadSpec::plain(vec!["mem:1g".into()], groups.clone())
         };
-        let one = |replay: Option<String>| PlanView {
+        let settings = ReplaySettings {
+            file: "/tmp/trace.blktrace.txt".into(),
+            speed: ReplaySpeed::Factor(2.0),
+            offsets: OffsetMode::Wrap,
+            ..Default::default()
+        };
+        let mapping = vec![("8:0".to_string(), 0)];
+        let reach = vec![1 << 20];
+        let trace = ReplayView {
+            settings: &settings,
+            format: "blkparse",
+            records: 13,
+            reads: 9,
+            writes: 4,
+            max_len: 16384,
+            span_ns: 1_234_567,
+            not_io: 1,
+            unmapped: 2,
+            mapping: &mapping,
+            reach: &reach,
+        };
+        let one = |replay| PlanView {
             warnings: &[],
             points: vec![PointView { label: "", spec: &spec, engine: "mem".into(), transports: vec![Transport::Local], replay }],
             rounds: profile.rounds.as_ref(),
@@ -261,7 +361,7 @@ mod tests {
             pick: Pick::Mean,
             criteria: &[],
         };
-        let replayed = render(&one(Some("replay: /tmp/trace.bin (lunmark binary trace, detected)\n".into())));
+        let replayed = render(&one(Some(trace)));
         assert!(replayed.contains("I/Os: the replayed trace's") && !replayed.contains("% of I/Os:"), "{replayed}");
         check_golden("plan-replay.txt", &replayed);
         let generated = render(&one(None));
