@@ -28,7 +28,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The result schema and what builds it from recorders: reads what the run produced.
     ("results", &["engine", "target", "metrics", "verify", "workload", "units", "output_path"]),
     ("run", &["results", "engine", "target", "metrics", "verify", "cache", "workload", "units", "output_path"]),
-    ("report", &["results", "metrics", "workload", "units", "output_path"]),
+    // The exporters and the renderers. `verify` sits below `metrics`, which
+    // imports it: the verify report reads its blocks and options as they are.
+    ("report", &["results", "metrics", "verify", "workload", "units", "output_path"]),
     // MPI ranks of one run: launch detection, the world, reducing each point's
     // figures to rank 0. Drives the run through its `Cluster` hooks; the run
     // never imports it. Only the command line calls it.

@@ -9,7 +9,6 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Args;
-use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use serde::Serialize;
 
 use super::exit;
@@ -258,113 +257,47 @@ pub fn curve_rows(
     rows.into_iter().zip(predict(model, &points)).map(|(row, p)| CurveRow { prediction: Some(p), ..row }).collect()
 }
 
-/// "1.5 GiB", "512 KiB", "300 B".
-fn human_bytes(bytes: u64) -> String {
-    let exact = Bytes(bytes).to_string();
-    if exact.len() <= 5 && exact.ends_with(|c: char| c.is_ascii_alphabetic()) {
-        let (num, unit) = exact.split_at(exact.len() - 1);
-        return format!("{num} {}iB", unit.to_ascii_uppercase());
-    }
-    let mut v = bytes as f64;
-    for unit in ["B", "KiB", "MiB", "GiB", "TiB"] {
-        if v < 1024.0 || unit == "TiB" {
-            return if unit == "B" { format!("{bytes} B") } else { format!("{v:.2} {unit}") };
-        }
-        v /= 1024.0;
-    }
-    unreachable!()
-}
-
-fn pct(v: f64) -> String {
-    format!("{:.1}%", v * 100.0)
-}
-
-fn count(v: f64) -> String {
-    let digits = format!("{:.0}", v.max(0.0));
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-fn right(text: String) -> Cell {
-    Cell::new(text).set_alignment(CellAlignment::Right)
-}
-
-/// The terminal form of a report.
+/// The terminal form of a report (report::cache_curve_table renders it).
 pub fn render(r: &CurveReport) -> String {
-    let mut out = String::new();
-    out.push_str(&format!(
-        "trace: {} ({}): {} I/Os, {} reads, {} writes, {} target{}\n",
-        r.trace,
-        r.format,
-        count(r.ios as f64),
-        count(r.reads as f64),
-        count(r.writes as f64),
-        r.targets,
-        if r.targets == 1 { "" } else { "s" }
-    ));
-    let regions: Vec<String> = r.region_bytes.values().map(|&b| human_bytes(b)).collect();
-    out.push_str(&format!(
-        "cache: LRU, {} blocks, write-through with write-allocate; region {} = {} blocks ({})\n",
-        human_bytes(r.block_size),
-        regions.join(" + "),
-        count(r.region_blocks as f64),
-        if r.targets == 1 { "cache % are of this region" } else { "cache % are of the sum over targets" }
-    ));
-    out.push_str(&format!("accesses: {} block accesses, {} distinct blocks\n", count(r.block_accesses as f64), count(r.distinct_blocks)));
-    out.push_str(&match r.method {
-        Method::Exact => "method: exact LRU stack distances (every access; no sampling error)\n".to_string(),
-        Method::Shards { rate } => format!(
-            "method: SHARDS sampling at R = {rate:.4} ({} of {} accesses); expected mean absolute error of the ratios \
-             <= {:.3} (single sizes next to a knee of the curve can be off by more; --exact removes it)\n",
-            count(r.sampled_accesses as f64),
-            count(r.block_accesses as f64),
-            r.error_bound
-        ),
-    });
-    if r.method == Method::Exact && r.block_accesses > AUTO_EXACT_LIMIT {
-        out.push_str("note: above 20M accesses; --sampled 0.01 would be faster and use less memory\n");
-    }
-    let mut table = Table::new();
-    let mut header = vec!["cache %", "cache size", "hit ratio", "read hit ratio"];
-    if r.model.is_some() {
-        header.extend(["served", "latency us", "IOPS", "latency vs 0%", "IOPS vs 0%"]);
-    }
-    table.load_preset(UTF8_BORDERS_ONLY).set_header(header);
-    for row in &r.rows {
-        let mut cells = vec![
-            right(format!("{}", row.cache_pct)),
-            right(human_bytes(row.cache_bytes)),
-            right(pct(row.hit_ratio)),
-            right(row.read_hit_ratio.map(pct).unwrap_or_else(|| "-".into())),
-        ];
-        if let Some(p) = &row.prediction {
-            cells.extend([
-                right(pct(row.served_ratio)),
-                right(format!("{:.1}", p.predicted_latency_us)),
-                right(count(p.predicted_iops)),
-                right(format!("{:+.1}%", 0.0 - p.latency_reduction_pct)), // 0.0 - x: never "-0.0%"
-                right(format!("{:+.1}%", p.iops_increase_pct)),
-            ]);
-        }
-        table.add_row(cells);
-    }
-    out.push_str(&table.to_string());
-    out.push('\n');
-    out.push_str("hit ratio: accesses (reads and writes) whose block is in the cache; read hit ratio: over reads only.\n");
-    if let Some(m) = &r.model {
-        out.push_str(&format!(
-            "prediction: served = read hits / all accesses (writes are written through and pay the miss latency); \
-             latency = served × {} + (1 − served) × {} µs; IOPS = {} outstanding / latency (Little's law); changes vs no cache.\n",
-            m.hit_us, m.miss_us, m.outstanding
-        ));
-    }
-    out
+    use crate::report::cache_curve_table::{self as table, CurveMethod, CurveTable, CurveTableRow, LatencyInputs, PredictedFigures};
+    let view = CurveTable {
+        trace: &r.trace,
+        format: r.format,
+        ios: r.ios,
+        reads: r.reads,
+        writes: r.writes,
+        block_size: r.block_size,
+        regions: r.region_bytes.values().copied().collect(),
+        region_blocks: r.region_blocks,
+        block_accesses: r.block_accesses,
+        distinct_blocks: r.distinct_blocks,
+        sampled_accesses: r.sampled_accesses,
+        method: match r.method {
+            Method::Exact => CurveMethod::Exact,
+            Method::Shards { rate } => CurveMethod::Sampled { rate },
+        },
+        past_exact_limit: r.block_accesses > AUTO_EXACT_LIMIT,
+        error_bound: r.error_bound,
+        model: r.model.as_ref().map(|m| LatencyInputs { hit_us: m.hit_us, miss_us: m.miss_us, outstanding: m.outstanding }),
+        rows: r
+            .rows
+            .iter()
+            .map(|row| CurveTableRow {
+                cache_pct: row.cache_pct,
+                cache_bytes: row.cache_bytes,
+                hit_ratio: row.hit_ratio,
+                read_hit_ratio: row.read_hit_ratio,
+                served_ratio: row.served_ratio,
+                prediction: row.prediction.map(|p| PredictedFigures {
+                    latency_us: p.predicted_latency_us,
+                    iops: p.predicted_iops,
+                    latency_reduction_pct: p.latency_reduction_pct,
+                    iops_increase_pct: p.iops_increase_pct,
+                }),
+            })
+            .collect(),
+    };
+    table::render(&view)
 }
 
 #[cfg(test)]
@@ -424,6 +357,17 @@ mod tests {
     }
 
     #[test]
+    fn the_fixture_prints_as_its_snapshot() {
+        // The trace as the user names it from the repository's root.
+        let with_model = ["--hit-us", "100", "--miss-us", "4700", "--outstanding", "5"];
+        for (extra, golden) in [(&[][..], "cache-curve.txt"), (&with_model[..], "cache-curve-predicted.txt")] {
+            let mut r = report_of(&fixture(), extra).unwrap();
+            r.trace = "tests/fixtures/blkparse/sample.txt".into();
+            crate::report::check_golden(golden, &render(&r));
+        }
+    }
+
+    #[test]
     fn sampling_region_and_missing_file_errors() {
         let r = report_of(&fixture(), &["--sampled", "1"]).unwrap();
         assert_eq!(r.method, Method::Shards { rate: 1.0 });
@@ -442,15 +386,5 @@ mod tests {
         crate::cache::TraceWriter::create(&path).unwrap().finish().unwrap();
         let err = report_of(&path, &[]).unwrap_err().to_string();
         assert!(err.contains("holds no I/O records"), "{err}");
-    }
-
-    #[test]
-    fn bytes_print_for_people() {
-        assert_eq!(human_bytes(0), "0 B");
-        assert_eq!(human_bytes(4096), "4 KiB");
-        assert_eq!(human_bytes(3 << 30), "3 GiB");
-        assert_eq!(human_bytes(1536 * 1024 + 1), "1.50 MiB");
-        assert_eq!(human_bytes(1536), "1.50 KiB");
-        assert_eq!(count(1234567.0), "1,234,567");
     }
 }

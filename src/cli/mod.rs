@@ -8,7 +8,6 @@ pub mod compare;
 pub mod fio_names;
 pub mod keep;
 pub mod lab;
-pub mod listing;
 pub mod live_view;
 pub mod message;
 pub mod paths;

@@ -11,7 +11,7 @@ use crate::results::filter::{self, ListFilter};
 use crate::results::model::RunResult;
 use crate::results::store::{self, Store};
 
-use super::listing::{self, ListFormat};
+use crate::report::listing::{self, ListFormat};
 
 #[derive(Subcommand, Debug)]
 pub enum ResultsAction {

@@ -15,7 +15,7 @@ use crate::results::repeats::Pick;
 use crate::results::store::{self, Store};
 use crate::run::plan::{Overrides, PlanRequest};
 use crate::run::request::RunRequest;
-use crate::run::{self, plan, RunContext, RunObserver, RunPlan};
+use crate::run::{self, RunContext, RunObserver, RunPlan};
 use crate::target::{SafetyFlags, Target};
 use crate::units::{parse_duration, parse_percent, parse_size, Bytes};
 use crate::workload::fio_map;
@@ -767,7 +767,7 @@ pub fn execute_with(
             run::rounds::check(&plan, rounds, ctx)?;
         }
         let store = ResultStore::choose(&args, store_flag)?;
-        print!("{}", plan::describe(&plan));
+        print!("{}", crate::lab::plan_view::describe(&plan));
         if let Some(m) = cluster.get().facts() {
             println!(
                 "mpi: {} ranks on {} host(s) ({}), {} machine(s); each rank runs this plan on its own targets (above: rank 0's), \

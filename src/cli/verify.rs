@@ -78,27 +78,21 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
             }
         }
     }
-    println!("{}: {checked} blocks checked against {}, {} corrupt, {} uncertain (a write was in flight when the run ended, or the journal is cut short), {unknown} not checked (a write failed)", args.target, args.journal.display(), corrupt.len(), uncertain.len());
-    if replay.torn_tail > 0 {
-        println!(
-            "the journal ends mid-record at byte {} ({} of {} bytes): it was cut short; the last write it describes is uncertain, and blocks holding a newer generation than the journal records are uncertain, not corrupt",
-            replay.torn_at,
-            replay.torn_tail,
-            journal::RECORD
-        );
-    }
-    for o in uncertain.iter().take(8) {
-        println!("  uncertain: offset {o}");
-    }
-    for m in corrupt.iter().take(16) {
-        println!(
-            "  CORRUPT: offset {}: {}; expected generation {}; first differing byte at {}",
-            m.offset,
-            m.what,
-            m.expected.generation,
-            m.first_bad_byte.map(|b| b.to_string()).unwrap_or_else(|| "-".into())
-        );
-    }
+    let journal_shown = args.journal.display().to_string();
+    let outcome = crate::report::verify_text::VerifyOutcome {
+        target: &args.target,
+        journal: &journal_shown,
+        checked,
+        corrupt: &corrupt,
+        uncertain: &uncertain,
+        not_checked: unknown,
+        torn: (replay.torn_tail > 0).then_some(crate::report::verify_text::TornJournal {
+            at: replay.torn_at,
+            tail: replay.torn_tail,
+            record: journal::RECORD,
+        }),
+    };
+    print!("{}", crate::report::verify_text::render(&outcome));
     Ok(if corrupt.is_empty() { exit::OK } else { exit::CORRUPT })
 }
 

@@ -153,7 +153,7 @@ pub fn plan_text(request: &RunRequest, opts: &LabOptions) -> Result<String> {
                 }
             }
             shown.criteria.clear();
-            text.push_str(&crate::run::plan::describe(&shown));
+            text.push_str(&super::plan_view::describe(&shown));
         }
     }
     Ok(text)
@@ -175,20 +175,8 @@ pub fn window_hit_ratios(records: &[TraceRecord], block_bytes: u64, cache_blocks
     (if all > 0.0 { served / all } else { 0.0 }, if reads > 0.0 { read_hits / reads } else { 0.0 })
 }
 
-/// One row of the study: measured and predicted.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Row {
-    pub pct: f64,
-    pub cache_bytes: u64,
-    pub read_latency_ms: f64,
-    pub iops: f64,
-    pub latency_reduction_pct: f64,
-    pub iops_increase_pct: f64,
-    pub read_hit_ratio: f64,
-    pub predicted_read_hit_ratio: f64,
-    pub predicted_read_latency_ms: f64,
-    pub predicted_iops: f64,
-}
+/// One row of the study: measured and predicted (a plain row the report renders).
+pub use crate::report::lab_tables::CacheStudyRow as Row;
 
 /// The study's rows, from the measured points. The prediction uses the mean
 /// latency of a hit (from the points that had hits) and of a miss (the 0%
@@ -244,61 +232,10 @@ pub fn rows(points: &[SizePoint], opts: &LabOptions) -> Vec<Row> {
     out
 }
 
+/// The study's table (report::lab_tables renders it).
 pub fn render(points: &[SizePoint], rows: &[Row], opts: &LabOptions, dist: &str) -> String {
-    use comfy_table::{presets::UTF8_BORDERS_ONLY, CellAlignment, Table};
-    let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY).set_header(vec![
-        "cache % of LUN",
-        "cache size",
-        "read lat ms",
-        "IOPS",
-        "lat reduction %",
-        "IOPS increase %",
-        "read hit ratio",
-        "predicted hit ratio",
-        "predicted read lat ms",
-        "predicted IOPS",
-    ]);
-    let pct = |v: f64| if v.is_nan() { "-".to_string() } else { format!("{v:.1}") };
-    for r in rows {
-        // A row that did not run to its end is marked where its figures are read.
-        let status = points.iter().find(|p| p.pct == r.pct).and_then(|p| p.result.as_ref().ok()).map(|r| r.status);
-        let mark = match status {
-            Some(s) if s != crate::results::Status::Completed => format!(" ({})", format!("{s:?}").to_lowercase()),
-            _ => String::new(),
-        };
-        t.add_row(vec![
-            format!("{}{mark}", r.pct),
-            crate::units::Bytes(r.cache_bytes).to_string(),
-            format!("{:.2}", r.read_latency_ms),
-            format!("{:.0}", r.iops),
-            pct(r.latency_reduction_pct),
-            pct(r.iops_increase_pct),
-            format!("{:.1}%", r.read_hit_ratio * 100.0),
-            format!("{:.1}%", r.predicted_read_hit_ratio * 100.0),
-            format!("{:.2}", r.predicted_read_latency_ms),
-            format!("{:.0}", r.predicted_iops),
-        ]);
-    }
-    for i in 0..10 {
-        if let Some(c) = t.column_mut(i) {
-            c.set_cell_alignment(if i == 1 { CellAlignment::Left } else { CellAlignment::Right });
-        }
-    }
-    let mut text = format!(
-        "cache study: backend nbdkit memory + {}ms per read, + {}ms per write; random offsets {dist}; cache in RAM on the host, cold at each size\n{t}\n",
-        opts.read_delay_ms, opts.write_delay_ms
-    );
-    for p in points {
-        match &p.result {
-            Ok(r) if r.status == crate::results::Status::Completed => text.push_str(&format!("{}%: result {}\n", p.pct, r.id)),
-            Ok(r) => {
-                text.push_str(&format!("{}%: result {} ({:?}: {})\n", p.pct, r.id, r.status, r.status_reason.as_deref().unwrap_or("")))
-            }
-            Err(why) => text.push_str(&format!("{}%: not measured: {why}\n", p.pct)),
-        }
-    }
-    text.push_str("Predicted: exact LRU stack distances of each point's own I/O stream over the measured interval, with the measured hit and miss latencies.\n");
-    text.push_str("Chart them with `lunmark report ID... -o cache.html` (IOPS and latency against cache size).\n");
-    text
+    use crate::report::lab_tables::{cache_study, Backend, SizeOutcome};
+    let sizes: Vec<SizeOutcome> =
+        points.iter().map(|p| SizeOutcome { pct: p.pct, result: p.result.as_ref().map_err(String::as_str) }).collect();
+    cache_study(&sizes, rows, Backend { read_delay_ms: opts.read_delay_ms, write_delay_ms: opts.write_delay_ms, dist })
 }

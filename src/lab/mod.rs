@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod link;
+pub mod plan_view;
 pub mod protocols;
 pub mod servers;
 

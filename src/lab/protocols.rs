@@ -153,7 +153,7 @@ pub fn plan_text(request: &RunRequest, size: &str) -> Result<String> {
     }
     let plan = leg_request(request, &format!("mem:{size}"), size, "", false)?.plan()?;
     text.push_str(&format!("workload of each leg (shown against mem:{size}; each leg runs it on its own target and engine):\n"));
-    text.push_str(&crate::run::plan::describe(&plan));
+    text.push_str(&super::plan_view::describe(&plan));
     Ok(text)
 }
 
@@ -165,49 +165,7 @@ fn make_filled(path: &std::path::Path, size: &str) -> Result<()> {
     Ok(())
 }
 
-/// The comparison table: one row per target and point.
+/// The comparison table: one row per target and point (report::lab_tables renders it).
 pub fn render(rows: &[(String, Result<RunResult, String>)], shaped: Option<&ShapedLink>) -> String {
-    use comfy_table::{presets::UTF8_BORDERS_ONLY, Table};
-    let mut t = Table::new();
-    let mut header = vec!["target", "point", "IOPS", "MB/s", "lat mean us", "p99 us", "CPU %", "IOPS/CPU%", "us CPU/KB"];
-    if shaped.is_some() {
-        header.push("% of link");
-    }
-    header.push("result");
-    t.load_preset(UTF8_BORDERS_ONLY).set_header(header);
-    let mut notes = String::new();
-    for (label, r) in rows {
-        match r {
-            Ok(r) => {
-                for p in &r.points {
-                    let s = &p.summary;
-                    let f = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
-                    let mut row = vec![
-                        label.clone(),
-                        crate::report::rows::params_text(p),
-                        format!("{:.0}", s.iops),
-                        format!("{:.1}", s.mbps),
-                        format!("{:.1}", s.latency_us.all.mean),
-                        format!("{:.1}", s.latency_us.all.p99),
-                        format!("{:.1}", s.cpu.utilization_pct),
-                        f(s.cpu.iops_per_cpu_pct),
-                        format!("{:.3}", s.cpu.service_demand_us_per_kb.unwrap_or(0.0)),
-                    ];
-                    if shaped.is_some() {
-                        row.push(s.line_rate.as_ref().map(|l| format!("{:.1}", l.pct)).unwrap_or_else(|| "-".into()));
-                    }
-                    row.push(match r.status {
-                        crate::results::Status::Completed => r.id.clone(),
-                        status => format!("{} ({})", r.id, format!("{status:?}").to_lowercase()),
-                    });
-                    t.add_row(row);
-                }
-            }
-            Err(why) => notes.push_str(&format!("{label}: {why}\n")),
-        }
-    }
-    if let Some(s) = shaped {
-        notes.push_str(&format!("{}\n", s.describe()));
-    }
-    format!("{t}\n{notes}Compare any two with `lunmark compare ID ID`; chart them with `lunmark report ID... -o lab.html`.\n")
+    crate::report::lab_tables::protocols(rows, shaped.map(ShapedLink::describe).as_deref())
 }

@@ -1,6 +1,8 @@
-//! Exporters: a result in, bytes out. They never do I/O; the caller decides
-//! where the bytes go.
+//! Exporters and renderers: a result (or a view of what a command computed:
+//! a dry run's plan, a cache curve, a lab's rows, a verify check, a listing)
+//! in, bytes out. They never do I/O; the caller decides where the bytes go.
 
+pub mod cache_curve_table;
 pub mod cells;
 pub mod charts;
 pub mod compare;
@@ -9,14 +11,19 @@ pub mod fio_json;
 pub mod html;
 pub mod human;
 pub mod json;
+pub mod lab_tables;
+pub mod listing;
 pub mod markdown;
 pub mod per_worker_table;
+pub mod plan_text;
 pub mod point_view;
 pub mod ranks;
 pub mod report_tables;
+pub mod request_text;
 pub mod rounds;
 pub mod rows;
 pub mod table;
+pub mod verify_text;
 pub mod welch;
 pub mod workload_text;
 
@@ -25,6 +32,18 @@ pub mod workload_text;
 pub(crate) fn golden_result(name: &str) -> crate::results::model::RunResult {
     let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Compares `got` with the file `name` in tests/golden/ (LUNMARK_BLESS=1
+/// rewrites it first, after a deliberate change): the renderers' snapshot tests.
+#[cfg(test)]
+pub(crate) fn check_golden(name: &str, got: &str) {
+    let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("LUNMARK_BLESS").is_some() {
+        std::fs::write(&path, got).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{path} missing: run with LUNMARK_BLESS=1"));
+    assert_eq!(got, want, "{name} changed; rerun with LUNMARK_BLESS=1 if that was meant");
 }
 
 /// Snapshot tests of the exporters: two recorded results in, text out, compared
@@ -37,14 +56,7 @@ mod snapshots {
         super::golden_result(name)
     }
 
-    fn check(name: &str, got: &str) {
-        let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
-        if std::env::var_os("LUNMARK_BLESS").is_some() {
-            std::fs::write(&path, got).unwrap();
-        }
-        let want = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{path} missing: run with LUNMARK_BLESS=1"));
-        assert_eq!(got, want, "{name} changed; rerun with LUNMARK_BLESS=1 if that was meant");
-    }
+    use super::check_golden as check;
 
     #[test]
     fn exporters_match_their_snapshots() {

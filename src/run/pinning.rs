@@ -29,20 +29,6 @@ pub fn worker_cpus(pinning: Option<&Pinning>, index: usize) -> Option<Vec<u32>> 
     pinning.map(|p| p.cpus.for_worker(p.policy, index))
 }
 
-/// The --dry-run line: which CPUs the workers of a point run on.
-pub fn describe(p: &Pinning, workers: u32) -> String {
-    match p.policy {
-        crate::workload::cpus::CpuPolicy::Shared => {
-            format!("cpus: every worker pinned to CPUs {} (--cpus-policy shared); buffers first touched after pinning", p.cpus)
-        }
-        crate::workload::cpus::CpuPolicy::Split => {
-            let each: Vec<String> =
-                (0..workers as usize).map(|i| format!("worker {i} on CPU {}", p.cpus.for_worker(p.policy, i)[0])).collect();
-            format!("cpus: {} (--cpus-policy split); buffers first touched after pinning", each.join(", "))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,6 @@
 //! record is due at its recorded time divided by the speed, and the cursor
 //! keeps how late each was issued (the replay lag).
 
-use std::fmt::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -261,65 +260,6 @@ impl ReplayPlan {
     fn device_of(&self, target: usize) -> String {
         let names: Vec<&str> = self.mapping.iter().filter(|(_, t)| *t == target).map(|(d, _)| d.as_str()).collect();
         names.join("+")
-    }
-
-    /// What `--dry-run` says about the replay.
-    pub fn describe(&self, targets: &[String]) -> String {
-        let mut out = String::new();
-        let s = &self.settings;
-        let speed = match s.speed {
-            ReplaySpeed::Max => "max (as fast as the queue allows; the recorded timing is not kept)".to_string(),
-            ReplaySpeed::Factor(1.0) => "1 (the recorded timing)".to_string(),
-            ReplaySpeed::Factor(f) => format!("{f} (the recorded timing, {f} times as fast)"),
-        };
-        let _ = writeln!(
-            out,
-            "replay: {} ({} format{})",
-            s.file.display(),
-            self.kind.name(),
-            if s.format.is_some() { ", as given" } else { ", detected" }
-        );
-        let _ = writeln!(
-            out,
-            "replay: {} I/O records ({} reads, {} writes, largest transfer {}) over {:.3} s recorded; speed {speed}",
-            self.records.len(),
-            self.reads,
-            self.writes,
-            Bytes(self.max_len as u64),
-            self.span_ns as f64 / 1e9
-        );
-        if self.skipped() > 0 {
-            let _ = writeln!(
-                out,
-                "replay: {} trace events skipped ({} not reads or writes: discards, flushes, events without data; {} of devices not mapped)",
-                self.skipped(),
-                self.not_io,
-                self.unmapped
-            );
-        }
-        for (d, t) in &self.mapping {
-            let _ = writeln!(
-                out,
-                "replay: device {d} -> target {t} ({}), reaching byte {}",
-                targets.get(*t).map(String::as_str).unwrap_or("?"),
-                self.reach[*t]
-            );
-        }
-        let _ = writeln!(
-            out,
-            "replay: offsets beyond a target's region: {}",
-            match s.offsets {
-                OffsetMode::Refuse => "refused before the run (--replay-offsets wrap to wrap them)",
-                OffsetMode::Wrap => "wrapped into the region",
-            }
-        );
-        if s.speed.timed() {
-            let _ = writeln!(
-                out,
-                "replay: latency is counted from each record's recorded time (service time beside); the lag of issue behind it is reported"
-            );
-        }
-        out
     }
 }
 

@@ -168,4 +168,40 @@ mod tests {
         assert!(column(at("target"), at("pt/pts")).contains("iscsi://10.0.0.1/iqn.2026-11.example:lun/1"), "{text}");
         assert!(text.contains("0123456789ab") && text.contains("12/16") && text.contains("1234567"), "{text}");
     }
+
+    #[test]
+    fn the_listing_matches_its_snapshots() {
+        let done = Listing {
+            id: "a1b2c3d4e5f6".into(),
+            started_at: "2026-11-23T20:10:30.123Z".into(),
+            status: "completed".into(),
+            label: Some("fc port 1, \"cache on\"".into()),
+            profile: Some("oltp-db".into()),
+            targets: "/dev/sdb, nbd://h/x".into(),
+            points: 4,
+            headline_point: 3,
+            headline_params: "qd=8 bs=4k".into(),
+            iops: 81234.5,
+            mbps: 332.7,
+            p99_us: 412.25,
+        };
+        let empty = Listing {
+            id: "0f0f0f0f0f0f".into(),
+            status: "failed".into(),
+            label: None,
+            profile: None,
+            targets: "mem:1g".into(),
+            points: 0,
+            headline_point: 0,
+            headline_params: String::new(),
+            iops: 0.0,
+            mbps: 0.0,
+            p99_us: 0.0,
+            ..done.clone()
+        };
+        let runs = [done, empty];
+        crate::report::check_golden("listing.txt", &render(&runs, ListFormat::Table));
+        crate::report::check_golden("listing.json", &render(&runs, ListFormat::Json));
+        crate::report::check_golden("listing.csv", &render(&runs, ListFormat::Csv));
+    }
 }

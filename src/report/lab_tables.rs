@@ -1,0 +1,202 @@
+//! The labs' tables: `lab cache` (measured and predicted latency and IOPS at
+//! each cache size, the QLogic table) and `lab protocols` (what each path to a
+//! RAM target costs). Pure: the labs' results and rows in, text out; the labs
+//! run the studies and compute the rows.
+
+use comfy_table::{presets::UTF8_BORDERS_ONLY, CellAlignment, Table};
+
+use crate::results::model::RunResult;
+use crate::results::Status;
+
+/// One row of the cache study: measured and predicted (`lab cache` computes it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CacheStudyRow {
+    pub pct: f64,
+    pub cache_bytes: u64,
+    pub read_latency_ms: f64,
+    pub iops: f64,
+    pub latency_reduction_pct: f64,
+    pub iops_increase_pct: f64,
+    pub read_hit_ratio: f64,
+    pub predicted_read_hit_ratio: f64,
+    pub predicted_read_latency_ms: f64,
+    pub predicted_iops: f64,
+}
+
+/// One cache size of the study: its result, or why it was not measured.
+#[derive(Clone, Copy, Debug)]
+pub struct SizeOutcome<'a> {
+    pub pct: f64,
+    pub result: Result<&'a RunResult, &'a str>,
+}
+
+/// The backend the cache study's LUN sits on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Backend<'a> {
+    pub read_delay_ms: u64,
+    pub write_delay_ms: u64,
+    /// The random offsets' distribution, as given ("zipf:0.9").
+    pub dist: &'a str,
+}
+
+/// `lab cache`'s table, a line per size saying which result it is, and how to read and chart them.
+pub fn cache_study(sizes: &[SizeOutcome], rows: &[CacheStudyRow], backend: Backend) -> String {
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY).set_header(vec![
+        "cache % of LUN",
+        "cache size",
+        "read lat ms",
+        "IOPS",
+        "lat reduction %",
+        "IOPS increase %",
+        "read hit ratio",
+        "predicted hit ratio",
+        "predicted read lat ms",
+        "predicted IOPS",
+    ]);
+    let pct = |v: f64| if v.is_nan() { "-".to_string() } else { format!("{v:.1}") };
+    for r in rows {
+        // A row that did not run to its end is marked where its figures are read.
+        let status = sizes.iter().find(|p| p.pct == r.pct).and_then(|p| p.result.ok()).map(|r| r.status);
+        let mark = match status {
+            Some(s) if s != Status::Completed => format!(" ({})", format!("{s:?}").to_lowercase()),
+            _ => String::new(),
+        };
+        t.add_row(vec![
+            format!("{}{mark}", r.pct),
+            crate::units::Bytes(r.cache_bytes).to_string(),
+            format!("{:.2}", r.read_latency_ms),
+            format!("{:.0}", r.iops),
+            pct(r.latency_reduction_pct),
+            pct(r.iops_increase_pct),
+            format!("{:.1}%", r.read_hit_ratio * 100.0),
+            format!("{:.1}%", r.predicted_read_hit_ratio * 100.0),
+            format!("{:.2}", r.predicted_read_latency_ms),
+            format!("{:.0}", r.predicted_iops),
+        ]);
+    }
+    for i in 0..10 {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(if i == 1 { CellAlignment::Left } else { CellAlignment::Right });
+        }
+    }
+    let mut text = format!(
+        "cache study: backend nbdkit memory + {}ms per read, + {}ms per write; random offsets {}; cache in RAM on the host, cold at each size\n{t}\n",
+        backend.read_delay_ms, backend.write_delay_ms, backend.dist
+    );
+    for p in sizes {
+        match p.result {
+            Ok(r) if r.status == Status::Completed => text.push_str(&format!("{}%: result {}\n", p.pct, r.id)),
+            Ok(r) => {
+                text.push_str(&format!("{}%: result {} ({:?}: {})\n", p.pct, r.id, r.status, r.status_reason.as_deref().unwrap_or("")))
+            }
+            Err(why) => text.push_str(&format!("{}%: not measured: {why}\n", p.pct)),
+        }
+    }
+    text.push_str("Predicted: exact LRU stack distances of each point's own I/O stream over the measured interval, with the measured hit and miss latencies.\n");
+    text.push_str("Chart them with `lunmark report ID... -o cache.html` (IOPS and latency against cache size).\n");
+    text
+}
+
+/// `lab protocols`' comparison: one row per leg and point. `link` is the line
+/// that describes the shaped link the TCP legs crossed (None: no link, and no
+/// "% of link" column).
+pub fn protocols(legs: &[(String, Result<RunResult, String>)], link: Option<&str>) -> String {
+    let mut t = Table::new();
+    let mut header = vec!["target", "point", "IOPS", "MB/s", "lat mean us", "p99 us", "CPU %", "IOPS/CPU%", "us CPU/KB"];
+    if link.is_some() {
+        header.push("% of link");
+    }
+    header.push("result");
+    t.load_preset(UTF8_BORDERS_ONLY).set_header(header);
+    let mut notes = String::new();
+    for (label, r) in legs {
+        match r {
+            Ok(r) => {
+                for p in &r.points {
+                    let s = &p.summary;
+                    let f = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
+                    let mut row = vec![
+                        label.clone(),
+                        super::rows::params_text(p),
+                        format!("{:.0}", s.iops),
+                        format!("{:.1}", s.mbps),
+                        format!("{:.1}", s.latency_us.all.mean),
+                        format!("{:.1}", s.latency_us.all.p99),
+                        format!("{:.1}", s.cpu.utilization_pct),
+                        f(s.cpu.iops_per_cpu_pct),
+                        format!("{:.3}", s.cpu.service_demand_us_per_kb.unwrap_or(0.0)),
+                    ];
+                    if link.is_some() {
+                        row.push(s.line_rate.as_ref().map(|l| format!("{:.1}", l.pct)).unwrap_or_else(|| "-".into()));
+                    }
+                    row.push(match r.status {
+                        Status::Completed => r.id.clone(),
+                        status => format!("{} ({})", r.id, format!("{status:?}").to_lowercase()),
+                    });
+                    t.add_row(row);
+                }
+            }
+            Err(why) => notes.push_str(&format!("{label}: {why}\n")),
+        }
+    }
+    if let Some(line) = link {
+        notes.push_str(&format!("{line}\n"));
+    }
+    format!("{t}\n{notes}Compare any two with `lunmark compare ID ID`; chart them with `lunmark report ID... -o lab.html`.\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{check_golden, golden_result};
+
+    fn row(pct: f64, cache_bytes: u64, read_latency_ms: f64, iops: f64) -> CacheStudyRow {
+        let (base_ms, base_iops) = (5.08, 197.0);
+        CacheStudyRow {
+            pct,
+            cache_bytes,
+            read_latency_ms,
+            iops,
+            latency_reduction_pct: if pct == 0.0 { 0.0 } else { (base_ms - read_latency_ms) / base_ms * 100.0 },
+            iops_increase_pct: (iops - base_iops) / base_iops * 100.0,
+            read_hit_ratio: pct / 100.0 * 0.9,
+            predicted_read_hit_ratio: pct / 100.0 * 0.92,
+            predicted_read_latency_ms: read_latency_ms * 0.98,
+            predicted_iops: iops * 1.02,
+        }
+    }
+
+    #[test]
+    fn the_cache_study_matches_its_snapshot() {
+        let a = golden_result("result-a.json");
+        let mut stopped = golden_result("result-b.json");
+        stopped.status = Status::Interrupted;
+        stopped.status_reason = Some("interrupted by Ctrl-C".into());
+        let sizes = [
+            SizeOutcome { pct: 0.0, result: Ok(&a) },
+            SizeOutcome { pct: 50.0, result: Ok(&stopped) },
+            SizeOutcome { pct: 100.0, result: Err("nbdkit exited: no such plugin") },
+        ];
+        let mut no_base = row(50.0, 128 << 20, 2.61, 383.0);
+        no_base.iops_increase_pct = f64::NAN;
+        let rows = [row(0.0, 0, 5.08, 197.0), no_base];
+        let text = cache_study(&sizes, &rows, Backend { read_delay_ms: 5, write_delay_ms: 1, dist: "zipf:0.9" });
+        assert!(text.contains("50 (interrupted)"), "{text}");
+        check_golden("lab-cache.txt", &text);
+    }
+
+    #[test]
+    fn the_protocols_table_matches_its_snapshots() {
+        let (a, b) = (golden_result("result-a.json"), golden_result("result-b.json"));
+        let legs = vec![
+            ("mem: (lunmark alone)".to_string(), Ok(a)),
+            ("NBD unix socket".to_string(), Err("nbdkit: command not found".to_string())),
+            ("iSCSI TCP 127.0.0.1 (tgtd)".to_string(), Ok(b)),
+        ];
+        check_golden("lab-protocols.txt", &protocols(&legs, None));
+        let linked = protocols(&legs, Some("link: 1gbit each way on veth lm0 (tc tbf)"));
+        assert!(linked.contains("% of link"), "{linked}");
+        check_golden("lab-protocols-link.txt", &linked);
+    }
+}

@@ -1,0 +1,371 @@
+//! What `--dry-run` says of the plan: each point's effective workload (engine,
+//! ramp and run length, region, targets, groups and their access lines, sync,
+//! replay, data reduction, steady state), then the rounds, repeats and pass
+//! criteria, in words a user can check. Pure: a view of the plan in, text out.
+//!
+//! The view is filled where the plan is (`lab::plan_view`): which engine a
+//! point runs through, how each target is reached and what a replay holds are
+//! the run's to say, so they come in as data.
+
+use std::fmt::Write;
+
+use crate::results::model::Pick;
+use crate::results::pass::Criterion;
+use crate::units::Bytes;
+use crate::workload::polling::Polling;
+use crate::workload::replay::{OffsetMode, ReplaySettings, ReplaySpeed};
+use crate::workload::rounds::Rounds;
+use crate::workload::{RunLength, WorkloadSpec};
+
+/// A run plan as the dry run states it.
+#[derive(Clone, Debug)]
+pub struct PlanView<'a> {
+    pub warnings: &'a [String],
+    pub points: Vec<PointView<'a>>,
+    /// Run the points as rounds until one is steady.
+    pub rounds: Option<&'a Rounds>,
+    /// Runs of each point (1 = no repeats).
+    pub repeat: u32,
+    pub pick: Pick,
+    pub criteria: &'a [Criterion],
+}
+
+/// One point of a plan.
+#[derive(Clone, Debug)]
+pub struct PointView<'a> {
+    /// Its sweep values, "qd=8 bs=4k" (empty for a plain run).
+    pub label: &'a str,
+    /// Its effective workload.
+    pub spec: &'a WorkloadSpec,
+    /// The engines it runs through, joined: "io_uring", "mem".
+    pub engine: String,
+    /// How each of its targets is reached, by target index.
+    pub transports: Vec<Transport>,
+    /// With --replay: the trace the point issues instead of its groups' own I/Os.
+    pub replay: Option<ReplayView<'a>>,
+}
+
+/// A trace to replay, as loaded and mapped onto the run's targets.
+#[derive(Clone, Copy, Debug)]
+pub struct ReplayView<'a> {
+    pub settings: &'a ReplaySettings,
+    /// The trace's format: lunmark, blkparse or msr.
+    pub format: &'a str,
+    /// I/O records replayed, and of them reads and writes.
+    pub records: usize,
+    pub reads: u64,
+    pub writes: u64,
+    /// The largest transfer, bytes.
+    pub max_len: u32,
+    /// Recorded time from the first record replayed to the last.
+    pub span_ns: u64,
+    /// Trace events that are not reads or writes (discards, flushes), not replayed.
+    pub not_io: u64,
+    /// Records of devices the map leaves out, not replayed.
+    pub unmapped: u64,
+    /// (device name, run target index) of each device replayed.
+    pub mapping: &'a [(String, usize)],
+    /// The highest byte any record reaches, per run target.
+    pub reach: &'a [u64],
+}
+
+/// How a target is reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// In lunmark or through the local kernel: nothing more to say.
+    Local,
+    /// NBD through libnbd.
+    Nbd,
+    /// iSCSI through libiscsi.
+    Iscsi,
+}
+
+/// The polling line of `--dry-run`.
+fn polling(p: &Polling) -> String {
+    let mut parts = Vec::new();
+    if let Some(sq) = p.sqpoll {
+        parts.push(format!("submission queue polled by a kernel thread on {sq} (--sqpoll; its CPU time is in the busy CPU)"));
+    }
+    if p.poll {
+        parts.push("completions polled from the device's poll queues (--poll)".to_string());
+    }
+    parts.join("; ")
+}
+
+/// What `--dry-run` says about a replay onto `targets`.
+pub fn replay(r: &ReplayView, targets: &[String]) -> String {
+    let mut out = String::new();
+    let s = r.settings;
+    let speed = match s.speed {
+        ReplaySpeed::Max => "max (as fast as the queue allows; the recorded timing is not kept)".to_string(),
+        ReplaySpeed::Factor(1.0) => "1 (the recorded timing)".to_string(),
+        ReplaySpeed::Factor(f) => format!("{f} (the recorded timing, {f} times as fast)"),
+    };
+    let _ =
+        writeln!(out, "replay: {} ({} format{})", s.file.display(), r.format, if s.format.is_some() { ", as given" } else { ", detected" });
+    let _ = writeln!(
+        out,
+        "replay: {} I/O records ({} reads, {} writes, largest transfer {}) over {:.3} s recorded; speed {speed}",
+        r.records,
+        r.reads,
+        r.writes,
+        Bytes(r.max_len as u64),
+        r.span_ns as f64 / 1e9
+    );
+    let skipped = r.not_io + r.unmapped;
+    if skipped > 0 {
+        let _ = writeln!(
+            out,
+            "replay: {skipped} trace events skipped ({} not reads or writes: discards, flushes, events without data; {} of devices not mapped)",
+            r.not_io,
+            r.unmapped
+        );
+    }
+    for (d, t) in r.mapping {
+        let _ = writeln!(
+            out,
+            "replay: device {d} -> target {t} ({}), reaching byte {}",
+            targets.get(*t).map(String::as_str).unwrap_or("?"),
+            r.reach[*t]
+        );
+    }
+    let _ = writeln!(
+        out,
+        "replay: offsets beyond a target's region: {}",
+        match s.offsets {
+            OffsetMode::Refuse => "refused before the run (--replay-offsets wrap to wrap them)",
+            OffsetMode::Wrap => "wrapped into the region",
+        }
+    );
+    if s.speed.timed() {
+        let _ = writeln!(
+            out,
+            "replay: latency is counted from each record's recorded time (service time beside); the lag of issue behind it is reported"
+        );
+    }
+    out
+}
+
+/// What `--dry-run` prints of the plan.
+pub fn render(plan: &PlanView) -> String {
+    let mut out = String::new();
+    for w in plan.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    let n = plan.points.len();
+    for (i, p) in plan.points.iter().enumerate() {
+        let s = p.spec;
+        if n > 1 {
+            let _ = writeln!(out, "point {}/{}: {}", i + 1, n, p.label);
+        }
+        let run = match s.run {
+            RunLength::Time(d) => format!("{} measured", crate::units::format_duration(d)),
+            RunLength::Ios(k) => format!("{k} I/Os per worker measured"),
+        };
+        let _ = writeln!(
+            out,
+            "engine: {}   ramp: {} (not measured)   run: {}   seed: {}",
+            p.engine,
+            crate::units::format_duration(s.ramp),
+            run,
+            s.seed
+        );
+        if !s.polling.is_off() {
+            let _ = writeln!(out, "polling: {}", polling(&s.polling));
+        }
+        let region = match s.size {
+            Some(len) => format!("{} from offset {}", len, s.offset),
+            None => format!("whole target from offset {}", s.offset),
+        };
+        let _ = writeln!(
+            out,
+            "region on each target: {region}{}",
+            if s.buffered { "   (buffered: page cache in the path)" } else { "   (direct I/O)" }
+        );
+        for (ti, t) in s.targets.iter().enumerate() {
+            let how = match p.transports.get(ti).copied().unwrap_or(Transport::Local) {
+                Transport::Nbd => format!("   (NBD through libnbd: each worker opens {} connection(s))", s.connections.max(1)),
+                Transport::Iscsi => {
+                    format!("   (iSCSI through libiscsi: each worker logs in {} session(s), READ16/WRITE16)", s.connections.max(1))
+                }
+                Transport::Local => String::new(),
+            };
+            let _ = writeln!(out, "target {ti}: {t}{how}");
+        }
+        for g in &s.groups {
+            let nt = s.group_targets(g).len();
+            let _ = writeln!(
+                out,
+                "group '{}': {} workers x {} targets x {} outstanding = {} I/Os in flight{}",
+                g.name,
+                s.group_workers(g),
+                if g.worker_per_target { 1 } else { nt },
+                g.qd,
+                s.group_workers(g) as u64 * s.targets_per_worker(g) as u64 * g.qd as u64,
+                g.rate
+                    .map(|r| format!(", rate {r:.0} IOPS{}", if g.arrivals.is_fixed() { "" } else { " (Poisson arrivals)" }))
+                    .or(g.follow.as_ref().map(|f| format!(", IOPS held at {} x group '{}'", f.ratio, f.group)))
+                    .unwrap_or_default()
+            );
+            if let Some(t) = g.thinktime {
+                let _ = writeln!(
+                    out,
+                    "  think time: each worker pauses {} after every {} I/O(s)",
+                    crate::units::format_duration(t),
+                    g.thinktime_blocks.unwrap_or(1)
+                );
+            }
+            if p.replay.is_some() {
+                let _ = writeln!(out, "  I/Os: the replayed trace's, in its order (replay: below)");
+                continue;
+            }
+            for l in &g.access {
+                let _ = writeln!(
+                    out,
+                    "  {:>5.1}% of I/Os: {} transfers, {}% read / {}{}% write, {}% random / {}% sequential, aligned to {}{}{}",
+                    l.share,
+                    l.bs,
+                    l.read,
+                    if l.trim > 0.0 { format!("{}% trim / ", l.trim) } else { String::new() },
+                    100.0 - l.read - l.trim,
+                    l.random,
+                    100.0 - l.random,
+                    crate::units::Bytes(l.alignment()),
+                    // A distribution only shapes random offsets: unsaid on sequential lines.
+                    crate::workload::dist::describe(l.dist.as_ref().filter(|_| l.random > 0.0)),
+                    crate::workload::spec::describe_think(l)
+                );
+            }
+        }
+        if let Some(sync) = s.sync {
+            let _ = writeln!(out, "sync: {sync} ({}), latency recorded apart as sync", sync.kind.flag());
+        }
+        let _ = writeln!(out, "total: {} workers, {} I/Os in flight", s.total_workers(), s.total_in_flight());
+        if let Some(r) = &p.replay {
+            out.push_str(&replay(r, &s.targets));
+        }
+        // Data reduction shapes written data only: a read-only phase has none to describe.
+        if let Some(d) = s.data.as_ref().filter(|_| !s.write_sizes().is_empty()) {
+            let _ = writeln!(out, "{}", d.describe(s.data_unit()));
+        }
+        if let Some(st) = &s.steady {
+            let _ = writeln!(out, "{}", st.describe());
+        }
+    }
+    if let Some(r) = plan.rounds {
+        let _ = writeln!(out, "{}", r.describe());
+    }
+    if plan.repeat > 1 {
+        let _ = writeln!(out, "each point runs {} times; the point reports the {:?} repeat", plan.repeat, plan.pick);
+    }
+    if !plan.criteria.is_empty() {
+        let _ = writeln!(out, "pass criteria: {}", plan.criteria.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(", "));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::check_golden;
+    use crate::units::Bytes;
+    use crate::workload::profile::builtin;
+
+    #[test]
+    fn a_swept_plan_on_network_targets_matches_its_snapshot() {
+        let mut groups = builtin("exchange").unwrap().phases[0].groups.clone();
+        groups[0].thinktime = Some(std::time::Duration::from_millis(2));
+        groups[0].thinktime_blocks = Some(4);
+        let targets = vec!["nbd://127.0.0.1:10809/lun".to_string(), "iscsi://127.0.0.1/iqn.2004-01.org.example:lun/1".to_string()];
+        let mut base = WorkloadSpec {
+            size: Some(Bytes(1 << 30)),
+            offset: Bytes(4096),
+            ramp: std::time::Duration::from_secs(2),
+            connections: 2,
+            sync: Some(crate::workload::SyncEvery { kind: crate::workload::ops::SyncKind::Flush, every: 8 }),
+            data: Some(crate::workload::reduction::DataReduction { compress: 50.0, dedupe: 0.0, dedupe_unit: None }),
+            steady: Some(crate::workload::steady::SteadySpec::new(crate::workload::steady::SteadyMetric::Iops)),
+            ..WorkloadSpec::plain(targets, groups)
+        };
+        let specs: Vec<WorkloadSpec> = [2, 4]
+            .into_iter()
+            .map(|qd| {
+                base.groups.iter_mut().for_each(|g| g.qd = qd);
+                base.clone()
+            })
+            .collect();
+        let labels = ["qd=2", "qd=4"];
+        let criteria = crate::results::pass::parse("read_lat_avg<20ms,iops>1000").unwrap();
+        let warnings = vec!["group 'log': an example warning".to_string()];
+        let plan = PlanView {
+            warnings: &warnings,
+            points: specs
+                .iter()
+                .zip(labels)
+                .map(|(spec, label)| PointView {
+                    label,
+                    spec,
+                    engine: "iscsi+nbd".into(),
+                    transports: vec![Transport::Nbd, Transport::Iscsi],
+                    replay: None,
+                })
+                .collect(),
+            rounds: None,
+            repeat: 3,
+            pick: Pick::Median,
+            criteria: &criteria,
+        };
+        check_golden("plan-sweep.txt", &render(&plan));
+    }
+
+    #[test]
+    fn a_replayed_plan_of_rounds_matches_its_snapshot() {
+        let profile = builtin("pts-iops").unwrap();
+        let mut groups = builtin("quick").unwrap().phases[0].groups.clone();
+        for l in groups.iter_mut().flat_map(|g| g.access.iter_mut()) {
+            l.trim = 10.0;
+            l.dist = Some("zipf:0.9".parse().unwrap());
+        }
+        let spec = WorkloadSpec {
+            buffered: true,
+            run: RunLength::Ios(1000),
+            polling: Polling { sqpoll: None, poll: true },
+            ..WorkloadSpec::plain(vec!["mem:1g".into()], groups.clone())
+        };
+        let settings = ReplaySettings {
+            file: "/tmp/trace.blktrace.txt".into(),
+            speed: ReplaySpeed::Factor(2.0),
+            offsets: OffsetMode::Wrap,
+            ..Default::default()
+        };
+        let mapping = vec![("8:0".to_string(), 0)];
+        let reach = vec![1 << 20];
+        let trace = ReplayView {
+            settings: &settings,
+            format: "blkparse",
+            records: 13,
+            reads: 9,
+            writes: 4,
+            max_len: 16384,
+            span_ns: 1_234_567,
+            not_io: 1,
+            unmapped: 2,
+            mapping: &mapping,
+            reach: &reach,
+        };
+        let one = |replay| PlanView {
+            warnings: &[],
+            points: vec![PointView { label: "", spec: &spec, engine: "mem".into(), transports: vec![Transport::Local], replay }],
+            rounds: profile.rounds.as_ref(),
+            repeat: 1,
+            pick: Pick::Mean,
+            criteria: &[],
+        };
+        let replayed = render(&one(Some(trace)));
+        assert!(replayed.contains("I/Os: the replayed trace's") && !replayed.contains("% of I/Os:"), "{replayed}");
+        check_golden("plan-replay.txt", &replayed);
+        let generated = render(&one(None));
+        assert!(generated.contains("10% trim") && generated.contains("zipf:0.9"), "{generated}");
+        check_golden("plan-rounds.txt", &generated);
+    }
+}
