@@ -2,7 +2,7 @@
 //! size (a % of the region, as in METHODOLOGY.md's cache table) would hit on a
 //! recorded trace, and, given measured hit and miss latencies, what mean
 //! latency and IOPS to expect. Answers "how big must the cache be" before
-//! anyone builds it; the numbers come from `crate::cache`.
+//! anyone builds it; the numbers come from `crate::sizing`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -13,10 +13,10 @@ use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use serde::Serialize;
 
 use super::exit;
-use crate::cache::mrc::{block_accesses, count_block_accesses, Method, MissRatioCurve, AUTO_EXACT_LIMIT};
-use crate::cache::predict::{predict, CacheSize, LatencyModel, Prediction};
-use crate::cache::trace::{load_trace, TraceKind, TraceRecord};
 use crate::output_path::{self, Mode};
+use crate::sizing::mrc::{block_accesses, count_block_accesses, Method, MissRatioCurve, AUTO_EXACT_LIMIT};
+use crate::sizing::predict::{predict, CacheSize, LatencyModel, Prediction};
+use crate::trace::{load_trace, TraceKind, TraceRecord};
 use crate::units::{parse_size, Bytes};
 use crate::workload::Op;
 
@@ -439,7 +439,7 @@ mod tests {
     fn an_empty_binary_trace_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("empty.lmtrace");
-        crate::cache::TraceWriter::create(&path).unwrap().finish().unwrap();
+        crate::trace::TraceWriter::create(&path).unwrap().finish().unwrap();
         let err = report_of(&path, &[]).unwrap_err().to_string();
         assert!(err.contains("holds no I/O records"), "{err}");
     }

@@ -23,11 +23,11 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::servers;
-use crate::cache::mrc::{block_accesses, MissRatioCurve};
-use crate::cache::trace::{load_trace, TraceRecord};
 use crate::cli::run::{measure_and_keep, ResultStore, RunArgs};
 use crate::engine::cache::config::frames_for;
 use crate::results::model::RunResult;
+use crate::sizing::mrc::{block_accesses, MissRatioCurve};
+use crate::trace::{load_trace, TraceRecord};
 
 /// The paper's sizes, % of the LUN.
 pub const DEFAULT_SIZES: &[f64] = &[0.0, 25.0, 30.0, 50.0, 75.0, 100.0];
