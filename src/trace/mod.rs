@@ -4,16 +4,18 @@
 //! `lab cache`) read a trace in any of the formats.
 //!
 //! - `record`: one I/O of a trace, as every reader yields it;
-//! - `lunmark`: lunmark's binary trace format, its writer and reader, and the
-//!   loading of a trace file in any format (detected, or as given);
+//! - `lunmark`: lunmark's binary trace format, its writer and reader;
 //! - `blkparse`: the `blkparse` text reader;
-//! - `msr`: the MSR Cambridge CSV reader (SNIA IOTTA block traces).
+//! - `msr`: the MSR Cambridge CSV reader (SNIA IOTTA block traces);
+//! - `load`: a trace file in any of these formats, detected or as given.
 
 pub mod blkparse;
+pub mod load;
 pub mod lunmark;
 pub mod msr;
 pub mod record;
 
 pub use blkparse::read_blkparse;
-pub use lunmark::{load_trace, load_trace_as, LoadedTrace, TraceError, TraceKind, TraceReader, TraceWriter};
+pub use load::{load_trace, load_trace_as, LoadedTrace, TraceKind};
+pub use lunmark::{TraceError, TraceReader, TraceWriter};
 pub use record::TraceRecord;
