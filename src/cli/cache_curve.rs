@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::exit;
 use crate::output_path::{self, Mode};
 use crate::sizing::mrc::{block_accesses, count_block_accesses, Method, MissRatioCurve, AUTO_EXACT_LIMIT};
-use crate::sizing::predict::{predict, CacheSize, LatencyModel, Prediction};
+use crate::sizing::predict::{predict, HitRatioPoint, LatencyModel, Prediction};
 use crate::trace::{load_trace, TraceKind, TraceRecord};
 use crate::units::{parse_size, Bytes};
 use crate::workload::Op;
@@ -253,8 +253,8 @@ pub fn curve_rows(
         })
         .collect();
     let Some(model) = model else { return rows };
-    let points: Vec<CacheSize> =
-        rows.iter().map(|r| CacheSize { cache_pct: r.cache_pct, cache_bytes: r.cache_bytes, hit_ratio: r.served_ratio }).collect();
+    let points: Vec<HitRatioPoint> =
+        rows.iter().map(|r| HitRatioPoint { cache_pct: r.cache_pct, cache_bytes: r.cache_bytes, hit_ratio: r.served_ratio }).collect();
     rows.into_iter().zip(predict(model, &points)).map(|(row, p)| CurveRow { prediction: Some(p), ..row }).collect()
 }
 
