@@ -16,7 +16,7 @@ pub struct Criterion {
     pub text: String,
     pub group: Option<String>,
     pub metric: Metric,
-    pub op: Op,
+    pub cmp: Cmp,
     /// In the metric's unit: microseconds for latency.
     pub limit: f64,
 }
@@ -36,8 +36,9 @@ pub enum LatOp {
     All,
 }
 
+/// How a criterion compares the measured value with its limit.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Op {
+pub enum Cmp {
     Lt,
     Le,
     Gt,
@@ -62,14 +63,14 @@ fn parse_one(text: &str) -> Result<Criterion, PassError> {
     let bad = |why: &str| PassError::Bad { text: text.into(), why: why.into() };
     let at = text.find(['<', '>']).ok_or_else(|| bad("no comparison (<, <=, > or >=)"))?;
     let (lhs, rest) = text.split_at(at);
-    let (op, rhs) = if let Some(r) = rest.strip_prefix("<=") {
-        (Op::Le, r)
+    let (cmp, rhs) = if let Some(r) = rest.strip_prefix("<=") {
+        (Cmp::Le, r)
     } else if let Some(r) = rest.strip_prefix(">=") {
-        (Op::Ge, r)
+        (Cmp::Ge, r)
     } else if let Some(r) = rest.strip_prefix('<') {
-        (Op::Lt, r)
+        (Cmp::Lt, r)
     } else {
-        (Op::Gt, &rest[1..])
+        (Cmp::Gt, &rest[1..])
     };
     let lhs = lhs.trim();
     let (group, name) = match lhs.rsplit_once('.') {
@@ -90,7 +91,7 @@ fn parse_one(text: &str) -> Result<Criterion, PassError> {
         (_, "") => value,
         (_, u) => return Err(bad(&format!("'{name}' takes a plain number, not '{u}'"))),
     };
-    Ok(Criterion { text: text.to_string(), group, metric, op, limit })
+    Ok(Criterion { text: text.to_string(), group, metric, cmp, limit })
 }
 
 fn metric(name: &str) -> Option<Metric> {
@@ -149,7 +150,7 @@ fn check(c: &Criterion, summary: &Summary, groups: &[GroupSummary]) -> Check {
             };
             return fail(None, format!("{what} completed in the measured interval: there is no latency to judge"));
         }
-        let upper = matches!(c.op, Op::Lt | Op::Le);
+        let upper = matches!(c.cmp, Cmp::Lt | Cmp::Le);
         if let Some(ms) = summary.oldest_in_flight_ms.filter(|ms| upper && ms * 1e3 > c.limit) {
             return fail(
                 Some(value.max(ms * 1e3)),
@@ -160,11 +161,11 @@ fn check(c: &Criterion, summary: &Summary, groups: &[GroupSummary]) -> Check {
             );
         }
     }
-    let passed = match c.op {
-        Op::Lt => value < c.limit,
-        Op::Le => value <= c.limit,
-        Op::Gt => value > c.limit,
-        Op::Ge => value >= c.limit,
+    let passed = match c.cmp {
+        Cmp::Lt => value < c.limit,
+        Cmp::Le => value <= c.limit,
+        Cmp::Gt => value > c.limit,
+        Cmp::Ge => value >= c.limit,
     };
     Check { criterion: c.text.clone(), value: Some(value), unit: unit.into(), passed, note: None }
 }
@@ -200,7 +201,7 @@ mod tests {
         let c = parse("read_lat_avg<20ms, db.read_lat_max<=50ms,iops>=1000,lat_p99.9<2s").unwrap();
         assert_eq!(c[0].limit, 20_000.0);
         assert_eq!(c[1].group.as_deref(), Some("db"));
-        assert_eq!(c[1].op, Op::Le);
+        assert_eq!(c[1].cmp, Cmp::Le);
         assert_eq!(c[2].metric, Metric::Figure(registry::by_key("iops").unwrap()));
         assert_eq!(c[3].metric, Metric::Latency { op: LatOp::All, stat: registry::latency_stat("p99_9").unwrap() });
         assert_eq!(c[3].limit, 2e6);
