@@ -9,24 +9,24 @@ use thiserror::Error;
 
 pub use super::model::{Check, Verdict};
 use super::model::{GroupSummary, LatencyByOp, LatencyStats, Summary};
-use super::registry::{self, LatencyStat, MetricDef};
+use super::registry::{self, LatencyStat, Metric};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Criterion {
     pub text: String,
     pub group: Option<String>,
-    pub metric: Metric,
+    pub measure: Measure,
     pub cmp: Cmp,
     /// In the metric's unit: microseconds for latency.
     pub limit: f64,
 }
 
 /// What a criterion measures: a metric of the registry, or a statistic of one
-/// latency distribution.
+/// latency distribution (the registry's `LATENCY_STATS` of reads, writes or all).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Metric {
+pub enum Measure {
     Latency { op: LatOp, stat: &'static LatencyStat },
-    Figure(&'static MetricDef),
+    Figure(&'static Metric),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,25 +78,25 @@ fn parse_one(text: &str) -> Result<Criterion, PassError> {
         Some((g, n)) if !g.contains("lat_") && !g.is_empty() => (Some(g.to_string()), n),
         _ => (None, lhs),
     };
-    let metric = metric(name).ok_or_else(|| bad(&format!("unknown metric '{name}'")))?;
+    let measure = parse_measure(name).ok_or_else(|| bad(&format!("unknown metric '{name}'")))?;
     let rhs = rhs.trim();
     let split = rhs.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rhs.len());
     let (num, unit) = rhs.split_at(split);
     let value: f64 = num.parse().map_err(|_| bad(&format!("'{rhs}' is not a number")))?;
-    let limit = match (metric, unit.trim()) {
-        (Metric::Latency { .. }, "us" | "µs") => value,
-        (Metric::Latency { .. }, "ms") => value * 1e3,
-        (Metric::Latency { .. }, "s") => value * 1e6,
-        (Metric::Latency { .. }, u) => return Err(bad(&format!("latency needs a unit (us, ms or s), got '{u}'"))),
+    let limit = match (measure, unit.trim()) {
+        (Measure::Latency { .. }, "us" | "µs") => value,
+        (Measure::Latency { .. }, "ms") => value * 1e3,
+        (Measure::Latency { .. }, "s") => value * 1e6,
+        (Measure::Latency { .. }, u) => return Err(bad(&format!("latency needs a unit (us, ms or s), got '{u}'"))),
         (_, "") => value,
         (_, u) => return Err(bad(&format!("'{name}' takes a plain number, not '{u}'"))),
     };
-    Ok(Criterion { text: text.to_string(), group, metric, cmp, limit })
+    Ok(Criterion { text: text.to_string(), group, measure, cmp, limit })
 }
 
-fn metric(name: &str) -> Option<Metric> {
+fn parse_measure(name: &str) -> Option<Measure> {
     if let Some(m) = registry::by_pass_name(name) {
-        return Some(Metric::Figure(m));
+        return Some(Measure::Figure(m));
     }
     let (op, stat) = if let Some(s) = name.strip_prefix("read_lat_") {
         (LatOp::Read, s)
@@ -105,7 +105,7 @@ fn metric(name: &str) -> Option<Metric> {
     } else {
         (LatOp::All, name.strip_prefix("lat_")?)
     };
-    Some(Metric::Latency { op, stat: registry::latency_stat(stat)? })
+    Some(Measure::Latency { op, stat: registry::latency_stat(stat)? })
 }
 
 /// Judges a point: each criterion against the point's summary, or a group's.
@@ -120,7 +120,7 @@ pub fn judge(criteria: &[Criterion], summary: &Summary, groups: &[GroupSummary])
 }
 
 fn check(c: &Criterion, summary: &Summary, groups: &[GroupSummary]) -> Check {
-    let unit = if matches!(c.metric, Metric::Latency { .. }) { "us" } else { "" };
+    let unit = if matches!(c.measure, Measure::Latency { .. }) { "us" } else { "" };
     let fail =
         |value: Option<f64>, note: String| Check { criterion: c.text.clone(), value, unit: unit.into(), passed: false, note: Some(note) };
     let group = match &c.group {
@@ -131,13 +131,13 @@ fn check(c: &Criterion, summary: &Summary, groups: &[GroupSummary]) -> Check {
         None => None,
     };
     let value = match group {
-        Some(g) => match measure_group(c.metric, g) {
+        Some(g) => match measure_group(c.measure, g) {
             Some(v) => v,
             None => return fail(None, format!("'{}' is measured for the whole point, not per group", c.text)),
         },
-        None => measure(c.metric, summary),
+        None => measure_point(c.measure, summary),
     };
-    if let Metric::Latency { op, .. } = c.metric {
+    if let Measure::Latency { op, .. } = c.measure {
         let lat = match group {
             Some(g) => by_op(&g.latency_us, op),
             None => by_op(&summary.latency_us, op),
@@ -178,17 +178,17 @@ fn by_op(l: &LatencyByOp, op: LatOp) -> &LatencyStats {
     }
 }
 
-fn measure(m: Metric, s: &Summary) -> f64 {
+fn measure_point(m: Measure, s: &Summary) -> f64 {
     match m {
-        Metric::Latency { op, stat } => (stat.read)(by_op(&s.latency_us, op)),
-        Metric::Figure(f) => f.get(s).unwrap_or(f64::NAN),
+        Measure::Latency { op, stat } => (stat.read)(by_op(&s.latency_us, op)),
+        Measure::Figure(f) => f.get(s).unwrap_or(f64::NAN),
     }
 }
 
-fn measure_group(m: Metric, g: &GroupSummary) -> Option<f64> {
+fn measure_group(m: Measure, g: &GroupSummary) -> Option<f64> {
     match m {
-        Metric::Latency { op, stat } => Some((stat.read)(by_op(&g.latency_us, op))),
-        Metric::Figure(f) => f.group.map(|read| read(g)),
+        Measure::Latency { op, stat } => Some((stat.read)(by_op(&g.latency_us, op))),
+        Measure::Figure(f) => f.group.map(|read| read(g)),
     }
 }
 
@@ -202,8 +202,8 @@ mod tests {
         assert_eq!(c[0].limit, 20_000.0);
         assert_eq!(c[1].group.as_deref(), Some("db"));
         assert_eq!(c[1].cmp, Cmp::Le);
-        assert_eq!(c[2].metric, Metric::Figure(registry::by_key("iops").unwrap()));
-        assert_eq!(c[3].metric, Metric::Latency { op: LatOp::All, stat: registry::latency_stat("p99_9").unwrap() });
+        assert_eq!(c[2].measure, Measure::Figure(registry::by_key("iops").unwrap()));
+        assert_eq!(c[3].measure, Measure::Latency { op: LatOp::All, stat: registry::latency_stat("p99_9").unwrap() });
         assert_eq!(c[3].limit, 2e6);
     }
 
