@@ -4,7 +4,8 @@
 //! import each other in a circle are refused too. A new upward import fails
 //! here with the file that makes it, so the layering is kept, not just drawn.
 //!
-//! The layers, bottom up: units and output paths; the workload; verification
+//! The layers, bottom up: units and output paths; the workload; I/O traces
+//! and the cache sizing from them; verification
 //! records and measurement; the network transports; targets; engines; the
 //! result schema and what builds it; the run and the exporters; MPI ranks of
 //! a run (`mpi`, beside the labs: both drive the run); the labs; the command line.
@@ -18,8 +19,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("units", &[]),
     ("output_path", &[]),
     ("workload", &["units", "output_path"]),
-    // Trace-based cache sizing: reads traces of workload operations.
-    ("cache", &["workload", "units", "output_path"]),
+    // I/O traces: lunmark's binary format (written by the run), blkparse text
+    // and MSR Cambridge CSV; records of workload operations.
+    ("trace", &["workload", "units", "output_path"]),
+    // Trace-based cache sizing: miss-ratio curves and predictions from traces.
+    ("sizing", &["trace", "workload", "units", "output_path"]),
     ("verify", &["workload", "units", "output_path"]),
     ("metrics", &["verify", "workload", "units", "output_path"]),
     ("transport", &["units"]),
@@ -27,7 +31,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("engine", &["target", "transport", "metrics", "workload", "units", "output_path"]),
     // The result schema and what builds it from recorders: reads what the run produced.
     ("results", &["engine", "target", "metrics", "verify", "workload", "units", "output_path"]),
-    ("run", &["results", "engine", "target", "metrics", "verify", "cache", "workload", "units", "output_path"]),
+    ("run", &["results", "engine", "target", "metrics", "verify", "trace", "workload", "units", "output_path"]),
     // The exporters and the renderers. `verify` sits below `metrics`, which
     // imports it: the verify report reads its blocks and options as they are.
     ("report", &["results", "metrics", "verify", "workload", "units", "output_path"]),
@@ -35,7 +39,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // figures to rank 0. Drives the run through its `Cluster` hooks; the run
     // never imports it. Only the command line calls it.
     ("mpi", &["run", "results", "metrics", "verify", "workload", "units", "output_path"]),
-    ("lab", &["run", "report", "results", "engine", "target", "metrics", "cache", "workload", "units", "output_path"]),
+    ("lab", &["run", "report", "results", "engine", "target", "metrics", "sizing", "trace", "workload", "units", "output_path"]),
     (
         "cli",
         &[
@@ -49,7 +53,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "transport",
             "metrics",
             "verify",
-            "cache",
+            "sizing",
+            "trace",
             "workload",
             "units",
             "output_path",

@@ -6,10 +6,9 @@
 //! the `RunResult`; exporters turn results into text.
 //!
 //! Imports point down the layers: cli, lab and mpi (both drive the run), run,
-//! results, engine, target, transport, metrics, verify, workload, units
-//! (`layers.rs` tests it).
+//! results, engine, target, transport, metrics, verify, sizing and trace,
+//! workload, units (`layers.rs` tests it).
 
-pub mod cache;
 pub mod cli;
 pub mod engine;
 pub mod lab;
@@ -23,7 +22,9 @@ mod parsers_proptest;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod sizing;
 pub mod target;
+pub mod trace;
 pub mod transport;
 pub mod units;
 pub mod verify;

@@ -2,7 +2,7 @@
 //! size (a % of the region, as in METHODOLOGY.md's cache table) would hit on a
 //! recorded trace, and, given measured hit and miss latencies, what mean
 //! latency and IOPS to expect. Answers "how big must the cache be" before
-//! anyone builds it; the numbers come from `crate::cache`.
+//! anyone builds it; the numbers come from `crate::sizing`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -12,10 +12,10 @@ use clap::Args;
 use serde::Serialize;
 
 use super::exit;
-use crate::cache::mrc::{block_accesses, count_block_accesses, Method, MissRatioCurve, AUTO_EXACT_LIMIT};
-use crate::cache::predict::{predict, CacheSize, LatencyModel, Prediction};
-use crate::cache::trace::{load_trace, TraceKind, TraceRecord};
 use crate::output_path::{self, Mode};
+use crate::sizing::mrc::{block_accesses, count_block_accesses, Method, MissRatioCurve, AUTO_EXACT_LIMIT};
+use crate::sizing::predict::{predict, HitRatioPoint, LatencyModel, Prediction};
+use crate::trace::{load_trace, TraceKind, TraceRecord};
 use crate::units::{parse_size, Bytes};
 use crate::workload::Op;
 
@@ -252,8 +252,8 @@ pub fn curve_rows(
         })
         .collect();
     let Some(model) = model else { return rows };
-    let points: Vec<CacheSize> =
-        rows.iter().map(|r| CacheSize { cache_pct: r.cache_pct, cache_bytes: r.cache_bytes, hit_ratio: r.served_ratio }).collect();
+    let points: Vec<HitRatioPoint> =
+        rows.iter().map(|r| HitRatioPoint { cache_pct: r.cache_pct, cache_bytes: r.cache_bytes, hit_ratio: r.served_ratio }).collect();
     rows.into_iter().zip(predict(model, &points)).map(|(row, p)| CurveRow { prediction: Some(p), ..row }).collect()
 }
 
@@ -383,7 +383,7 @@ mod tests {
     fn an_empty_binary_trace_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("empty.lmtrace");
-        crate::cache::TraceWriter::create(&path).unwrap().finish().unwrap();
+        crate::trace::TraceWriter::create(&path).unwrap().finish().unwrap();
         let err = report_of(&path, &[]).unwrap_err().to_string();
         assert!(err.contains("holds no I/O records"), "{err}");
     }

@@ -23,13 +23,13 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::{servers, Measure};
-use crate::cache::mrc::{block_accesses, MissRatioCurve};
-use crate::cache::trace::{load_trace, TraceRecord};
 use crate::engine::cache::config::{frames_for, CacheConfig, CacheSize};
 use crate::results::model::RunResult;
 use crate::run::request::RunRequest;
 use crate::run::RunObserver;
+use crate::sizing::mrc::{block_accesses, MissRatioCurve};
 use crate::target::Target;
+use crate::trace::{load_trace, TraceRecord};
 
 /// The paper's sizes, % of the LUN.
 pub const DEFAULT_SIZES: &[f64] = &[0.0, 25.0, 30.0, 50.0, 75.0, 100.0];

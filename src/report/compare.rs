@@ -22,7 +22,7 @@ use crate::results::registry;
 
 /// A comparable metric: the registry's (`results::registry`), where adding one
 /// is one entry; compare takes those marked compared, in the registry's order.
-pub use crate::results::registry::{Better, MetricDef as Metric};
+pub use crate::results::registry::{Better, Metric};
 use Better::{Higher, Lower};
 
 /// Figures compared per target (two adapter ports, two LUNs), where every
@@ -118,6 +118,7 @@ pub struct PointComparison {
     pub rows: Vec<MetricRow>,
 }
 
+/// One metric of the registry compared at one point: its row of the table.
 #[derive(Clone, Debug, Serialize)]
 pub struct MetricRow {
     pub metric: String,

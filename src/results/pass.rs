@@ -9,24 +9,24 @@ use thiserror::Error;
 
 pub use super::model::{Check, Verdict};
 use super::model::{GroupSummary, LatencyByOp, LatencyStats, Summary};
-use super::registry::{self, LatencyStat, MetricDef};
+use super::registry::{self, LatencyStat, Metric};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Criterion {
     pub text: String,
     pub group: Option<String>,
-    pub metric: Metric,
-    pub op: Op,
+    pub measure: Measure,
+    pub cmp: Cmp,
     /// In the metric's unit: microseconds for latency.
     pub limit: f64,
 }
 
 /// What a criterion measures: a metric of the registry, or a statistic of one
-/// latency distribution.
+/// latency distribution (the registry's `LATENCY_STATS` of reads, writes or all).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Metric {
+pub enum Measure {
     Latency { op: LatOp, stat: &'static LatencyStat },
-    Figure(&'static MetricDef),
+    Figure(&'static Metric),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,8 +36,9 @@ pub enum LatOp {
     All,
 }
 
+/// How a criterion compares the measured value with its limit.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Op {
+pub enum Cmp {
     Lt,
     Le,
     Gt,
@@ -62,14 +63,14 @@ fn parse_one(text: &str) -> Result<Criterion, PassError> {
     let bad = |why: &str| PassError::Bad { text: text.into(), why: why.into() };
     let at = text.find(['<', '>']).ok_or_else(|| bad("no comparison (<, <=, > or >=)"))?;
     let (lhs, rest) = text.split_at(at);
-    let (op, rhs) = if let Some(r) = rest.strip_prefix("<=") {
-        (Op::Le, r)
+    let (cmp, rhs) = if let Some(r) = rest.strip_prefix("<=") {
+        (Cmp::Le, r)
     } else if let Some(r) = rest.strip_prefix(">=") {
-        (Op::Ge, r)
+        (Cmp::Ge, r)
     } else if let Some(r) = rest.strip_prefix('<') {
-        (Op::Lt, r)
+        (Cmp::Lt, r)
     } else {
-        (Op::Gt, &rest[1..])
+        (Cmp::Gt, &rest[1..])
     };
     let lhs = lhs.trim();
     let (group, name) = match lhs.rsplit_once('.') {
@@ -77,25 +78,25 @@ fn parse_one(text: &str) -> Result<Criterion, PassError> {
         Some((g, n)) if !g.contains("lat_") && !g.is_empty() => (Some(g.to_string()), n),
         _ => (None, lhs),
     };
-    let metric = metric(name).ok_or_else(|| bad(&format!("unknown metric '{name}'")))?;
+    let measure = parse_measure(name).ok_or_else(|| bad(&format!("unknown metric '{name}'")))?;
     let rhs = rhs.trim();
     let split = rhs.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rhs.len());
     let (num, unit) = rhs.split_at(split);
     let value: f64 = num.parse().map_err(|_| bad(&format!("'{rhs}' is not a number")))?;
-    let limit = match (metric, unit.trim()) {
-        (Metric::Latency { .. }, "us" | "µs") => value,
-        (Metric::Latency { .. }, "ms") => value * 1e3,
-        (Metric::Latency { .. }, "s") => value * 1e6,
-        (Metric::Latency { .. }, u) => return Err(bad(&format!("latency needs a unit (us, ms or s), got '{u}'"))),
+    let limit = match (measure, unit.trim()) {
+        (Measure::Latency { .. }, "us" | "µs") => value,
+        (Measure::Latency { .. }, "ms") => value * 1e3,
+        (Measure::Latency { .. }, "s") => value * 1e6,
+        (Measure::Latency { .. }, u) => return Err(bad(&format!("latency needs a unit (us, ms or s), got '{u}'"))),
         (_, "") => value,
         (_, u) => return Err(bad(&format!("'{name}' takes a plain number, not '{u}'"))),
     };
-    Ok(Criterion { text: text.to_string(), group, metric, op, limit })
+    Ok(Criterion { text: text.to_string(), group, measure, cmp, limit })
 }
 
-fn metric(name: &str) -> Option<Metric> {
+fn parse_measure(name: &str) -> Option<Measure> {
     if let Some(m) = registry::by_pass_name(name) {
-        return Some(Metric::Figure(m));
+        return Some(Measure::Figure(m));
     }
     let (op, stat) = if let Some(s) = name.strip_prefix("read_lat_") {
         (LatOp::Read, s)
@@ -104,7 +105,7 @@ fn metric(name: &str) -> Option<Metric> {
     } else {
         (LatOp::All, name.strip_prefix("lat_")?)
     };
-    Some(Metric::Latency { op, stat: registry::latency_stat(stat)? })
+    Some(Measure::Latency { op, stat: registry::latency_stat(stat)? })
 }
 
 /// Judges a point: each criterion against the point's summary, or a group's.
@@ -119,7 +120,7 @@ pub fn judge(criteria: &[Criterion], summary: &Summary, groups: &[GroupSummary])
 }
 
 fn check(c: &Criterion, summary: &Summary, groups: &[GroupSummary]) -> Check {
-    let unit = if matches!(c.metric, Metric::Latency { .. }) { "us" } else { "" };
+    let unit = if matches!(c.measure, Measure::Latency { .. }) { "us" } else { "" };
     let fail =
         |value: Option<f64>, note: String| Check { criterion: c.text.clone(), value, unit: unit.into(), passed: false, note: Some(note) };
     let group = match &c.group {
@@ -130,13 +131,13 @@ fn check(c: &Criterion, summary: &Summary, groups: &[GroupSummary]) -> Check {
         None => None,
     };
     let value = match group {
-        Some(g) => match measure_group(c.metric, g) {
+        Some(g) => match measure_group(c.measure, g) {
             Some(v) => v,
             None => return fail(None, format!("'{}' is measured for the whole point, not per group", c.text)),
         },
-        None => measure(c.metric, summary),
+        None => measure_point(c.measure, summary),
     };
-    if let Metric::Latency { op, .. } = c.metric {
+    if let Measure::Latency { op, .. } = c.measure {
         let lat = match group {
             Some(g) => by_op(&g.latency_us, op),
             None => by_op(&summary.latency_us, op),
@@ -149,7 +150,7 @@ fn check(c: &Criterion, summary: &Summary, groups: &[GroupSummary]) -> Check {
             };
             return fail(None, format!("{what} completed in the measured interval: there is no latency to judge"));
         }
-        let upper = matches!(c.op, Op::Lt | Op::Le);
+        let upper = matches!(c.cmp, Cmp::Lt | Cmp::Le);
         if let Some(ms) = summary.oldest_in_flight_ms.filter(|ms| upper && ms * 1e3 > c.limit) {
             return fail(
                 Some(value.max(ms * 1e3)),
@@ -160,11 +161,11 @@ fn check(c: &Criterion, summary: &Summary, groups: &[GroupSummary]) -> Check {
             );
         }
     }
-    let passed = match c.op {
-        Op::Lt => value < c.limit,
-        Op::Le => value <= c.limit,
-        Op::Gt => value > c.limit,
-        Op::Ge => value >= c.limit,
+    let passed = match c.cmp {
+        Cmp::Lt => value < c.limit,
+        Cmp::Le => value <= c.limit,
+        Cmp::Gt => value > c.limit,
+        Cmp::Ge => value >= c.limit,
     };
     Check { criterion: c.text.clone(), value: Some(value), unit: unit.into(), passed, note: None }
 }
@@ -177,17 +178,17 @@ fn by_op(l: &LatencyByOp, op: LatOp) -> &LatencyStats {
     }
 }
 
-fn measure(m: Metric, s: &Summary) -> f64 {
+fn measure_point(m: Measure, s: &Summary) -> f64 {
     match m {
-        Metric::Latency { op, stat } => (stat.read)(by_op(&s.latency_us, op)),
-        Metric::Figure(f) => f.get(s).unwrap_or(f64::NAN),
+        Measure::Latency { op, stat } => (stat.read)(by_op(&s.latency_us, op)),
+        Measure::Figure(f) => f.get(s).unwrap_or(f64::NAN),
     }
 }
 
-fn measure_group(m: Metric, g: &GroupSummary) -> Option<f64> {
+fn measure_group(m: Measure, g: &GroupSummary) -> Option<f64> {
     match m {
-        Metric::Latency { op, stat } => Some((stat.read)(by_op(&g.latency_us, op))),
-        Metric::Figure(f) => f.group.map(|read| read(g)),
+        Measure::Latency { op, stat } => Some((stat.read)(by_op(&g.latency_us, op))),
+        Measure::Figure(f) => f.group.map(|read| read(g)),
     }
 }
 
@@ -200,9 +201,9 @@ mod tests {
         let c = parse("read_lat_avg<20ms, db.read_lat_max<=50ms,iops>=1000,lat_p99.9<2s").unwrap();
         assert_eq!(c[0].limit, 20_000.0);
         assert_eq!(c[1].group.as_deref(), Some("db"));
-        assert_eq!(c[1].op, Op::Le);
-        assert_eq!(c[2].metric, Metric::Figure(registry::by_key("iops").unwrap()));
-        assert_eq!(c[3].metric, Metric::Latency { op: LatOp::All, stat: registry::latency_stat("p99_9").unwrap() });
+        assert_eq!(c[1].cmp, Cmp::Le);
+        assert_eq!(c[2].measure, Measure::Figure(registry::by_key("iops").unwrap()));
+        assert_eq!(c[3].measure, Measure::Latency { op: LatOp::All, stat: registry::latency_stat("p99_9").unwrap() });
         assert_eq!(c[3].limit, 2e6);
     }
 

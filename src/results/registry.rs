@@ -25,7 +25,10 @@ pub type Read = fn(&Summary) -> Option<f64>;
 /// The same figure of a workload group, for the metrics a group has.
 pub type ReadGroup = fn(&GroupSummary) -> f64;
 
-pub struct MetricDef {
+/// One metric of the registry: the one definition `--pass`, compare, repeats
+/// and the CSV read (a criterion's `results::pass::Measure` names one of these, or
+/// a latency statistic).
+pub struct Metric {
     /// The field's path in the summary: `latency_us.all.p99`. Repeats keep spreads by it.
     pub key: &'static str,
     /// What people read: `latency p99`.
@@ -46,7 +49,7 @@ pub struct MetricDef {
 use Better::{Higher, Lower, Neither};
 
 /// Every metric, in the order compare and the CSV list them.
-pub const METRICS: &[MetricDef] = &[
+pub const METRICS: &[Metric] = &[
     m("iops", "IOPS", "IO/s", Higher, |s| Some(s.iops)).group(|g| g.iops).compared().csv("iops").pass("iops"),
     m("read_iops", "read IOPS", "IO/s", Higher, |s| Some(s.read_iops)).group(|g| g.read_iops).compared().csv("read_iops").pass("read_iops"),
     m("write_iops", "write IOPS", "IO/s", Higher, |s| Some(s.write_iops))
@@ -123,14 +126,14 @@ pub const LATENCY_STATS: &[LatencyStat] = &[
     LatencyStat { key: "max", pass: &["max"], read: |l| l.max },
 ];
 
-impl std::fmt::Debug for MetricDef {
+impl std::fmt::Debug for Metric {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "MetricDef({})", self.key)
+        write!(f, "Metric({})", self.key)
     }
 }
 
 /// Metrics are one entry each: the key names it.
-impl PartialEq for MetricDef {
+impl PartialEq for Metric {
     fn eq(&self, other: &Self) -> bool {
         self.key == other.key
     }
@@ -149,12 +152,12 @@ impl PartialEq for LatencyStat {
 }
 
 /// The metric of a key (`latency_us.all.p99`).
-pub fn by_key(key: &str) -> Option<&'static MetricDef> {
+pub fn by_key(key: &str) -> Option<&'static Metric> {
     METRICS.iter().find(|m| m.key == key)
 }
 
 /// The metric a `--pass` criterion names (`iops`, `cpu`), latency aside.
-pub fn by_pass_name(name: &str) -> Option<&'static MetricDef> {
+pub fn by_pass_name(name: &str) -> Option<&'static Metric> {
     METRICS.iter().find(|m| m.pass == Some(name))
 }
 
@@ -164,12 +167,12 @@ pub fn latency_stat(name: &str) -> Option<&'static LatencyStat> {
 }
 
 /// The metrics compare tests and repeats keep the spread of.
-pub fn compared() -> impl Iterator<Item = &'static MetricDef> {
+pub fn compared() -> impl Iterator<Item = &'static Metric> {
     METRICS.iter().filter(|m| m.compared)
 }
 
 /// The metrics with a column in the wide CSV, with their column names.
-pub fn csv_columns() -> impl Iterator<Item = (&'static str, &'static MetricDef)> {
+pub fn csv_columns() -> impl Iterator<Item = (&'static str, &'static Metric)> {
     METRICS.iter().filter_map(|m| Some((m.csv?, m)))
 }
 
@@ -178,22 +181,22 @@ pub fn pass_names() -> Vec<&'static str> {
     METRICS.iter().filter_map(|m| m.pass).collect()
 }
 
-const fn m(key: &'static str, name: &'static str, unit: &'static str, better: Better, read: Read) -> MetricDef {
-    MetricDef { key, name, unit, better, read, group: None, compared: false, csv: None, pass: None }
+const fn m(key: &'static str, name: &'static str, unit: &'static str, better: Better, read: Read) -> Metric {
+    Metric { key, name, unit, better, read, group: None, compared: false, csv: None, pass: None }
 }
 
-impl MetricDef {
+impl Metric {
     const fn group(self, group: ReadGroup) -> Self {
-        MetricDef { group: Some(group), ..self }
+        Metric { group: Some(group), ..self }
     }
     const fn compared(self) -> Self {
-        MetricDef { compared: true, ..self }
+        Metric { compared: true, ..self }
     }
     const fn csv(self, column: &'static str) -> Self {
-        MetricDef { csv: Some(column), ..self }
+        Metric { csv: Some(column), ..self }
     }
     const fn pass(self, name: &'static str) -> Self {
-        MetricDef { pass: Some(name), ..self }
+        Metric { pass: Some(name), ..self }
     }
 
     /// The figure of a summary.

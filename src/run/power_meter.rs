@@ -41,9 +41,9 @@ impl PowerMeter {
             let to = power::unix_now();
             let got = if interrupt.load(Ordering::Relaxed) { sampler.abort() } else { sampler.stop() };
             match got {
-                Ok(trace) => {
-                    meter.idle_watts = trace.avg_watts(from, to);
-                    meter.idle_resolution = trace.resolution_w;
+                Ok(energy) => {
+                    meter.idle_watts = energy.avg_watts(from, to);
+                    meter.idle_resolution = energy.resolution_w;
                 }
                 Err(e) => meter.idle_problem = Some(meter.note_failure(e)),
             }
@@ -78,18 +78,18 @@ impl PowerMeter {
             (Err(reason), _) => PowerStats::unavailable(reason),
             (Ok(src), Some(sampler)) => match if interrupted { sampler.abort() } else { sampler.stop() } {
                 Err(e) => PowerStats { source: Some(src.describe()), reason: Some(self.note_failure(e)), ..Default::default() },
-                Ok(trace) => {
+                Ok(energy) => {
                     let (from, to) = outcome.span;
                     for i in &mut summary.intervals {
-                        i.watts = trace.avg_watts(from + i.t_s, from + i.t_s + i.duration_s);
+                        i.watts = energy.avg_watts(from + i.t_s, from + i.t_s + i.duration_s);
                     }
-                    let resolution = match (trace.resolution_w, self.idle_resolution) {
+                    let resolution = match (energy.resolution_w, self.idle_resolution) {
                         (Some(a), Some(b)) => Some(a.max(b)),
                         (a, b) => a.or(b),
                     };
                     let mut stats = PowerStats::measured(
                         &src.describe(),
-                        trace.avg_watts(from, to),
+                        energy.avg_watts(from, to),
                         self.idle_watts,
                         resolution,
                         summary.iops,

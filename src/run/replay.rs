@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
-use crate::cache::trace::{load_trace_as, TraceKind, TraceRecord};
 use crate::target::{Handle, OpenTarget};
+use crate::trace::{load_trace_as, TraceKind, TraceRecord};
 use crate::units::Bytes;
 use crate::workload::replay::{DeviceKey, OffsetMode, ReplayFormat, ReplaySettings, ReplaySpeed};
 use crate::workload::{IoShape, Op, Region};

@@ -1,5 +1,5 @@
 //! `--trace FILE`: every I/O a run issues (ramp included, in issue order), in
-//! the compact format of cache/trace.rs, for `lunmark cache-curve` later.
+//! the compact format of trace/lunmark.rs, for `lunmark cache-curve` later.
 //! Workers collect records in a local batch and hand whole batches over, so
 //! the shared writer is locked once per few thousand I/Os, not per I/O.
 
@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::cache::trace::{TraceRecord, TraceWriter};
+use crate::trace::{TraceRecord, TraceWriter};
 
 /// Records a worker keeps before handing them over.
 pub const BATCH: usize = 4096;

@@ -18,11 +18,11 @@ use super::op_source::OpSource;
 use super::pacing::{Pacer, Pacing};
 use super::sync_clock::SyncClock;
 use super::trace_sink;
-use crate::cache::trace::TraceRecord;
 use crate::engine::{self, completion_error, BufferPool, Completion, Engine, IoRequest};
 use crate::metrics::per_worker::{DepthMeter, TargetTally};
 use crate::metrics::{IntervalSlice, IoErrorRecord, Recorder};
 use crate::target::{Handle, OpenTarget};
+use crate::trace::TraceRecord;
 use crate::verify::{Verifier, VerifyShared, MAX_DRAWS};
 use crate::workload::{AccessLine, EngineChoice, Generator, Op, RunLength};
 

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use lunmark::cache::trace::{load_trace, TraceRecord};
+use lunmark::trace::{load_trace, TraceRecord};
 use lunmark::workload::dist::{Distribution, Layout, Permutation};
 
 use super::common::*;

@@ -12,6 +12,8 @@ use crate::target::OpenTarget;
 use crate::units::parse_size;
 use crate::workload::WorkloadSpec;
 
+/// The size of the cache tier as `--cache` asks for it. (A cache size with
+/// its hit ratio, for the sizing's predictions, is `sizing::predict::HitRatioPoint`.)
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum CacheSize {
     Bytes(u64),

@@ -1,7 +1,7 @@
 //! Power: watts during the measured interval, the idle baseline before the run,
 //! and IOPS and MB/s per watt above idle (METHODOLOGY.md, paper 002).
 //!
-//! Every source becomes a `Trace`: cumulative energy (joules) at wall-clock
+//! Every source becomes `EnergySamples`: cumulative energy (joules) at wall-clock
 //! times. RAPL gives energy directly (its counters unwrapped); IPMI DCMI, a
 //! command and a meter's CSV log give watts, integrated between readings. The
 //! average power over any interval is then the energy difference over the time.
@@ -33,16 +33,16 @@ pub fn resolution_of(watts: f64) -> f64 {
 
 /// Cumulative energy over time: (unix seconds, joules since the first sample), increasing in time.
 #[derive(Clone, Debug, Default)]
-pub struct Trace {
+pub struct EnergySamples {
     pub samples: Vec<(f64, f64)>,
     /// The finest step of the watt readings (1 W for a meter that prints whole
     /// watts); None for energy counters, whose step is far below a watt.
     pub resolution_w: Option<f64>,
 }
 
-impl Trace {
-    /// A trace from watt readings: energy integrated with the trapezoid rule.
-    pub fn from_watts(readings: &[(f64, f64)]) -> Trace {
+impl EnergySamples {
+    /// Samples from watt readings: energy integrated with the trapezoid rule.
+    pub fn from_watts(readings: &[(f64, f64)]) -> EnergySamples {
         let mut samples = Vec::with_capacity(readings.len());
         let mut energy = 0.0;
         for (i, &(t, w)) in readings.iter().enumerate() {
@@ -53,10 +53,10 @@ impl Trace {
             samples.push((t, energy));
         }
         let resolution_w = readings.iter().map(|r| resolution_of(r.1)).min_by(f64::total_cmp);
-        Trace { samples, resolution_w }
+        EnergySamples { samples, resolution_w }
     }
 
-    /// Energy at time t, interpolated; None outside the trace.
+    /// Energy at time t, interpolated; None outside the samples.
     fn energy_at(&self, t: f64) -> Option<f64> {
         let s = &self.samples;
         let first = s.first()?;
@@ -76,7 +76,7 @@ impl Trace {
         Some(if t1 > t0 { e0 + (e1 - e0) * (t - t0) / (t1 - t0) } else { e1 })
     }
 
-    /// Average watts over [from, to], when the trace covers it.
+    /// Average watts over [from, to], when the samples cover it.
     pub fn avg_watts(&self, from: f64, to: f64) -> Option<f64> {
         if to <= from {
             return None;
@@ -258,17 +258,17 @@ mod tests {
         assert_eq!(resolution_of(230.0), 1.0);
         assert_eq!(resolution_of(230.5), 0.1);
         assert_eq!(resolution_of(230.25), 0.01);
-        let t = Trace::from_watts(&[(0.0, 100.0), (1.0, 100.5)]);
+        let t = EnergySamples::from_watts(&[(0.0, 100.0), (1.0, 100.5)]);
         assert_eq!(t.resolution_w, Some(0.1));
     }
 
     #[test]
-    fn traces_average_energy_over_time() {
+    fn samples_average_energy_over_time() {
         // 100 W for 2 s then 200 W for 2 s.
-        let t = Trace::from_watts(&[(0.0, 100.0), (2.0, 100.0), (2.0, 200.0), (4.0, 200.0)]);
+        let t = EnergySamples::from_watts(&[(0.0, 100.0), (2.0, 100.0), (2.0, 200.0), (4.0, 200.0)]);
         assert!((t.avg_watts(0.0, 4.0).unwrap() - 150.0).abs() < 1e-9);
         assert!((t.avg_watts(2.5, 3.5).unwrap() - 200.0).abs() < 1e-9);
-        assert!(t.avg_watts(3.0, 5.0).is_none(), "outside the trace");
+        assert!(t.avg_watts(3.0, 5.0).is_none(), "outside the samples");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! A thread that reads a power source while a point runs and hands back its
-//! trace. RAPL is read every 200 ms (cheap, and often enough to catch every
+//! energy samples. RAPL is read every 200 ms (cheap, and often enough to catch every
 //! counter wrap); IPMI and commands once a second, each reading within
-//! `command::READING_TIMEOUT` (a meter that does not answer fails the trace, and
+//! `command::READING_TIMEOUT` (a meter that does not answer fails the samples, and
 //! its command's process group is killed); a log file is read at the end.
 
 use std::process::Command;
@@ -10,19 +10,19 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::{command, log, unix_now, Source, Trace};
+use super::{command, log, unix_now, EnergySamples, Source};
 
 pub struct Sampler {
     stop: Arc<AtomicBool>,
     /// Set to abandon a reading in progress (Ctrl-C): its command is killed at once.
     abort: Arc<AtomicBool>,
-    handle: Option<JoinHandle<Result<Trace, SampleError>>>,
+    handle: Option<JoinHandle<Result<EnergySamples, SampleError>>>,
     source: Source,
     /// An error from a first reading taken before `start` returned.
     failed: Option<String>,
 }
 
-/// Why a sampler has no trace.
+/// Why a sampler has no samples.
 #[derive(Clone, Debug)]
 pub struct SampleError {
     pub reason: String,
@@ -77,7 +77,7 @@ pub fn command_watts(cmd: &str, abort: &AtomicBool) -> Result<f64, SampleError> 
 }
 
 impl Sampler {
-    /// Starts sampling now: the trace begins at this instant (the first reading
+    /// Starts sampling now: the samples begin at this instant (the first reading
     /// is taken on the sampler's thread, so a slow meter does not delay the run).
     pub fn start(source: &Source) -> Sampler {
         let stop = Arc::new(AtomicBool::new(false));
@@ -103,26 +103,32 @@ impl Sampler {
     }
 
     /// Ends sampling after one last reading (which gets its usual time limit).
-    pub fn stop(mut self) -> Result<Trace, SampleError> {
+    pub fn stop(mut self) -> Result<EnergySamples, SampleError> {
         if let Some(e) = self.failed.take() {
             return Err(e.into());
         }
         self.stop.store(true, Ordering::Relaxed);
         match (self.handle.take(), &self.source) {
             (Some(h), _) => h.join().unwrap_or_else(|_| Err("the power sampler panicked".to_string().into())),
-            (None, Source::Log(path)) => log::read(path).map(|r| Trace::from_watts(&r)).map_err(SampleError::from),
+            (None, Source::Log(path)) => log::read(path).map(|r| EnergySamples::from_watts(&r)).map_err(SampleError::from),
             (None, _) => Err("no sampler".to_string().into()),
         }
     }
 
     /// Ends sampling at once (Ctrl-C): a reading in progress is abandoned and its command killed.
-    pub fn abort(self) -> Result<Trace, SampleError> {
+    pub fn abort(self) -> Result<EnergySamples, SampleError> {
         self.abort.store(true, Ordering::Relaxed);
         self.stop()
     }
 }
 
-fn sample(source: &Source, stop: &AtomicBool, abort: &AtomicBool, t0: f64, first_energy: Option<Vec<u64>>) -> Result<Trace, SampleError> {
+fn sample(
+    source: &Source,
+    stop: &AtomicBool,
+    abort: &AtomicBool,
+    t0: f64,
+    first_energy: Option<Vec<u64>>,
+) -> Result<EnergySamples, SampleError> {
     match source {
         Source::Rapl(rapl) => {
             let mut last = match first_energy {
@@ -141,7 +147,7 @@ fn sample(source: &Source, stop: &AtomicBool, abort: &AtomicBool, t0: f64, first
                 last = now;
                 samples.push((t, total_uj as f64 / 1e6));
                 if stopping {
-                    return Ok(Trace { samples, resolution_w: None });
+                    return Ok(EnergySamples { samples, resolution_w: None });
                 }
             }
         }
@@ -151,13 +157,13 @@ fn sample(source: &Source, stop: &AtomicBool, abort: &AtomicBool, t0: f64, first
                 Source::Command(c) => command_watts(c, abort),
                 _ => unreachable!("only watt sources here"),
             };
-            // The first reading stands for the start of the trace.
+            // The first reading stands for the start of the samples.
             let mut readings = vec![(t0, read()?)];
             loop {
                 let stopping = nap(stop, Duration::from_secs(1));
                 readings.push((unix_now(), read()?));
                 if stopping {
-                    return Ok(Trace::from_watts(&readings));
+                    return Ok(EnergySamples::from_watts(&readings));
                 }
             }
         }

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 
 use super::mrc::{block_accesses, count_block_accesses, shards_error_bound, BlockAccess, Method, MissRatioCurve};
 use super::stack::StackDistances;
-use super::trace::TraceRecord;
+use crate::trace::TraceRecord;
 use crate::workload::rng::Rng;
 use crate::workload::Op;
 

@@ -55,9 +55,11 @@ impl LatencyModel {
     }
 }
 
-/// One cache size to predict.
+/// One point of a hit-ratio curve to predict from: a cache size and the share
+/// of I/Os a cache of that size serves. (What the user asks the cache tier for,
+/// `--cache 25%`, is `engine::cache::config::CacheSize`.)
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct CacheSize {
+pub struct HitRatioPoint {
     /// Cache size as % of the region.
     pub cache_pct: f64,
     pub cache_bytes: u64,
@@ -79,8 +81,8 @@ pub struct Prediction {
     pub iops_increase_pct: f64,
 }
 
-/// Predicts every size; the baseline is no cache (h = 0: every I/O a miss).
-pub fn predict(model: &LatencyModel, sizes: &[CacheSize]) -> Vec<Prediction> {
+/// Predicts each point; the baseline is no cache (h = 0: every I/O a miss).
+pub fn predict(model: &LatencyModel, sizes: &[HitRatioPoint]) -> Vec<Prediction> {
     let (base_latency, base_iops) = (model.latency_us(0.0), model.iops(0.0));
     sizes
         .iter()
@@ -111,9 +113,9 @@ mod tests {
     fn latency_mixes_and_iops_follow_littles_law() {
         let m = LatencyModel::new(100.0, 4700.0, 5).unwrap();
         let sizes = [
-            CacheSize { cache_pct: 0.0, cache_bytes: 0, hit_ratio: 0.0 },
-            CacheSize { cache_pct: 50.0, cache_bytes: 1 << 30, hit_ratio: 0.5 },
-            CacheSize { cache_pct: 100.0, cache_bytes: 2 << 30, hit_ratio: 1.0 },
+            HitRatioPoint { cache_pct: 0.0, cache_bytes: 0, hit_ratio: 0.0 },
+            HitRatioPoint { cache_pct: 50.0, cache_bytes: 1 << 30, hit_ratio: 0.5 },
+            HitRatioPoint { cache_pct: 100.0, cache_bytes: 2 << 30, hit_ratio: 1.0 },
         ];
         let rows = predict(&m, &sizes);
         assert!(close(rows[0].predicted_latency_us, 4700.0) && close(rows[0].predicted_iops, 5.0 / 4700e-6));

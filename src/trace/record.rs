@@ -1,5 +1,6 @@
 //! One I/O of a trace, whatever format it was read from (lunmark's binary
-//! trace or `blkparse` text): what the readers produce and the sizing reads.
+//! trace, `blkparse` text or MSR Cambridge CSV): what the readers produce, and
+//! what the sizing and the replay read.
 
 use crate::workload::Op;
 

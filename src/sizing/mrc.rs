@@ -32,7 +32,7 @@
 use serde::Serialize;
 
 use super::stack::{mix64, StackDistances};
-use super::trace::TraceRecord;
+use crate::trace::TraceRecord;
 use crate::workload::Op;
 
 /// `auto` computes exact curves up to this many block accesses.

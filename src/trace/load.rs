@@ -1,0 +1,155 @@
+//! Loading a trace file in any format lunmark reads: lunmark's binary trace
+//! (told by its magic), MSR Cambridge CSV (by the shape of its first line) or
+//! `blkparse` text, detected or as the user names it (`--replay-format`).
+
+use std::fs::File;
+use std::path::Path;
+
+use super::lunmark::{read_full, TraceReader, MAGIC};
+use super::record::TraceRecord;
+
+/// Where a loaded trace came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceKind {
+    /// lunmark's binary trace (what `run --trace` writes).
+    #[serde(rename = "lunmark")]
+    Binary,
+    Blkparse,
+    /// The CSV of the MSR Cambridge traces (SNIA IOTTA).
+    Msr,
+}
+
+impl TraceKind {
+    /// The format's name in a sentence ("MSR Cambridge CSV").
+    pub fn describe(self) -> &'static str {
+        match self {
+            TraceKind::Binary => "a lunmark binary trace",
+            TraceKind::Blkparse => "blkparse output",
+            TraceKind::Msr => "MSR Cambridge CSV",
+        }
+    }
+
+    /// The name users give (`--replay-format`) and see.
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceKind::Binary => "lunmark",
+            TraceKind::Blkparse => "blkparse",
+            TraceKind::Msr => "msr",
+        }
+    }
+}
+
+/// A trace as loaded from a file, with what the formats say beyond the I/Os.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedTrace {
+    pub kind: TraceKind,
+    pub records: Vec<TraceRecord>,
+    /// The name of each target index of `records`: "usr/0" (MSR), "8:0"
+    /// (blkparse), "0" (a lunmark trace: the index in the run that recorded it).
+    pub devices: Vec<String>,
+    /// Events of the trace that are not reads or writes (blkparse discards and
+    /// flushes), skipped.
+    pub skipped: u64,
+}
+
+/// Loads a trace, telling the binary format (by its magic) from `blkparse` text.
+pub fn load_trace(path: &Path) -> anyhow::Result<(TraceKind, Vec<TraceRecord>)> {
+    let t = load_trace_as(path, None)?;
+    Ok((t.kind, t.records))
+}
+
+/// Loads a trace in the format given, or the one detected: the binary format
+/// by its magic, MSR CSV by the shape of its first line, else blkparse text.
+pub fn load_trace_as(path: &Path, kind: Option<TraceKind>) -> anyhow::Result<LoadedTrace> {
+    use crate::output_path::describe_io;
+    let mut start = [0u8; 8];
+    let mut file = File::open(path).map_err(|e| anyhow::anyhow!("opening the trace {}: {}", path.display(), describe_io(&e)))?;
+    let got = read_full(&mut file, &mut start).map_err(|e| anyhow::anyhow!("reading the trace {}: {}", path.display(), describe_io(&e)))?;
+    let binary = got == start.len() && &start == MAGIC;
+    let name = path.display().to_string();
+    if kind == Some(TraceKind::Binary) || (kind.is_none() && binary) {
+        let records = TraceReader::open(path)?.collect::<Result<Vec<_>, _>>()?;
+        let mut seen: Vec<u16> = records.iter().map(|r| r.target).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        // Index order: target i of the recording run stays target i, even when
+        // target 1 issued first. Indexes with no record still get a name.
+        let devices = (0..seen.last().map_or(0, |&m| m as usize + 1)).map(|i| i.to_string()).collect();
+        return Ok(LoadedTrace { kind: TraceKind::Binary, records, devices, skipped: 0 });
+    }
+    if binary {
+        anyhow::bail!(
+            "{name} is a lunmark binary trace (it starts with LMTRACE1), not {}: drop --replay-format or give lunmark",
+            kind.map_or("", |k| k.name())
+        );
+    }
+    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("reading the trace {}: {}", path.display(), describe_io(&e)))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let is_msr = super::msr::looks_like_msr(first);
+    let is_blkparse = || text.lines().any(super::blkparse::looks_like_blkparse);
+    // A format given that the file does not have: say so, and what it looks
+    // like, rather than the auto-detection's "neither ... nor ..." message.
+    let given_but = |k: TraceKind, looks: Option<TraceKind>| {
+        anyhow::anyhow!(
+            "{name} is not {} (--replay-format {}){}",
+            k.describe(),
+            k.name(),
+            looks.map_or(String::new(), |l| format!(
+                ": it looks like {}; give --replay-format {} or drop --replay-format to detect it",
+                l.describe(),
+                l.name()
+            ))
+        )
+    };
+    if kind == Some(TraceKind::Blkparse) && !is_blkparse() {
+        return Err(given_but(TraceKind::Blkparse, is_msr.then_some(TraceKind::Msr)));
+    }
+    if kind == Some(TraceKind::Msr) && !is_msr && is_blkparse() {
+        return Err(given_but(TraceKind::Msr, Some(TraceKind::Blkparse)));
+    }
+    let msr = kind == Some(TraceKind::Msr) || (kind.is_none() && super::msr::looks_like_msr(first));
+    if msr {
+        let t = super::msr::parse_msr(&text, &name)?;
+        return Ok(LoadedTrace { kind: TraceKind::Msr, records: t.records, devices: t.devices, skipped: 0 });
+    }
+    let t = super::blkparse::parse_blkparse_full(&text, &name)?;
+    Ok(LoadedTrace { kind: TraceKind::Blkparse, records: t.records, devices: t.devices, skipped: t.skipped })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::TraceWriter;
+    use crate::workload::Op;
+
+    fn sample() -> Vec<TraceRecord> {
+        vec![
+            TraceRecord { t_ns: 0, op: Op::Read, target: 0, offset: 0, len: 4096 },
+            TraceRecord { t_ns: 5_000, op: Op::Write, target: 3, offset: 1 << 40, len: 1 << 20 },
+            TraceRecord { t_ns: 5_000, op: Op::Read, target: 65535, offset: u64::MAX - 4095, len: u32::MAX },
+            // A gap longer than u32::MAX µs: written as gap records.
+            TraceRecord { t_ns: 10_000_000_000_000, op: Op::Write, target: 1, offset: 512, len: 512 },
+        ]
+    }
+
+    #[test]
+    fn files_round_trip_and_load_trace_detects_the_format() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.lmtrace");
+        let mut w = TraceWriter::create(&path).unwrap();
+        for r in sample() {
+            w.record(r.op, r.target, r.offset, r.len, r.t_ns).unwrap();
+        }
+        w.finish().unwrap();
+        assert_eq!(load_trace(&path).unwrap(), (TraceKind::Binary, sample()));
+        let msr = dir.path().join("t.csv");
+        std::fs::write(&msr, "128166372003061629,usr,0,Read,4096,4096,10\n128166372003061639,usr,1,Write,0,512,10\n").unwrap();
+        let t = load_trace_as(&msr, None).unwrap();
+        assert_eq!((t.kind, t.records.len(), t.devices.clone()), (TraceKind::Msr, 2, vec!["usr/0".to_string(), "usr/1".to_string()]));
+        assert_eq!(t.records[1].t_ns, 1000);
+        let e = load_trace_as(&path, Some(TraceKind::Msr)).unwrap_err().to_string();
+        assert!(e.contains("is a lunmark binary trace"), "{e}");
+    }
+}
