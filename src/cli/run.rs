@@ -102,7 +102,7 @@ pub struct RunArgs {
     /// Measured time, after the ramp: 10s, 1m.
     #[arg(long, value_name = "DURATION", conflicts_with = "ios")]
     pub time: Option<String>,
-    /// Measure this many I/Os per worker instead of a time.
+    /// Measure this many I/Os per worker instead of a time (no I/O past the N-th is issued).
     #[arg(long, value_name = "N")]
     pub ios: Option<u64>,
     /// Ramp-up time before measuring (not counted in results).
@@ -888,16 +888,25 @@ impl RunArgs {
     }
 
     /// The CPUs --cpus pins the workers to, with --cpus-policy (None without --cpus).
+    /// Without the flags, the profile's `cpus` and `cpus_policy` (a fio job's
+    /// `cpus_allowed`) apply: each flag replaces its key.
     pub fn pinning(&self) -> Result<Option<crate::workload::cpus::Pinning>> {
         use crate::workload::cpus::{online_cpus, CpuList, CpuPolicy, Pinning};
-        let Some(list) = &self.cpus else {
+        let profile = if self.cpus.is_none() || self.cpus_policy.is_none() { self.base_profile().ok().map(|(p, _, _)| p) } else { None };
+        let profile_policy = profile.as_ref().and_then(|p| p.cpus_policy);
+        let list = self.cpus.clone().or_else(|| profile.as_ref().and_then(|p| p.cpus.as_ref()).map(ToString::to_string));
+        let Some(list) = list else {
             if let Some(p) = &self.cpus_policy {
                 anyhow::bail!("--cpus-policy {p} says how workers share pinned CPUs: add --cpus LIST (for example --cpus 0-3)");
             }
             return Ok(None);
         };
-        let policy: CpuPolicy = self.cpus_policy.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)?.unwrap_or_default();
-        let cpus = CpuList::parse(list, &online_cpus()).map_err(anyhow::Error::msg)?;
+        let policy: CpuPolicy =
+            self.cpus_policy.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)?.or(profile_policy).unwrap_or_default();
+        let cpus = CpuList::parse(&list, &online_cpus()).map_err(|e| match self.cpus {
+            Some(_) => anyhow::Error::msg(e),
+            None => anyhow::anyhow!("{} (give --cpus to override it)", e.replacen("--cpus", "the profile's cpus", 1)),
+        })?;
         Ok(Some(Pinning { cpus, policy }))
     }
 

@@ -180,7 +180,9 @@ pub use crate::report::lab_tables::CacheStudyRow as Row;
 
 /// The study's rows, from the measured points. The prediction uses the mean
 /// latency of a hit (from the points that had hits) and of a miss (the 0%
-/// point, or else the misses of the points), and IOPS scale as 1 / mean latency.
+/// point, or else the misses of the points), and IOPS scale as 1 / mean latency
+/// at the same I/Os in flight (Little's law: the 0% point's, or without one the
+/// point's own).
 pub fn rows(points: &[SizePoint], opts: &LabOptions) -> Vec<Row> {
     let ok: Vec<(&SizePoint, &RunResult)> = points.iter().filter_map(|p| p.result.as_ref().ok().map(|r| (p, r))).collect();
     let summaries = || ok.iter().filter_map(|(p, r)| r.points.first().map(|pt| (*p, &pt.summary)));
@@ -199,6 +201,8 @@ pub fn rows(points: &[SizePoint], opts: &LabOptions) -> Vec<Row> {
         base.map(|s| s.latency_us.read.mean).or_else(|| weighted(&|c| (c.miss_latency_us.mean, c.miss_latency_us.count))).unwrap_or(0.0);
     let miss_all_us = base.map(|s| s.latency_us.all.mean).unwrap_or(miss_read_us);
     let base_iops = base.map(|s| s.iops);
+    // I/Os in flight, IOPS x mean latency (in µs-seconds; only ratios are taken).
+    let in_flight = |s: &crate::results::model::Summary| s.iops * s.latency_us.all.mean;
     let block = opts.cache.block_bytes as u64;
     let mut out = Vec::new();
     for (p, s) in summaries() {
@@ -226,7 +230,9 @@ pub fn rows(points: &[SizePoint], opts: &LabOptions) -> Vec<Row> {
             read_hit_ratio: c.read_hit_ratio,
             predicted_read_hit_ratio: read_hit,
             predicted_read_latency_ms: pred_read_us / 1e3,
-            predicted_iops: base_iops.map(|b| if pred_all_us > 0.0 { b * miss_all_us / pred_all_us } else { 0.0 }).unwrap_or(f64::NAN),
+            // Without a 0% point (--cache-sizes without 0, or it failed) this
+            // point's own queue gives the figure: it used to be NaN in the table.
+            predicted_iops: if pred_all_us > 0.0 { base.map_or_else(|| in_flight(s), in_flight) / pred_all_us } else { 0.0 },
         });
     }
     out

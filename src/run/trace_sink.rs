@@ -1,5 +1,9 @@
 //! `--trace FILE`: every I/O a run issues (ramp included, in issue order), in
 //! the compact format of trace/lunmark.rs, for `lunmark cache-curve` later.
+//! With `--ios N` a worker issues no I/O past the N-th it counts (run/worker.rs),
+//! so the trace holds exactly the I/Os the run counted, plus the ramp's (syncs
+//! count as I/Os but have no range, and are not recorded). With `--time` it
+//! also holds the I/Os still in flight when the time ran out (not counted).
 //! Workers collect records in a local batch and hand whole batches over, so
 //! the shared writer is locked once per few thousand I/Os, not per I/O.
 

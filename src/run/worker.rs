@@ -397,7 +397,8 @@ pub fn run_worker(
     let now = Instant::now();
     for slot in 0..nslots {
         let placeholder = Slot { op: Op::Read, offset: 0, len: 0, target: slot % ntargets, due: now, submitted: now, busy: false, line: 0 };
-        if paced {
+        // --ios N below the depth, no ramp: only N are issued (see `counted` below).
+        if paced || (now >= measure_start && u64::from(slot) >= io_limit) {
             slots.push(placeholder);
             idle.push(slot);
             continue;
@@ -519,7 +520,11 @@ pub fn run_worker(
                 stop_at = Some(k + 1);
                 break;
             }
-            if paced {
+            // --ios N: the I/O that makes N counted (measured, in flight, or
+            // completed in this batch) is the last issued, so --trace holds exactly
+            // the I/Os the run counts, none left in flight to abandon.
+            let counted = measured_ios + (in_flight + done.len() - k - 1) as u64;
+            if paced || (measuring && counted >= io_limit) {
                 idle.push(c.slot);
                 continue;
             }
@@ -551,7 +556,7 @@ pub fn run_worker(
         if let Some(counter) = &plan.publish {
             counter.fetch_add(done.len() as u64, Ordering::Relaxed);
         }
-        while paced && !idle.is_empty() {
+        while paced && !idle.is_empty() && !(measuring && measured_ios + in_flight as u64 >= io_limit) {
             let Some(due) = gen.take_due(&mut pacer, now) else { break };
             let slot = idle.pop().expect("checked non-empty");
             let target = slots[slot as usize].target;

@@ -190,7 +190,7 @@ impl FromStr for Distribution {
         let text = s.trim();
         let bad = |why: &str| DistError::Bad { text: text.into(), why: why.into() };
         let mut parts: Vec<&str> = text.split(':').collect();
-        let layout = match parts.last().copied() {
+        let layout = match parts.last().map(|l| l.trim().to_ascii_lowercase()).as_deref() {
             Some("scattered") if parts.len() > 1 => {
                 parts.pop();
                 Some(Layout::Scattered)
@@ -201,14 +201,27 @@ impl FromStr for Distribution {
             }
             _ => None,
         };
+        let kind = parts[0].trim().to_ascii_lowercase();
         let args = &parts[1..];
+        // A word where the layout goes (zipf:0.9:scatter) is a layout misspelt,
+        // not a second THETA nor a zone: say which words fit there.
+        if let Some(word) = misplaced_layout(&kind, args) {
+            let default = match kind.as_str() {
+                "zipf" | "pareto" => "scattered",
+                _ => "contiguous",
+            };
+            return Err(bad(&format!(
+                "the layout suffix ':{word}' is not one: end with :scattered (hot blocks spread over the region by the seed) \
+                 or :contiguous (hot blocks in place), or leave it out ({kind}'s default is {default})"
+            )));
+        }
         let one = |what: &str| -> Result<f64, DistError> {
             match args {
                 [v] => number(text, v, what),
                 _ => Err(bad(&format!("give one {what}, as in {}:{}", parts[0], if what == "theta" { "0.9" } else { "0.8" }))),
             }
         };
-        let shape = match parts[0].to_ascii_lowercase().as_str() {
+        let shape = match kind.as_str() {
             "uniform" | "random" if args.is_empty() => Shape::Uniform,
             "zipf" => {
                 let theta = one("theta")?;
@@ -283,6 +296,21 @@ impl FromStr for Distribution {
         };
         Ok(Distribution { layout: layout.unwrap_or_else(|| shape.default_layout()), shape })
     }
+}
+
+/// The last field of a distribution's text when it stands where the layout
+/// goes and is a word, not a value of the shape: after the one value of zipf,
+/// pareto, normal and hotband (or after uniform), or a zone without its `/`.
+fn misplaced_layout<'a>(kind: &str, args: &[&'a str]) -> Option<&'a str> {
+    let last = args.last()?.trim();
+    let word = last.starts_with(|c: char| c.is_ascii_alphabetic());
+    let values = match kind {
+        "uniform" | "random" => 0,
+        "zipf" | "pareto" | "normal" | "gauss" | "hotband" => 1,
+        "zoned" if !last.contains('/') && args.len() > 1 => args.len() - 1,
+        _ => return None,
+    };
+    (word && args.len() == values + 1).then_some(last)
 }
 
 impl fmt::Display for Distribution {

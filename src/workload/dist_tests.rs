@@ -183,6 +183,30 @@ fn bad_distributions_say_what_is_allowed() {
     }
 }
 
+/// A word where the layout goes is named as a layout, with the two that fit
+/// (a user's trial: zipf:0.9:foo said "give one theta").
+#[test]
+fn a_bad_layout_suffix_is_named_with_the_two_allowed() {
+    for (text, default) in [
+        ("zipf:0.9:foo", "zipf's default is scattered"),
+        ("pareto:0.8:scatter", "pareto's default is scattered"),
+        ("normal:10%:contig", "normal's default is contiguous"),
+        ("zoned:80/20:20/80:foo", "zoned's default is contiguous"),
+        ("hotband:10%/80%/60s:foo", "hotband's default is contiguous"),
+        ("uniform:foo", "uniform's default is contiguous"),
+    ] {
+        let e = text.parse::<Distribution>().unwrap_err().to_string();
+        let word = text.rsplit(':').next().unwrap();
+        assert!(e.starts_with(&format!("'{text}': the layout suffix ':{word}' is not one")), "{text}: {e}");
+        assert!(e.contains(":scattered") && e.contains(":contiguous") && e.contains(default), "{text}: {e}");
+    }
+    // Numbers stay the shape's own errors; the suffixes themselves parse in any case.
+    assert!("zipf:0.9:0.3".parse::<Distribution>().unwrap_err().to_string().contains("give one theta"));
+    assert!("zoned:foo".parse::<Distribution>().unwrap_err().to_string().contains("zone 'foo' is not ACCESS%/REGION%"));
+    assert_eq!(dist("zipf:0.9:Contiguous").layout, Layout::Contiguous);
+    assert_eq!(dist("zoned:80/20:20/80:scattered").layout, Layout::Scattered);
+}
+
 #[test]
 fn dry_run_text_says_where_the_hot_blocks_are() {
     // A normal distribution peaks at the region's middle.

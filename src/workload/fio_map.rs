@@ -67,6 +67,13 @@ const KNOWN: &[&str] = &[
     "norandommap",
     "fixedbufs",
     "registerfiles",
+    "sqthread_poll",
+    "sqthread_poll_cpu",
+    "hipri",
+    "cpus_allowed",
+    "cpus_allowed_policy",
+    "buffer_compress_percentage",
+    "dedupe_percentage",
 ];
 
 /// Most access lines one job may map to (bsrange makes one per size).
@@ -247,6 +254,14 @@ struct Job {
     arrivals: crate::workload::timing::Arrivals,
     /// fsync=N or fdatasync=N.
     sync: Option<super::ops::SyncEvery>,
+    /// sqthread_poll (with sqthread_poll_cpu) and hipri.
+    polling: super::polling::Polling,
+    /// cpus_allowed and cpus_allowed_policy.
+    cpus: Option<super::cpus::CpuList>,
+    cpus_policy: Option<super::cpus::CpuPolicy>,
+    /// buffer_compress_percentage and dedupe_percentage, percent.
+    compress: Option<f64>,
+    dedupe: Option<f64>,
 }
 
 /// The settings in force for a job, one per key, with alias keys folded.
@@ -339,6 +354,8 @@ impl Job {
         let qd = queue_depth(&set, &name, place.files, problems, notes);
         let end = run_end(&set, &name, kb_base, &lines, &place, problems, notes);
         refuse_what_lunmark_lacks(&set, &name, random, problems, notes);
+        let (cpus, cpus_policy) = pinning(&set, problems);
+        let (compress, dedupe) = data_reduction(&set, &lines, problems, notes);
         Job {
             line: section.line,
             numjobs,
@@ -360,9 +377,105 @@ impl Job {
             thinktime_blocks: set.number::<u32>("thinktime_blocks", problems).filter(|_| set.get("thinktime").is_some()),
             arrivals: arrivals(&set, problems),
             sync,
+            polling: polling(&set, problems),
+            cpus,
+            cpus_policy,
+            compress,
+            dedupe,
             name,
         }
     }
+}
+
+/// `sqthread_poll` (pinned by `sqthread_poll_cpu`) is `--sqpoll[=CPU]` and
+/// `hipri` is `--poll`: options of fio's io_uring engine (hipri also of
+/// pvsync2, whose polled preadv2 lunmark has not). Whether the device can poll
+/// is checked at the run, as for the flags.
+fn polling(set: &Settings, problems: &mut Problems) -> super::polling::Polling {
+    use super::polling::{Polling, SqPoll};
+    let engine = set.value("ioengine").map(|(_, v)| v.trim()).unwrap_or("psync");
+    let keys = ["sqthread_poll", "sqthread_poll_cpu", "hipri"];
+    if engine != "io_uring" {
+        for s in keys.iter().filter_map(|k| set.get(k)) {
+            let message = if s.key == "hipri" && engine == "pvsync2" {
+                "lunmark polls completions on io_uring only (--poll): use ioengine=io_uring with hipri".to_string()
+            } else {
+                format!("{} is an option of ioengine=io_uring only (lunmark's --sqpoll and --poll are io_uring's too)", s.key)
+            };
+            problems.push(s, message, true);
+        }
+        return Polling::default();
+    }
+    let sqpoll = set.switch("sqthread_poll", problems);
+    let cpu = set.number::<u32>("sqthread_poll_cpu", problems);
+    if let (Some(s), false) = (set.get("sqthread_poll_cpu"), sqpoll) {
+        problems.push(
+            s,
+            "pins the submission queue poller, but sqthread_poll is not set: add sqthread_poll=1, or drop it (fio ignores it then)",
+            true,
+        );
+    }
+    Polling { sqpoll: sqpoll.then(|| cpu.map_or(SqPoll::AnyCpu, SqPoll::Cpu)), poll: set.switch("hipri", problems) }
+}
+
+/// `cpus_allowed=0-3,8` is `--cpus` and `cpus_allowed_policy=shared|split` is
+/// `--cpus-policy` (split: worker i on the i-th CPU, round robin, as fio gives
+/// each job its own). Which CPUs the host has is checked at the run.
+fn pinning(set: &Settings, problems: &mut Problems) -> (Option<super::cpus::CpuList>, Option<super::cpus::CpuPolicy>) {
+    use super::cpus::{CpuList, CpuPolicy};
+    let cpus = set.value("cpus_allowed").and_then(|(s, v)| {
+        let v = v.trim();
+        CpuList::parse_syntax(v).map_err(|e| problems.push(s, e.replacen(&format!("--cpus {v}: "), "", 1), false)).ok()
+    });
+    let policy = set.value("cpus_allowed_policy").and_then(|(s, v)| match v.trim() {
+        "shared" => Some(CpuPolicy::Shared),
+        "split" => Some(CpuPolicy::Split),
+        other => {
+            problems.push(
+                s,
+                format!("'{other}' is not a policy: use shared (every job on all the CPUs) or split (each job on one)"),
+                false,
+            );
+            None
+        }
+    });
+    match (policy, set.get("cpus_allowed")) {
+        (Some(_), None) => {
+            let s = set.get("cpus_allowed_policy").expect("read above");
+            problems.push(s, "says how jobs share the CPUs of cpus_allowed, which is not set: add cpus_allowed=LIST, or drop it", true);
+            (cpus, None)
+        }
+        _ => (cpus, policy),
+    }
+}
+
+/// `buffer_compress_percentage` is `--compress` and `dedupe_percentage` is
+/// `--dedupe` (the profile's `[data]`). fio repeats whole write buffers;
+/// lunmark repeats units of the smallest write size, the same with one size.
+fn data_reduction(set: &Settings, lines: &[AccessLine], problems: &mut Problems, notes: &mut Notes) -> (Option<f64>, Option<f64>) {
+    let mut share = |key: &str, max: f64, why: &str| {
+        let (s, v) = set.value(key)?;
+        match v.trim().parse::<f64>() {
+            Ok(p) if (0.0..=max).contains(&p) => Some(p),
+            _ => {
+                problems.push(s, format!("'{}' is not a share from 0 to {max} percent{why}", v.trim()), false);
+                None
+            }
+        }
+    };
+    let compress =
+        share("buffer_compress_percentage", 99.0, " (lunmark's --compress keeps an 8-byte stamp in each unit, which does not compress)");
+    let dedupe = share("dedupe_percentage", 100.0, "");
+    let mut write_sizes: Vec<u64> = lines.iter().filter(|l| l.read < 100.0).map(|l| l.bs.get()).collect();
+    write_sizes.sort_unstable();
+    write_sizes.dedup();
+    if dedupe.is_some_and(|d| d > 0.0) && write_sizes.len() > 1 {
+        notes.push(format!(
+            "dedupe_percentage: fio repeats whole write buffers; lunmark repeats units of the smallest write size ({}) within each write",
+            Bytes(write_sizes[0])
+        ));
+    }
+    (compress.filter(|c| *c > 0.0), dedupe.filter(|d| *d > 0.0))
 }
 
 /// `fsync=N` and `fdatasync=N`: a sync after every N writes (0, fio's default, is none).
@@ -1048,6 +1161,27 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
     agree("verify", "verify", &|a, b| a.verify == b.verify);
     agree("fsync and fdatasync (lunmark syncs every job alike)", "fsync", &|a, b| a.sync == b.sync);
     agree("offset", "offset", &|a, b| a.offset == b.offset);
+    agree("sqthread_poll, sqthread_poll_cpu and hipri (lunmark sets up every ring alike)", "sqthread_poll", &|a, b| a.polling == b.polling);
+    agree("cpus_allowed and cpus_allowed_policy (lunmark pins every worker of the run alike)", "cpus_allowed", &|a, b| {
+        (&a.cpus, a.cpus_policy) == (&b.cpus, b.cpus_policy)
+    });
+    // Data content matters to the jobs that write; a job that only reads has none (in fio too).
+    let writers: Vec<&Job> = jobs.iter().filter(|j| j.lines.iter().any(|l| l.read < 100.0)).collect();
+    agree_among(
+        &writers,
+        "buffer_compress_percentage and dedupe_percentage (lunmark fills every write of the run alike)",
+        "buffer_compress_percentage",
+        &|a, b| (a.compress, a.dedupe) == (b.compress, b.dedupe),
+        problems,
+    );
+    for j in jobs.iter().filter(|j| (j.compress.is_some() || j.dedupe.is_some()) && !writers.iter().any(|w| std::ptr::eq(*w, *j))) {
+        notes.push(format!("job '{}' only reads: its buffer_compress_percentage and dedupe_percentage shape no data (as in fio)", j.name));
+    }
+    let data = writers.first().filter(|w| w.compress.is_some() || w.dedupe.is_some()).map(|w| super::reduction::DataReduction {
+        compress: w.compress.unwrap_or(0.0),
+        dedupe: w.dedupe.unwrap_or(0.0),
+        dedupe_unit: None,
+    });
     let sized: Vec<&Job> = jobs.iter().filter(|j| !j.targets.iter().all(|t| t.starts_with("null:"))).collect();
     agree_among(&sized, "the size of each target's region (size, filesize)", "size", &|a, b| a.file_size == b.file_size, problems);
     let files: Vec<&Job> = jobs.iter().filter(|j| j.file_engine.is_some()).collect();
@@ -1112,8 +1246,11 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         seed: first.seed,
         engine,
         buffered,
-        sqpoll: None,
-        poll: false,
+        sqpoll: first.polling.sqpoll,
+        poll: first.polling.poll,
+        cpus: first.cpus.clone(),
+        cpus_policy: first.cpus_policy,
+        data,
         verify: first.verify,
         // Distribution, think time and arrivals are the jobs' own (each group's).
         dist: None,
@@ -1378,6 +1515,50 @@ mod tests {
         }
         let p = map("[j]\nsize=1m\nrw=randread\nrandom_distribution=zipf:0.9\nthinktime=1ms\n").profile;
         assert_eq!(profile::parse(&profile::to_toml(&p), "round trip").unwrap(), p);
+    }
+
+    /// Polling, pinning and data reduction map to --sqpoll/--poll, --cpus/--cpus-policy
+    /// and --compress/--dedupe (a user's trial found them refused as unknown options).
+    #[test]
+    fn polling_pinning_and_data_reduction_map_to_the_flags() {
+        use crate::workload::cpus::{CpuList, CpuPolicy};
+        use crate::workload::polling::SqPoll;
+        let uring = "[j]\nioengine=io_uring\ndirect=1\nsize=1m\nrw=randwrite\nbs=4k\n";
+        let p = map(&format!("{uring}sqthread_poll=1\nsqthread_poll_cpu=1\nhipri\ncpus_allowed=0-1\ncpus_allowed_policy=split\nbuffer_compress_percentage=50\ndedupe_percentage=30\n")).profile;
+        assert_eq!((p.sqpoll, p.poll), (Some(SqPoll::Cpu(1)), true));
+        assert_eq!((p.cpus.clone(), p.cpus_policy), (Some(CpuList(vec![0, 1])), Some(CpuPolicy::Split)));
+        let d = p.data.clone().unwrap();
+        assert_eq!((d.compress, d.dedupe, d.dedupe_unit), (50.0, 30.0, None));
+        let back = profile::parse(&profile::to_toml(&p), "round trip").unwrap();
+        assert_eq!(back, p, "{}", profile::to_toml(&p));
+        assert!(profile::to_toml(&p).contains("cpus = \"0-1\""), "{}", profile::to_toml(&p));
+        // A bare sqthread_poll polls on any CPU; none of them is the default.
+        assert_eq!(map(&format!("{uring}sqthread_poll\n")).profile.sqpoll, Some(SqPoll::AnyCpu));
+        let p = map(uring).profile;
+        assert_eq!((p.sqpoll, p.poll, p.cpus, p.data), (None, false, None, None));
+        // What cannot map is named with its line and why.
+        for (job, line, says) in [
+            ("ioengine=libaio\nsqthread_poll=1\n", "line 3: sqthread_poll=1", "an option of ioengine=io_uring only"),
+            ("ioengine=pvsync2\nhipri\n", "line 3: hipri", "polls completions on io_uring only"),
+            ("ioengine=io_uring\nsqthread_poll_cpu=1\n", "line 3: sqthread_poll_cpu=1", "sqthread_poll is not set"),
+            ("cpus_allowed=3-1\n", "line 2: cpus_allowed=3-1", "the range 3-1 runs backwards"),
+            ("cpus_allowed=0,,1\n", "line 2: cpus_allowed=0,,1", "an entry between two commas"),
+            ("cpus_allowed=0\ncpus_allowed_policy=spread\n", "line 3: cpus_allowed_policy=spread", "use shared"),
+            ("cpus_allowed_policy=split\n", "line 2: cpus_allowed_policy=split", "cpus_allowed, which is not set"),
+            ("rw=write\nbuffer_compress_percentage=100\n", "line 3: buffer_compress_percentage=100", "from 0 to 99 percent"),
+            ("rw=write\ndedupe_percentage=x\n", "line 3: dedupe_percentage=x", "from 0 to 100 percent"),
+        ] {
+            let e = refused(&format!("[j]\n{job}size=1m\n"));
+            assert!(e.contains(line) && e.contains(says), "{job}: {e}");
+        }
+        // Held once per run: jobs must agree; a job that only reads has no data to shape.
+        let e = refused("[a]\nsize=1m\ncpus_allowed=0\n[b]\nsize=1m\ncpus_allowed=1\n");
+        assert!(e.contains("job 'b' differs from job 'a' in cpus_allowed"), "{e}");
+        let e = refused("[a]\nrw=write\nsize=1m\nbuffer_compress_percentage=50\n[b]\nrw=write\nsize=1m\n");
+        assert!(e.contains("differs from job 'a' in buffer_compress_percentage"), "{e}");
+        let i = map("[w]\nrw=write\nsize=1m\ndedupe_percentage=20\n[r]\nrw=read\nsize=1m\ndedupe_percentage=50\n");
+        assert_eq!(i.profile.data.as_ref().map(|d| d.dedupe), Some(20.0));
+        assert!(i.notes.iter().any(|n| n.contains("job 'r' only reads")), "{:?}", i.notes);
     }
 
     #[test]

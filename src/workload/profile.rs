@@ -70,6 +70,12 @@ pub struct Profile {
     /// Poll the device for completions (as --poll).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub poll: bool,
+    /// Pin the workers to these CPUs (as --cpus): "0-3,8".
+    #[serde(default, with = "super::cpus::opt_list_text", skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<super::cpus::CpuList>,
+    /// How pinned workers share them (as --cpus-policy): "shared" or "split".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus_policy: Option<super::cpus::CpuPolicy>,
     /// Check every byte read against what was written (as --verify).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify: bool,
@@ -180,6 +186,10 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
         return Err(ProfileError::NoPhases { origin: origin.to_string() });
     }
     if let Err(message) = profile.sync() {
+        return Err(ProfileError::Settings { origin: origin.to_string(), message });
+    }
+    if let (Some(policy), None) = (profile.cpus_policy, &profile.cpus) {
+        let message = format!("cpus_policy = \"{policy}\" says how workers share pinned CPUs: add cpus = \"LIST\" (for example \"0-3\")");
         return Err(ProfileError::Settings { origin: origin.to_string(), message });
     }
     for phase in &profile.phases {

@@ -363,3 +363,46 @@ fn separate_read_and_write_sizes_mix_as_in_fio() {
     assert_eq!((fio.1, fio.2), (4096.0, 65536.0));
     assert_eq!((lunmark.1, lunmark.2), (4096.0, 65536.0));
 }
+
+/// sqthread_poll with sqthread_poll_cpu, cpus_allowed with its policy, and
+/// buffer_compress_percentage and dedupe_percentage run as --sqpoll=CPU,
+/// --cpus/--cpus-policy and --compress/--dedupe (a user's trial found them
+/// refused); hipri on a file is refused by the run with the reason, as --poll is.
+#[test]
+fn polling_pinning_and_data_reduction_of_a_job_file_apply() {
+    let dir = shm_dir();
+    let f = fixture("poll-pin-reduce.fio");
+    let cpu = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
+    let cpu = cpu.trim().split([',', '-']).next().unwrap().to_string();
+    let json = dir.path().join("r.json");
+    let lunmark_in =
+        |args: &[&str]| lunmark().env("SCRATCH", dir.path()).env("CPU", &cpu).current_dir(dir.path()).args(args).output().unwrap();
+    let out = lunmark_in(&["run", "--fio", f.to_str().unwrap(), "--dry-run"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    for want in [format!("kernel thread on CPU {cpu}"), format!("worker 0 on CPU {cpu}"), "data: written units of 4k".to_string()] {
+        assert!(text.contains(&want), "'{want}' missing from:\n{text}");
+    }
+    let out = lunmark_in(&["run", "--fio", f.to_str().unwrap(), "-q", "--no-store", "--json", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    let n: u32 = cpu.parse().unwrap();
+    assert_eq!(r["workload"]["polling"]["sqpoll"], n, "{}", r["workload"]);
+    assert_eq!((&r["cpus"]["cpus"], &r["cpus"]["policy"]), (&serde_json::json!([n]), &serde_json::json!("split")));
+    assert_eq!(
+        (&r["workload"]["data"]["compress"], &r["workload"]["data"]["dedupe"]),
+        (&serde_json::json!(50.0), &serde_json::json!(30.0))
+    );
+    assert_eq!(r["points"][0]["summary"]["ios_written"], 2000);
+    // The flags replace what the job file says.
+    let out = lunmark_in(&["run", "--fio", f.to_str().unwrap(), "--cpus", &cpu, "--cpus-policy", "shared", "--dry-run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains(&format!("cpus: every worker pinned to CPUs {cpu} (--cpus-policy shared)")), "{}", stdout(&out));
+    // hipri maps to --poll, which a file cannot do: the run says why, before anything runs.
+    let job = dir.path().join("hipri.fio");
+    std::fs::write(&job, "[h]\nioengine=io_uring\ndirect=1\nfilename=${SCRATCH}/h.dat\nsize=1m\nhipri\nruntime=1\ntime_based\n").unwrap();
+    let out = lunmark_in(&["run", "--fio", job.to_str().unwrap(), "-q", "--no-store"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--poll"), "{}", stderr(&out));
+    assert!(!dir.path().join("h.dat").exists(), "nothing ran");
+}

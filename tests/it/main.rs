@@ -23,6 +23,7 @@ mod one_client_servers;
 mod ops;
 mod output_guard;
 mod per_worker;
+mod polish;
 mod polling;
 mod power;
 mod replay;
