@@ -707,7 +707,14 @@ pub fn execute_with(
     }
     let mut targets = targets?;
     let mut args = args;
-    let (profile, profile_name, told) = args.base_profile()?;
+    let (mut profile, profile_name, told) = args.base_profile()?;
+    // A profile's own targets take the placeholders as -t's do (issue 17): each rank its own.
+    let profile_targets =
+        crate::mpi::placeholders::expand_all(&profile.targets, place, "the profile's targets").map_err(anyhow::Error::msg);
+    if let Some(e) = cluster.get().agree("filling in the target placeholders", profile_targets.as_ref().err()) {
+        return Err(e);
+    }
+    profile.targets = profile_targets?;
     for t in told.iter().filter(|_| root) {
         if args.dry_run {
             println!("{t}");

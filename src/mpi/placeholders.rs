@@ -43,6 +43,12 @@ pub fn expand(uri: &str, place: &Place) -> Result<String, String> {
     Ok(out)
 }
 
+/// Every URI of `uris` expanded (the `-t` targets, or a profile's own `targets`);
+/// `whose` names where they came from in an error ("the profile's targets").
+pub fn expand_all(uris: &[String], place: &Place, whose: &str) -> Result<Vec<String>, String> {
+    uris.iter().map(|t| expand(t, place).map_err(|e| format!("{whose}: {e}"))).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,5 +62,15 @@ mod tests {
         assert_eq!(expand("mem:1g", &place).unwrap(), "mem:1g");
         assert!(expand("/x/{ranks}", &place).unwrap_err().contains("unknown placeholder {ranks}"));
         assert!(expand("/x/{rank", &place).unwrap_err().contains("without its"));
+    }
+
+    #[test]
+    fn a_list_is_expanded_whole_and_its_errors_say_whose_it_is() {
+        let place = Place { rank: 2, local_rank: 0, host: "n1".into() };
+        let uris = vec!["/d/a{rank}".to_string(), "mem:1m".to_string()];
+        assert_eq!(expand_all(&uris, &place, "the profile's targets").unwrap(), vec!["/d/a2", "mem:1m"]);
+        let bad = vec!["/d/{node}".to_string()];
+        let err = expand_all(&bad, &place, "the profile's targets").unwrap_err();
+        assert!(err.starts_with("the profile's targets: target /d/{node}: unknown placeholder {node}"), "{err}");
     }
 }

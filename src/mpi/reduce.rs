@@ -1,7 +1,9 @@
 //! Rank 0's reduction of a point: every rank's report merged into one point.
 //! Counts are summed and HDR histograms added (percentiles come from the merged
-//! histogram, never averaged); seconds are aligned by their index from each
-//! rank's start, which the barrier makes common; rates are taken as IOR does,
+//! histogram, never averaged); seconds are aligned on the earliest rank's start
+//! (a rank's second i is the job's second i + its start offset, rounded to
+//! whole seconds: the barrier keeps offsets to ms, so that is i), and each
+//! second's watts are every machine's summed; rates are taken as IOR does,
 //! over the span from the earliest start to the latest end of the ranks'
 //! measured intervals. CPU and power are taken once per machine (ranks grouped
 //! by kernel boot id), so ranks sharing a kernel are never counted twice.
@@ -55,14 +57,20 @@ pub fn merge_into(outcome: &mut PointOutcome, reports: &[RankReport]) -> Result<
     let groups_n = measured.iter().map(|m| m.by_group.len()).max().unwrap_or(0);
     let mut by_group = vec![Recorder::default(); groups_n];
     let mut seconds: std::collections::BTreeMap<u32, IntervalSlice> = Default::default();
-    for m in &measured {
+    for (r, m) in reports.iter().zip(&measured) {
         total += &m.total;
-        for (g, r) in m.by_group.iter().enumerate() {
-            by_group[g] += r;
+        for (g, rec) in m.by_group.iter().enumerate() {
+            by_group[g] += rec;
         }
+        let shift = second_shift(r, start);
         for s in &m.slices {
-            seconds.entry(s.index).or_insert_with(|| IntervalSlice::new(s.index)).merge(s);
+            let at = s.index + shift;
+            seconds.entry(at).or_insert_with(|| IntervalSlice::new(at)).merge(s);
         }
+    }
+    // Every second of the span has its row, as a single process's point has (a second no rank completed an I/O in is a zero row).
+    for i in 0..span_s.ceil() as u32 {
+        seconds.entry(i).or_insert_with(|| IntervalSlice::new(i));
     }
     let slices: Vec<IntervalSlice> = seconds.into_values().collect();
 
@@ -83,6 +91,11 @@ pub fn merge_into(outcome: &mut PointOutcome, reports: &[RankReport]) -> Result<
             abandoned: reports.iter().map(|r| r.abandoned_ios).sum(),
         },
     });
+    summary.intervals.retain(|i| i.t_s < span_s);
+    let watts = watts_by_second(reports, &machines, start);
+    for i in &mut summary.intervals {
+        i.watts = watts.get(&(i.t_s as u32)).copied();
+    }
     summary.power = power(reports, &machines, summary.iops, summary.mbps);
     summary.queue_depth = queue_depth(reports);
 
@@ -109,6 +122,7 @@ pub fn merge_into(outcome: &mut PointOutcome, reports: &[RankReport]) -> Result<
                 duration_s: secs,
                 status: status_name(r.status).into(),
                 reason: r.reason.clone(),
+                targets: r.targets.clone(),
             }
         })
         .collect();
@@ -123,6 +137,30 @@ pub fn merge_into(outcome: &mut PointOutcome, reports: &[RankReport]) -> Result<
     outcome.span = (start, end);
     outcome.measured = Measured { total, by_group, slices, usage };
     Ok(())
+}
+
+/// How many whole seconds after the earliest rank's start this rank's own second 0 began.
+fn second_shift(r: &RankReport, start: f64) -> u32 {
+    (r.span.0 - start).max(0.0).round() as u32
+}
+
+/// Each second's watts over all machines: every machine's (its lowest rank's
+/// reading: every rank on it read the same meter) summed, for the seconds every
+/// machine has a reading of; a second some machine has none of has no figure.
+fn watts_by_second(reports: &[RankReport], machines: &[MachineFigures], start: f64) -> std::collections::BTreeMap<u32, f64> {
+    let mut sums: std::collections::BTreeMap<u32, (f64, usize)> = Default::default();
+    for m in machines {
+        let Some(r) = reports.iter().find(|r| r.rank == m.ranks[0]) else { continue };
+        let shift = second_shift(r, start);
+        for s in &r.slices {
+            if let Some(w) = s.watts {
+                let e = sums.entry(s.index + shift).or_default();
+                e.0 += w;
+                e.1 += 1;
+            }
+        }
+    }
+    sums.into_iter().filter(|(_, (_, n))| *n == machines.len()).map(|(i, (w, _))| (i, w)).collect()
 }
 
 /// The queue depth asked for and held over all ranks: both summed, with each
@@ -223,6 +261,7 @@ fn power(reports: &[RankReport], machines: &[MachineFigures], iops: f64, mbps: f
 mod tests {
     use super::*;
     use crate::metrics::cpu::CpuUsage;
+    use crate::mpi::report::{WireHistogram, WireSlice};
     use crate::workload::Op;
 
     fn report(rank: u32, host: &str, boot: &str, lat: &[u64], start: f64) -> RankReport {
@@ -269,6 +308,71 @@ mod tests {
         assert_eq!(spread.machines[0].hosts, vec!["h1".to_string(), "h2".to_string()]);
         assert_eq!(s.cpu.busy_cpu_s, 1.0, "one machine's CPU counted once, from its lowest rank");
         assert_eq!(spread.ranks.iter().map(|r| r.ios_read + r.ios_written).sum::<u64>(), 1800);
+    }
+
+    /// `secs` one-second slices of 100 reads each, with `watts` as the machine's reading of each.
+    fn with_seconds(mut r: RankReport, secs: u32, watts: Option<f64>) -> RankReport {
+        r.slices = (0..secs)
+            .map(|i| {
+                let mut s = IntervalSlice::new(i);
+                for _ in 0..100 {
+                    s.record(Op::Read, 4096, 1000);
+                }
+                WireSlice {
+                    index: i,
+                    ios_read: s.ios_read,
+                    ios_written: 0,
+                    bytes_read: s.bytes_read,
+                    bytes_written: 0,
+                    ios_trimmed: 0,
+                    latency: WireHistogram::of(&s.latency),
+                    watts: watts.map(|w| w + i as f64),
+                }
+            })
+            .collect();
+        r
+    }
+
+    /// Per-second rows: counts summed over all ranks second by second, and
+    /// watts summed over machines (once per machine: its lowest rank's reading,
+    /// never each rank's), with each rank's targets beside its figures.
+    #[test]
+    fn seconds_sum_counts_over_ranks_and_watts_over_machines() {
+        let mut reports = vec![
+            with_seconds(report(0, "h1", "boot-a", &[1000; 10], 50.0), 2, Some(100.0)),
+            with_seconds(report(1, "h1", "boot-a", &[1000; 10], 50.002), 2, Some(999.0)),
+            with_seconds(report(2, "h2", "boot-b", &[1000; 10], 50.004), 2, Some(40.0)),
+        ];
+        for r in &mut reports {
+            r.targets = vec![format!("/dev/shm/lun{}", r.rank)];
+        }
+        let mut out = report_outcome();
+        merge_into(&mut out, &reports).unwrap();
+        let rows = &out.point.summary.intervals;
+        assert_eq!(rows.iter().map(|i| i.t_s).collect::<Vec<_>>(), vec![0.0, 1.0, 2.0], "span 2.006 s: three rows");
+        assert!((rows[0].iops - 300.0).abs() < 1e-9, "three ranks' 100 I/Os of second 0: {}", rows[0].iops);
+        assert_eq!(rows.iter().map(|i| i.watts).collect::<Vec<_>>(), vec![Some(140.0), Some(142.0), None]);
+        let ranks = &out.point.mpi.as_ref().unwrap().ranks;
+        assert_eq!(ranks.iter().map(|r| r.targets.join(",")).collect::<Vec<_>>(), vec!["/dev/shm/lun0", "/dev/shm/lun1", "/dev/shm/lun2"]);
+        // A machine without a reading leaves the seconds without a sum, not a smaller one.
+        reports[2] = with_seconds(report(2, "h2", "boot-b", &[1000; 10], 50.004), 2, None);
+        let mut out = report_outcome();
+        merge_into(&mut out, &reports).unwrap();
+        assert!(out.point.summary.intervals.iter().all(|i| i.watts.is_none()));
+    }
+
+    /// A rank that started whole seconds after the earliest has its seconds
+    /// placed where they fell in the job's time, not on the earliest's.
+    #[test]
+    fn a_late_rank_s_seconds_are_aligned_on_the_job_s_clock() {
+        let reports = vec![
+            with_seconds(report(0, "h1", "b", &[1000; 10], 10.0), 3, None),
+            with_seconds(report(1, "h2", "b", &[1000; 10], 11.0), 2, None),
+        ];
+        let mut out = report_outcome();
+        merge_into(&mut out, &reports).unwrap();
+        let ios: Vec<f64> = out.point.summary.intervals.iter().map(|i| i.iops * i.duration_s).collect();
+        assert_eq!(ios, vec![100.0, 200.0, 200.0], "rank 1's second 0 is the job's second 1");
     }
 
     /// A rank's row counts trims in its `iops` as the summary does, and syncs in neither.

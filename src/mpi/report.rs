@@ -110,6 +110,9 @@ pub struct WireSlice {
     pub bytes_written: u64,
     pub ios_trimmed: u64,
     pub latency: WireHistogram,
+    /// The rank's machine's average watts in this second, when power was measured.
+    #[serde(default)]
+    pub watts: Option<f64>,
 }
 
 /// Everything one rank tells rank 0 about one point.
@@ -135,6 +138,9 @@ pub struct RankReport {
     /// The rank's requested and held queue depth (summed over ranks by rank 0).
     #[serde(default)]
     pub queue_depth: Option<crate::results::per_worker::QueueDepth>,
+    /// The targets this rank ran the point on, its placeholders filled in.
+    #[serde(default)]
+    pub targets: Vec<String>,
 }
 
 impl RankReport {
@@ -162,6 +168,8 @@ impl RankReport {
                     bytes_written: x.bytes_written,
                     ios_trimmed: x.ios_trimmed,
                     latency: WireHistogram::of(&x.latency),
+                    // The power meter put each second's watts in the summary's intervals, by their start.
+                    watts: s.intervals.iter().find(|i| i.t_s == x.index as f64).and_then(|i| i.watts),
                 })
                 .collect(),
             usage: m.usage.clone(),
@@ -171,6 +179,7 @@ impl RankReport {
             abandoned_ios: s.abandoned_ios,
             stall_reason: s.stall_reason.clone(),
             queue_depth: s.queue_depth.clone(),
+            targets: o.point.workload.as_ref().map(|w| w.targets.clone()).unwrap_or_default(),
         }
     }
 

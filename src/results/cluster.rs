@@ -42,6 +42,10 @@ pub struct RankFigures {
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The targets this rank ran the point on, placeholders filled in (the
+    /// result's `targets` describe rank 0's). Absent in results of older versions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<String>,
 }
 
 /// One machine (one kernel): CPU and power measured once, whatever the number of ranks on it.

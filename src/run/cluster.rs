@@ -53,6 +53,33 @@ pub trait Cluster {
     }
 }
 
+/// Under a cluster, a signal that ends a point is how the launcher ends the job
+/// when a process died (Open MPI's mpirun sends SIGTERM, then SIGKILL a second
+/// later): the reduction that follows may never come back. So the root keeps
+/// the points finished so far first, marked interrupted, through the observer
+/// that keeps results; when the reduction does come back (a Ctrl-C every rank
+/// saw), the run goes on and keeps its full result over this one.
+pub fn keep_before_reduction(
+    cluster: &dyn Cluster,
+    point: &PointOutcome,
+    index: usize,
+    result: &crate::results::model::RunResult,
+    observer: &mut dyn super::RunObserver,
+) {
+    if point.status != crate::results::model::Status::Interrupted || cluster.facts().is_none() || !cluster.is_root() {
+        return;
+    }
+    let mut kept = result.clone();
+    kept.status = crate::results::model::Status::Interrupted;
+    kept.status_reason = Some(format!(
+        "{} during point {}, whose figures were not merged across the ranks (mpirun ends every rank this way when one dies): \
+         the points before it are kept",
+        super::signals::reason(),
+        index + 1
+    ));
+    observer.point_finished(&kept);
+}
+
 /// One process on its own: every hook does nothing.
 pub struct Solo;
 

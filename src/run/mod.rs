@@ -274,6 +274,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 },
             );
             meter.finish(sampling, &mut outcome);
+            cluster::keep_before_reduction(cluster, &outcome, i, &result, observer);
             // Under MPI every rank's figures are merged into rank 0's outcome, and all take the point's overall status.
             cluster.reduce_point(i, &mut outcome);
             // The raw figures served the reduction: freed here rather than kept through the repeats.

@@ -407,3 +407,152 @@ fn ranks_on_namespace_hosts_are_told_apart_and_grouped_by_machine() {
     drop(hosts);
     assert_eq!(std::fs::read_to_string("/etc/hosts").unwrap().matches(&a).count(), 0, "/etc/hosts restored");
 }
+
+/// Per-second rows under MPI: every second of the span is one row whose counts
+/// are all ranks' summed, and whose watts are the machine's reading taken once
+/// (its lowest rank's: here each rank's meter reads 100 W plus its rank, so
+/// rank 0's 100 W, never 303 W). Each rank's row names the targets it ran.
+#[test]
+fn intervals_sum_the_ranks_and_carry_each_machine_s_watts_once() {
+    let dir = shm_dir();
+    let target = format!("{}/lun{{rank}}", dir.path().display());
+    let json = dir.path().join("r.json");
+    let json_s = json.display().to_string();
+    let meter = "echo $((100 + OMPI_COMM_WORLD_RANK)) W";
+    let args = ["-t", &target, "--size", "8m", "--bs", "4k", "--qd", "2", "--time", "3s", "--ramp", "0s", "--power-cmd", meter];
+    let Some(out) = run_ranks(3, &[], &[args.as_slice(), &["--no-store", "-q", "--json", &json_s]].concat()) else { return };
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    let p = &r["points"][0];
+    let s = &p["summary"];
+    let rows = s["intervals"].as_array().unwrap();
+    let span = p["mpi"]["span_s"].as_f64().unwrap();
+    assert_eq!(rows.len() as f64, span.ceil(), "one row per second of the span {span} s: {rows:?}");
+    let total = s["ios_read"].as_u64().unwrap() + s["ios_written"].as_u64().unwrap();
+    let by_second: f64 = rows.iter().map(|i| i["iops"].as_f64().unwrap() * i["duration_s"].as_f64().unwrap()).sum();
+    assert!((by_second - total as f64).abs() < 1e-6 * total as f64, "seconds hold every rank's I/Os: {by_second} vs {total}");
+    let watts: Vec<f64> = rows.iter().filter_map(|i| i["watts"].as_f64()).collect();
+    assert!(!watts.is_empty(), "the seconds carry watts under MPI: {rows:?}");
+    assert!(watts.iter().all(|w| (w - 100.0).abs() < 0.5), "one machine's reading, rank 0's, once: {watts:?}");
+    assert!((s["power"]["avg_watts"].as_f64().unwrap() - 100.0).abs() < 0.5, "{}", s["power"]);
+    let ranks = p["mpi"]["ranks"].as_array().unwrap();
+    for (i, rank) in ranks.iter().enumerate() {
+        let want = format!("{}/lun{i}", dir.path().display());
+        assert_eq!(rank["targets"], serde_json::json!([want]), "rank {i} lists its own target");
+    }
+}
+
+/// A profile's own targets take {rank} as -t does: each rank its own file;
+/// an unknown placeholder in them is refused, naming the profile's targets.
+#[test]
+fn a_profile_s_own_targets_take_the_placeholders() {
+    let dir = shm_dir();
+    let write_profile = |target: &str| {
+        let profile = dir.path().join("p.toml");
+        std::fs::write(
+            &profile,
+            format!(
+                "name = \"own-targets\"\ndescription = \"a profile naming its targets\"\nsize = \"8m\"\ntargets = [\"{target}\"]\n\
+                 [[phases]]\nname = \"main\"\n[[phases.groups]]\nname = \"g\"\nworkers = 1\nqd = 2\n\
+                 access = [{{ share = 100.0, bs = \"4k\", read = 100.0, random = 100.0 }}]\n"
+            ),
+        )
+        .unwrap();
+        profile.display().to_string()
+    };
+    let profile = write_profile(&format!("{}/own{{rank}}", dir.path().display()));
+    let json = dir.path().join("r.json");
+    let json_s = json.display().to_string();
+    let args = ["--profile-file", &profile, "--time", "1s", "--ramp", "0s", "--no-store", "-q", "--json", &json_s];
+    let Some(out) = run_ranks(3, &[], &args) else { return };
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    for i in 0..3 {
+        let file = format!("{}/own{i}", dir.path().display());
+        assert!(Path::new(&file).exists(), "rank {i} used its own file {file}");
+        assert_eq!(r["points"][0]["mpi"]["ranks"][i]["targets"], serde_json::json!([file]));
+    }
+    assert!(!dir.path().join("own{rank}").exists(), "no file named after the unfilled placeholder");
+    let bad = write_profile(&format!("{}/own{{node}}", dir.path().display()));
+    let Some(out) = run_ranks(3, &[], &["--profile-file", &bad, "--time", "1s", "--no-store", "-q"]) else { return };
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("the profile's targets") && err.contains("unknown placeholder {node}"), "{err}");
+    assert_eq!(err.matches("error:").count(), 1, "said once: {err}");
+}
+
+/// The pid of the rank `rank` among the children of `mpirun` (read from /proc:
+/// each rank's environment holds its OMPI_COMM_WORLD_RANK).
+fn rank_pid(mpirun: u32, rank: u32) -> Option<i32> {
+    let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+    for e in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        // The parent pid is the second field after the parenthesised command name.
+        let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)).and_then(|p| p.parse::<u32>().ok());
+        if ppid != Some(mpirun) {
+            continue;
+        }
+        let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        if env.split(|&b| b == 0).any(|v| v == want.as_bytes()) {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+/// Rank 1 is killed (SIGKILL) during point 2 of a 3-point sweep: mpirun tears
+/// the job down, and the store still holds point 1, in a result that says
+/// it did not complete.
+#[test]
+fn a_killed_rank_leaves_the_finished_points_in_the_store() {
+    let dir = shm_dir();
+    let Some(mut c) = mpirun() else { return };
+    let target = format!("{}/lun{{rank}}", dir.path().display());
+    let (json, store) = (dir.path().join("r.json"), dir.path().join("s.db"));
+    let mut child = c
+        .args(["-np", "3", lunmark_bin(), "--store"])
+        .arg(&store)
+        .args(["run", "-t", &target, "--size", "8m", "--bs", "4k", "--sweep", "qd=1,2,4", "--time", "3s", "--ramp", "0s", "-q"])
+        .arg("--json")
+        .arg(&json)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Point 1 is kept (the JSON is rewritten after each point): rank 1 dies a second into point 2.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let points_kept = || -> usize {
+        let kept = std::fs::read(&json).ok().and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+        kept.and_then(|r| r["points"].as_array().map(Vec::len)).unwrap_or(0)
+    };
+    while points_kept() < 1 {
+        assert!(std::time::Instant::now() < deadline, "point 1 never finished");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    let pid = rank_pid(child.id(), 1).expect("rank 1 is a child of mpirun");
+    // SAFETY: kill(2) on a rank of the mpirun this test started, by its pid.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    let waited = std::time::Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > waited {
+            let _ = child.kill();
+            panic!("mpirun did not end after rank 1 was killed");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success(), "the job ended in error");
+    let listed = crate::common::lunmark().arg("--store").arg(&store).args(["results", "list", "--format", "json"]).output().unwrap();
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let runs = listed.as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{listed}");
+    assert_eq!(runs[0]["points"], 1, "point 1 is stored: {listed}");
+    assert_eq!(runs[0]["status"], "interrupted", "the result says it did not complete: {listed}");
+    // The JSON was kept alike, saying which point the job ended in.
+    let r = read_json(&json);
+    assert_eq!(r["points"].as_array().unwrap().len(), 1);
+    let reason = r["status_reason"].as_str().unwrap();
+    assert!(reason.contains("during point 2"), "{reason}");
+}
