@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use io_uring::{opcode, types, IoUring};
 
-use super::{BufferPool, Completion, Engine, IoRequest};
+use super::{BufferPool, Capabilities, Completion, Engine, EngineKind, IoRequest};
 use crate::workload::polling::{Polling, SqPoll};
 use crate::workload::Op;
 
@@ -150,6 +150,11 @@ impl UringEngine {
         Ok(engine)
     }
 
+    /// A worker's slots must fit in one ring; it polls; it reaches files and
+    /// devices through descriptors, direct or buffered.
+    pub const CAPABILITIES: Capabilities =
+        Capabilities { max_in_flight: Some(MAX_ENTRIES), max_qd: None, polling: true, direct_or_buffered: true };
+
     fn pool(&self) -> &BufferPool {
         self.pool.as_ref().expect("buffer pool present until drop")
     }
@@ -178,8 +183,8 @@ fn polled_ring(entries: u32, polling: Polling) -> io::Result<IoUring> {
 }
 
 impl Engine for UringEngine {
-    fn name(&self) -> &'static str {
-        "io_uring"
+    fn kind(&self) -> EngineKind {
+        EngineKind::IoUring
     }
 
     #[inline]
@@ -242,7 +247,7 @@ impl Engine for UringEngine {
                 }
                 continue;
             }
-            out.push(Completion { slot: cqe.user_data() as u32, result: cqe.result() as i64, from_cache: None });
+            out.push(Completion { slot: cqe.user_data() as u32, result: cqe.result() as i64 });
         }
         self.in_flight -= out.len() - before;
         Ok(())
