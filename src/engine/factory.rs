@@ -61,7 +61,13 @@ pub fn cache_slots(targets: &[&OpenTarget], user_slots: u32) -> u32 {
 
 /// The engine of `kind` alone. Every target must be of a kind that engine
 /// takes (`kind_of` checked it); one that is not is refused, not misused.
-fn build_plain(kind: EngineKind, targets: &[&OpenTarget], pool: BufferPool, connections: u32, polling: Polling) -> io::Result<Box<dyn Engine>> {
+fn build_plain(
+    kind: EngineKind,
+    targets: &[&OpenTarget],
+    pool: BufferPool,
+    connections: u32,
+    polling: Polling,
+) -> io::Result<Box<dyn Engine>> {
     match kind {
         EngineKind::Iscsi => {
             let uris = targets.iter().map(|t| remote(t).ok_or_else(|| wrong(kind, t))).collect::<io::Result<Vec<String>>>()?;
@@ -163,7 +169,8 @@ mod tests {
     #[test]
     fn a_kind_that_cannot_reach_a_target_is_refused_not_misused() {
         let opened = open(&["mem:1m"]);
-        let e = build(EngineKind::Psync, &[&opened[0]], pool(), 1, 4, Polling::default()).err().expect("psync has no descriptor of a mem: LUN");
+        let e =
+            build(EngineKind::Psync, &[&opened[0]], pool(), 1, 4, Polling::default()).err().expect("psync has no descriptor of a mem: LUN");
         assert_eq!(e.to_string(), "mem:1m: the psync engine cannot reach this target");
         let e = build(EngineKind::Null, &[&opened[0]], pool(), 1, 4, Polling::default()).err().unwrap();
         assert!(e.to_string().contains("the null engine cannot reach"), "{e}");

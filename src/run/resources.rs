@@ -11,9 +11,9 @@ use std::fmt::Write;
 use thiserror::Error;
 
 use super::plan::RunPlan;
-use crate::engine::EngineKind;
 use crate::engine::cache::config::{frames_for, CacheConfig};
 use crate::engine::uring;
+use crate::engine::EngineKind;
 use crate::metrics::LatencyHistogram;
 use crate::target::{self, region, TargetUri};
 use crate::workload::{RunLength, WorkloadSpec};
@@ -94,8 +94,11 @@ pub fn point(spec: &WorkloadSpec, extras: Extras) -> Estimate {
         let bs = g.access.iter().map(|l| l.bs.get()).max().unwrap_or(PAGE).max(1).div_ceil(PAGE) * PAGE;
         buffers = buffers.saturating_add(workers.saturating_mul(slots).saturating_mul(bs));
         how_buffers.push(format!("{workers} worker(s) x {slots} slot(s) x {}", human(bs)));
-        let uring =
-            spec.group_targets(g).iter().filter_map(|&i| uris.get(i).cloned().flatten()).any(|u| EngineKind::for_uri(&u, spec.engine) == EngineKind::IoUring);
+        let uring = spec
+            .group_targets(g)
+            .iter()
+            .filter_map(|&i| uris.get(i).cloned().flatten())
+            .any(|u| EngineKind::for_uri(&u, spec.engine) == EngineKind::IoUring);
         if uring {
             rings = rings.saturating_add(workers.saturating_mul(uring::ring_bytes(uring::ring_entries(slots as usize))));
         }
@@ -212,8 +215,10 @@ pub fn preflight(plan: &RunPlan, extras: Extras) -> Result<(), ResourceError> {
         for p in &plan.points {
             let s = &p.spec;
             for g in &s.groups {
-                let uring =
-                    s.group_targets(g).iter().any(|&i| target::parse(&s.targets[i]).is_ok_and(|u| EngineKind::for_uri(&u, s.engine) == EngineKind::IoUring));
+                let uring = s
+                    .group_targets(g)
+                    .iter()
+                    .any(|&i| target::parse(&s.targets[i]).is_ok_and(|u| EngineKind::for_uri(&u, s.engine) == EngineKind::IoUring));
                 let base = g.qd as u64 * s.targets_per_worker(g) as u64;
                 let extra = base.clamp(4, 64);
                 if uring && base + extra > uring::MAX_ENTRIES as u64 {
@@ -242,8 +247,10 @@ pub fn mappings(spec: &WorkloadSpec) -> (u64, u64) {
     let (mut workers, mut maps) = (0u64, MAPS_BASE);
     for g in &spec.groups {
         let w = spec.group_workers(g) as u64;
-        let uring =
-            spec.group_targets(g).iter().any(|&i| target::parse(&spec.targets[i]).is_ok_and(|u| EngineKind::for_uri(&u, spec.engine) == EngineKind::IoUring));
+        let uring = spec
+            .group_targets(g)
+            .iter()
+            .any(|&i| target::parse(&spec.targets[i]).is_ok_and(|u| EngineKind::for_uri(&u, spec.engine) == EngineKind::IoUring));
         workers += w;
         maps = maps.saturating_add(w.saturating_mul(MAPS_PER_WORKER + if uring { MAPS_PER_RING } else { 0 }));
     }

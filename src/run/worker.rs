@@ -202,8 +202,8 @@ pub fn run_worker(
         plan.access.iter().map(|l| l.bs.get()).max().unwrap_or(4096).max(plan.replay.as_ref().map_or(0, |r| r.max_len as u64)) as usize;
     let extra = factory::cache_slots(&mine, nslots);
     let pool = BufferPool::new((nslots + extra) as usize, max_bs, plan.seed ^ plan.index as u64);
-    let engine = factory::kind_of(&mine, plan.engine)
-        .and_then(|kind| factory::build(kind, &mine, pool, plan.connections, nslots, plan.polling));
+    let engine =
+        factory::kind_of(&mine, plan.engine).and_then(|kind| factory::build(kind, &mine, pool, plan.connections, nslots, plan.polling));
     // Every worker reaches the start gate, even a failed one, so nobody waits
     // forever (a panic before this point drops the ticket, which counts too).
     let t0 = ticket.wait_for_start();
@@ -402,8 +402,11 @@ impl<'a> WorkerLoop<'a> {
         if let Some(Err(e)) = self.verifier.as_mut().map(|v| v.flush_journal()) {
             return Err(self.fail(format!("writing the verify journal failed: {e}"), Instant::now()));
         }
-        let wait =
-            if self.paced && !self.idle.is_empty() { self.gen.wait(&self.pacer, Instant::now(), WAIT_SLICE).min(WAIT_SLICE) } else { WAIT_SLICE };
+        let wait = if self.paced && !self.idle.is_empty() {
+            self.gen.wait(&self.pacer, Instant::now(), WAIT_SLICE).min(WAIT_SLICE)
+        } else {
+            WAIT_SLICE
+        };
         if self.in_flight == 0 && self.paced {
             std::thread::sleep(wait);
         } else if let Err(e) = self.engine.reap(1, Some(wait), &mut self.done) {
