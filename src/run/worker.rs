@@ -230,10 +230,10 @@ pub fn run_worker(
             break at;
         }
     };
+    // Dropping the engine (in `finish`) with I/Os still in flight is safe: each
+    // engine keeps (leaks) the buffers the kernel or its library may still write
+    // into, and closes its ring or connections, which cancels what the target holds.
     w.finish(stopped_at)
-    // Dropping the engine with I/Os still in flight is safe: each engine keeps
-    // (leaks) the buffers the kernel or its library may still write into, and
-    // closes its ring or connections, which cancels what the target holds.
 }
 
 /// Records why a worker failed and stops every worker: the one place a
