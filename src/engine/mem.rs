@@ -7,7 +7,7 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{BufferPool, Completion, Engine, IoRequest};
+use super::{BufferPool, Capabilities, Completion, Engine, EngineKind, IoRequest};
 use crate::workload::Op;
 
 pub use crate::target::mem_lun::MemLun;
@@ -25,6 +25,9 @@ impl MemEngine {
         MemEngine { luns: Some(luns), pool, done }
     }
 
+    /// Every I/O completes at queue time: no depth limit, nothing to poll, no page cache.
+    pub const CAPABILITIES: Capabilities = Capabilities { max_in_flight: None, max_qd: None, polling: false, direct_or_buffered: false };
+
     /// The engine of null: targets: every I/O completes at once, no bytes move.
     pub fn null(pool: BufferPool) -> Self {
         let done = VecDeque::with_capacity(pool.slots());
@@ -33,18 +36,18 @@ impl MemEngine {
 }
 
 impl Engine for MemEngine {
-    fn name(&self) -> &'static str {
+    fn kind(&self) -> EngineKind {
         if self.luns.is_some() {
-            "mem"
+            EngineKind::Mem
         } else {
-            "null"
+            EngineKind::Null
         }
     }
 
     #[inline]
     fn queue(&mut self, req: IoRequest) -> io::Result<()> {
         let Some(luns) = &self.luns else {
-            self.done.push_back(Completion { slot: req.slot, result: req.len as i64, from_cache: None });
+            self.done.push_back(Completion { slot: req.slot, result: req.len as i64 });
             return Ok(());
         };
         let lun = &luns[req.target as usize];
@@ -67,7 +70,7 @@ impl Engine for MemEngine {
             (true, Op::Read | Op::Write) => req.len as i64,
             (true, _) => 0,
         };
-        self.done.push_back(Completion { slot: req.slot, result, from_cache: None });
+        self.done.push_back(Completion { slot: req.slot, result });
         Ok(())
     }
 

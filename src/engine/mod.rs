@@ -14,7 +14,9 @@ use crate::workload::Op;
 
 pub mod buffers;
 pub mod cache;
+pub mod factory;
 pub mod iscsi;
+pub mod kind;
 pub mod mem;
 pub mod nbd;
 pub mod ops;
@@ -22,6 +24,7 @@ pub mod psync;
 pub mod uring;
 
 pub use buffers::BufferPool;
+pub use kind::{Capabilities, EngineKind};
 
 /// One I/O for an engine: which slot (and so which buffer), which of the
 /// worker's targets, and where.
@@ -40,12 +43,25 @@ pub struct IoRequest {
 pub struct Completion {
     pub slot: u32,
     pub result: i64,
-    /// Behind a cache tier: whether the cache served it (None: no cache).
-    pub from_cache: Option<bool>,
+}
+
+/// Behind a cache tier, what served a completed I/O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheOutcome {
+    /// The cache did, without touching the target.
+    Hit,
+    /// The target did (a read that missed, a write sent on to the target).
+    Miss,
 }
 
 pub trait Engine {
-    fn name(&self) -> &'static str;
+    /// Which engine this is (a cache tier answers for the engine behind it).
+    fn kind(&self) -> EngineKind;
+
+    /// What it can do: its kind's declared capabilities.
+    fn capabilities(&self) -> Capabilities {
+        self.kind().capabilities()
+    }
 
     /// Prepares one I/O. Writes take their data from `buffers().slot(req.slot)`;
     /// reads land there. The slot's buffer must not be touched until the
@@ -63,6 +79,21 @@ pub trait Engine {
     /// engine still owes the target (a write-back cache's dirty blocks).
     fn finish(&mut self) -> io::Result<()> {
         Ok(())
+    }
+
+    /// True for a cache tier: the worker then asks `cache_outcomes` after each reap.
+    fn has_cache(&self) -> bool {
+        false
+    }
+
+    /// Behind a cache tier: what served each completion of the last `reap`,
+    /// `outcomes[k]` for `done[k]` (None: an I/O that is no hit or miss, a
+    /// trim or a sync). Called once per reap, before any slot is queued again.
+    /// `outcomes` is cleared first; it never grows past its capacity when
+    /// that holds every slot.
+    fn cache_outcomes(&self, done: &[Completion], outcomes: &mut Vec<Option<CacheOutcome>>) {
+        let _ = done;
+        outcomes.clear();
     }
 }
 

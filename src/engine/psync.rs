@@ -7,7 +7,7 @@ use std::io;
 use std::os::fd::RawFd;
 use std::time::Duration;
 
-use super::{BufferPool, Completion, Engine, IoRequest};
+use super::{BufferPool, Capabilities, Completion, Engine, EngineKind, IoRequest};
 use crate::workload::Op;
 
 pub struct PsyncEngine {
@@ -24,11 +24,15 @@ impl PsyncEngine {
         let devices = fds.iter().map(|&fd| super::ops::is_block_device(fd)).collect();
         PsyncEngine { fds, devices, pool, queued: VecDeque::new() }
     }
+
+    /// One blocking call at a time per target; files and devices through
+    /// descriptors, direct or buffered; no ring to poll.
+    pub const CAPABILITIES: Capabilities = Capabilities { max_in_flight: None, max_qd: Some(1), polling: false, direct_or_buffered: true };
 }
 
 impl Engine for PsyncEngine {
-    fn name(&self) -> &'static str {
-        "psync"
+    fn kind(&self) -> EngineKind {
+        EngineKind::Psync
     }
 
     fn queue(&mut self, req: IoRequest) -> io::Result<()> {
@@ -48,17 +52,17 @@ impl Engine for PsyncEngine {
                     Op::Write => libc::pwrite(fd, buf, req.len as usize, req.offset as libc::off_t),
                     Op::Trim => {
                         let r = super::ops::trim(fd, self.devices[req.target as usize], req.offset, req.len);
-                        out.push(Completion { slot: req.slot, result: r, from_cache: None });
+                        out.push(Completion { slot: req.slot, result: r });
                         continue;
                     }
                     Op::Sync | Op::DataSync => {
-                        out.push(Completion { slot: req.slot, result: super::ops::sync(fd, req.op == Op::DataSync), from_cache: None });
+                        out.push(Completion { slot: req.slot, result: super::ops::sync(fd, req.op == Op::DataSync) });
                         continue;
                     }
                 }
             };
             let result = if n < 0 { -(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) as i64) } else { n as i64 };
-            out.push(Completion { slot: req.slot, result, from_cache: None });
+            out.push(Completion { slot: req.slot, result });
         }
         Ok(())
     }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use io_uring::{opcode, types, IoUring};
 
-use super::{BufferPool, Completion, Engine, IoRequest};
+use super::{BufferPool, Capabilities, Completion, Engine, EngineKind, IoRequest};
 use crate::workload::polling::{Polling, SqPoll};
 use crate::workload::Op;
 
@@ -152,6 +152,11 @@ impl UringEngine {
         Ok(engine)
     }
 
+    /// A worker's slots must fit in one ring; it polls; it reaches files and
+    /// devices through descriptors, direct or buffered.
+    pub const CAPABILITIES: Capabilities =
+        Capabilities { max_in_flight: Some(MAX_ENTRIES), max_qd: None, polling: true, direct_or_buffered: true };
+
     /// Submits what is queued and collects the completions that are already
     /// done, without sleeping: one io_uring_enter with GETEVENTS and
     /// min_complete 0, as fio's io_uring engine does on every submit. With
@@ -202,8 +207,8 @@ fn polled_ring(entries: u32, polling: Polling) -> io::Result<IoUring> {
 }
 
 impl Engine for UringEngine {
-    fn name(&self) -> &'static str {
-        "io_uring"
+    fn kind(&self) -> EngineKind {
+        EngineKind::IoUring
     }
 
     #[inline]
@@ -272,7 +277,7 @@ impl Engine for UringEngine {
                 }
                 continue;
             }
-            out.push(Completion { slot: cqe.user_data() as u32, result: cqe.result() as i64, from_cache: None });
+            out.push(Completion { slot: cqe.user_data() as u32, result: cqe.result() as i64 });
         }
         self.in_flight -= out.len() - before;
         Ok(())

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use thiserror::Error;
 
-use crate::engine::uring;
+use crate::engine::{uring, EngineKind};
 use crate::results::pass::{self, Criterion, PassError};
 use crate::results::repeats::Pick;
 use crate::target::{self, Target, TargetUri, UriError};
@@ -95,22 +95,6 @@ pub enum PlanError {
     RingTooSmall { group: String, qd: u32, targets: usize, slots: u64, max: u32, max_qd: u64 },
 }
 
-/// The engine family a target URI runs through, given the user's choice.
-pub fn engine_for(uri: &TargetUri, choice: EngineChoice) -> &'static str {
-    match uri {
-        TargetUri::Mem(_) => "mem",
-        TargetUri::Null(_) => "null",
-        TargetUri::Nbd(_) => "nbd",
-        TargetUri::Iscsi(_) => "iscsi",
-        TargetUri::File(_) | TargetUri::Device(_) => match choice {
-            EngineChoice::Psync => "psync",
-            EngineChoice::IoUring => "io_uring",
-            EngineChoice::Auto if uring::available() => "io_uring",
-            EngineChoice::Auto => "psync",
-        },
-    }
-}
-
 /// The engine names a workload uses, joined ("io_uring", "mem"). For a
 /// workload read back from a result; a planned point knows its targets' kinds
 /// (`PlannedPoint::engine_name`).
@@ -121,7 +105,7 @@ pub fn engine_name(spec: &WorkloadSpec) -> String {
 
 /// The engine names of these targets, joined.
 fn engines(targets: &[Target], choice: EngineChoice) -> String {
-    let mut names: Vec<&str> = targets.iter().map(|t| engine_for(&t.uri, choice)).collect();
+    let mut names: Vec<&str> = targets.iter().map(|t| EngineKind::for_uri(&t.uri, choice).name()).collect();
     names.sort();
     names.dedup();
     names.join("+")
@@ -140,31 +124,36 @@ pub fn effective(mut spec: WorkloadSpec, targets: &[Target]) -> Result<(Workload
     let mut warnings = Vec::new();
     let groups = spec.groups.clone();
     for (gi, g) in groups.iter().enumerate() {
-        let mut kinds: Vec<&str> = spec.group_targets(g).iter().map(|&i| engine_for(&uris[i], spec.engine)).collect();
-        kinds.sort();
+        let mut kinds: Vec<EngineKind> = spec.group_targets(g).iter().map(|&i| EngineKind::for_uri(&uris[i], spec.engine)).collect();
+        kinds.sort_by_key(|k| k.name());
         kinds.dedup();
         if kinds.len() > 1 {
-            return Err(PlanError::MixedKinds { group: g.name.clone(), kinds: kinds.join(", ") });
+            let kinds = kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ");
+            return Err(PlanError::MixedKinds { group: g.name.clone(), kinds });
         }
-        if kinds == ["io_uring"] {
+        let Some(&kind) = kinds.first() else { continue };
+        let caps = kind.capabilities();
+        if let Some(max) = caps.max_in_flight {
             // Each worker keeps all its slots in one ring: refused here rather
             // than failing in every worker once the run has started.
             let targets = spec.targets_per_worker(g);
             let slots = g.qd as u64 * targets as u64;
-            if slots > uring::MAX_ENTRIES as u64 {
-                let max_qd = uring::MAX_ENTRIES as u64 / targets.max(1) as u64;
-                return Err(PlanError::RingTooSmall { group: g.name.clone(), qd: g.qd, targets, slots, max: uring::MAX_ENTRIES, max_qd });
+            if slots > max as u64 {
+                let max_qd = max as u64 / targets.max(1) as u64;
+                return Err(PlanError::RingTooSmall { group: g.name.clone(), qd: g.qd, targets, slots, max, max_qd });
             }
         }
-        if kinds == ["psync"] && g.qd > 1 {
+        if let Some(max_qd) = caps.max_qd.filter(|&m| g.qd > m) {
             warnings.push(format!(
-                "group '{}': the psync engine does one I/O at a time per worker, so {} outstanding I/Os per target become 1. Use --engine io_uring for queue depth, or more --workers",
-                g.name, g.qd
+                "group '{}': the {} engine does one I/O at a time per worker, so {} outstanding I/Os per target become {max_qd}. Use --engine io_uring for queue depth, or more --workers",
+                g.name,
+                kind.name(),
+                g.qd
             ));
-            spec.groups[gi].qd = 1;
+            spec.groups[gi].qd = max_qd;
         }
     }
-    let engines: Vec<&str> = uris.iter().map(|u| engine_for(u, spec.engine)).collect();
+    let engines: Vec<EngineKind> = uris.iter().map(|u| EngineKind::for_uri(u, spec.engine)).collect();
     super::polling::check(&spec, &uris, &engines).map_err(PlanError::Polling)?;
     Ok((spec, warnings))
 }

@@ -5,25 +5,28 @@
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+use crate::engine::EngineKind;
 use crate::target::TargetUri;
 use crate::workload::polling::SqPoll;
 use crate::workload::WorkloadSpec;
 
 /// Refuses polling that cannot apply to `spec`. `engines[i]` is the engine
-/// family of target `i` (as `plan::engine_for` names it).
-pub fn check(spec: &WorkloadSpec, uris: &[TargetUri], engines: &[&str]) -> Result<(), String> {
+/// of target `i`; only an engine whose capabilities say so polls.
+pub fn check(spec: &WorkloadSpec, uris: &[TargetUri], engines: &[EngineKind]) -> Result<(), String> {
     let p = spec.polling;
     if p.is_off() {
         return Ok(());
     }
     let flags = p.flags();
-    if let Some((t, e)) = spec.targets.iter().zip(engines).find(|(_, e)| **e != "io_uring") {
-        let instead = match *e {
-            "psync" => "use --engine io_uring (or auto) for files and block devices".to_string(),
-            _ => format!("{e}: targets have no io_uring ring; run files or block devices to poll"),
+    if let Some((t, (e, uri))) = spec.targets.iter().zip(engines.iter().zip(uris)).find(|(_, (e, _))| !e.capabilities().polling) {
+        let instead = match uri {
+            // Files and devices have an engine that polls: the user chose another.
+            TargetUri::File(_) | TargetUri::Device(_) => "use --engine io_uring (or auto) for files and block devices".to_string(),
+            _ => format!("{}: targets have no io_uring ring; run files or block devices to poll", e.name()),
         };
         return Err(format!(
-            "{flags}: polling is a setting of io_uring rings, but {t} runs through the {e} engine: {instead}, or drop {flags}"
+            "{flags}: polling is a setting of io_uring rings, but {t} runs through the {} engine: {instead}, or drop {flags}",
+            e.name()
         ));
     }
     if let Some(SqPoll::Cpu(cpu)) = p.sqpoll {

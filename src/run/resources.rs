@@ -10,9 +10,10 @@ use std::fmt::Write;
 
 use thiserror::Error;
 
-use super::plan::{engine_for, RunPlan};
+use super::plan::RunPlan;
 use crate::engine::cache::config::{frames_for, CacheConfig};
 use crate::engine::uring;
+use crate::engine::EngineKind;
 use crate::metrics::LatencyHistogram;
 use crate::target::{self, region, TargetUri};
 use crate::workload::{RunLength, WorkloadSpec};
@@ -88,13 +89,16 @@ pub fn point(spec: &WorkloadSpec, extras: Extras) -> Estimate {
     for g in &spec.groups {
         let workers = spec.group_workers(g) as u64;
         let slots = g.qd as u64 * spec.targets_per_worker(g) as u64;
-        // The cache tier's write-back slots (run/worker.rs cache_slots).
+        // The cache tier's write-back slots (engine/factory.rs cache_slots).
         let slots = slots + if extras.cache.is_some() { slots.clamp(4, 64) } else { 0 };
         let bs = g.access.iter().map(|l| l.bs.get()).max().unwrap_or(PAGE).max(1).div_ceil(PAGE) * PAGE;
         buffers = buffers.saturating_add(workers.saturating_mul(slots).saturating_mul(bs));
         how_buffers.push(format!("{workers} worker(s) x {slots} slot(s) x {}", human(bs)));
-        let uring =
-            spec.group_targets(g).iter().filter_map(|&i| uris.get(i).cloned().flatten()).any(|u| engine_for(&u, spec.engine) == "io_uring");
+        let uring = spec
+            .group_targets(g)
+            .iter()
+            .filter_map(|&i| uris.get(i).cloned().flatten())
+            .any(|u| EngineKind::for_uri(&u, spec.engine) == EngineKind::IoUring);
         if uring {
             rings = rings.saturating_add(workers.saturating_mul(uring::ring_bytes(uring::ring_entries(slots as usize))));
         }
@@ -211,7 +215,7 @@ pub fn preflight(plan: &RunPlan, extras: Extras) -> Result<(), ResourceError> {
         for p in &plan.points {
             let s = &p.spec;
             for g in &s.groups {
-                let uring = s.group_targets(g).iter().any(|&i| engine_for(&p.targets[i].uri, s.engine) == "io_uring");
+                let uring = s.group_targets(g).iter().any(|&i| EngineKind::for_uri(&p.targets[i].uri, s.engine) == EngineKind::IoUring);
                 let base = g.qd as u64 * s.targets_per_worker(g) as u64;
                 let extra = base.clamp(4, 64);
                 if uring && base + extra > uring::MAX_ENTRIES as u64 {
@@ -240,8 +244,10 @@ pub fn mappings(spec: &WorkloadSpec) -> (u64, u64) {
     let (mut workers, mut maps) = (0u64, MAPS_BASE);
     for g in &spec.groups {
         let w = spec.group_workers(g) as u64;
-        let uring =
-            spec.group_targets(g).iter().any(|&i| target::parse(&spec.targets[i]).is_ok_and(|u| engine_for(&u, spec.engine) == "io_uring"));
+        let uring = spec
+            .group_targets(g)
+            .iter()
+            .any(|&i| target::parse(&spec.targets[i]).is_ok_and(|u| EngineKind::for_uri(&u, spec.engine) == EngineKind::IoUring));
         workers += w;
         maps = maps.saturating_add(w.saturating_mul(MAPS_PER_WORKER + if uring { MAPS_PER_RING } else { 0 }));
     }

@@ -4,6 +4,12 @@
 //! shared with other threads except a relaxed stop flag; one-second slices go to
 //! the main thread through a channel once per second.
 //!
+//! The loop (`WorkerLoop`) does the same at each wake-up: reap, `complete`
+//! each completion (verify, record, `issue` the slot's next I/O), report a
+//! second that ended, issue what is due when paced. `fail` is the one way a
+//! failure ends it. The engine is built by `engine::factory` for the kind of
+//! the worker's targets.
+//!
 //! At the end it waits a bounded time (`DRAIN_BUDGET`) for what is still in
 //! flight, then abandons it and says how many: a target that never answers
 //! cannot hold the run past its planned end.
@@ -18,10 +24,10 @@ use super::op_source::OpSource;
 use super::pacing::{Pacer, Pacing};
 use super::sync_clock::SyncClock;
 use super::trace_sink;
-use crate::engine::{self, completion_error, BufferPool, Completion, Engine, IoRequest};
+use crate::engine::{self, completion_error, factory, BufferPool, CacheOutcome, Completion, Engine, IoRequest};
 use crate::metrics::per_worker::{DepthMeter, TargetTally};
 use crate::metrics::{IntervalSlice, IoErrorRecord, Recorder};
-use crate::target::{Handle, OpenTarget};
+use crate::target::OpenTarget;
 use crate::trace::TraceRecord;
 use crate::verify::{Verifier, VerifyShared, MAX_DRAWS};
 use crate::workload::{AccessLine, EngineChoice, Generator, Op, RunLength};
@@ -135,81 +141,6 @@ impl Slot {
     }
 }
 
-/// Builds the engine for a worker's targets: every target of one worker must use
-/// the same engine family (checked by the planner).
-/// `user_slots` of the pool are the worker's; the rest (see `cache_slots`) the cache tier's.
-pub fn build_engine(
-    choice: EngineChoice,
-    targets: &[&OpenTarget],
-    pool: BufferPool,
-    connections: u32,
-    user_slots: u32,
-    polling: crate::workload::polling::Polling,
-) -> std::io::Result<Box<dyn Engine>> {
-    let inner = build_plain_engine(choice, targets, pool, connections, polling)?;
-    match targets.iter().find_map(|t| t.cache.as_ref()) {
-        Some((_, mode)) => {
-            let caches = targets.iter().map(|t| t.cache.as_ref().map(|(c, _)| c.clone())).collect();
-            Ok(Box::new(engine::cache::CacheEngine::new(inner, caches, *mode, user_slots)))
-        }
-        None => Ok(inner),
-    }
-}
-
-/// Extra buffer slots a cache tier needs for writing dirty blocks back, given
-/// the worker's own slots (none without a cache).
-pub fn cache_slots(targets: &[&OpenTarget], user_slots: u32) -> u32 {
-    if targets.iter().any(|t| t.cache.is_some()) {
-        user_slots.clamp(4, 64)
-    } else {
-        0
-    }
-}
-
-fn build_plain_engine(
-    choice: EngineChoice,
-    targets: &[&OpenTarget],
-    pool: BufferPool,
-    connections: u32,
-    polling: crate::workload::polling::Polling,
-) -> std::io::Result<Box<dyn Engine>> {
-    if let Some(uris) =
-        targets.iter().map(|t| if let Handle::Remote(u) = &t.handle { Some(u.clone()) } else { None }).collect::<Option<Vec<_>>>()
-    {
-        if uris.iter().all(|u| u.starts_with("iscsi://")) {
-            return Ok(Box::new(engine::iscsi::IscsiEngine::connect(&uris, connections, pool)?));
-        }
-        // The connections were opened before the point (target::open_all).
-        let pools: Vec<_> =
-            targets.iter().zip(&uris).map(|(t, u)| t.nbd.clone().unwrap_or_else(|| engine::nbd::pool::ConnectionPool::new(u))).collect();
-        return Ok(Box::new(engine::nbd::NbdEngine::connect(&pools, connections, pool)?));
-    }
-    if targets.iter().all(|t| matches!(t.handle, Handle::Null)) {
-        return Ok(Box::new(engine::mem::MemEngine::null(pool)));
-    }
-    if let Some(luns) =
-        targets.iter().map(|t| if let Handle::Mem(l) = &t.handle { Some(l.clone()) } else { None }).collect::<Option<Vec<_>>>()
-    {
-        return Ok(Box::new(engine::mem::MemEngine::new(luns, pool)));
-    }
-    let fds: Vec<_> = targets.iter().filter_map(|t| t.raw_fd()).collect();
-    if fds.len() != targets.len() {
-        return Err(std::io::Error::other("one worker's targets mix mem: or null: with files or devices"));
-    }
-    let ring = engine::uring::RingSetup::new(targets.iter().all(|t| t.facts.kind == crate::target::TargetKind::BlockDevice), polling);
-    match choice {
-        EngineChoice::Psync => Ok(Box::new(engine::psync::PsyncEngine::new(fds, pool))),
-        EngineChoice::IoUring => Ok(Box::new(engine::uring::UringEngine::new(&fds, pool, ring)?)),
-        EngineChoice::Auto => {
-            if engine::uring::available() {
-                Ok(Box::new(engine::uring::UringEngine::new(&fds, pool, ring)?))
-            } else {
-                Ok(Box::new(engine::psync::PsyncEngine::new(fds, pool)))
-            }
-        }
-    }
-}
-
 /// How long one wait for completions may block before the worker looks at the
 /// stop flag and the clock again: bounds how late Ctrl-C or the end is noticed.
 const WAIT_SLICE: Duration = Duration::from_millis(50);
@@ -266,74 +197,428 @@ pub fn run_worker(
     // worker's own CPUs (and so sit on its NUMA node).
     let pinned = plan.cpus.as_deref().map(super::pinning::pin_this_thread).transpose();
     let mine: Vec<&OpenTarget> = plan.targets.iter().map(|&i| &targets[i]).collect();
-    let ntargets = mine.len() as u32;
-    let nslots = plan.qd * ntargets;
+    let nslots = plan.qd * mine.len() as u32;
     let max_bs =
         plan.access.iter().map(|l| l.bs.get()).max().unwrap_or(4096).max(plan.replay.as_ref().map_or(0, |r| r.max_len as u64)) as usize;
-    let extra = cache_slots(&mine, nslots);
+    let extra = factory::cache_slots(&mine, nslots);
     let pool = BufferPool::new((nslots + extra) as usize, max_bs, plan.seed ^ plan.index as u64);
-    let engine = build_engine(plan.engine, &mine, pool, plan.connections, nslots, plan.polling);
+    let engine =
+        factory::kind_of(&mine, plan.engine).and_then(|kind| factory::build(kind, &mine, pool, plan.connections, nslots, plan.polling));
     // Every worker reaches the start gate, even a failed one, so nobody waits
     // forever (a panic before this point drops the ticket, which counts too).
     let t0 = ticket.wait_for_start();
     if let Err(e) = pinned {
-        outcome.failure = Some(format!("could not pin worker {} to CPUs {:?}: {e}", plan.index, plan.cpus.unwrap_or_default()));
-        ctl.fail();
+        let why = format!("could not pin worker {} to CPUs {:?}: {e}", plan.index, plan.cpus.clone().unwrap_or_default());
+        fail(&mut outcome, &ctl, why);
         return outcome;
     }
-    let mut engine = match engine {
+    let engine = match engine {
         Ok(e) => e,
         Err(e) => {
-            outcome.failure = Some(format!(
-                "could not set up the engine for {}: {e}",
-                mine.iter().map(|t| t.facts.uri.as_str()).collect::<Vec<_>>().join(", ")
-            ));
-            ctl.fail();
+            let uris = mine.iter().map(|t| t.facts.uri.as_str()).collect::<Vec<_>>().join(", ");
+            fail(&mut outcome, &ctl, format!("could not set up the engine for {uris}: {e}"));
             return outcome;
         }
     };
-    let regions = mine.iter().map(|t| t.region).collect();
-    let mut gen = match &plan.replay {
-        Some(r) => OpSource::Replayed(super::replay::ReplayCursor::new(r.clone(), &plan.targets, regions, t0)),
-        None => OpSource::Generated(Generator::new(plan.seed, plan.index as u64, &plan.access, regions)),
+    let mut w = WorkerLoop::new(&plan, mine, &ctl, reports, engine, t0, outcome);
+    if w.fill().is_err() {
+        // Nothing was measured: the failure is all there is to report.
+        return w.outcome;
+    }
+    let stopped_at = loop {
+        if let Err(End(at)) = w.turn() {
+            break at;
+        }
     };
-    let measure_start = t0 + plan.ramp;
-    let (end, io_limit) = match plan.run {
-        RunLength::Time(d) => (Some(measure_start + d), u64::MAX),
-        RunLength::Ios(n) => (None, n),
-    };
+    // Dropping the engine (in `finish`) with I/Os still in flight is safe: each
+    // engine keeps (leaks) the buffers the kernel or its library may still write
+    // into, and closes its ring or connections, which cancels what the target holds.
+    w.finish(stopped_at)
+}
 
-    let mut slots: Vec<Slot> = Vec::with_capacity(nslots as usize);
-    let mut in_flight = 0usize;
-    let mut verifier = plan.verify.clone().map(|v| Verifier::new(v, plan.targets.clone(), nslots as usize));
-    let mut traced: Vec<TraceRecord> = Vec::with_capacity(if plan.trace.is_some() { trace_sink::BATCH } else { 0 });
-    let trace_start = plan.trace.as_ref().map(|t| t.start);
-    let global_target: Vec<u16> = plan.targets.iter().map(|&t| t as u16).collect();
-    // Only with --compress/--dedupe (never together with --verify, refused before the run).
-    let filler = std::cell::RefCell::new(plan.data.clone().map(|d| super::data_fill::DataFill::new(d, plan.seed, plan.index)));
-    let mut sync_clock = SyncClock::new(plan.sync, mine.len());
-    let issue = |engine: &mut Box<dyn Engine>,
-                 gen: &mut OpSource,
-                 sync_clock: &mut Option<SyncClock>,
-                 verifier: &mut Option<Verifier>,
-                 traced: &mut Vec<TraceRecord>,
-                 slot: u32,
-                 target: u32,
-                 due: Instant,
-                 now: Instant| {
-        if let Some(op) = sync_clock.as_mut().and_then(|c| c.take_due(target as usize)) {
+/// Records why a worker failed and stops every worker: the one place a
+/// failure is set.
+#[cold]
+fn fail(outcome: &mut WorkerOutcome, ctl: &Control, why: String) {
+    outcome.failure = Some(why);
+    ctl.fail();
+}
+
+/// The loop ends, at this time: the run is over, or it failed (the failure
+/// is in the outcome).
+struct End(Instant);
+
+/// One worker's I/O loop: its state, and the steps each wake-up takes.
+/// `issue` draws a slot's next I/O and queues it, `complete` handles one
+/// completion (verify, record, issue the next), `settle` ends a completion that
+/// is not measured, and `fail` ends the loop with a failure. Everything here is
+/// the worker's own: no lock, and no allocation once it is built.
+struct WorkerLoop<'a> {
+    plan: &'a WorkerPlan,
+    mine: Vec<&'a OpenTarget>,
+    ctl: &'a Control,
+    reports: Sender<Report>,
+    engine: Box<dyn Engine>,
+    gen: OpSource,
+    pacer: Pacer,
+    /// Slots wait for their I/O's due time (a rate, arrivals, think time, a replay's clock).
+    paced: bool,
+    /// Latency counts from the due time; service time from the submission.
+    scheduled: bool,
+    slots: Vec<Slot>,
+    /// Paced: free slots waiting for their next I/O; slot i drives target i % targets.
+    idle: Vec<u32>,
+    in_flight: usize,
+    /// This wake-up's completions.
+    done: Vec<Completion>,
+    /// Behind a cache tier: what served each of `done` (hit or miss).
+    cached: bool,
+    outcomes: Vec<Option<CacheOutcome>>,
+    verifier: Option<Verifier>,
+    /// With --trace: issued I/Os not yet handed to the trace sink, and its start.
+    traced: Vec<TraceRecord>,
+    trace_start: Option<Instant>,
+    /// Run-level index of each of the worker's targets.
+    global_target: Vec<u16>,
+    /// Only with --compress/--dedupe (never together with --verify, refused before the run).
+    filler: Option<super::data_fill::DataFill>,
+    sync_clock: Option<SyncClock>,
+    t0: Instant,
+    measure_start: Instant,
+    end: Option<Instant>,
+    io_limit: u64,
+    /// With one target its tally is the recorder itself, filled at the end.
+    split_targets: bool,
+    measuring: bool,
+    measured_ios: u64,
+    depth: DepthMeter,
+    slice: IntervalSlice,
+    /// A second that ended at this wake-up, reported once this batch is handled
+    /// (so the in-flight figures it carries are current).
+    ended: Option<IntervalSlice>,
+    outcome: WorkerOutcome,
+}
+
+impl<'a> WorkerLoop<'a> {
+    fn new(
+        plan: &'a WorkerPlan,
+        mine: Vec<&'a OpenTarget>,
+        ctl: &'a Control,
+        reports: Sender<Report>,
+        engine: Box<dyn Engine>,
+        t0: Instant,
+        outcome: WorkerOutcome,
+    ) -> Self {
+        let ntargets = mine.len() as u32;
+        let nslots = (plan.qd * ntargets) as usize;
+        let regions = mine.iter().map(|t| t.region).collect();
+        let gen = match &plan.replay {
+            Some(r) => OpSource::Replayed(super::replay::ReplayCursor::new(r.clone(), &plan.targets, regions, t0)),
+            None => OpSource::Generated(Generator::new(plan.seed, plan.index as u64, &plan.access, regions)),
+        };
+        let measure_start = t0 + plan.ramp;
+        let (end, io_limit) = match plan.run {
+            RunLength::Time(d) => (Some(measure_start + d), u64::MAX),
+            RunLength::Ios(n) => (None, n),
+        };
+        let pacer = Pacer::new(plan.pacing.clone(), t0).with_think(plan.think.clone(), t0);
+        let paced = gen.paced(&pacer);
+        // Think time alone holds slots back but counts latency from submission.
+        let scheduled = gen.scheduled(&pacer);
+        if paced {
+            // The default 50 us timer slack would make every wait for a due I/O late,
+            // and that lateness would count as latency from schedule.
+            // SAFETY: PR_SET_TIMERSLACK takes a plain integer and affects only this thread.
+            unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+        }
+        let now = Instant::now();
+        let slots = (0..nslots as u32)
+            .map(|slot| Slot { op: Op::Read, offset: 0, len: 0, target: slot % ntargets, due: now, submitted: now, busy: false, line: 0 })
+            .collect();
+        let cached = engine.has_cache();
+        WorkerLoop {
+            plan,
+            ctl,
+            reports,
+            gen,
+            pacer,
+            paced,
+            scheduled,
+            slots,
+            idle: Vec::new(),
+            in_flight: 0,
+            done: Vec::with_capacity(nslots),
+            cached,
+            outcomes: Vec::with_capacity(if cached { nslots } else { 0 }),
+            verifier: plan.verify.clone().map(|v| Verifier::new(v, plan.targets.clone(), nslots)),
+            traced: Vec::with_capacity(if plan.trace.is_some() { trace_sink::BATCH } else { 0 }),
+            trace_start: plan.trace.as_ref().map(|t| t.start),
+            global_target: plan.targets.iter().map(|&t| t as u16).collect(),
+            filler: plan.data.clone().map(|d| super::data_fill::DataFill::new(d, plan.seed, plan.index)),
+            sync_clock: SyncClock::new(plan.sync, mine.len()),
+            t0,
+            measure_start,
+            end,
+            io_limit,
+            split_targets: ntargets > 1,
+            measuring: false,
+            measured_ios: 0,
+            depth: DepthMeter::new(measure_start, end),
+            slice: IntervalSlice::new(0),
+            ended: None,
+            outcome,
+            engine,
+            mine,
+        }
+    }
+
+    /// Ends the loop with a failure (see the free `fail`).
+    #[cold]
+    fn fail(&mut self, why: String, at: Instant) -> End {
+        fail(&mut self.outcome, self.ctl, why);
+        End(at)
+    }
+
+    /// Fills every slot before the first wait: an I/O each, or (paced) the idle
+    /// list they are issued from when due.
+    fn fill(&mut self) -> Result<(), End> {
+        let now = Instant::now();
+        let ntargets = self.mine.len() as u32;
+        for slot in 0..self.slots.len() as u32 {
+            // --ios N below the depth, no ramp: only N are issued (see `complete`).
+            if self.paced || (now >= self.measure_start && u64::from(slot) >= self.io_limit) {
+                self.idle.push(slot);
+            } else {
+                self.submit(slot, slot % ntargets, now, now)?;
+            }
+        }
+        self.idle.reverse();
+        Ok(())
+    }
+
+    /// One wake-up: wait for completions (or a paced I/O's due time), handle
+    /// them, report a second that ended, issue what is due.
+    fn turn(&mut self) -> Result<(), End> {
+        self.done.clear();
+        if let Some(Err(e)) = self.verifier.as_mut().map(|v| v.flush_journal()) {
+            return Err(self.fail(format!("writing the verify journal failed: {e}"), Instant::now()));
+        }
+        let wait = if self.paced && !self.idle.is_empty() {
+            self.gen.wait(&self.pacer, Instant::now(), WAIT_SLICE).min(WAIT_SLICE)
+        } else {
+            WAIT_SLICE
+        };
+        if self.in_flight == 0 && self.paced {
+            std::thread::sleep(wait);
+        } else if let Err(e) = self.engine.reap(1, Some(wait), &mut self.done) {
+            return Err(self.fail(format!("{}: waiting for completions failed: {e}", self.mine[0].facts.uri), Instant::now()));
+        }
+        let now = Instant::now();
+        self.ctl.beat(self.plan.index as usize, now);
+        self.depth.advance(now, self.in_flight);
+        self.in_flight -= self.done.len();
+        if self.ctl.stop.load(Ordering::Relaxed) || self.end.is_some_and(|e| now >= e) {
+            // Completions of this last batch are not measured.
+            self.settle_from(0);
+            return Err(End(now));
+        }
+        self.tick(now);
+        if self.cached {
+            self.engine.cache_outcomes(&self.done, &mut self.outcomes);
+        }
+        for k in 0..self.done.len() {
+            if let Err(end) = self.complete(k, now) {
+                self.settle_from(k + 1);
+                return Err(end);
+            }
+        }
+        if let Some(s) = self.ended.take() {
+            self.report(s, self.slice.index, now);
+        }
+        if self.traced.len() >= trace_sink::BATCH {
+            if let Some(t) = &self.plan.trace {
+                t.write(&mut self.traced);
+            }
+        }
+        if let Some(counter) = &self.plan.publish {
+            counter.fetch_add(self.done.len() as u64, Ordering::Relaxed);
+        }
+        self.issue_due(now)?;
+        if self.in_flight == 0 && self.gen.exhausted() {
+            // A replay whose last record has completed.
+            return Err(End(now));
+        }
+        Ok(())
+    }
+
+    /// Starts measuring at the end of the ramp, and opens a new one-second
+    /// slice when a second ended (`ended` keeps the old one until it is reported).
+    #[inline]
+    fn tick(&mut self, now: Instant) {
+        if !self.measuring && now >= self.measure_start {
+            self.measuring = true;
+        }
+        if self.measuring {
+            let index = now.duration_since(self.measure_start).as_secs() as u32;
+            if index != self.slice.index {
+                self.ended = Some(std::mem::replace(&mut self.slice, IntervalSlice::new(index)));
+            }
+        }
+    }
+
+    /// Handles `done[k]`: ends its verification, records it (or its error), and
+    /// issues the slot's next I/O. Err: the loop ends after this completion.
+    #[inline]
+    fn complete(&mut self, k: usize, now: Instant) -> Result<(), End> {
+        let c = self.done[k];
+        let s = self.release(c.slot);
+        let error = completion_error(c.result, s.expected());
+        if let Some(v) = self.verifier.as_mut() {
+            if let Some(m) = v.complete(c.slot, s.target, s.offset, s.len, error.is_none(), self.engine.buffers().slot(c.slot)) {
+                if v.shared.stop_on_mismatch {
+                    let why = format!("{}: data mismatch at offset {}: {} (--verify-stop)", m.target, m.offset, m.what);
+                    return Err(self.fail(why, now));
+                }
+            }
+        }
+        if let Some(errno) = error {
+            self.record_error(&s, errno, now)?;
+        } else if self.measuring {
+            self.measure(k, &s, now);
+        }
+        if self.measured_ios >= self.io_limit {
+            return Err(End(now));
+        }
+        // --ios N: the I/O that makes N counted (measured, in flight, or
+        // completed in this batch) is the last issued, so --trace holds exactly
+        // the I/Os the run counts, none left in flight to abandon.
+        let counted = self.measured_ios + (self.in_flight + self.done.len() - k - 1) as u64;
+        if self.paced || (self.measuring && counted >= self.io_limit) {
+            self.idle.push(c.slot);
+            return Ok(());
+        }
+        self.submit(c.slot, s.target, now, now).map(|_| ())
+    }
+
+    /// Records a measured completion: latency (from its due time), per target,
+    /// hit or miss behind a cache, the current second, service time.
+    #[inline]
+    fn measure(&mut self, k: usize, s: &Slot, now: Instant) {
+        let ns = now.duration_since(s.due).as_nanos() as u64;
+        let rec = &mut self.outcome.recorder;
+        rec.record(s.op, s.len, ns);
+        if self.split_targets {
+            self.outcome.per_target[s.target as usize].record(s.op, s.len, ns);
+        }
+        if self.cached {
+            if let Some(served) = self.outcomes[k] {
+                rec.record_cache(s.op, served == CacheOutcome::Hit, ns);
+            }
+        }
+        self.slice.record(s.op, s.len, ns);
+        if self.scheduled {
+            rec.record_service(s.op, now.duration_since(s.submitted).as_nanos() as u64);
+        }
+        self.measured_ios += 1;
+        self.outcome.last_measured = Some(now);
+    }
+
+    /// Counts a failed I/O. Err (the loop ends) unless --continue-on-error.
+    fn record_error(&mut self, s: &Slot, errno: i32, now: Instant) -> Result<(), End> {
+        let failed = io_error(&self.mine[s.target as usize].facts.uri, s, errno);
+        let why = (!self.plan.continue_on_error).then(|| {
+            format!(
+                "{}: {} at offset {} failed: {} (add --continue-on-error to count errors and go on)",
+                failed.target,
+                s.op.name(),
+                s.offset,
+                failed.message
+            )
+        });
+        self.outcome.recorder.record_error(failed);
+        self.outcome.per_target[s.target as usize].errors += 1;
+        match why {
+            Some(why) => Err(self.fail(why, now)),
+            None => Ok(()),
+        }
+    }
+
+    /// A completion that is not measured (the stop, or after the run ended) still
+    /// ends its slot, ends its verification (blocks released, writes recorded for
+    /// the points that follow) and counts its error, if any.
+    fn settle(&mut self, c: Completion) {
+        let s = self.release(c.slot);
+        let error = completion_error(c.result, s.expected());
+        if let Some(v) = self.verifier.as_mut() {
+            v.complete(c.slot, s.target, s.offset, s.len, error.is_none(), self.engine.buffers().slot(c.slot));
+        }
+        if let Some(errno) = error {
+            self.outcome.recorder.record_error(io_error(&self.mine[s.target as usize].facts.uri, &s, errno));
+            self.outcome.per_target[s.target as usize].errors += 1;
+        }
+    }
+
+    /// Settles `done[k..]`: the rest of a batch the loop stopped handling.
+    fn settle_from(&mut self, k: usize) {
+        for j in k..self.done.len() {
+            let c = self.done[j];
+            self.settle(c);
+        }
+    }
+
+    /// The slot's I/O as it was issued; the slot is free from now on.
+    #[inline]
+    fn release(&mut self, slot: u32) -> Slot {
+        let s = self.slots[slot as usize];
+        self.slots[slot as usize].busy = false;
+        s
+    }
+
+    /// Issues the next I/O on `slot` and counts it in flight; returns its access
+    /// line. A submission that fails ends the loop.
+    #[inline]
+    fn submit(&mut self, slot: u32, target: u32, due: Instant, now: Instant) -> Result<u16, End> {
+        match self.issue(slot, target, due, now) {
+            Ok(next) => {
+                self.slots[slot as usize] = next;
+                self.in_flight += 1;
+                Ok(next.line)
+            }
+            Err(e) => Err(self.fail(format!("{}: could not submit I/O: {e}", self.mine[target as usize].facts.uri), now)),
+        }
+    }
+
+    /// Paced: issues every I/O due by `now` on the idle slots.
+    fn issue_due(&mut self, now: Instant) -> Result<(), End> {
+        while self.paced && !self.idle.is_empty() && !(self.measuring && self.measured_ios + self.in_flight as u64 >= self.io_limit) {
+            let Some(due) = self.gen.take_due(&mut self.pacer, now) else { break };
+            let slot = self.idle.pop().expect("checked non-empty");
+            let target = self.slots[slot as usize].target;
+            let line = self.submit(slot, target, due, now)?;
+            // A sync is not one of the access lines' I/Os: think time counts those.
+            if line != SYNC_LINE {
+                self.pacer.issued(line, now);
+            }
+        }
+        Ok(())
+    }
+
+    /// Draws the next I/O for `slot` (a due sync first), takes its blocks for
+    /// verification, traces it, fills a write's data, and queues it.
+    fn issue(&mut self, slot: u32, target: u32, due: Instant, now: Instant) -> std::io::Result<Slot> {
+        if let Some(op) = self.sync_clock.as_mut().and_then(|c| c.take_due(target as usize)) {
             // A sync has no range and no buffer: the verifier has nothing to
             // take, and the trace records only I/Os on ranges.
-            engine.queue(IoRequest { slot, target, op, offset: 0, len: 0 })?;
-            return std::io::Result::Ok(Slot { op, offset: 0, len: 0, target, due, submitted: now, busy: true, line: SYNC_LINE });
+            self.engine.queue(IoRequest { slot, target, op, offset: 0, len: 0 })?;
+            return Ok(Slot { op, offset: 0, len: 0, target, due, submitted: now, busy: true, line: SYNC_LINE });
         }
         // A hot band moves with the time since the point started.
-        let elapsed_ns = if gen.moves() { now.saturating_duration_since(t0).as_nanos() as u64 } else { 0 };
-        let (mut io, target) = gen.next(target, elapsed_ns);
-        if let Some(v) = verifier.as_mut() {
+        let elapsed_ns = if self.gen.moves() { now.saturating_duration_since(self.t0).as_nanos() as u64 } else { 0 };
+        let (mut io, target) = self.gen.next(target, elapsed_ns);
+        if let Some(v) = self.verifier.as_mut() {
             // Only issue an I/O whose blocks no other I/O has in flight (verify/table.rs).
             let mut draws = 1;
-            while !v.take(slot, target, io.op == Op::Write, io.offset, io.len, engine.buffers().slot(slot)) {
+            while !v.take(slot, target, io.op == Op::Write, io.offset, io.len, self.engine.buffers().slot(slot)) {
                 v.stats.conflicts += 1;
                 if draws == MAX_DRAWS {
                     io.op = Op::Read;
@@ -341,326 +626,106 @@ pub fn run_worker(
                     break;
                 }
                 draws += 1;
-                io = gen.next(target, elapsed_ns).0;
+                io = self.gen.next(target, elapsed_ns).0;
             }
         }
-        if let Some(start) = trace_start {
+        if let Some(start) = self.trace_start {
             // When the I/O was due: its submission, or its scheduled arrival in a
             // paced run (the time its latency counts from; a worker descheduled
             // on a busy host would otherwise show its arrivals in clumps).
             let t_ns = due.saturating_duration_since(start).as_nanos() as u64;
-            traced.push(TraceRecord { t_ns, op: io.op, target: global_target[target as usize], offset: io.offset, len: io.len });
+            self.traced.push(TraceRecord { t_ns, op: io.op, target: self.global_target[target as usize], offset: io.offset, len: io.len });
         }
         if io.op == Op::Write {
-            if let Some(f) = filler.borrow_mut().as_mut() {
-                f.fill(&mut engine.buffers().slot(slot)[..io.len as usize]);
+            if let Some(f) = self.filler.as_mut() {
+                f.fill(&mut self.engine.buffers().slot(slot)[..io.len as usize]);
             }
         }
-        engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })?;
-        if let Some(c) = sync_clock.as_mut() {
+        self.engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })?;
+        if let Some(c) = self.sync_clock.as_mut() {
             c.issued(target as usize, io.op);
         }
-        std::io::Result::Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, due, submitted: now, busy: true, line: io.line })
-    };
-    // A completion that is not measured (the stop, or after the run ended) still
-    // ends its slot, ends its verification (blocks released, writes recorded for
-    // the points that follow) and counts its error, if any.
-    let settle = |c: &Completion,
-                  slots: &mut [Slot],
-                  verifier: &mut Option<Verifier>,
-                  rec: &mut Recorder,
-                  tallies: &mut [TargetTally],
-                  engine: &mut Box<dyn Engine>| {
-        let s = slots[c.slot as usize];
-        slots[c.slot as usize].busy = false;
-        let error = completion_error(c.result, s.expected());
-        if let Some(v) = verifier.as_mut() {
-            v.complete(c.slot, s.target, s.offset, s.len, error.is_none(), engine.buffers().slot(c.slot));
-        }
-        if let Some(errno) = error {
-            rec.record_error(io_error(&mine[s.target as usize].facts.uri, &s, errno));
-            tallies[s.target as usize].errors += 1;
-        }
-    };
-    let mut pacer = Pacer::new(plan.pacing.clone(), t0).with_think(plan.think.clone(), t0);
-    let paced = gen.paced(&pacer);
-    // Think time alone holds slots back but counts latency from submission.
-    let scheduled = gen.scheduled(&pacer);
-    if paced {
-        // The default 50 us timer slack would make every wait for a due I/O late,
-        // and that lateness would count as latency from schedule.
-        // SAFETY: PR_SET_TIMERSLACK takes a plain integer and affects only this thread.
-        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+        Ok(Slot { op: io.op, offset: io.offset, len: io.len, target, due, submitted: now, busy: true, line: io.line })
     }
-    // Paced workers keep idle slots here until their I/O is due; slot i drives target i % ntargets.
-    let mut idle: Vec<u32> = Vec::new();
-    let now = Instant::now();
-    for slot in 0..nslots {
-        let placeholder = Slot { op: Op::Read, offset: 0, len: 0, target: slot % ntargets, due: now, submitted: now, busy: false, line: 0 };
-        // --ios N below the depth, no ramp: only N are issued (see `counted` below).
-        if paced || (now >= measure_start && u64::from(slot) >= io_limit) {
-            slots.push(placeholder);
-            idle.push(slot);
-            continue;
-        }
-        match issue(&mut engine, &mut gen, &mut sync_clock, &mut verifier, &mut traced, slot, slot % ntargets, now, now) {
-            Ok(s) => slots.push(s),
-            Err(e) => {
-                outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[(slot % ntargets) as usize].facts.uri));
-                ctl.fail();
-                return outcome;
-            }
-        }
-        in_flight += 1;
-    }
-    idle.reverse();
 
-    let rec = &mut outcome.recorder;
-    let tallies = &mut outcome.per_target;
-    // With one target its tally is the recorder itself, filled at the end.
-    let split_targets = ntargets > 1;
-    let mut depth = DepthMeter::new(measure_start, end);
-    let mut done: Vec<Completion> = Vec::with_capacity(nslots as usize);
-    let mut slice = IntervalSlice::new(0);
-    // A second that ended at this wake-up, reported once this batch is handled
-    // (so the in-flight figures it carries are current).
-    let mut ended: Option<IntervalSlice> = None;
-    let report = |slice: IntervalSlice, done_below: u32, slots: &[Slot], now: Instant| {
-        let (in_flight, oldest) = in_flight_among(slots, now);
-        let _ = reports.send(Report { worker: plan.index, slice, done_below, in_flight, oldest });
-    };
-    let mut measuring = false;
-    let mut measured_ios = 0u64;
-    let stopped_at: Instant = 'run: loop {
-        done.clear();
-        if let Some(Err(e)) = verifier.as_mut().map(|v| v.flush_journal()) {
-            outcome.failure = Some(format!("writing the verify journal failed: {e}"));
-            ctl.fail();
-            break Instant::now();
+    /// Sends a second's slice, with the I/Os in flight at `now`.
+    fn report(&self, slice: IntervalSlice, done_below: u32, now: Instant) {
+        let (in_flight, oldest) = in_flight_among(&self.slots, now);
+        let _ = self.reports.send(Report { worker: self.plan.index, slice, done_below, in_flight, oldest });
+    }
+
+    /// After the loop: what was in flight at the end, the last reports, the
+    /// drain, the trace's last batch, what the engine still owes the target,
+    /// and the verifier's figures.
+    fn finish(mut self, stopped_at: Instant) -> WorkerOutcome {
+        // What was in flight when the measured interval ended (I/Os issued in the
+        // moments between the planned end and this worker seeing it do not count).
+        let cutoff = self.end.map_or(stopped_at, |e| e.min(stopped_at));
+        let (n, oldest) = in_flight_among(&self.slots, cutoff);
+        self.outcome.in_flight_at_end = n as u64;
+        self.outcome.oldest_in_flight = oldest;
+        self.outcome.depth_mean = if self.measuring { self.depth.mean(cutoff) } else { None };
+        if let Some(s) = self.ended.take() {
+            self.report(s, self.slice.index, stopped_at);
         }
-        let wait = if paced && !idle.is_empty() { gen.wait(&pacer, Instant::now(), WAIT_SLICE).min(WAIT_SLICE) } else { WAIT_SLICE };
-        if in_flight == 0 && paced {
-            std::thread::sleep(wait);
-        } else if let Err(e) = engine.reap(1, Some(wait), &mut done) {
-            outcome.failure = Some(format!("{}: waiting for completions failed: {e}", mine[0].facts.uri));
-            ctl.fail();
-            break Instant::now();
+        let last = if self.measuring { std::mem::replace(&mut self.slice, IntervalSlice::new(0)) } else { IntervalSlice::new(0) };
+        self.report(last, u32::MAX, stopped_at);
+        let left = self.drain();
+        self.outcome.abandoned = left as u64;
+        self.outcome.replay = self.gen.tally();
+        self.ctl.drained[self.plan.index as usize].store(true, Ordering::SeqCst);
+        if let Some(t) = &self.plan.trace {
+            t.write(&mut self.traced);
         }
-        let now = Instant::now();
-        ctl.beat(plan.index as usize, now);
-        depth.advance(now, in_flight);
-        in_flight -= done.len();
-        if ctl.stop.load(Ordering::Relaxed) || end.is_some_and(|e| now >= e) {
-            // Completions of this last batch are not measured.
-            for c in &done {
-                settle(c, &mut slots, &mut verifier, rec, tallies, &mut engine);
-            }
-            break now;
-        }
-        if !measuring && now >= measure_start {
-            measuring = true;
-        }
-        if measuring {
-            let index = now.duration_since(measure_start).as_secs() as u32;
-            if index != slice.index {
-                ended = Some(std::mem::replace(&mut slice, IntervalSlice::new(index)));
-            }
-        }
-        // Where this batch stopped being handled, when something ends the run in it.
-        let mut stop_at = None;
-        for (k, c) in done.iter().enumerate() {
-            let s = slots[c.slot as usize];
-            slots[c.slot as usize].busy = false;
-            let error = completion_error(c.result, s.expected());
-            if let Some(v) = verifier.as_mut() {
-                if let Some(m) = v.complete(c.slot, s.target, s.offset, s.len, error.is_none(), engine.buffers().slot(c.slot)) {
-                    if v.shared.stop_on_mismatch {
-                        outcome.failure = Some(format!("{}: data mismatch at offset {}: {} (--verify-stop)", m.target, m.offset, m.what));
-                        ctl.fail();
-                        stop_at = Some(k + 1);
-                        break;
-                    }
+        // What the engine still owes the target (a write-back cache's dirty blocks)
+        // is done before the worker reports: the run's data is then on the target.
+        // Not when I/Os were abandoned: the target does not answer, and the engine
+        // may not be used while they are outstanding.
+        if left == 0 {
+            if let Err(e) = self.engine.finish() {
+                if self.outcome.failure.is_none() {
+                    let why = format!("{}: {e}", self.mine[0].facts.uri);
+                    self.fail(why, stopped_at);
                 }
             }
-            if let Some(errno) = error {
-                let failed = io_error(&mine[s.target as usize].facts.uri, &s, errno);
-                if !plan.continue_on_error {
-                    outcome.failure = Some(format!(
-                        "{}: {} at offset {} failed: {} (add --continue-on-error to count errors and go on)",
-                        failed.target,
-                        s.op.name(),
-                        s.offset,
-                        failed.message
-                    ));
-                    rec.record_error(failed);
-                    tallies[s.target as usize].errors += 1;
-                    ctl.fail();
-                    stop_at = Some(k + 1);
-                    break;
-                }
-                rec.record_error(failed);
-                tallies[s.target as usize].errors += 1;
-            } else if measuring {
-                let ns = now.duration_since(s.due).as_nanos() as u64;
-                rec.record(s.op, s.len, ns);
-                if split_targets {
-                    tallies[s.target as usize].record(s.op, s.len, ns);
-                }
-                if let Some(hit) = c.from_cache {
-                    rec.record_cache(s.op, hit, ns);
-                }
-                slice.record(s.op, s.len, ns);
-                if scheduled {
-                    rec.record_service(s.op, now.duration_since(s.submitted).as_nanos() as u64);
-                }
-                measured_ios += 1;
-                outcome.last_measured = Some(now);
-            }
-            if measured_ios >= io_limit {
-                stop_at = Some(k + 1);
+        }
+        if let Some(mut v) = self.verifier.take() {
+            let _ = v.flush_journal();
+            self.outcome.recorder.verify += &v.stats;
+        }
+        if self.mine.len() == 1 {
+            self.outcome.per_target[0].take_all_of(&self.outcome.recorder);
+        }
+        self.outcome
+    }
+
+    /// Waits for I/Os still in flight, settling each completion, for at most
+    /// `DRAIN_BUDGET` (none after a second Ctrl-C). Returns how many are
+    /// still in flight: those are abandoned.
+    fn drain(&mut self) -> usize {
+        let deadline = Instant::now() + DRAIN_BUDGET;
+        let mut sink = std::mem::take(&mut self.done);
+        let mut in_flight = self.in_flight;
+        while in_flight > 0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || self.ctl.hurry.load(Ordering::Relaxed) {
                 break;
             }
-            // --ios N: the I/O that makes N counted (measured, in flight, or
-            // completed in this batch) is the last issued, so --trace holds exactly
-            // the I/Os the run counts, none left in flight to abandon.
-            let counted = measured_ios + (in_flight + done.len() - k - 1) as u64;
-            if paced || (measuring && counted >= io_limit) {
-                idle.push(c.slot);
-                continue;
+            sink.clear();
+            if self.engine.reap(in_flight, Some(left.min(WAIT_SLICE)), &mut sink).is_err() {
+                break;
             }
-            match issue(&mut engine, &mut gen, &mut sync_clock, &mut verifier, &mut traced, c.slot, s.target, now, now) {
-                Ok(next) => slots[c.slot as usize] = next,
-                Err(e) => {
-                    outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[s.target as usize].facts.uri));
-                    ctl.fail();
-                    stop_at = Some(k + 1);
-                    break;
-                }
+            self.ctl.beat(self.plan.index as usize, Instant::now());
+            for &c in &sink {
+                self.settle(c);
             }
-            in_flight += 1;
+            in_flight -= sink.len().min(in_flight);
         }
-        if let Some(k) = stop_at {
-            for c in &done[k..] {
-                settle(c, &mut slots, &mut verifier, rec, tallies, &mut engine);
-            }
-            break now;
-        }
-        if let Some(s) = ended.take() {
-            report(s, slice.index, &slots, now);
-        }
-        if traced.len() >= trace_sink::BATCH {
-            if let Some(t) = &plan.trace {
-                t.write(&mut traced);
-            }
-        }
-        if let Some(counter) = &plan.publish {
-            counter.fetch_add(done.len() as u64, Ordering::Relaxed);
-        }
-        while paced && !idle.is_empty() && !(measuring && measured_ios + in_flight as u64 >= io_limit) {
-            let Some(due) = gen.take_due(&mut pacer, now) else { break };
-            let slot = idle.pop().expect("checked non-empty");
-            let target = slots[slot as usize].target;
-            match issue(&mut engine, &mut gen, &mut sync_clock, &mut verifier, &mut traced, slot, target, due, now) {
-                Ok(next) => {
-                    // A sync is not one of the access lines' I/Os: think time counts those.
-                    if next.line != SYNC_LINE {
-                        pacer.issued(next.line, now);
-                    }
-                    slots[slot as usize] = next
-                }
-                Err(e) => {
-                    outcome.failure = Some(format!("{}: could not submit I/O: {e}", mine[target as usize].facts.uri));
-                    ctl.fail();
-                    break 'run now;
-                }
-            }
-            in_flight += 1;
-        }
-        if in_flight == 0 && gen.exhausted() {
-            // A replay whose last record has completed.
-            break now;
-        }
-    };
-    // What was in flight when the measured interval ended (I/Os issued in the
-    // moments between the planned end and this worker seeing it do not count).
-    let cutoff = end.map_or(stopped_at, |e| e.min(stopped_at));
-    let (n, oldest) = in_flight_among(&slots, cutoff);
-    outcome.in_flight_at_end = n as u64;
-    outcome.oldest_in_flight = oldest;
-    outcome.depth_mean = if measuring { depth.mean(cutoff) } else { None };
-    if let Some(s) = ended.take() {
-        report(s, slice.index, &slots, stopped_at);
+        in_flight
     }
-    if measuring {
-        report(slice, u32::MAX, &slots, stopped_at);
-    } else {
-        report(IntervalSlice::new(0), u32::MAX, &slots, stopped_at);
-    }
-    let left = drain(&mut engine, in_flight, &ctl, plan.index as usize, |engine, c| {
-        settle(c, &mut slots, &mut verifier, &mut outcome.recorder, &mut outcome.per_target, engine)
-    });
-    outcome.abandoned = left as u64;
-    outcome.replay = gen.tally();
-    ctl.drained[plan.index as usize].store(true, Ordering::SeqCst);
-    if let Some(t) = &plan.trace {
-        t.write(&mut traced);
-    }
-    // What the engine still owes the target (a write-back cache's dirty blocks)
-    // is done before the worker reports: the run's data is then on the target.
-    // Not when I/Os were abandoned: the target does not answer, and the engine
-    // may not be used while they are outstanding.
-    if left == 0 {
-        if let Err(e) = engine.finish() {
-            if outcome.failure.is_none() {
-                outcome.failure = Some(format!("{}: {e}", mine[0].facts.uri));
-                ctl.fail();
-            }
-        }
-    }
-    if let Some(mut v) = verifier {
-        let _ = v.flush_journal();
-        outcome.recorder.verify += &v.stats;
-    }
-    if ntargets == 1 {
-        outcome.per_target[0].take_all_of(&outcome.recorder);
-    }
-    // Dropping the engine with I/Os still in flight is safe: each engine keeps
-    // (leaks) the buffers the kernel or its library may still write into, and
-    // closes its ring or connections, which cancels what the target holds.
-    outcome
 }
 
 /// The error record of a failed I/O.
 fn io_error(uri: &str, s: &Slot, errno: i32) -> IoErrorRecord {
     IoErrorRecord { target: uri.to_string(), offset: s.offset, op: s.op, errno, message: engine::errno_name(errno) }
-}
-
-/// Waits for I/Os still in flight, handing each completion to `done`, for at
-/// most `DRAIN_BUDGET` (none after a second Ctrl-C). Returns how many are
-/// still in flight: those are abandoned.
-fn drain(
-    engine: &mut Box<dyn Engine>,
-    mut in_flight: usize,
-    ctl: &Control,
-    worker: usize,
-    mut done: impl FnMut(&mut Box<dyn Engine>, &Completion),
-) -> usize {
-    let deadline = Instant::now() + DRAIN_BUDGET;
-    let mut sink = Vec::new();
-    while in_flight > 0 {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() || ctl.hurry.load(Ordering::Relaxed) {
-            break;
-        }
-        sink.clear();
-        if engine.reap(in_flight, Some(left.min(WAIT_SLICE)), &mut sink).is_err() {
-            break;
-        }
-        ctl.beat(worker, Instant::now());
-        for c in &sink {
-            done(engine, c);
-        }
-        in_flight -= sink.len().min(in_flight);
-    }
-    in_flight
 }

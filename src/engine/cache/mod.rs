@@ -13,8 +13,9 @@
 //!   every dirty block at the end of the run (`finish`), is written to the
 //!   target through the inner engine on slots of its own.
 //!
-//! Each completion says whether the cache served it, so hits and misses are
-//! measured apart.
+//! The tier keeps what served each slot's I/O (hit or miss); the worker asks
+//! for it once after each reap (`cache_outcomes`), so hits and misses are
+//! measured apart without a field on every engine's completions.
 
 pub mod config;
 pub use crate::target::cache_store as store;
@@ -24,7 +25,7 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{BufferPool, Completion, Engine, IoRequest};
+use super::{BufferPool, CacheOutcome, Completion, Engine, EngineKind, IoRequest};
 use crate::workload::Op;
 pub use store::{CacheMode, TargetCache};
 
@@ -49,6 +50,9 @@ pub struct CacheEngine {
     /// Slots below this are the worker's; the rest are for write-backs.
     user_slots: u32,
     pending: Vec<Option<Pending>>,
+    /// Per slot: what served the worker's I/O on it (set when it is queued,
+    /// read after it is reaped and before the slot is queued again).
+    outcomes: Vec<Option<CacheOutcome>>,
     free_internal: Vec<u32>,
     /// Dirty blocks waiting for an internal slot: (target, block, data).
     backlog: VecDeque<(u32, u64, Vec<u8>)>,
@@ -70,6 +74,7 @@ impl CacheEngine {
             mode,
             user_slots,
             pending: vec![None; total as usize],
+            outcomes: vec![None; total as usize],
             free_internal: (user_slots..total).rev().collect(),
             backlog: VecDeque::new(),
             ready: Vec::new(),
@@ -110,7 +115,7 @@ impl CacheEngine {
                         let evicted = cache.fill(offset, len, &self.inner.buffers().slot(c.slot)[..len as usize], false)?;
                         self.backlog.extend(evicted.into_iter().map(|e| (target, e.block, e.data)));
                     }
-                    out.push(Completion { from_cache: Some(false), ..c });
+                    out.push(c);
                 }
                 Pending::WriteBack { target, block } => {
                     self.free_internal.push(c.slot);
@@ -143,11 +148,22 @@ impl CacheEngine {
 }
 
 impl Engine for CacheEngine {
-    fn name(&self) -> &'static str {
-        self.inner.name()
+    fn kind(&self) -> EngineKind {
+        self.inner.kind()
+    }
+
+    fn has_cache(&self) -> bool {
+        true
+    }
+
+    fn cache_outcomes(&self, done: &[Completion], outcomes: &mut Vec<Option<CacheOutcome>>) {
+        outcomes.clear();
+        outcomes.extend(done.iter().map(|c| self.outcomes[c.slot as usize]));
     }
 
     fn queue(&mut self, req: IoRequest) -> io::Result<()> {
+        // No hit or miss unless a branch below says so (trims, syncs, targets without a cache).
+        self.outcomes[req.slot as usize] = None;
         let Some(cache) = self.cache(req.target) else {
             self.pending[req.slot as usize] = Some(Pending::Direct);
             return self.inner.queue(req);
@@ -181,9 +197,11 @@ impl Engine for CacheEngine {
                     self.step()?;
                 }
                 if cache.read_hit(offset, len, &mut self.inner.buffers().slot(req.slot)[..len as usize])? {
-                    self.ready.push(Completion { slot: req.slot, result: len as i64, from_cache: Some(true) });
+                    self.outcomes[req.slot as usize] = Some(CacheOutcome::Hit);
+                    self.ready.push(Completion { slot: req.slot, result: len as i64 });
                     return Ok(());
                 }
+                self.outcomes[req.slot as usize] = Some(CacheOutcome::Miss);
                 self.pending[req.slot as usize] = Some(Pending::ReadMiss { target, offset, len });
                 self.inner.queue(req)
             }
@@ -196,13 +214,15 @@ impl Engine for CacheEngine {
                 let evicted = cache.fill(offset, len, &self.inner.buffers().slot(req.slot)[..len as usize], true)?;
                 self.backlog.extend(evicted.into_iter().map(|e| (target, e.block, e.data)));
                 self.start_write_backs()?;
-                self.ready.push(Completion { slot: req.slot, result: len as i64, from_cache: Some(true) });
+                self.outcomes[req.slot as usize] = Some(CacheOutcome::Hit);
+                self.ready.push(Completion { slot: req.slot, result: len as i64 });
                 Ok(())
             }
             Op::Write => {
                 if self.mode == CacheMode::Readonly {
                     cache.invalidate(offset, len);
                 }
+                self.outcomes[req.slot as usize] = Some(CacheOutcome::Miss);
                 self.pending[req.slot as usize] = Some(Pending::Write { target, offset, len });
                 self.inner.queue(req)
             }
@@ -245,5 +265,43 @@ impl Engine for CacheEngine {
             Some(why) => Err(io::Error::other(why)),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::mem::{MemEngine, MemLun};
+
+    /// A writethrough cache over a mem: LUN says, after each reap, what served
+    /// each completion: the figures the worker splits latency by.
+    #[test]
+    fn the_tier_says_what_served_each_completion() {
+        let user = 2;
+        let lun = Arc::new(MemLun::new(1 << 20).unwrap());
+        let inner = Box::new(MemEngine::new(vec![lun], BufferPool::new(user + 4, 4096, 1)));
+        let cache = Arc::new(TargetCache::new(64, 4096, None).unwrap());
+        let mut e = CacheEngine::new(inner, vec![Some(cache)], CacheMode::Writethrough, user as u32);
+        assert!(e.has_cache());
+        let mut outcomes = Vec::with_capacity(user);
+        let mut run = |e: &mut CacheEngine, req: IoRequest| {
+            e.queue(req).unwrap();
+            let mut done = Vec::new();
+            e.reap(1, Some(Duration::from_secs(1)), &mut done).unwrap();
+            assert_eq!((done.len(), done[0].slot), (1, req.slot));
+            assert!(done[0].result >= 0, "{:?} failed: {}", req.op, done[0].result);
+            e.cache_outcomes(&done, &mut outcomes);
+            assert_eq!(outcomes.capacity(), user, "no allocation");
+            outcomes[0]
+        };
+        let read = IoRequest { slot: 0, target: 0, op: Op::Read, offset: 8192, len: 4096 };
+        assert_eq!(run(&mut e, read), Some(CacheOutcome::Miss), "a cold read goes to the target");
+        assert_eq!(run(&mut e, IoRequest { slot: 1, ..read }), Some(CacheOutcome::Hit), "its block is held now");
+        let write = IoRequest { op: Op::Write, offset: 0, ..read };
+        assert_eq!(run(&mut e, write), Some(CacheOutcome::Miss), "writethrough sends a write on to the target");
+        assert_eq!(run(&mut e, IoRequest { op: Op::Read, ..write }), Some(CacheOutcome::Hit), "and keeps its data");
+        assert_eq!(run(&mut e, IoRequest { op: Op::Trim, ..read }), None, "a trim is no hit or miss");
+        assert_eq!(run(&mut e, IoRequest { op: Op::Sync, offset: 0, len: 0, ..read }), None, "nor is a sync");
+        e.finish().unwrap();
     }
 }

@@ -15,7 +15,7 @@ use std::ffi::{c_int, c_void};
 use std::io;
 use std::time::Duration;
 
-use super::{BufferPool, Completion, Engine, IoRequest};
+use super::{BufferPool, Capabilities, Completion, Engine, EngineKind, IoRequest};
 use crate::transport::credentials;
 use crate::workload::Op;
 use ffi::IscsiContext;
@@ -61,6 +61,9 @@ pub struct IscsiEngine {
 }
 
 impl IscsiEngine {
+    /// Any depth on its sessions; a socket, not a ring, and no page cache on this host.
+    pub const CAPABILITIES: Capabilities = Capabilities { max_in_flight: None, max_qd: None, polling: false, direct_or_buffered: false };
+
     pub fn connect(uris: &[String], connections: u32, pool: BufferPool) -> io::Result<IscsiEngine> {
         let mut sessions = Vec::new();
         for uri in uris {
@@ -104,7 +107,7 @@ impl super::Polled for IscsiEngine {
                 ffi::SCSI_STATUS_CANCELLED => -libc::ECANCELED as i64,
                 _ => -libc::EIO as i64,
             };
-            out.push(Completion { slot, result, from_cache: None });
+            out.push(Completion { slot, result });
         }
         Ok(())
     }
@@ -154,8 +157,8 @@ fn lost(s: &Session) -> io::Error {
 }
 
 impl Engine for IscsiEngine {
-    fn name(&self) -> &'static str {
-        "iscsi"
+    fn kind(&self) -> EngineKind {
+        EngineKind::Iscsi
     }
 
     fn queue(&mut self, req: IoRequest) -> io::Result<()> {

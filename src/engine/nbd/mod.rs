@@ -18,7 +18,7 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{BufferPool, Completion, Engine, IoRequest};
+use super::{BufferPool, Capabilities, Completion, Engine, EngineKind, IoRequest};
 use crate::workload::Op;
 
 pub struct NbdEngine {
@@ -62,6 +62,9 @@ unsafe extern "C" fn command_done(user_data: *mut libc::c_void, error: *mut libc
 }
 
 impl NbdEngine {
+    /// Any depth on its connections; a socket, not a ring, and no page cache on this host.
+    pub const CAPABILITIES: Capabilities = Capabilities { max_in_flight: None, max_qd: None, polling: false, direct_or_buffered: false };
+
     /// Takes `connections` connections to each target from its pool (opened
     /// there before the point started; a new one only if the pool ran dry).
     pub fn connect(pools: &[Arc<pool::ConnectionPool>], connections: u32, pool: BufferPool) -> io::Result<NbdEngine> {
@@ -95,7 +98,7 @@ impl super::Polled for NbdEngine {
             self.pending -= 1;
             let len = self.lens[slot as usize];
             let result = if errno == 0 { len as i64 } else { -(errno as i64) };
-            out.push(Completion { slot, result, from_cache: None });
+            out.push(Completion { slot, result });
         }
         Ok(())
     }
@@ -148,8 +151,8 @@ impl super::Polled for NbdEngine {
 }
 
 impl Engine for NbdEngine {
-    fn name(&self) -> &'static str {
-        "nbd"
+    fn kind(&self) -> EngineKind {
+        EngineKind::Nbd
     }
 
     fn queue(&mut self, req: IoRequest) -> io::Result<()> {
