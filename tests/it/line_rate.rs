@@ -331,7 +331,9 @@ fn the_shaped_link_is_removed_on_ctrl_c_and_when_lunmark_is_killed() {
             assert_lab_left_nothing(labs.path());
         }
     }
-    // An error after the link is up (a bad flag is read when the first leg is planned).
+    // A bad flag is refused before the link is made (the lab checks the
+    // workload as its first leg would, before it starts anything), and leaves
+    // no namespace or link behind.
     let labs = shm_dir();
     let child = lunmark()
         .env("LUNMARK_LAB_DIR", labs.path())
@@ -344,7 +346,8 @@ fn the_shaped_link_is_removed_on_ctrl_c_and_when_lunmark_is_killed() {
     let out = child.wait_with_output().unwrap();
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains(&format!("namespace lunmark-{pid}")) && err.contains("--bs"), "{err}");
+    assert!(err.contains("--bs") && err.contains("'banana' is not a size"), "{err}");
+    assert!(!err.contains("namespace"), "refused before any namespace was made: {err}");
     let left = netns_and_links();
     assert!(!left.contains(&format!("lunmark-{pid}")) && !left.contains(&format!("lm{pid}h")), "left behind:\n{left}");
     assert_lab_left_nothing(labs.path());

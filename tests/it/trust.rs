@@ -186,7 +186,12 @@ fn kill_nine_then_verify_finds_nothing_corrupt() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(2000));
+    // Killed once the journal holds a few thousand records (not after a fixed
+    // sleep: on a loaded machine the run may not have written its journal yet).
+    let deadline = std::time::Instant::now() + Duration::from_secs(25);
+    while std::fs::metadata(&journal).map_or(0, |m| m.len()) < 200_000 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     // SAFETY: kill(2) on the child we spawned.
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
     let _ = child.wait_with_output();
