@@ -6,6 +6,7 @@
 use super::human::{count, fixed, number};
 use super::point_view;
 use crate::results::model::{RunResult, Status};
+use crate::results::registry;
 
 /// A table: headers, which columns hold numbers (right-aligned), rows of cells.
 pub struct Table {
@@ -48,56 +49,64 @@ pub fn results(results: &[&RunResult]) -> Table {
     }
 }
 
-/// The summary's columns: what each holds and its unit.
-pub const SUMMARY_HEADERS: [&str; 15] = [
-    "result",
-    "point",
-    "workload",
-    "IOPS",
-    "read IOPS",
-    "write IOPS",
-    "throughput (MB/s)",
-    "mean latency (µs)",
-    "p50 latency (µs)",
-    "p99 latency (µs)",
-    "p99.9 latency (µs)",
-    "max latency (µs)",
-    "CPU (% of all cores)",
-    "IOPS per CPU %",
-    "errors",
+/// How a summary column writes its figure.
+#[derive(Clone, Copy)]
+enum Shown {
+    /// Thousands separators, decimals by size.
+    Number,
+    /// One decimal (percentages).
+    Percent,
+    /// A whole count.
+    Count,
+}
+
+/// The summary's figure columns: the registry metric each shows (its one
+/// definition, `results::registry`), under a header with its unit.
+const SUMMARY_FIGURES: [(&str, &str, Shown); 12] = [
+    ("iops", "IOPS", Shown::Number),
+    ("read_iops", "read IOPS", Shown::Number),
+    ("write_iops", "write IOPS", Shown::Number),
+    ("mbps", "throughput (MB/s)", Shown::Number),
+    ("latency_us.all.mean", "mean latency (µs)", Shown::Number),
+    ("latency_us.all.p50", "p50 latency (µs)", Shown::Number),
+    ("latency_us.all.p99", "p99 latency (µs)", Shown::Number),
+    ("latency_us.all.p99_9", "p99.9 latency (µs)", Shown::Number),
+    ("latency_us.all.max", "max latency (µs)", Shown::Number),
+    ("cpu.utilization_pct", "CPU (% of all cores)", Shown::Percent),
+    ("cpu.iops_per_cpu_pct", "IOPS per CPU %", Shown::Number),
+    ("errors.total", "errors", Shown::Count),
 ];
+
+/// The summary's columns: what each holds and its unit.
+pub fn summary_headers() -> Vec<&'static str> {
+    ["result", "point", "workload"].into_iter().chain(SUMMARY_FIGURES.iter().map(|(_, h, _)| *h)).collect()
+}
 
 /// One row per point of every result.
 pub fn summary(results: &[&RunResult]) -> Table {
     let names = point_view::names(results);
+    let metrics: Vec<_> = SUMMARY_FIGURES
+        .iter()
+        .map(|(key, _, shown)| (registry::by_key(key).unwrap_or_else(|| panic!("{key} is not in the metric registry")), *shown))
+        .collect();
     let mut rows = Vec::new();
     for (r, name) in results.iter().zip(&names) {
         for (i, p) in r.points.iter().enumerate() {
             let s = &p.summary;
-            let l = &s.latency_us.all;
-            let point = (i + 1).to_string();
-            rows.push(vec![
-                name.clone(),
-                point,
-                point_view::describe_point(r, p),
-                number(s.iops),
-                number(s.read_iops),
-                number(s.write_iops),
-                number(s.mbps),
-                number(l.mean),
-                number(l.p50),
-                number(l.p99),
-                number(l.p99_9),
-                number(l.max),
-                fixed(s.cpu.utilization_pct, 1),
-                s.cpu.iops_per_cpu_pct.map(number).unwrap_or_else(|| "-".into()),
-                count(s.errors.total),
-            ]);
+            let mut row = vec![name.clone(), (i + 1).to_string(), point_view::describe_point(r, p)];
+            row.extend(metrics.iter().map(|(m, shown)| match ((m.read)(s), shown) {
+                (None, _) => "-".into(),
+                (Some(v), Shown::Number) => number(v),
+                (Some(v), Shown::Percent) => fixed(v, 1),
+                (Some(v), Shown::Count) => count(v as u64),
+            }));
+            rows.push(row);
         }
     }
-    let mut numeric = vec![true; SUMMARY_HEADERS.len()];
+    let headers = summary_headers();
+    let mut numeric = vec![true; headers.len()];
     numeric[..3].iter_mut().for_each(|n| *n = false);
-    Table { headers: SUMMARY_HEADERS.to_vec(), numeric, rows }
+    Table { headers, numeric, rows }
 }
 
 /// Each point's share of its link (`--link`): None when no point has one.
@@ -215,6 +224,13 @@ mod tests {
 
     /// Human headers with units; each point's workload in words; figures with
     /// separators; results without a label named by profile and target.
+    #[test]
+    fn every_summary_figure_is_read_through_the_registry() {
+        for (key, header, _) in SUMMARY_FIGURES {
+            assert!(registry::by_key(key).is_some(), "{header}: {key} is not a registry metric");
+        }
+    }
+
     #[test]
     fn the_summary_reads_like_a_document() {
         let (mut a, b) = (fixture("result-a.json"), fixture("result-b.json"));

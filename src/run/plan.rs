@@ -81,6 +81,8 @@ pub enum PlanError {
     /// --sqpoll / --poll that cannot apply (run::polling says why).
     #[error("{0}")]
     Polling(String),
+    #[error("group '{group}': --buffered goes through the page cache of files and block devices, and the {engine} engine's targets have none: drop --buffered (or buffered = true in the profile) for them")]
+    NoPageCache { group: String, engine: &'static str },
     #[error("--repeat must be at least 1")]
     ZeroRepeat,
     #[error(
@@ -133,6 +135,9 @@ pub fn effective(mut spec: WorkloadSpec, targets: &[Target]) -> Result<(Workload
         }
         let Some(&kind) = kinds.first() else { continue };
         let caps = kind.capabilities();
+        if spec.buffered && !caps.direct_or_buffered {
+            return Err(PlanError::NoPageCache { group: g.name.clone(), engine: kind.name() });
+        }
         if let Some(max) = caps.max_in_flight {
             // Each worker keeps all its slots in one ring: refused here rather
             // than failing in every worker once the run has started.

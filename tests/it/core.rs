@@ -128,6 +128,9 @@ fn bad_input_gets_a_clear_message_and_a_nonzero_exit() {
         &["run", "-t", f, "--size", "1m", "--bs", "1000"],
         &["not a multiple of the 512-byte logical block size", "--buffered"],
     );
+    // --buffered where there is no page cache (it was accepted and ignored).
+    assert_rejected(&["run", "-t", "mem:16m", "--buffered"], &["--buffered", "the mem engine", "drop --buffered"]);
+    assert_rejected(&["run", "-t", "null:16m", "--buffered"], &["--buffered", "the null engine"]);
     // Nothing was created by the rejected runs.
     assert!(!std::path::Path::new(f).exists());
 }
