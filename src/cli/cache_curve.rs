@@ -85,7 +85,8 @@ pub struct CurveReport {
     pub region_bytes: BTreeMap<u16, u64>,
     pub region_blocks: u64,
     pub block_accesses: u64,
-    pub distinct_blocks: f64,
+    /// A count of blocks (the sampled estimate rounded to a whole block).
+    pub distinct_blocks: u64,
     pub sampled_accesses: u64,
     #[serde(flatten)]
     pub method: Method,
@@ -219,7 +220,7 @@ pub fn build(args: &CacheCurveArgs) -> Result<CurveReport> {
         region_bytes: regions,
         region_blocks,
         block_accesses: count_block_accesses(&records, block_size),
-        distinct_blocks: curve.distinct_blocks(),
+        distinct_blocks: curve.distinct_blocks().round() as u64,
         sampled_accesses: curve.sampled_accesses,
         method: curve.method,
         error_bound: curve.error_bound(),
@@ -270,7 +271,7 @@ pub fn render(r: &CurveReport) -> String {
         regions: r.region_bytes.values().copied().collect(),
         region_blocks: r.region_blocks,
         block_accesses: r.block_accesses,
-        distinct_blocks: r.distinct_blocks,
+        distinct_blocks: r.distinct_blocks as f64,
         sampled_accesses: r.sampled_accesses,
         method: match r.method {
             Method::Exact => CurveMethod::Exact,
@@ -339,7 +340,7 @@ mod tests {
         assert_eq!(r.rows[0].hit_ratio.to_bits(), 0.0f64.to_bits(), "no cache, no hits (and not -0)");
         assert!(r.rows.windows(2).all(|w| w[0].hit_ratio <= w[1].hit_ratio), "hit ratios grow with the cache");
         let full = r.rows.last().unwrap();
-        let reuse = 1.0 - r.distinct_blocks / r.block_accesses as f64;
+        let reuse = 1.0 - r.distinct_blocks as f64 / r.block_accesses as f64;
         assert!((full.hit_ratio - reuse).abs() < 1e-12, "at 100% only cold misses remain: {} vs {reuse}", full.hit_ratio);
         assert!(render(&r).contains("method: exact"));
     }
@@ -377,6 +378,15 @@ mod tests {
         assert_eq!(r.region_blocks, 2 * 1024);
         let err = report_of(Path::new("/nonexistent/trace"), &[]).unwrap_err().to_string();
         assert!(err.contains("/nonexistent/trace: no such file"), "{err}");
+    }
+
+    #[test]
+    fn the_json_counts_distinct_blocks_as_a_whole_number() {
+        for extra in [&[][..], &["--sampled", "0.3"][..]] {
+            let r = report_of(&fixture(), extra).unwrap();
+            let json: serde_json::Value = serde_json::to_value(&r).unwrap();
+            assert!(json["distinct_blocks"].is_u64(), "{extra:?}: {}", json["distinct_blocks"]);
+        }
     }
 
     #[test]

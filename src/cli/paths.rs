@@ -94,6 +94,8 @@ pub fn check(command: &Command, matches: &ArgMatches) -> Result<(), OutputError>
     // Files the command writes and files it benchmarks, to catch one named as both.
     let mut outputs: Vec<(String, PathBuf)> = Vec::new();
     let mut targets: Vec<(String, PathBuf)> = Vec::new();
+    // Files the command reads: an output naming one would destroy it.
+    let mut inputs: Vec<(String, PathBuf)> = Vec::new();
     loop {
         let here = path.join(" ");
         for arg in cmd.get_arguments() {
@@ -115,7 +117,9 @@ pub fn check(command: &Command, matches: &ArgMatches) -> Result<(), OutputError>
                             targets.push((format!("{} {}", flag_name(arg), value.to_string_lossy()), path));
                         }
                     }
-                    Role::Input => {}
+                    // `-` (stdin, where a flag offers it) is no file an output can name.
+                    Role::Input if value == "-" => {}
+                    Role::Input => inputs.push((format!("{} {}", flag_name(arg), value.to_string_lossy()), PathBuf::from(value))),
                 }
             }
         }
@@ -142,7 +146,7 @@ pub fn check(command: &Command, matches: &ArgMatches) -> Result<(), OutputError>
         })?;
         outputs.push((if store_flag.is_some() { "--store".into() } else { "the store".into() }, store));
     }
-    no_shared_files(&outputs, &targets)
+    no_shared_files(&outputs, &targets, &inputs)
 }
 
 /// The file or device a target URI names (None for mem:, null: and network targets).
@@ -154,13 +158,20 @@ fn target_file(uri: &str) -> Option<PathBuf> {
 }
 
 /// An output that is also a target would overwrite the data being measured (or
-/// be overwritten by it); two outputs in one file would overwrite each other.
-fn no_shared_files(outputs: &[(String, PathBuf)], targets: &[(String, PathBuf)]) -> Result<(), OutputError> {
+/// be overwritten by it); an output that is also an input (a trace to replay, a
+/// job file, a result to import) would destroy what the command reads; two
+/// outputs in one file would overwrite each other.
+fn no_shared_files(outputs: &[(String, PathBuf)], targets: &[(String, PathBuf)], inputs: &[(String, PathBuf)]) -> Result<(), OutputError> {
     for (i, (flag, path)) in outputs.iter().enumerate() {
         let refuse = |problem: String| OutputError { flag: flag.clone(), path: path.display().to_string(), problem };
         if let Some((target, _)) = targets.iter().find(|(_, t)| same_file(path, t)) {
             return Err(refuse(format!(
                 "that is also the target ({target}): lunmark would overwrite the data it measures; name another file"
+            )));
+        }
+        if let Some((input, _)) = inputs.iter().find(|(_, f)| same_file(path, f)) {
+            return Err(refuse(format!(
+                "that is also the file this command reads ({input}): writing it would destroy that input; name another file"
             )));
         }
         if let Some((other, _)) = outputs[..i].iter().find(|(_, o)| same_file(path, o)) {
@@ -275,12 +286,81 @@ mod tests {
         std::os::unix::fs::symlink(&data, &link).unwrap();
         let fresh = dir.path().join("new.json");
         let outs = |v: &[(&str, &Path)]| v.iter().map(|(f, p)| (f.to_string(), p.to_path_buf())).collect::<Vec<_>>();
-        let e = no_shared_files(&outs(&[("--json", &link)]), &outs(&[("-t/--target data.bin", &data)])).unwrap_err();
+        let e = no_shared_files(&outs(&[("--json", &link)]), &outs(&[("-t/--target data.bin", &data)]), &[]).unwrap_err();
         assert!(e.problem.starts_with("that is also the target (-t/--target data.bin)"), "{e}");
-        let e = no_shared_files(&outs(&[("--trace", &fresh), ("--json", &fresh)]), &[]).unwrap_err();
+        let e = no_shared_files(&outs(&[("--trace", &fresh), ("--json", &fresh)]), &[], &[]).unwrap_err();
         assert_eq!(e.flag, "--json");
         assert!(e.problem.contains("--trace"), "{e}");
-        no_shared_files(&outs(&[("--trace", &fresh), ("--json", &data)]), &[]).unwrap();
+        no_shared_files(&outs(&[("--trace", &fresh), ("--json", &data)]), &[], &[]).unwrap();
+    }
+
+    /// Every output (and the store) of a subcommand against every file it
+    /// reads, named through a symbolic link and through a `./` form: each pair
+    /// is refused before anything runs, the message naming both flags and the file.
+    #[test]
+    fn an_output_that_names_an_input_of_the_same_command_is_refused_for_every_pair() {
+        let tree = crate::cli::Cli::command();
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("input.file");
+        std::fs::write(&input, "what the command reads").unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&input, &link).unwrap();
+        let dotted = dir.path().join(".").join("input.file");
+        let commands = ["run", "lab protocols", "lab cache", "cache-curve", "verify", "results import", "profiles import-fio"];
+        let mut pairs = 0;
+        for command in commands {
+            let words: Vec<&str> = command.split(' ').collect();
+            let sub = words.iter().fold(&tree, |c, w| c.find_subcommand(w).unwrap());
+            let top = words[0];
+            let args_with = |want: fn(Role) -> bool| -> Vec<&clap::Arg> {
+                sub.get_arguments().filter(|a| role(command, a.get_id().as_str()).is_some_and(want)).collect()
+            };
+            let ins = args_with(|r| r == Role::Input);
+            let mut outs: Vec<Option<&clap::Arg>> = args_with(|r| matches!(r, Role::Output { .. })).into_iter().map(Some).collect();
+            if !WITHOUT_STORE.contains(&top) {
+                outs.push(None); // the global --store
+            }
+            for input_arg in &ins {
+                for output_arg in &outs {
+                    for output in [&link, &dotted] {
+                        let mut argv: Vec<String> = vec!["lunmark".into()];
+                        let out_flag = match output_arg {
+                            None => {
+                                argv.extend(["--store".into(), output.display().to_string()]);
+                                "--store".to_string()
+                            }
+                            Some(_) => String::new(),
+                        };
+                        argv.extend(words.iter().map(|w| w.to_string()));
+                        let mut push = |arg: &clap::Arg, value: &Path| match arg.get_long() {
+                            Some(long) => argv.extend([format!("--{long}"), value.display().to_string()]),
+                            None => argv.push(value.display().to_string()),
+                        };
+                        push(input_arg, &input);
+                        let out_flag = match output_arg {
+                            Some(a) => {
+                                push(a, output);
+                                flag_name(a)
+                            }
+                            None => out_flag,
+                        };
+                        if top == "verify" {
+                            argv.push("mem:1m".into());
+                        }
+                        let matches = tree.clone().try_get_matches_from(&argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+                        let e = check(&tree, &matches).expect_err(&format!("{argv:?} is refused"));
+                        let text = e.to_string();
+                        let in_flag = flag_name(input_arg);
+                        assert!(text.starts_with(&format!("{out_flag} {}: ", output.display())), "{argv:?}: {text}");
+                        assert!(text.contains(&format!("({in_flag} {})", input.display())), "{argv:?}: {text}");
+                        pairs += 1;
+                    }
+                }
+            }
+        }
+        // run and each lab: 4 inputs x (3 outputs + the store); cache-curve: 1 x 1; results import: 1 x 1; two forms each.
+        assert!(pairs >= 2 * (3 * 16 + 2), "{pairs} pairs walked");
+        assert_eq!(std::fs::read(&input).unwrap(), b"what the command reads");
     }
 
     #[test]

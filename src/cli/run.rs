@@ -154,7 +154,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// A label stored with the result ("FC 8G port 1", "after firmware update").
-    #[arg(long)]
+    #[arg(long, value_parser = label_text)]
     pub label: Option<String>,
     /// Power source: auto (RAPL, then IPMI DCMI), rapl, ipmi, cmd, log or none.
     #[arg(long, value_name = "SOURCE")]
@@ -560,15 +560,19 @@ impl RunArgs {
         if let Some(o) = &self.replay_offsets {
             s.offsets = o.parse().map_err(anyhow::Error::msg).context("--replay-offsets")?;
         }
-        if let Some(trace) = &self.trace {
-            let same = match (std::fs::canonicalize(trace), std::fs::canonicalize(&s.file)) {
+        // cli::paths refuses these against --replay on the command line; a
+        // profile's [replay] file is only known here.
+        let json = self.json.as_deref().filter(|j| *j != "-").map(std::path::Path::new);
+        let outputs = [("--trace", self.trace.as_deref()), ("--json", json), ("--journal", self.journal.as_deref())];
+        for (flag, out) in outputs.into_iter().filter_map(|(f, o)| o.map(|o| (f, o))) {
+            let same = match (std::fs::canonicalize(out), std::fs::canonicalize(&s.file)) {
                 (Ok(a), Ok(b)) => a == b,
-                _ => trace == &s.file,
+                _ => out == s.file,
             };
             if same {
                 anyhow::bail!(
-                    "--trace {} names the trace being replayed: recording would overwrite it as it is read; give --trace another file",
-                    trace.display()
+                    "{flag} {} names the trace being replayed: writing it would overwrite the trace as it is read; give {flag} another file",
+                    out.display()
                 );
             }
         }
@@ -947,6 +951,15 @@ impl RunArgs {
 
 /// The cache block without --cache-block.
 const DEFAULT_CACHE_BLOCK: &str = "4k";
+
+/// A --label as given, refused when empty or only blanks: it would store a
+/// result named by nothing (and label a lab's rows ": lab cache: ...").
+fn label_text(text: &str) -> std::result::Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("a label cannot be empty: give text that names the run (--label 'FC 8G port 1'), or leave --label out".into());
+    }
+    Ok(text.to_string())
+}
 
 /// Refuses a --power-log that is not a readable regular file before anything
 /// runs: it is read after each point, and a missing one only gave "power: not

@@ -123,9 +123,10 @@ fn csv(runs: &[Listing]) -> String {
             l.points.to_string(),
             if l.points == 0 { String::new() } else { l.headline_point.to_string() },
             l.headline_params.clone(),
-            l.iops.to_string(),
-            l.mbps.to_string(),
-            l.p99_us.to_string(),
+            // The fixed precision of the results CSV (rows.rs), not every digit of the float.
+            super::rows::fmt(l.iops),
+            super::rows::fmt(l.mbps),
+            super::rows::fmt(l.p99_us),
         ];
         out += &fields.iter().map(|f| quote(f)).collect::<Vec<_>>().join(",");
         out.push('\n');
@@ -203,5 +204,26 @@ mod tests {
         crate::report::check_golden("listing.txt", &render(&runs, ListFormat::Table));
         crate::report::check_golden("listing.json", &render(&runs, ListFormat::Json));
         crate::report::check_golden("listing.csv", &render(&runs, ListFormat::Csv));
+    }
+
+    #[test]
+    fn the_csv_listing_gives_figures_to_a_fixed_precision() {
+        let run = Listing {
+            id: "a1b2c3d4e5f6".into(),
+            started_at: "2026-11-23T20:10:30.123Z".into(),
+            status: "completed".into(),
+            label: None,
+            profile: None,
+            targets: "mem:64m".into(),
+            points: 1,
+            headline_point: 1,
+            headline_params: "qd=1 bs=4k".into(),
+            iops: 2210873.3823503135,
+            mbps: 8635.8, // 8635.8 is 8635.799999999999272... as a float
+            p99_us: 3.0,
+        };
+        let csv = render(&[run], ListFormat::Csv);
+        let row = csv.lines().nth(1).unwrap();
+        assert!(row.ends_with(",2210873.382,8635.800,3"), "{row}");
     }
 }

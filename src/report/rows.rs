@@ -44,7 +44,9 @@ pub fn name(r: &RunResult) -> String {
     r.label.clone().unwrap_or_else(|| r.id.clone())
 }
 
-fn fmt(v: f64) -> String {
+/// A figure in a CSV: whole numbers as they are, others to 3 decimals (not
+/// every digit of the float).
+pub fn fmt(v: f64) -> String {
     if v.fract() == 0.0 {
         format!("{v:.0}")
     } else {

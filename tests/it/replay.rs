@@ -240,6 +240,7 @@ fn bad_replay_settings_are_refused_with_what_is_allowed() {
     std::fs::write(&bad, "100,h,0,Read,0,4096,1\n200,h,0,Flush,0,0,1\n").unwrap();
     let trim1 = dir.path().join("trim1.csv");
     std::fs::write(&trim1, "100,h,0,Trim,0,4096,1\n").unwrap();
+    let named_twice = format!("that is also the file this command reads (--replay {c})");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--replay", "/nonexistent/t.csv"], "no such file"),
         (vec!["--replay", c, "--replay-speed", "0"], "--replay-speed"),
@@ -261,7 +262,7 @@ fn bad_replay_settings_are_refused_with_what_is_allowed() {
         (vec!["--replay", c, "--flush", "2"], "--flush cannot apply"),
         (vec!["--replay", c, "--steady", "iops"], "--steady cannot apply"),
         (vec!["--replay-speed", "2"], "add --replay FILE"),
-        (vec!["--replay", c, "--trace", c], "names the trace being replayed"),
+        (vec!["--replay", c, "--trace", c], &named_twice),
         (vec!["--replay", bad.to_str().unwrap()], "line 2: Type 'Flush' is neither Read nor Write"),
         (vec!["--replay", trim1.to_str().unwrap()], "line 1: Type 'Trim' is neither Read nor Write"),
         (

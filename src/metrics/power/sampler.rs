@@ -69,11 +69,49 @@ pub fn command_watts(cmd: &str, abort: &AtomicBool) -> Result<f64, SampleError> 
     if !out.success {
         return Err(format!("--power-cmd '{cmd}' exited with {}: {}", out.status, out.stderr.trim()).into());
     }
-    let text = out.stdout;
-    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .find(|w| !w.is_empty() && w.parse::<f64>().is_ok())
-        .and_then(|w| w.parse().ok())
-        .ok_or_else(|| format!("--power-cmd '{cmd}' printed no number of watts: '{}'", text.trim()).into())
+    watts_printed(&out.stdout).map_err(|e| format!("--power-cmd '{cmd}' {e}").into())
+}
+
+/// The first number a meter's command printed, sign included: a negative,
+/// NaN or infinite reading is a bad reading (refused, so the point's power is
+/// left out with the reason), not a figure with its sign dropped.
+pub fn watts_printed(text: &str) -> Result<f64, String> {
+    let bad = |word: &str| {
+        Err(format!(
+            "gave a bad reading: '{word}' (watts must be a finite number, 0 or more): the power figures are left out; fix the command or the meter"
+        ))
+    };
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let word_start = i == 0 || !b[i - 1].is_ascii_alphanumeric();
+        // A sign counts when it opens a word ("-5 W", "power=-5"), not inside one ("usb-3").
+        let signed = matches!(b[i], b'-' | b'+') && word_start;
+        let digits_at = if signed { i + 1 } else { i };
+        let starts_number = b.get(digits_at).is_some_and(|c| c.is_ascii_digit())
+            || (b.get(digits_at) == Some(&b'.') && b.get(digits_at + 1).is_some_and(|c| c.is_ascii_digit()));
+        if starts_number && (signed || !b[i].is_ascii_alphabetic()) {
+            let end = digits_at + b[digits_at..].iter().take_while(|c| c.is_ascii_digit() || **c == b'.').count();
+            let word = &text[i..end];
+            // "1.2.3" is no number: skip its first part as the old reader did.
+            if let Ok(w) = word.parse::<f64>() {
+                return if w.is_finite() && w >= 0.0 { Ok(w) } else { bad(word) };
+            }
+            i = end;
+            continue;
+        }
+        if word_start && b[i].is_ascii_alphabetic() {
+            let end = i + b[i..].iter().take_while(|c| c.is_ascii_alphabetic()).count();
+            let word = &text[i..end];
+            if ["nan", "inf", "infinity"].contains(&word.to_ascii_lowercase().as_str()) {
+                return bad(word);
+            }
+            i = end;
+            continue;
+        }
+        i += 1;
+    }
+    Err(format!("printed no number of watts: '{}'", text.trim()))
 }
 
 impl Sampler {
@@ -168,5 +206,33 @@ fn sample(
             }
         }
         Source::Log(_) => Err("a log is read at the end, not sampled".to_string().into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_negative_or_non_finite_reading_is_a_bad_reading_not_a_figure() {
+        assert_eq!(watts_printed("230.5 W\n"), Ok(230.5));
+        assert_eq!(watts_printed("power=231W"), Ok(231.0));
+        assert_eq!(watts_printed("usb-3 meter: 12.5"), Ok(3.0), "a dash inside a word is no sign (as before)");
+        assert_eq!(watts_printed("0 W"), Ok(0.0));
+        for (out, word) in [("-5 W", "-5"), ("power: -0.5", "-0.5"), ("NaN W", "NaN"), ("inf", "inf"), ("-inf", "inf")] {
+            let e = watts_printed(out).unwrap_err();
+            assert!(e.starts_with(&format!("gave a bad reading: '{word}'")), "{out}: {e}");
+        }
+        assert!(watts_printed("info: 230 W").is_ok_and(|w| w == 230.0), "'info' is a word, not inf");
+        assert!(watts_printed("no meter").unwrap_err().contains("no number"));
+    }
+
+    #[test]
+    fn a_power_command_printing_a_negative_reading_gives_no_power_figure_and_says_why() {
+        let source = Source::Command("echo -5 W".into());
+        let sampler = Sampler::start(&source);
+        std::thread::sleep(Duration::from_millis(50));
+        let e = sampler.stop().unwrap_err();
+        assert!(e.reason.contains("bad reading: '-5'"), "{}", e.reason);
     }
 }
