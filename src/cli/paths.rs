@@ -83,6 +83,15 @@ pub fn flag_name(arg: &clap::Arg) -> String {
     }
 }
 
+/// An input as messages name it: `--replay r.trace`, or `the FILE argument t.trace`.
+fn input_name(arg: &clap::Arg, value: &str) -> String {
+    if arg.is_positional() {
+        format!("the {} argument {value}", flag_name(arg))
+    } else {
+        format!("{} {value}", flag_name(arg))
+    }
+}
+
 /// Checks every output (and the store) the command line names, before anything
 /// runs. `command` is the tree `matches` came from.
 pub fn check(command: &Command, matches: &ArgMatches) -> Result<(), OutputError> {
@@ -119,7 +128,7 @@ pub fn check(command: &Command, matches: &ArgMatches) -> Result<(), OutputError>
                     }
                     // `-` (stdin, where a flag offers it) is no file an output can name.
                     Role::Input if value == "-" => {}
-                    Role::Input => inputs.push((format!("{} {}", flag_name(arg), value.to_string_lossy()), PathBuf::from(value))),
+                    Role::Input => inputs.push((input_name(arg, &value.to_string_lossy()), PathBuf::from(value))),
                 }
             }
         }
@@ -350,9 +359,9 @@ mod tests {
                         let matches = tree.clone().try_get_matches_from(&argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
                         let e = check(&tree, &matches).expect_err(&format!("{argv:?} is refused"));
                         let text = e.to_string();
-                        let in_flag = flag_name(input_arg);
+                        let in_name = input_name(input_arg, &input.display().to_string());
                         assert!(text.starts_with(&format!("{out_flag} {}: ", output.display())), "{argv:?}: {text}");
-                        assert!(text.contains(&format!("({in_flag} {})", input.display())), "{argv:?}: {text}");
+                        assert!(text.contains(&format!("file this command reads ({in_name})")), "{argv:?}: {text}");
                         pairs += 1;
                     }
                 }

@@ -22,7 +22,7 @@ fn an_output_naming_the_commands_input_is_refused_and_the_input_kept() {
     let dotted = dir.path().join(".").join("t1.trace");
     let t = trace.to_str().unwrap();
     let cases: [(Vec<&str>, &str, &str); 3] = [
-        (vec!["cache-curve", t, "--json", t], "--json", "FILE"),
+        (vec!["cache-curve", t, "--json", t], "--json", "the FILE argument"),
         (vec!["run", "-t", "mem:64m", "--time", "1s", "--replay", t, "--json", dotted.to_str().unwrap()], "--json", "--replay"),
         (vec!["run", "-t", "mem:64m", "--time", "1s", "--replay", t, "--journal", t], "--journal", "--replay"),
     ];

@@ -76,11 +76,8 @@ pub fn command_watts(cmd: &str, abort: &AtomicBool) -> Result<f64, SampleError> 
 /// NaN or infinite reading is a bad reading (refused, so the point's power is
 /// left out with the reason), not a figure with its sign dropped.
 pub fn watts_printed(text: &str) -> Result<f64, String> {
-    let bad = |word: &str| {
-        Err(format!(
-            "gave a bad reading: '{word}' (watts must be a finite number, 0 or more): the power figures are left out; fix the command or the meter"
-        ))
-    };
+    let bad =
+        |word: &str| Err(format!("gave a bad reading: '{word}' (watts must be a finite number, 0 or more); fix the command or the meter"));
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
