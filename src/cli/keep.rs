@@ -61,6 +61,8 @@ pub struct StoreKeeper<'p> {
     pub problems: &'p Problems,
     /// A save failed at least once: the result is not (wholly) in the store.
     pub failed: bool,
+    /// The id of an MPI job's result kept early was said (`announce_kept`).
+    pub announced: bool,
 }
 
 impl StoreKeeper<'_> {
@@ -75,9 +77,34 @@ impl StoreKeeper<'_> {
 impl RunObserver for StoreKeeper<'_> {
     fn point_finished(&mut self, result: &RunResult) {
         self.save(result);
+        self.announce_kept(result);
     }
     fn finished(&mut self, result: &RunResult) {
         self.save(result);
+    }
+}
+
+impl StoreKeeper<'_> {
+    /// Under MPI, a point ended by a signal is kept before the ranks merge
+    /// it (`run::cluster::keep_before_reduction`), and mpirun may SIGKILL
+    /// rank 0 a second later: the id is said at once, flushed, so the user
+    /// learns it even when no summary follows. Said once.
+    fn announce_kept(&mut self, result: &RunResult) {
+        use std::io::Write;
+        if self.failed || self.announced || result.mpi.is_none() || result.status != crate::results::model::Status::Interrupted {
+            return;
+        }
+        self.announced = true;
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(
+            err,
+            "saved as {} in {} (interrupted, {} finished point(s) kept: {})",
+            result.id,
+            self.store.path().display(),
+            result.points.len(),
+            result.status_reason.as_deref().unwrap_or("the job is ending")
+        );
+        let _ = err.flush();
     }
 }
 

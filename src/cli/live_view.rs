@@ -20,12 +20,21 @@ pub struct LiveView {
     tty: bool,
     /// Not on a terminal and not quiet: a plain line per update.
     plain: bool,
+    /// Said before each line: under MPI, "rank 0 of N: ", as the figures are rank 0's own.
+    whose: String,
 }
 
 impl LiveView {
     pub fn new(quiet: bool) -> Self {
         let tty = std::io::stderr().is_terminal();
-        LiveView { bar: None, tty: !quiet && tty, plain: !quiet && !tty }
+        LiveView { bar: None, tty: !quiet && tty, plain: !quiet && !tty, whose: String::new() }
+    }
+
+    /// The view of rank 0 of an MPI job of `ranks` ranks: its lines say they
+    /// show rank 0's own figures (the other ranks' are merged only when the point ends).
+    pub fn of_rank_0(mut self, ranks: u32) -> Self {
+        self.whose = format!("rank 0 of {ranks}: ");
+        self
     }
 
     /// Only the run's notes and warnings, no progress line: a rank other than
@@ -67,9 +76,9 @@ impl RunObserver for LiveView {
 
     fn tick(&mut self, figures: &LiveFigures<'_>) {
         if let Some(bar) = &self.bar {
-            bar.set_message(Self::line(figures));
+            bar.set_message(format!("{}{}", self.whose, Self::line(figures)));
         } else if self.plain {
-            eprintln!("{}", Self::line(figures));
+            eprintln!("{}{}", self.whose, Self::line(figures));
         }
     }
 

@@ -768,6 +768,7 @@ pub fn execute_with(
     }
     if args.dry_run {
         // Refused before anything is printed, as the run itself refuses it before any I/O.
+        crate::target::check_regions(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>())?;
         let link = &request.context.link;
         if let Some(link) = link {
             link.resolve(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>()).map_err(anyhow::Error::msg)?;
@@ -1025,8 +1026,11 @@ pub fn measure_and_keep_as(
     // The run's observers: the live view, then the JSON file and the store, kept after each point.
     let problems = Problems::default();
     let mut live = super::live_view::LiveView::new(ctx.quiet);
+    if let Some(m) = ctx.cluster.get().facts() {
+        live = live.of_rank_0(m.ranks);
+    }
     let mut writer = json_file.map(|out| JsonWriter { out, render: Box::new(move |r: &RunResult| shape.render(r)), problems: &problems });
-    let mut keeper = opened.map(|store| StoreKeeper { store, problems: &problems, failed: false });
+    let mut keeper = opened.map(|store| StoreKeeper { store, problems: &problems, failed: false, announced: false });
     let mut observers: Vec<&mut dyn RunObserver> = vec![&mut live];
     observers.extend(writer.as_mut().map(|w| w as &mut dyn RunObserver));
     observers.extend(keeper.as_mut().map(|k| k as &mut dyn RunObserver));

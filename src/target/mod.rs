@@ -180,8 +180,24 @@ pub fn preflight(specs: &[&WorkloadSpec], flags: SafetyFlags) -> Result<(), Targ
                 _ => {}
             }
         }
+    }
+    check_regions(specs)
+}
+
+/// Refuses, without opening any target, a region that cannot fit (`check_region`)
+/// and a direct-I/O file whose offset or transfers are not 512-byte multiples:
+/// what the run would refuse when it opens the target. The dry run calls it
+/// too, so it does not pass what the run then refuses.
+pub fn check_regions(specs: &[&WorkloadSpec]) -> Result<(), TargetError> {
+    for spec in specs {
         for uri in &spec.targets {
             check_region(uri, spec)?;
+            if let (false, TargetUri::File(path)) = (spec.buffered, parse(uri)?) {
+                // A block device named by path learns its sector size when opened: checked then.
+                if !std::fs::metadata(&path).is_ok_and(|m| m.file_type().is_block_device()) {
+                    check_alignment(spec, uri, TargetKind::File, 512)?;
+                }
+            }
         }
     }
     Ok(())

@@ -33,5 +33,6 @@ mod scripts;
 mod stalls;
 mod steady;
 mod trial_fixes_1;
+mod trial_fixes_5;
 mod trust;
 mod workloads;

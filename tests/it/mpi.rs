@@ -555,4 +555,23 @@ fn a_killed_rank_leaves_the_finished_points_in_the_store() {
     assert_eq!(r["points"].as_array().unwrap().len(), 1);
     let reason = r["status_reason"].as_str().unwrap();
     assert!(reason.contains("during point 2"), "{reason}");
+    // Rank 0 said the kept result's id at once, before mpirun ended it (no summary follows).
+    let err = stderr(&out);
+    let said = format!("saved as {} in {}", r["id"].as_str().unwrap(), store.display());
+    assert!(err.contains(&said) && err.contains("interrupted, 1 finished point(s) kept"), "{said} in: {err}");
+}
+
+/// The live line under MPI shows rank 0's own figures (the ranks are merged
+/// when the point ends), and says so on every line.
+#[test]
+fn the_live_line_under_mpi_says_it_is_rank_0_s() {
+    let dir = shm_dir();
+    let target = format!("{}/lun{{rank}}", dir.path().display());
+    let args = ["-t", &target, "--size", "8m", "--bs", "4k", "--qd", "2", "--time", "2s", "--ramp", "0s", "--no-store"];
+    let Some(out) = run_ranks(3, &[], &args) else { return };
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let seconds: Vec<&str> = err.lines().filter(|l| l.contains(" IOPS ")).collect();
+    assert!(!seconds.is_empty(), "a live line per measured second: {err}");
+    assert!(seconds.iter().all(|l| l.starts_with("rank 0 of 3: run ")), "{seconds:?}");
 }
