@@ -62,15 +62,7 @@ impl EngineKind {
 
     /// The engine a parsed target URI runs through (before it is opened).
     pub fn for_uri(uri: &TargetUri, choice: EngineChoice) -> EngineKind {
-        let kind = match uri {
-            TargetUri::File(_) => TargetKind::File,
-            TargetUri::Device(_) => TargetKind::BlockDevice,
-            TargetUri::Mem(_) => TargetKind::Mem,
-            TargetUri::Null(_) => TargetKind::Null,
-            TargetUri::Nbd(_) => TargetKind::Nbd,
-            TargetUri::Iscsi(_) => TargetKind::Iscsi,
-        };
-        EngineKind::for_target(kind, choice)
+        EngineKind::for_target(uri.kind(), choice)
     }
 
     /// The name the result and the messages use.

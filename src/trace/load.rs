@@ -122,28 +122,17 @@ pub fn load_trace_as(path: &Path, kind: Option<TraceKind>) -> anyhow::Result<Loa
 mod tests {
     use super::*;
     use crate::trace::TraceWriter;
-    use crate::workload::Op;
-
-    fn sample() -> Vec<TraceRecord> {
-        vec![
-            TraceRecord { t_ns: 0, op: Op::Read, target: 0, offset: 0, len: 4096 },
-            TraceRecord { t_ns: 5_000, op: Op::Write, target: 3, offset: 1 << 40, len: 1 << 20 },
-            TraceRecord { t_ns: 5_000, op: Op::Read, target: 65535, offset: u64::MAX - 4095, len: u32::MAX },
-            // A gap longer than u32::MAX µs: written as gap records.
-            TraceRecord { t_ns: 10_000_000_000_000, op: Op::Write, target: 1, offset: 512, len: 512 },
-        ]
-    }
 
     #[test]
     fn files_round_trip_and_load_trace_detects_the_format() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.lmtrace");
         let mut w = TraceWriter::create(&path).unwrap();
-        for r in sample() {
+        for r in crate::trace::lunmark::tests::sample() {
             w.record(r.op, r.target, r.offset, r.len, r.t_ns).unwrap();
         }
         w.finish().unwrap();
-        assert_eq!(load_trace(&path).unwrap(), (TraceKind::Binary, sample()));
+        assert_eq!(load_trace(&path).unwrap(), (TraceKind::Binary, crate::trace::lunmark::tests::sample()));
         let msr = dir.path().join("t.csv");
         std::fs::write(&msr, "128166372003061629,usr,0,Read,4096,4096,10\n128166372003061639,usr,1,Write,0,512,10\n").unwrap();
         let t = load_trace_as(&msr, None).unwrap();

@@ -252,10 +252,11 @@ pub(super) fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usi
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn sample() -> Vec<TraceRecord> {
+    /// Records at the edges of the format, shared with the loader's tests.
+    pub(crate) fn sample() -> Vec<TraceRecord> {
         vec![
             TraceRecord { t_ns: 0, op: Op::Read, target: 0, offset: 0, len: 4096 },
             TraceRecord { t_ns: 5_000, op: Op::Write, target: 3, offset: 1 << 40, len: 1 << 20 },
