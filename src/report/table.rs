@@ -443,7 +443,6 @@ fn pick_text(pick: Pick) -> &'static str {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
