@@ -435,7 +435,7 @@ fn pacing_lines(p: &Point) -> String {
 
 /// What the reported repeat is, said plainly: `--pick mean` reports one real
 /// run (the one whose IOPS is nearest the mean), not the mean itself.
-fn pick_text(pick: Pick) -> &'static str {
+pub(super) fn pick_text(pick: Pick) -> &'static str {
     match pick {
         Pick::Mean => "the run nearest the mean IOPS",
         Pick::Median => "the run with the median IOPS",
