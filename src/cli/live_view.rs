@@ -47,7 +47,10 @@ impl LiveView {
     pub fn line(f: &LiveFigures) -> String {
         let total = f.total.map(|t| format!("/{:.0}s", t.as_secs_f64())).unwrap_or_default();
         let point = if f.points > 1 { format!("point {}/{} [{}] ", f.point, f.points, f.label) } else { String::new() };
-        let mut line = format!("{point}{} {:.0}s{total}", f.phase, f.elapsed.as_secs_f64());
+        // A partial last second shows its tenths, so its line is not read as the whole second before it.
+        let elapsed = f.elapsed.as_secs_f64();
+        let elapsed = if f.elapsed.subsec_nanos() == 0 { format!("{elapsed:.0}") } else { format!("{elapsed:.1}") };
+        let mut line = format!("{point}{} {elapsed}s{total}", f.phase);
         if let Some(s) = &f.second {
             line.push_str(&format!("  {:>10.0} IOPS  {:>9.1} MB/s  p99 {:>9.1} us", s.iops, s.mbps, s.p99_us));
         }
@@ -127,5 +130,8 @@ mod tests {
         );
         let ramp = LiveFigures { points: 1, phase: "ramp", second: None, stall: None, total: None, ..f };
         assert_eq!(LiveView::line(&ramp), "ramp 3s");
+        // A partial last second (a stop 0.4 s into second 3) is not labelled as second 2 was.
+        let partial = LiveFigures { phase: "run", elapsed: Duration::from_millis(2400), ..ramp };
+        assert_eq!(LiveView::line(&partial), "run 2.4s");
     }
 }

@@ -256,7 +256,7 @@ pub fn render(plan: &PlanView) -> String {
         let _ = writeln!(out, "{}", r.describe());
     }
     if plan.repeat > 1 {
-        let _ = writeln!(out, "each point runs {} times; the point reports the {:?} repeat", plan.repeat, plan.pick);
+        let _ = writeln!(out, "each point runs {} times; the point reports {}", plan.repeat, super::table::pick_text(plan.pick));
     }
     if !plan.criteria.is_empty() {
         let _ = writeln!(out, "pass criteria: {}", plan.criteria.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(", "));

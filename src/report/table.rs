@@ -3,7 +3,7 @@
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, Table};
 
 use super::cells::{num, right};
-use crate::results::model::{LatencyStats, Point, RunResult};
+use crate::results::model::{LatencyStats, Pick, Point, RunResult};
 
 /// The cache tier's part of the summary: its setting, hit ratios, where I/Os
 /// were served, and hit and miss latency apart.
@@ -409,7 +409,7 @@ fn pacing_lines(p: &Point) -> String {
     }
     if let Some(r) = &p.repeats {
         text.push_str(&format!(
-            "repeats: {} runs, IOPS mean {} stdev {} (CV {:.1}%) min {} max {}; reporting run {} ({:?})\n",
+            "repeats: {} runs, IOPS mean {} stdev {} (CV {:.1}%) min {} max {}; reporting run {}, {}\n",
             r.count,
             num(r.iops.mean),
             num(r.iops.stdev),
@@ -417,7 +417,7 @@ fn pacing_lines(p: &Point) -> String {
             num(r.iops.min),
             num(r.iops.max),
             r.picked,
-            r.pick
+            pick_text(r.pick)
         ));
     }
     if let Some(v) = &p.verdict {
@@ -431,4 +431,42 @@ fn pacing_lines(p: &Point) -> String {
         }
     }
     text
+}
+
+/// What the reported repeat is, said plainly: `--pick mean` reports one real
+/// run (the one whose IOPS is nearest the mean), not the mean itself.
+pub(super) fn pick_text(pick: Pick) -> &'static str {
+    match pick {
+        Pick::Mean => "the run nearest the mean IOPS",
+        Pick::Median => "the run with the median IOPS",
+        Pick::Best => "the run with the highest IOPS",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three repeats, --pick mean: the line names the reported run and says it
+    /// is the one nearest the mean (its IOPS differ from the mean), in lower case.
+    #[test]
+    fn the_repeats_line_says_which_run_it_reports() {
+        let runs = [100.0, 130.0, 90.0].map(|iops| crate::results::Summary { iops, ..Default::default() });
+        let (index, stats) = crate::results::repeats::combine(&runs, Pick::Mean);
+        let point = Point {
+            params: Default::default(),
+            summary: runs[index].clone(),
+            groups: Vec::new(),
+            repeats: Some(stats),
+            verdict: None,
+            workload: None,
+            mpi: None,
+            workers: Vec::new(),
+            targets: Vec::new(),
+        };
+        let text = render_point(&point);
+        assert!(text.contains("IOPS mean 107"), "{text}");
+        assert!(text.contains("reporting run 1, the run nearest the mean IOPS"), "{text}");
+        assert!(!text.contains("(Mean)"), "{text}");
+    }
 }

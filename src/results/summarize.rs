@@ -90,7 +90,7 @@ pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, durat
         queue_depth: None,
         replay: None,
         steady: None,
-        intervals: slices.iter().map(|s| interval(s, duration_s)).collect(),
+        intervals: intervals(slices, duration_s),
     }
 }
 
@@ -119,13 +119,47 @@ pub fn describe_cache(cfg: &CacheConfig, region_bytes: u64, summary: &mut super:
     summary.size_pct = if region_bytes > 0 { summary.size_bytes as f64 * 100.0 / region_bytes as f64 } else { 0.0 };
 }
 
+/// A last partial second shorter than this is no row of its own: its I/Os are
+/// folded into the second before it (a rate over a few ms, or over nothing,
+/// says nothing about the target).
+pub const SHORTEST_ROW_S: f64 = 0.1;
+
+/// How long a second's row lasts when `duration_s` was measured (the last second may be partial).
+pub fn row_length(s: &IntervalSlice, duration_s: f64) -> f64 {
+    (duration_s - s.index as f64).clamp(0.0, 1.0)
+}
+
+/// The stored rows of the seconds: one per second, a last one shorter than
+/// `SHORTEST_ROW_S` (the stop landed just after a second's edge, or on it)
+/// folded into the one before, so every I/O is in a row and no row lasts less
+/// than the threshold (a point that measured less than that has one short row).
+pub fn intervals(slices: &[IntervalSlice], duration_s: f64) -> Vec<Interval> {
+    let mut rows: Vec<(IntervalSlice, f64)> = Vec::new();
+    for s in slices {
+        let len = row_length(s, duration_s);
+        match rows.last_mut() {
+            Some((prev, prev_len)) if len < SHORTEST_ROW_S => {
+                prev.merge(s);
+                *prev_len += len;
+            }
+            // Nothing was measured: no row can hold a rate.
+            None if len <= 0.0 => {}
+            _ => rows.push((s.clone(), len)),
+        }
+    }
+    rows.iter().map(|(s, len)| interval_over(s, *len)).collect()
+}
+
 /// One second's figures; `duration_s` is the measured interval (the last second may be partial).
 pub fn interval(s: &IntervalSlice, duration_s: f64) -> Interval {
-    let t_s = s.index as f64;
-    let len = (duration_s - t_s).clamp(0.0, 1.0);
-    let len = if len > 0.0 { len } else { 1.0 };
+    let len = row_length(s, duration_s);
+    interval_over(s, if len > 0.0 { len } else { 1.0 })
+}
+
+/// A row's figures over `len` seconds.
+fn interval_over(s: &IntervalSlice, len: f64) -> Interval {
     Interval {
-        t_s,
+        t_s: s.index as f64,
         duration_s: len,
         iops: per_second(s.ios_read + s.ios_written + s.ios_trimmed, len),
         read_iops: per_second(s.ios_read, len),
@@ -155,6 +189,42 @@ pub fn group_summary(name: &str, workers: u32, rec: &Recorder, duration_s: f64) 
 mod tests {
     use super::*;
     use crate::workload::Op;
+
+    /// `n` reads in each of `slices` one-second slices.
+    fn seconds(n: &[u64]) -> Vec<IntervalSlice> {
+        n.iter()
+            .enumerate()
+            .map(|(i, &k)| {
+                let mut s = IntervalSlice::new(i as u32);
+                (0..k).for_each(|_| s.record(Op::Read, 4096, 1000));
+                s
+            })
+            .collect()
+    }
+
+    /// A stop 0.13 ms after a second's edge, a stop on the edge (the MPI
+    /// span's empty last second), a stop 0.4 s in: no row shorter than the
+    /// threshold, none of zero length, and the rows still add up to the total.
+    #[test]
+    fn a_short_last_second_is_folded_into_the_one_before() {
+        for (counts, duration, rows) in
+            [(vec![1000, 1000, 7], 2.00013, 2), (vec![1000, 1000, 1000, 0], 3.0, 3), (vec![1000, 1000, 400], 2.4, 3)]
+        {
+            let out = intervals(&seconds(&counts), duration);
+            assert_eq!(out.len(), rows, "{duration}: {out:?}");
+            assert!(out.iter().all(|r| r.duration_s >= SHORTEST_ROW_S), "{duration}: {out:?}");
+            let ios: f64 = out.iter().map(|r| r.iops * r.duration_s).sum();
+            assert!((ios - counts.iter().sum::<u64>() as f64).abs() < 1e-6, "{duration}: {ios} of {counts:?}");
+            assert!((out.iter().map(|r| r.duration_s).sum::<f64>() - duration).abs() < 1e-9);
+        }
+        // The folded row is the second before, over its longer length.
+        let out = intervals(&seconds(&[1000, 1000, 7]), 2.00013);
+        assert_eq!(out[1].t_s, 1.0);
+        assert!((out[1].iops - 1007.0 / 1.00013).abs() < 1e-6, "{}", out[1].iops);
+        // A point shorter than the threshold keeps its one row; one that measured nothing has none.
+        assert_eq!(intervals(&seconds(&[5]), 0.05).len(), 1);
+        assert!(intervals(&seconds(&[0]), 0.0).is_empty());
+    }
 
     #[test]
     fn metrics_follow_the_methodology_definitions() {

@@ -294,6 +294,17 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 break;
             }
         }
+        // A run stopped before it measured anything (Ctrl-C in the ramp) has no
+        // figures: it is not kept, so no zeros pass for a measurement; the result,
+        // interrupted, keeps the points (and repeats) that finished.
+        if outcomes.last().is_some_and(outcome::measured_nothing) {
+            let stopped = outcomes.pop().expect("the last run");
+            result.status = stopped.status;
+            result.status_reason = stopped.reason;
+            if outcomes.is_empty() {
+                break 'points;
+            }
+        }
         let last = outcomes.last().expect("at least one run of each point");
         let (status, reason) = (last.status, last.reason.clone());
         let mut point = if status == Status::Completed && outcomes.len() > 1 {
@@ -314,7 +325,8 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             result.status_reason = reason;
         }
         observer.point_finished(&result);
-        if status != Status::Completed {
+        // Completed repeats kept after one interrupted in its ramp: the run ends there too.
+        if status != Status::Completed || result.status != Status::Running {
             break;
         }
     }

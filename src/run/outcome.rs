@@ -27,3 +27,9 @@ pub struct Measured {
     pub slices: Vec<IntervalSlice>,
     pub usage: cpu::CpuUsage,
 }
+
+/// A point interrupted before its measured interval began (Ctrl-C in the
+/// ramp): it has no figures, only zeros, and is not kept.
+pub fn measured_nothing(o: &PointOutcome) -> bool {
+    o.status == Status::Interrupted && o.point.summary.duration_s <= 0.0
+}

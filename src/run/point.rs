@@ -20,6 +20,7 @@ use crate::results::model::{PinnedCpuStats, Point, Status};
 use crate::results::per_worker::{self, TargetFigures, WorkerFigures, WorkerInput};
 use crate::results::point_summary::{point_summary, PointFigures};
 use crate::results::stall::InFlightAtEnd;
+use crate::results::summarize::SHORTEST_ROW_S;
 use crate::target::OpenTarget;
 use crate::workload::{RunLength, WorkloadSpec};
 
@@ -219,12 +220,11 @@ pub fn run_point(
             outcomes[w as usize] = Some(o);
         }
         let now = Instant::now();
-        if now < measure_start {
-            let second = (now - t0).as_secs();
-            if ramp_shown != Some(second) {
-                ramp_shown = Some(second);
-                view.ramp(now - t0);
-            }
+        // The ramp counts the seconds it completed, from 1, as the run does ("ramp 1s/2s, 2s/2s").
+        let ramp_done = now.min(measure_start).saturating_duration_since(t0).as_secs();
+        if ramp_done > 0 && ramp_shown.is_none_or(|shown| shown < ramp_done) {
+            ramp_shown = Some(ramp_done);
+            view.ramp(Duration::from_secs(ramp_done));
         }
         // Only seconds that have ended can be complete (an --ios run has no planned end).
         let ended = now.saturating_duration_since(measure_start).as_secs().min(u32::MAX as u64) as u32;
@@ -244,7 +244,7 @@ pub fn run_point(
             let silent = progress.silent(measure_start, now - SILENCE);
             if silent > 0 && silence_shown != Some(second) {
                 silence_shown = Some(second);
-                view.silent(now - measure_start, silent, nworkers);
+                view.silent(Duration::from_secs(second), silent, nworkers);
             }
         }
     };
@@ -297,7 +297,11 @@ pub fn run_point(
             if let Some(t) = steady.as_mut().filter(|_| (slice.index + 1) as f64 <= duration_s + 1e-6) {
                 t.add(&slice);
             }
-            view.second(&slice, duration_s, progress.in_flight(), t_end);
+            // A last second shorter than a row is stored folded into the one before, already shown.
+            let folded = slice.index > 0 && crate::results::summarize::row_length(&slice, duration_s) < SHORTEST_ROW_S;
+            if !folded {
+                view.second(&slice, duration_s, progress.in_flight(), t_end);
+            }
         }
     }
 
@@ -548,5 +552,65 @@ mod tests {
         assert_eq!(status, Status::Failed);
         let reason = reason.unwrap();
         assert!(reason.contains("worker 1 failed") && reason.contains("out of memory allocating"), "{reason}");
+    }
+
+    /// What the live view was told: each tick's phase and elapsed time.
+    #[derive(Default)]
+    struct Ticks(Vec<(String, Duration, bool)>);
+    impl RunObserver for Ticks {
+        fn tick(&mut self, f: &LiveFigures<'_>) {
+            self.0.push((f.phase.to_string(), f.elapsed, f.second.is_some()));
+        }
+    }
+
+    fn mem_spec(ramp: &str, time: &str) -> WorkloadSpec {
+        serde_json::from_value(serde_json::json!({
+            "targets": ["mem:1m"], "ramp": ramp, "run": {"time": time}, "seed": 1,
+            "groups": [{"name": "g", "workers": 1, "qd": 1, "access": [{"share": 100.0, "bs": "4k", "read": 100.0, "random": 100.0}]}]
+        }))
+        .unwrap()
+    }
+
+    /// Runs `spec` on mem:, setting the interrupt flag after `stop_after` if given.
+    fn run_mem(spec: &WorkloadSpec, stop_after: Option<Duration>) -> (PointOutcome, Ticks) {
+        let targets = crate::target::open_all(spec, Default::default(), &mut Default::default()).unwrap();
+        let interrupt = Arc::new(AtomicBool::new(false));
+        if let Some(d) = stop_after {
+            let flag = interrupt.clone();
+            thread::spawn(move || {
+                thread::sleep(d);
+                flag.store(true, Ordering::SeqCst);
+            });
+        }
+        let mut ticks = Ticks::default();
+        let position = PointPosition { index: 0, count: 1, label: "" };
+        let o = run_point(spec, BTreeMap::new(), targets, position, &mut ticks, &interrupt, &PointShared::default());
+        (o, ticks)
+    }
+
+    /// The ramp counts the seconds it completed from 1, as the run does: a 2 s
+    /// ramp says 1s, 2s (it said 0s, 1s), and the 1 s run says 1s.
+    #[test]
+    fn the_ramp_counts_completed_seconds_like_the_run() {
+        let (_, ticks) = run_mem(&mem_spec("2s", "1s"), None);
+        let seen: Vec<(&str, u64)> = ticks.0.iter().map(|(p, e, _)| (p.as_str(), e.as_secs())).collect();
+        assert_eq!(seen, vec![("ramp", 1), ("ramp", 2), ("run", 1)]);
+    }
+
+    /// Stopped just after a second's edge: no stored row shorter than the
+    /// threshold, the rows add up to the point's I/Os, and no measured second
+    /// is shown twice with the same label.
+    #[test]
+    fn a_stop_just_after_a_second_leaves_no_short_row_and_no_repeated_line() {
+        let (o, ticks) = run_mem(&mem_spec("0s", "10s"), Some(Duration::from_millis(1010)));
+        assert_eq!(o.status, Status::Interrupted);
+        let s = &o.point.summary;
+        assert!(s.intervals.iter().all(|i| i.duration_s >= SHORTEST_ROW_S), "{:?}", s.intervals);
+        let ios: f64 = s.intervals.iter().map(|i| i.iops * i.duration_s).sum();
+        let total = (s.ios_read + s.ios_written) as f64;
+        assert!((ios - total).abs() <= 1e-6 * total.max(1.0), "rows {ios} vs total {total}");
+        // The live line shows a partial second's tenths: lines at least a row apart never share a label.
+        let shown: Vec<f64> = ticks.0.iter().filter(|t| t.2).map(|t| t.1.as_secs_f64()).collect();
+        assert!(shown.windows(2).all(|w| w[1] - w[0] >= SHORTEST_ROW_S), "each second is shown once: {shown:?}");
     }
 }

@@ -34,5 +34,6 @@ mod stalls;
 mod steady;
 mod trial_fixes_1;
 mod trial_fixes_5;
+mod trial_fixes_2;
 mod trust;
 mod workloads;
