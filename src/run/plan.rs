@@ -312,6 +312,23 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
     let steady = o.steady(p.steady.as_ref())?;
     if let Some(r) = &p.rounds {
         r.check().map_err(SpecError::Setting)?;
+        // The rounds judge the one point their `watch` names: a sweep of the
+        // user's would multiply the points it matches, or remove it.
+        if let Some(sw) = req.sweeps.first() {
+            return Err(SpecError::Setting(format!(
+                "--sweep {}=..: profile '{}' runs rounds of its own sweep and judges them by the point '{}'; a sweep of yours would change which points that is: \
+                 drop --sweep (set one value with --{} instead)",
+                sw.key,
+                p.name,
+                r.watch,
+                sw.key
+            ))
+            .into());
+        }
+        // The profile's time per point is the maximum of a steady point: said as the profile's, not as a --time never given.
+        if let (Some(s), None, Some(time)) = (&steady, &o.run, p.time) {
+            s.check_against(Some(time), "the profile's time per point").map_err(SpecError::Setting)?;
+        }
     }
     let mut points = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
