@@ -95,18 +95,19 @@ fn dedupe_unit_alone_and_a_sweep_beside_its_own_flag_are_refused() {
 fn a_rounds_profile_refuses_a_sweep_and_names_its_own_time() {
     assert_refused(&[
         // 112 points, and the rounds' 'read=0 bs=4k' would match two of them.
-        (&["run", "pts-iops", "-t", "{dir}/lun", "--size", "16m", "--sweep", "qd=1,2"], "profile 'pts-iops' runs rounds of its own sweep"),
-        (&["run", "pts-iops", "-t", "{dir}/lun", "--size", "16m", "--sweep", "qd=1,2", "--dry-run"], "set one value with --qd instead"),
+        (&["run", "pts-iops", "-t", "{dir}/lun", "--size", "16m", "--sweep", "qd=1,2"], "profile 'pts-iops' runs rounds judged by the point 'read=0 bs=4k', and 2 points"),
+        (&["run", "pts-iops", "-t", "{dir}/lun", "--size", "16m", "--sweep", "qd=1,2", "--dry-run"], "set qd with one value (--qd N)"),
         // The 1 s is the profile's time per point, not a --time the user gave.
         (
             &["run", "pts-iops", "-t", "{dir}/lun", "--size", "16m", "--steady", "iops", "--dry-run"],
             "but the profile's time per point is 1s: give a longer --time",
         ),
     ]);
-    // One value of the key, and a longer --time, are taken.
+    // One value of the key, a sweep of the profile's own keys that keeps the
+    // judged point, and a longer --time, are taken.
     let dir = shm_dir();
     let lun = format!("{}/lun", dir.path().display());
-    for extra in [&["--qd", "4"][..], &["--steady", "iops", "--time", "10s"][..]] {
+    for extra in [&["--qd", "4"][..], &["--sweep", "read=0,100", "--sweep", "bs=4k,64k"][..], &["--steady", "iops", "--time", "10s"][..]] {
         let out = lunmark()
             .env_remove("LUNMARK_STORE")
             .args(["run", "pts-iops", "-t", &lun, "--size", "16m", "--dry-run"])
