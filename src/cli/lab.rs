@@ -241,7 +241,12 @@ fn refuse_unapplied(study: &Study) -> Result<()> {
             }
             // A host cache in front of every leg would hide part of what each protocol costs.
             if a.run.cache.is_some() || a.run.cache_mode.is_some() || a.run.cache_dev.is_some() || a.run.cache_block.is_some() {
-                let given = a.run.cache.as_deref().map(|c| format!("--cache {c}")).unwrap_or_else(|| "--cache-mode/--cache-dev/--cache-block".into());
+                let given = a
+                    .run
+                    .cache
+                    .as_deref()
+                    .map(|c| format!("--cache {c}"))
+                    .unwrap_or_else(|| "--cache-mode/--cache-dev/--cache-block".into());
                 anyhow::bail!(
                     "{given}: lab protocols compares what each protocol costs, and a host cache in front of every leg would hide it: \
                      drop it, or study a cache with `lunmark lab cache` (or `lunmark run --cache` on one target)"

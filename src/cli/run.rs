@@ -444,7 +444,8 @@ impl RunArgs {
                 _ => None,
             };
             if let Some(v) = flag {
-                let text = self.sweep.iter().find(|t| t.split_once('=').is_some_and(|(k, _)| k.trim() == sw.key)).cloned().unwrap_or_default();
+                let text =
+                    self.sweep.iter().find(|t| t.split_once('=').is_some_and(|(k, _)| k.trim() == sw.key)).cloned().unwrap_or_default();
                 anyhow::bail!(
                     "--sweep {text} and --{key} {v} both set {key}, and the sweep's values would replace --{key} in every point: drop one of them",
                     key = sw.key
@@ -475,7 +476,9 @@ impl RunArgs {
         // The unit of --dedupe and --compress: alone (and without a profile's [data]) it shapes nothing.
         let profile_data = profile.data.as_ref().is_some_and(|d| d.compress > 0.0 || d.dedupe > 0.0);
         if let (Some(unit), None, None, false) = (&self.dedupe_unit, &self.dedupe, &self.compress, profile_data) {
-            anyhow::bail!("--dedupe-unit {unit} sets the unit of --dedupe and --compress: add --dedupe PCT or --compress PCT as well, or drop it");
+            anyhow::bail!(
+                "--dedupe-unit {unit} sets the unit of --dedupe and --compress: add --dedupe PCT or --compress PCT as well, or drop it"
+            );
         }
         let run = match (self.ios, &self.time) {
             (Some(n), _) => Some(RunLength::Ios(n)),

@@ -85,7 +85,8 @@ fn dedupe_unit_alone_and_a_sweep_beside_its_own_flag_are_refused() {
     assert_refused(&cases);
     // Where they apply, they run.
     let dir = shm_dir();
-    for args in [run(&["--dedupe-unit", "8k", "--compress", "50", "--bs", "8k", "--read", "0"]), run(&["--sweep", "qd=1,4", "--bs", "8k"])] {
+    for args in [run(&["--dedupe-unit", "8k", "--compress", "50", "--bs", "8k", "--read", "0"]), run(&["--sweep", "qd=1,4", "--bs", "8k"])]
+    {
         let (out, stored) = refused(dir.path(), &args);
         assert!(out.status.success() && stored, "{args:?}: {}", stderr(&out));
     }
@@ -95,7 +96,10 @@ fn dedupe_unit_alone_and_a_sweep_beside_its_own_flag_are_refused() {
 fn a_rounds_profile_refuses_a_sweep_and_names_its_own_time() {
     assert_refused(&[
         // 112 points, and the rounds' 'read=0 bs=4k' would match two of them.
-        (&["run", "pts-iops", "-t", "{dir}/lun", "--size", "16m", "--sweep", "qd=1,2"], "profile 'pts-iops' runs rounds judged by the point 'read=0 bs=4k', and 2 points"),
+        (
+            &["run", "pts-iops", "-t", "{dir}/lun", "--size", "16m", "--sweep", "qd=1,2"],
+            "profile 'pts-iops' runs rounds judged by the point 'read=0 bs=4k', and 2 points",
+        ),
         (&["run", "pts-iops", "-t", "{dir}/lun", "--size", "16m", "--sweep", "qd=1,2", "--dry-run"], "set qd with one value (--qd N)"),
         // The 1 s is the profile's time per point, not a --time the user gave.
         (
