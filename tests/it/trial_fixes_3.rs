@@ -32,14 +32,17 @@ fn assert_refused(cases: &[(&[&str], &str)]) {
 fn lab_protocols_refuses_engine_flags_and_a_cache_with_a_lab_message() {
     assert_refused(&[
         (&["lab", "protocols", "--buffered", "--dry-run"], "--buffered: lab protocols chooses the engine of each leg"),
-        (&["lab", "protocols", "--engine", "psync"], "--engine psync: lab protocols chooses the engine of each leg"),
+        (
+            &["lab", "protocols", "--engine", "psync", "--lun-size", "8m", "--time", "200ms", "--ramp", "0"],
+            "--engine psync: lab protocols chooses the engine of each leg",
+        ),
         (&["lab", "protocols", "--engine", "psync", "--buffered", "--dry-run"], "drop --engine psync"),
         // Not the run's message about a mem: target the user never named.
         (&["lab", "protocols", "--sqpoll", "--dry-run"], "--sqpoll: lab protocols chooses the engine of each leg"),
-        (&["lab", "protocols", "--sqpoll=1"], "drop --sqpoll=1"),
+        (&["lab", "protocols", "--sqpoll=1", "--dry-run"], "drop --sqpoll=1"),
         (&["lab", "protocols", "--poll", "--dry-run"], "drop --poll"),
         (&["lab", "protocols", "--cache", "25%", "--dry-run"], "--cache 25%: lab protocols compares what each protocol costs"),
-        (&["lab", "protocols", "--cache", "25%"], "lunmark lab cache"),
+        (&["lab", "protocols", "--cache", "25%", "--dry-run"], "lunmark lab cache"),
     ]);
     let (out, _) = refused(shm_dir().path(), &["lab", "protocols", "--sqpoll", "--dry-run"]);
     assert!(!stderr(&out).contains("mem:1g"), "{}", stderr(&out));
@@ -49,13 +52,16 @@ fn lab_protocols_refuses_engine_flags_and_a_cache_with_a_lab_message() {
 fn lab_cache_refuses_size_unitless_delays_and_repeated_sizes() {
     assert_refused(&[
         (&["lab", "cache", "--size", "1g", "--dry-run"], "--size 1g: lab cache sizes its LUN itself; give --lun-size 1g instead"),
-        (&["lab", "cache", "--size", "1g"], "give --lun-size 1g"),
+        (
+            &["lab", "cache", "--size", "1g", "--lun-size", "8m", "--cache-sizes", "0", "--time", "200ms", "--ramp", "0"],
+            "give --lun-size 1g",
+        ),
         // A bare number was taken as seconds (+5000ms): a unit is required, the flag named.
         (&["lab", "cache", "--delay", "5", "--dry-run"], "--delay: '5' has no unit"),
         (&["lab", "cache", "--read-delay", "5", "--dry-run"], "--read-delay: '5' has no unit"),
         (&["lab", "cache", "--write-delay", "2", "--dry-run"], "--write-delay: '2' has no unit"),
         (&["lab", "cache", "--cache-sizes", "10,10", "--dry-run"], "--cache-sizes 10,10: 10% is given twice"),
-        (&["lab", "cache", "--cache-sizes", "0,25,25%"], "25% is given twice"),
+        (&["lab", "cache", "--cache-sizes", "0,25,25%", "--dry-run"], "25% is given twice"),
     ]);
     // With a unit the delay applies, as the dry run shows.
     let out = lunmark()
@@ -96,11 +102,15 @@ fn dedupe_unit_alone_and_a_sweep_beside_its_own_flag_are_refused() {
 fn a_rounds_profile_refuses_a_sweep_and_names_its_own_time() {
     assert_refused(&[
         // 112 points, and the rounds' 'read=0 bs=4k' would match two of them.
+        // Dry runs: were it accepted, 112 points of rounds would run for minutes.
         (
-            &["run", "pts-iops", "-t", "{dir}/lun", "--size", "16m", "--sweep", "qd=1,2"],
+            &["run", "pts-iops", "-t", "{dir}/lun", "--size", "16m", "--sweep", "qd=1,2", "--dry-run"],
             "profile 'pts-iops' runs rounds judged by the point 'read=0 bs=4k', and 2 points",
         ),
-        (&["run", "pts-iops", "-t", "{dir}/lun", "--size", "16m", "--sweep", "qd=1,2", "--dry-run"], "set qd with one value (--qd N)"),
+        (
+            &["run", "pts-iops", "-t", "{dir}/lun", "--size", "16m", "--sweep", "workers=1,2", "--dry-run"],
+            "set workers with one value (--workers N)",
+        ),
         // The 1 s is the profile's time per point, not a --time the user gave.
         (
             &["run", "pts-iops", "-t", "{dir}/lun", "--size", "16m", "--steady", "iops", "--dry-run"],
