@@ -54,7 +54,16 @@ fn parse_cache_sizes(list: &str) -> Result<Vec<f64>> {
             }
             Ok(v)
         })
-        .collect()
+        .collect::<Result<Vec<f64>>>()
+        .and_then(|sizes| {
+            // A size given twice would be measured twice, a row of the table repeated.
+            for (i, v) in sizes.iter().enumerate() {
+                if sizes[..i].contains(v) {
+                    anyhow::bail!("--cache-sizes {list}: {v}% is given twice; give each size once");
+                }
+            }
+            Ok(sizes)
+        })
 }
 
 #[derive(Args, Debug)]
@@ -158,9 +167,14 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
                 );
             }
             let sizes = parse_cache_sizes(&a.cache_sizes)?;
+            // The error names the flag the value came from: --delay sets both.
             let delay = |flag: &str, own: &Option<String>, default: &str| {
-                crate::lab::cache::delay_ms(own.as_deref().or(a.delay.as_deref()).unwrap_or(default))
-                    .map_err(|e| anyhow::anyhow!("{flag}: {e}"))
+                let (flag, text) = match (own, &a.delay) {
+                    (Some(t), _) => (flag, t.as_str()),
+                    (None, Some(t)) => ("--delay", t.as_str()),
+                    (None, None) => (flag, default),
+                };
+                crate::lab::cache::delay_ms(text).map_err(|e| anyhow::anyhow!("{flag}: {e}"))
             };
             let read_delay_ms = delay("--read-delay", &a.read_delay, crate::lab::cache::DEFAULT_READ_DELAY)?;
             let write_delay_ms = delay("--write-delay", &a.write_delay, crate::lab::cache::DEFAULT_WRITE_DELAY)?;
@@ -217,6 +231,27 @@ fn refuse_unapplied(study: &Study) -> Result<()> {
                     "--destructive and --force guard devices and files of yours; lab protocols writes only targets it creates: drop them"
                 );
             }
+            // The lab chooses each leg's engine (mem:, a file, NBD, iSCSI): a flag
+            // that tunes one engine would apply to one leg of five, or fail a leg mid-study.
+            if let Some(flag) = engine_flag(&a.run) {
+                anyhow::bail!(
+                    "{flag}: lab protocols chooses the engine of each leg (mem:, a file in /dev/shm, NBD, iSCSI), and it would apply to the file leg alone: \
+                     drop {flag}, or run `lunmark run {flag} --target FILE` to measure it on a file"
+                );
+            }
+            // A host cache in front of every leg would hide part of what each protocol costs.
+            if a.run.cache.is_some() || a.run.cache_mode.is_some() || a.run.cache_dev.is_some() || a.run.cache_block.is_some() {
+                let given = a
+                    .run
+                    .cache
+                    .as_deref()
+                    .map(|c| format!("--cache {c}"))
+                    .unwrap_or_else(|| "--cache-mode/--cache-dev/--cache-block".into());
+                anyhow::bail!(
+                    "{given}: lab protocols compares what each protocol costs, and a host cache in front of every leg would hide it: \
+                     drop it, or study a cache with `lunmark lab cache` (or `lunmark run --cache` on one target)"
+                );
+            }
             // The legs are a file, mem: and network LUNs: no one sync kind applies to all of them.
             if let Some(flag) = sync_flag(&a.run) {
                 anyhow::bail!(
@@ -236,6 +271,9 @@ fn refuse_unapplied(study: &Study) -> Result<()> {
                     "--rate, --mailboxes and --iops-per-mailbox: lab cache runs flat out so that the cache shows in IOPS; drop them"
                 );
             }
+            if let Some(size) = &a.run.size {
+                anyhow::bail!("--size {size}: lab cache sizes its LUN itself; give --lun-size {size} instead");
+            }
             if a.run.destructive || a.run.force {
                 anyhow::bail!(
                     "--destructive and --force guard devices and files of yours; lab cache writes only the LUN it creates: drop them"
@@ -249,6 +287,21 @@ fn refuse_unapplied(study: &Study) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The engine-tuning flag (--engine, --buffered, --sqpoll, --poll) a lab's run
+/// arguments carry, as typed (None: none).
+fn engine_flag(run: &RunArgs) -> Option<String> {
+    if let Some(e) = &run.engine {
+        return Some(format!("--engine {e}"));
+    }
+    if run.buffered {
+        return Some("--buffered".into());
+    }
+    if let Some(cpu) = &run.sqpoll {
+        return Some(if cpu == "any" { "--sqpoll".into() } else { format!("--sqpoll={cpu}") });
+    }
+    run.poll.then(|| "--poll".into())
 }
 
 /// The sync flag a lab's run arguments carry, as typed (None: none).

@@ -433,6 +433,25 @@ impl RunArgs {
         let given = if targets_given { &targets } else { &profile.targets };
         let targets: Vec<Target> = given.iter().map(|t| Target::parse(t)).collect::<Result<_, _>>()?;
         let mut sweeps: Vec<Sweep> = self.sweep.iter().map(|t| sweep::parse(t)).collect::<Result<_, _>>()?;
+        // A sweep sets its key in every point: the flag of the same key would be dropped unseen.
+        for sw in &sweeps {
+            let flag = match sw.key {
+                "qd" => self.qd.map(|v| v.to_string()),
+                "workers" => self.workers.map(|v| v.to_string()),
+                "bs" => self.bs.clone(),
+                "read" => self.read.clone(),
+                "random" => self.random.clone(),
+                _ => None,
+            };
+            if let Some(v) = flag {
+                let text =
+                    self.sweep.iter().find(|t| t.split_once('=').is_some_and(|(k, _)| k.trim() == sw.key)).cloned().unwrap_or_default();
+                anyhow::bail!(
+                    "--sweep {text} and --{key} {v} both set {key}, and the sweep's values would replace --{key} in every point: drop one of them",
+                    key = sw.key
+                );
+            }
+        }
         // --bs 4k,8k,16k is a sweep over transfer sizes.
         let bs = match self.bs.as_deref() {
             Some(list) if list.contains(',') => {
@@ -452,6 +471,13 @@ impl RunArgs {
         if self.iops_per_mailbox.is_some() && self.mailboxes.is_none() && profile.mailboxes.is_none() {
             anyhow::bail!(
                 "--iops-per-mailbox sets the rate per mailbox, but no mailbox count is set: add --mailboxes N (or use a profile that sets mailboxes, such as jetstress)"
+            );
+        }
+        // The unit of --dedupe and --compress: alone (and without a profile's [data]) it shapes nothing.
+        let profile_data = profile.data.as_ref().is_some_and(|d| d.compress > 0.0 || d.dedupe > 0.0);
+        if let (Some(unit), None, None, false) = (&self.dedupe_unit, &self.dedupe, &self.compress, profile_data) {
+            anyhow::bail!(
+                "--dedupe-unit {unit} sets the unit of --dedupe and --compress: add --dedupe PCT or --compress PCT as well, or drop it"
             );
         }
         let run = match (self.ios, &self.time) {

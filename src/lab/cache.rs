@@ -67,7 +67,8 @@ pub const DEFAULT_WRITE_DELAY: &str = "1ms";
 
 /// A backend delay in whole ms, as nbdkit's delay filter takes it.
 pub fn delay_ms(text: &str) -> Result<u64, String> {
-    let d = crate::units::parse_duration(text).map_err(|e| e.to_string())?;
+    // A bare number is refused: "5" could be seconds or nbdkit's own milliseconds.
+    let d = crate::units::parse_duration_with_unit(text)?;
     if d.subsec_nanos() % 1_000_000 != 0 {
         return Err(format!("'{text}': the backend (nbdkit's delay filter) delays by whole milliseconds: give 0ms, 1ms, 2ms, ..."));
     }

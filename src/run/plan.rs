@@ -312,6 +312,10 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
     let steady = o.steady(p.steady.as_ref())?;
     if let Some(r) = &p.rounds {
         r.check().map_err(SpecError::Setting)?;
+        // The profile's time per point is the maximum of a steady point: said as the profile's, not as a --time never given.
+        if let (Some(s), None, Some(time)) = (&steady, &o.run, p.time) {
+            s.check_against(Some(time), "the profile's time per point").map_err(SpecError::Setting)?;
+        }
     }
     let mut points = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
@@ -406,7 +410,38 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
     if data.is_some() && !points.iter().any(|p: &PlannedPoint| p.spec.has_writes()) {
         return Err(SpecError::Setting(DataReduction::writes_nothing()).into());
     }
+    if let Some(r) = &p.rounds {
+        rounds_judge_one_point(r, &points, &p.name, &p.sweep)?;
+    }
     Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name, replay: None, rounds: p.rounds.clone() })
+}
+
+/// The rounds judge the one point their `watch` names: a sweep of a key the
+/// profile does not sweep (`--sweep qd=1,2`) would make it several, and which
+/// one decides would be a guess. (No point at all is refused by the rounds.)
+fn rounds_judge_one_point(
+    r: &crate::workload::rounds::Rounds,
+    points: &[PlannedPoint],
+    profile: &str,
+    own_sweeps: &[String],
+) -> Result<(), PlanError> {
+    let watched: Vec<&str> = points.iter().filter(|pt| r.watches(&pt.params)).map(|pt| pt.label.as_str()).collect();
+    if watched.len() < 2 {
+        return Ok(());
+    }
+    let own: Vec<&str> = own_sweeps.iter().filter_map(|t| t.split_once('=').map(|(k, _)| k.trim())).collect();
+    let extra: Vec<&str> = points[0].params.keys().map(String::as_str).filter(|k| !own.contains(k) && *k != "phase").collect();
+    Err(SpecError::Setting(format!(
+        "profile '{profile}' runs rounds judged by the point '{}', and {} points of this run are that point ({}): \
+         sweep only the profile's own keys ({}) and set {} with one value (--{} N) instead of --sweep",
+        r.watch,
+        watched.len(),
+        watched.join(", "),
+        own.join(", "),
+        extra.join(", "),
+        extra.first().copied().unwrap_or("qd")
+    ))
+    .into())
 }
 
 /// Spreads a total rate over the groups that follow no other group, in

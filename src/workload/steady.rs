@@ -96,6 +96,12 @@ impl SteadySpec {
     /// Checks the values against the point's maximum time (None: the point is
     /// an I/O count, which cannot end on steady state).
     pub fn check(&self, time: Option<Duration>) -> Result<(), String> {
+        self.check_against(time, "--time")
+    }
+
+    /// As `check`, naming where the maximum time came from (`--time`, or "the
+    /// profile's time per point") when it is too short.
+    pub fn check_against(&self, time: Option<Duration>, time_from: &str) -> Result<(), String> {
         if self.window < 2 {
             return Err(format!("--steady-window {}: a window needs at least 2 rounds to have a range and a slope", self.window));
         }
@@ -116,7 +122,7 @@ impl SteadySpec {
         let need = self.round * self.window;
         if time < need {
             return Err(format!(
-                "--steady: a window of {} rounds of {} needs at least {} of --time (the maximum), but --time is {}: give a longer --time or a shorter window",
+                "--steady: a window of {} rounds of {} needs at least {} of --time (the maximum), but {time_from} is {}: give a longer --time or a shorter window",
                 self.window,
                 crate::units::format_duration(self.round),
                 crate::units::format_duration(need),
@@ -193,6 +199,9 @@ mod tests {
         assert!(s.check(Some(Duration::from_secs(10))).is_ok());
         assert!(s.check(Some(Duration::from_secs(3))).unwrap_err().contains("at least 5s of --time"));
         assert!(s.check(None).unwrap_err().contains("--ios"));
+        // A profile's own time is named as such, not as a --time never given.
+        let e = s.check_against(Some(Duration::from_secs(1)), "the profile's time per point").unwrap_err();
+        assert!(e.contains("but the profile's time per point is 1s: give a longer --time"), "{e}");
         let s = SteadySpec { window: 1, ..SteadySpec::new(SteadyMetric::Bw) };
         assert!(s.check(Some(Duration::from_secs(10))).unwrap_err().contains("--steady-window 1"));
         let s = SteadySpec { round: Duration::from_millis(1500), ..SteadySpec::new(SteadyMetric::Lat) };

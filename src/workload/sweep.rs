@@ -66,6 +66,8 @@ pub enum SweepError {
     BadValue { text: String, key: String, value: String, why: String },
     #[error("sweep targets={count}: the workload has only {have} targets; add more --target or sweep up to {have}")]
     TooFewTargets { count: usize, have: usize },
+    #[error("sweep '{text}': {key}={value} is given twice, so its point would run twice: give each value once")]
+    Repeated { text: String, key: String, value: String },
     #[error("'{key}' is swept twice: give each key in one --sweep")]
     Twice { key: String },
 }
@@ -95,6 +97,9 @@ pub fn parse(text: &str) -> Result<Sweep, SweepError> {
                 _ => return Err(bad("use a whole number above 0".into())),
             },
         };
+        if values.contains(&value) {
+            return Err(SweepError::Repeated { text: text.into(), key: key.into(), value: raw.into() });
+        }
         values.push(value);
     }
     if values.is_empty() {
@@ -195,6 +200,9 @@ mod tests {
         assert!(parse("read=150").unwrap_err().to_string().contains("'150' is not a valid read"));
         assert!(parse("bs=4q").unwrap_err().to_string().contains("'4q' is not a size"));
         assert!(product(&[parse("qd=1").unwrap(), parse("qd=2").unwrap()]).unwrap_err().to_string().contains("swept twice"));
+        // A value given twice would run its point twice (4k and 4096 are one size).
+        assert!(parse("qd=1,1").unwrap_err().to_string().contains("qd=1 is given twice"));
+        assert!(parse("bs=4k,8k,4096").unwrap_err().to_string().contains("bs=4096 is given twice"));
     }
 
     #[test]

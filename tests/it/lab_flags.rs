@@ -123,6 +123,12 @@ fn lab_flags_a_study_cannot_apply_are_refused_with_what_to_do() {
         (&["lab", "protocols", "--fsync", "4"], "no sync applies to all of them"),
         (&["lab", "protocols", "--fdatasync", "4", "--dry-run"], "no sync applies to all of them"),
         (&["lab", "cache", "--fsync", "4", "--dry-run"], "use --flush N"),
+        // The lab chooses each leg's engine; a cache would hide the protocols' costs; the LUN has its own size flag.
+        (&["lab", "protocols", "--buffered"], "lab protocols chooses the engine of each leg"),
+        (&["lab", "protocols", "--engine", "psync"], "lab protocols chooses the engine of each leg"),
+        (&["lab", "protocols", "--sqpoll"], "lab protocols chooses the engine of each leg"),
+        (&["lab", "protocols", "--cache", "25%"], "lunmark lab cache"),
+        (&["lab", "cache", "--size", "1g"], "--lun-size 1g"),
     ];
     for (args, says) in cases {
         let out = run(args);

@@ -35,5 +35,6 @@ mod steady;
 mod trial_fixes_1;
 mod trial_fixes_5;
 mod trial_fixes_2;
+mod trial_fixes_3;
 mod trust;
 mod workloads;
