@@ -120,22 +120,7 @@ pub fn run(request: &RunRequest, opts: &LabOptions, measure: &mut Measure, obser
 /// `lab cache --dry-run`: the whole study, nothing started or run. Each
 /// size's workload is checked as the lab would run it (shown against `mem:`).
 pub fn plan_text(request: &RunRequest, opts: &LabOptions) -> Result<String> {
-    let prefix = request.label_prefix();
-    let mut text = String::from("lab cache (dry run: no server started, nothing run)\n");
-    text.push_str(&format!("a {} LUN: nbdkit memory behind its delay filter ({}), on a unix socket\n", opts.lun_size, opts.backend()));
-    text.push_str(
-        "each cache size runs the workload below flat out as a result of its own, recording its I/O stream for the prediction:\n",
-    );
-    for pct in &opts.sizes {
-        text.push_str(&format!("  {prefix}lab cache: {pct}% of the LUN, {}\n", opts.backend()));
-    }
-    if let Some(json) = &request.json {
-        text.push_str(&format!("--json {json}: the list of the sizes' results\n"));
-    }
-    if opts.cache_tuned {
-        let place = opts.cache.dev.as_ref().map(|d| d.display().to_string()).unwrap_or_else(|| "RAM".into());
-        text.push_str(&format!("the cache of each size: {}, in {place}, {}-byte blocks\n", opts.cache.mode, opts.cache.block_bytes));
-    }
+    let mut workload = String::new();
     for &pct in &opts.sizes {
         let plan = request.on(vec![Target::parse(&format!("mem:{}", opts.lun_size))?]).plan()?;
         // Refused here as the lab would refuse it at that size.
@@ -143,10 +128,6 @@ pub fn plan_text(request: &RunRequest, opts: &LabOptions) -> Result<String> {
             crate::engine::cache::config::check(&opts.cache_at(pct), &p.spec, request.context.safety)?;
         }
         if pct == opts.sizes[0] {
-            text.push_str(&format!(
-                "workload of each size (shown against mem:{}; the lab runs it on its LUN through the cache):\n",
-                opts.lun_size
-            ));
             let mut shown = plan;
             for p in &mut shown.points {
                 for g in &mut p.spec.groups {
@@ -154,10 +135,25 @@ pub fn plan_text(request: &RunRequest, opts: &LabOptions) -> Result<String> {
                 }
             }
             shown.criteria.clear();
-            text.push_str(&super::plan_view::describe(&shown));
+            workload = super::plan_view::describe(&shown);
         }
     }
-    Ok(text)
+    let prefix = request.label_prefix();
+    let backend = opts.backend();
+    let json = request.json.as_ref().map(|j| j.to_string());
+    let cache = opts.cache_tuned.then(|| {
+        let place = opts.cache.dev.as_ref().map(|d| d.display().to_string()).unwrap_or_else(|| "RAM".into());
+        (opts.cache.mode.to_string(), place, opts.cache.block_bytes)
+    });
+    Ok(crate::report::lab_plan_text::cache_study(&crate::report::lab_plan_text::CacheStudyView {
+        prefix: &prefix,
+        lun_size: &opts.lun_size,
+        backend: &backend,
+        sizes: &opts.sizes,
+        json: json.as_deref(),
+        cache,
+        workload: &workload,
+    }))
 }
 
 /// Hit ratios an exact LRU cache of `cache_blocks` gives the accesses issued

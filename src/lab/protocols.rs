@@ -139,22 +139,18 @@ pub fn plan_text(request: &RunRequest, size: &str) -> Result<String> {
         format!("nbdkit memory {size} on {over}"),
         format!("tgtd serving a {size} file on {over}"),
     ];
-    let prefix = request.label_prefix();
-    let mut text = String::from("lab protocols (dry run: no server started, nothing run)\n");
-    text.push_str("each leg runs the workload below as a result of its own, kept in the store:\n");
-    for (label, what) in leg_labels(&over).iter().zip(&serves) {
-        text.push_str(&format!("  {prefix}lab protocols: {label}  <- {what}\n"));
-    }
-    if let Some(l) = &link {
-        text.push_str(&format!("the TCP legs cross a veth pair shaped to {} each way\n", l.name));
-    }
-    if let Some(json) = &request.json {
-        text.push_str(&format!("--json {json}: the list of the legs' results\n"));
-    }
     let plan = leg_request(request, &format!("mem:{size}"), size, "", false)?.plan()?;
-    text.push_str(&format!("workload of each leg (shown against mem:{size}; each leg runs it on its own target and engine):\n"));
-    text.push_str(&super::plan_view::describe(&plan));
-    Ok(text)
+    let workload = super::plan_view::describe(&plan);
+    let prefix = request.label_prefix();
+    let json = request.json.as_ref().map(|j| j.to_string());
+    Ok(crate::report::lab_plan_text::protocol_study(&crate::report::lab_plan_text::ProtocolStudyView {
+        prefix: &prefix,
+        size,
+        legs: leg_labels(&over).into_iter().zip(serves).collect(),
+        link: link.as_ref().map(|l| l.name.as_str()),
+        json: json.as_deref(),
+        workload: &workload,
+    }))
 }
 
 /// A file of `size` for tgtd to serve, written through like lunmark's own file

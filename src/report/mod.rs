@@ -11,6 +11,7 @@ pub mod fio_json;
 pub mod html;
 pub mod human;
 pub mod json;
+pub mod lab_plan_text;
 pub mod lab_tables;
 pub mod listing;
 pub mod markdown;
