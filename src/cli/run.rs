@@ -20,6 +20,7 @@ use crate::target::{SafetyFlags, Target};
 use crate::units::{parse_duration, parse_percent, parse_size, Bytes};
 use crate::workload::fio_map;
 use crate::workload::profile::{self, Phase, Profile};
+use crate::workload::spec::{MAX_BS, MAX_QD};
 use crate::workload::replay::ReplaySettings;
 use crate::workload::sweep::{self, Sweep};
 use crate::workload::{AccessLine, RunLength, WorkerGroup};
@@ -432,11 +433,11 @@ impl RunArgs {
         let targets_given = !targets.is_empty();
         let given = if targets_given { &targets } else { &profile.targets };
         let targets: Vec<Target> = given.iter().map(|t| Target::parse(t)).collect::<Result<_, _>>()?;
-        let mut sweeps: Vec<Sweep> = self.sweep.iter().map(|t| sweep::parse(t)).collect::<Result<_, _>>()?;
+        let mut sweeps: Vec<Sweep> = self.sweep.iter().map(|t| parse_sweep_flag("--sweep", t, t)).collect::<Result<_>>()?;
         // --bs 4k,8k,16k is a sweep over transfer sizes.
         let bs = match self.bs.as_deref() {
             Some(list) if list.contains(',') => {
-                sweeps.push(sweep::parse(&format!("bs={list}"))?);
+                sweeps.push(parse_sweep_flag("--bs", list, &format!("bs={list}"))?);
                 None
             }
             Some(one) => Some(parse_size(one).context("--bs")?),
@@ -446,8 +447,18 @@ impl RunArgs {
         if self.qd == Some(0) {
             anyhow::bail!("--qd 0: the queue depth must be at least 1");
         }
-        if bs.is_some_and(|b| b.get() == 0) {
-            anyhow::bail!("--bs {}: the transfer size must be at least 1 byte (for example 4k)", self.bs.as_deref().unwrap_or_default());
+        if let Some(qd) = self.qd.filter(|&q| q > MAX_QD) {
+            anyhow::bail!("--qd {qd}: the queue depth may be at most {MAX_QD}");
+        }
+        if bs.is_some_and(|b| b.get() == 0 || b.get() > MAX_BS) {
+            anyhow::bail!(
+                "--bs {}: the transfer size must lie between 1 byte and {} (for example 4k)",
+                self.bs.as_deref().unwrap_or_default(),
+                Bytes(MAX_BS)
+            );
+        }
+        if self.ios == Some(0) {
+            anyhow::bail!("--ios 0: give at least 1 I/O per worker to measure (or --time DURATION)");
         }
         if self.iops_per_mailbox.is_some() && self.mailboxes.is_none() && profile.mailboxes.is_none() {
             anyhow::bail!(
@@ -456,7 +467,10 @@ impl RunArgs {
         }
         let run = match (self.ios, &self.time) {
             (Some(n), _) => Some(RunLength::Ios(n)),
-            (None, Some(t)) => Some(RunLength::Time(parse_duration(t).context("--time")?)),
+            (None, Some(t)) => match parse_duration(t).context("--time")? {
+                d if d.is_zero() => anyhow::bail!("--time {t}: the measured time must be above 0 (for example 10s or 1m)"),
+                d => Some(RunLength::Time(d)),
+            },
             (None, None) => None,
         };
         let overrides = Overrides {
@@ -630,6 +644,12 @@ impl RunArgs {
     }
 }
 
+/// A sweep given by `flag` (its text `given`), parsed as `text`: the error
+/// names the flag and the value as the user typed them.
+fn parse_sweep_flag(flag: &str, given: &str, text: &str) -> Result<Sweep> {
+    sweep::parse(text).map_err(|e| anyhow::anyhow!(e.to_string().replacen(&format!("sweep '{text}'"), &format!("{flag} {given}"), 1)))
+}
+
 /// The single-phase workload of a run described by flags alone: 4 KiB random,
 /// 70% read, 32 outstanding, 1 worker (each flag replaces its part).
 fn flags_profile() -> Profile {
@@ -735,7 +755,7 @@ pub fn execute_with(
         }
     }
     // The whole request is checked before anything runs (or is printed), and planned.
-    let planned = args.request_from(profile, profile_name, targets).and_then(|r| Ok((r.plan()?, r)));
+    let planned = args.request_from(profile, profile_name, targets).and_then(|r| Ok((r.plan()?, r))).map_err(|e| args.poll_named_by_job(e));
     // Every rank plans the same request with its own targets: one that cannot is named, and all stop.
     if let Some(e) = cluster.get().agree("planning the run", planned.as_ref().err()) {
         return Err(e);
@@ -892,6 +912,23 @@ impl RunArgs {
             cluster: Default::default(),
             pinning: self.pinning()?,
         })
+    }
+
+    /// A refusal of completion polling that a fio job's hipri asked for (not
+    /// --poll): named by the job file, job and option the user wrote.
+    fn poll_named_by_job(&self, e: anyhow::Error) -> anyhow::Error {
+        let text = e.to_string();
+        let (Some(path), false, true) = (&self.fio, self.poll, text.starts_with("--poll")) else {
+            return e;
+        };
+        let options = fio_map::ImportOptions { sections: self.section.clone(), lenient: self.fio_lenient, run_length_given: false };
+        match fio_map::poll_origin(path, &options) {
+            Some(origin) => anyhow::anyhow!(
+                "{origin}{}",
+                text.trim_start_matches("--poll").replace("Drop --poll", "Drop hipri from the job").replace("drop --poll", "drop hipri")
+            ),
+            None => e,
+        }
     }
 
     /// The CPUs --cpus pins the workers to, with --cpus-policy (None without --cpus).

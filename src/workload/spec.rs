@@ -293,8 +293,8 @@ impl WorkloadSpec {
             if g.qd == 0 {
                 return Err(SpecError::Zero { field: at("qd") });
             }
-            if g.qd > 65_536 {
-                return Err(SpecError::TooLarge { field: at("qd"), value: g.qd as u64, max: 65_536 });
+            if g.qd > MAX_QD {
+                return Err(SpecError::TooLarge { field: at("qd"), value: g.qd as u64, max: MAX_QD as u64 });
             }
             if let Some(rate) = g.rate {
                 if !(rate.is_finite() && rate > 0.0) {
@@ -341,8 +341,8 @@ impl WorkloadSpec {
                 if line.bs.get() == 0 {
                     return Err(SpecError::Zero { field: at("bs") });
                 }
-                if line.bs.get() > 64 * Bytes::MIB {
-                    return Err(SpecError::TooLarge { field: at("bs"), value: line.bs.get(), max: 64 * Bytes::MIB });
+                if line.bs.get() > MAX_BS {
+                    return Err(SpecError::TooLarge { field: at("bs"), value: line.bs.get(), max: MAX_BS });
                 }
                 if line.alignment() == 0 {
                     return Err(SpecError::Zero { field: at("align") });
@@ -362,6 +362,11 @@ impl WorkloadSpec {
         Ok(())
     }
 }
+
+/// The deepest queue a group may keep per worker and target.
+pub const MAX_QD: u32 = 65_536;
+/// The largest transfer size of an access line (64 MiB).
+pub const MAX_BS: u64 = 64 * Bytes::MIB;
 
 #[derive(Debug, Error, PartialEq)]
 pub enum SpecError {

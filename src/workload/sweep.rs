@@ -12,7 +12,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::profile::nearest;
-use super::spec::WorkloadSpec;
+use super::spec::{WorkloadSpec, MAX_BS, MAX_QD};
 use crate::units::{parse_percent, parse_size, Bytes};
 
 pub const KEYS: &[&str] = &["qd", "bs", "workers", "targets", "read", "random"];
@@ -84,13 +84,14 @@ pub fn parse(text: &str) -> Result<Sweep, SweepError> {
         let value = match key {
             "bs" => {
                 let b = parse_size(raw).map_err(|e| bad(e.to_string()))?;
-                if b.get() == 0 {
-                    return Err(bad("a transfer size must be above 0".into()));
+                if b.get() == 0 || b.get() > MAX_BS {
+                    return Err(bad(format!("a transfer size must lie between 1 byte and {}", Bytes(MAX_BS))));
                 }
                 SweepValue::Size(b)
             }
             "read" | "random" => SweepValue::Percent(parse_percent(raw).map_err(|e| bad(e.to_string()))?),
             _ => match raw.parse::<u32>() {
+                Ok(n) if key == "qd" && n > MAX_QD => return Err(bad(format!("a queue depth may be at most {MAX_QD}"))),
                 Ok(n) if n > 0 => SweepValue::Count(n),
                 _ => return Err(bad("use a whole number above 0".into())),
             },
@@ -193,6 +194,10 @@ mod tests {
         assert!(parse("qd=2,x").unwrap_err().to_string().contains("'x' is not a valid qd"));
         assert!(parse("qd=0").unwrap_err().to_string().contains("above 0"));
         assert!(parse("read=150").unwrap_err().to_string().contains("'150' is not a valid read"));
+        // Above the largest the workload takes: said here, with the range, not later as a group's access line.
+        let e = parse("bs=1t").unwrap_err().to_string();
+        assert!(e.contains("'1t' is not a valid bs") && e.contains("between 1 byte and 64m"), "{e}");
+        assert!(parse("qd=100000").unwrap_err().to_string().contains("at most 65536"));
         assert!(parse("bs=4q").unwrap_err().to_string().contains("'4q' is not a size"));
         assert!(product(&[parse("qd=1").unwrap(), parse("qd=2").unwrap()]).unwrap_err().to_string().contains("swept twice"));
     }
