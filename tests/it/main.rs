@@ -32,5 +32,6 @@ mod results;
 mod scripts;
 mod stalls;
 mod steady;
+mod trial_fixes_4;
 mod trust;
 mod workloads;

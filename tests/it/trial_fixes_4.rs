@@ -1,0 +1,49 @@
+//! A user trial's findings on messages (fix helper FX4): errors name the flag
+//! or key the user gave, negative values reach lunmark's own parsers, sweep
+//! values print as given, and counts take their plural.
+
+use crate::common::*;
+
+/// The message of a refused dry run: a non-zero exit (2 from a flag's own parser), no plan printed.
+fn refused(args: &[&str]) -> String {
+    let out = lunmark().args(["run", "--target", "mem:1m", "--dry-run"]).args(args).output().unwrap();
+    assert!(matches!(out.status.code(), Some(1 | 2)), "{args:?} was accepted: {}", stdout(&out));
+    assert!(stdout(&out).is_empty(), "{args:?}: {}", stdout(&out));
+    stderr(&out)
+}
+
+#[test]
+fn zero_run_lengths_and_sweeps_name_the_flag_and_the_range() {
+    for (args, says) in [
+        (&["--ios", "0"][..], "--ios 0: give at least 1 I/O"),
+        (&["--time", "0s"], "--time 0s: the measured time must be above 0"),
+        (&["--sweep", "bs=1t"], "--sweep bs=1t: '1t' is not a valid bs: a transfer size must lie between 1 byte and 64m"),
+        (&["--bs", "4k,1t"], "--bs 4k,1t: '1t' is not a valid bs"),
+        (&["--qd", "70000"], "--qd 70000: the queue depth may be at most 65536"),
+    ] {
+        let e = refused(args);
+        assert!(e.contains(says) && !e.contains("run.") && !e.contains("access line"), "{args:?}: {e}");
+    }
+}
+
+#[test]
+fn negative_values_reach_the_flag_s_own_message() {
+    let dir = shm_dir();
+    let trace = dir.path().join("t.csv");
+    std::fs::write(&trace, "").unwrap();
+    let trace = trace.to_str().unwrap();
+    for (args, says) in [
+        (&["--cpus", "-1"][..], "--cpus -1: '-1' is not a CPU number"),
+        (&["--replay", trace, "--replay-speed", "-1"], "--replay-speed: '-1' is not a replay speed"),
+        (&["--ramp", "-1s"], "--ramp: '-1s' is not a duration"),
+        (&["--time", "-1s"], "--time: '-1s' is not a duration"),
+        (&["--size", "-1g"], "--size: '-1g' is not a size"),
+        (&["--read", "-5"], "--read: '-5' is not a percentage: use a number from 0 to 100"),
+        (&["--workers", "-1"], "'-1' for '--workers <N>': a negative number is not allowed here: give a whole number from 0"),
+        (&["--ios", "-1"], "'-1' for '--ios <N>': a negative number"),
+        (&["--rate", "-1"], "--rate -1: give a positive number of I/Os per second"),
+    ] {
+        let e = refused(args);
+        assert!(e.contains(says) && !e.contains("unexpected argument"), "{args:?}: {e}");
+    }
+}
