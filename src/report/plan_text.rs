@@ -155,7 +155,8 @@ pub fn render(plan: &PlanView) -> String {
     let n = plan.points.len();
     for (i, p) in plan.points.iter().enumerate() {
         let s = p.spec;
-        if n > 1 {
+        // A single swept value is a point too: named as the run's output names it.
+        if n > 1 || !p.label.is_empty() {
             let _ = writeln!(out, "point {}/{}: {}", i + 1, n, p.label);
         }
         let run = match s.run {

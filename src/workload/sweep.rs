@@ -35,6 +35,8 @@ impl SweepValue {
         match self {
             SweepValue::Count(n) => Value::from(n),
             SweepValue::Size(b) => Value::String(b.to_string()),
+            // A whole percentage as given ("read=0", not "read=0.0"), as the rounds' watch names it.
+            SweepValue::Percent(p) if p.fract() == 0.0 && (0.0..=100.0).contains(&p) => Value::from(p as u64),
             SweepValue::Percent(p) => serde_json::json!(p),
         }
     }
@@ -200,6 +202,12 @@ mod tests {
         assert!(parse("qd=100000").unwrap_err().to_string().contains("at most 65536"));
         assert!(parse("bs=4q").unwrap_err().to_string().contains("'4q' is not a size"));
         assert!(product(&[parse("qd=1").unwrap(), parse("qd=2").unwrap()]).unwrap_err().to_string().contains("swept twice"));
+    }
+
+    #[test]
+    fn whole_percentages_are_recorded_as_given() {
+        let s = parse("read=0,35.5,100").unwrap();
+        assert_eq!(s.values.iter().map(|v| v.to_json().to_string()).collect::<Vec<_>>(), ["0", "35.5", "100"]);
     }
 
     #[test]

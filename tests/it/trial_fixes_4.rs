@@ -47,3 +47,23 @@ fn negative_values_reach_the_flag_s_own_message() {
         assert!(e.contains(says) && !e.contains("unexpected argument"), "{args:?}: {e}");
     }
 }
+
+#[test]
+fn swept_percentages_print_as_given_and_a_single_value_is_a_point_in_both() {
+    let dir = shm_dir();
+    let json = dir.path().join("r.json");
+    let base = ["run", "--target", "mem:1m", "--ios", "50", "--ramp", "0s", "--no-store"];
+    let out = lunmark().args(base).args(["--sweep", "read=0,100", "--dry-run"]).output().unwrap();
+    let plan = stdout(&out);
+    assert!(plan.contains("point 1/2: read=0\n") && plan.contains("point 2/2: read=100\n") && !plan.contains(".0\n"), "{plan}");
+    let out = lunmark().args(base).args(["--sweep", "read=0,100", "--json", json.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("point 1: read=0\n") && stdout(&out).contains("point 2: read=100\n"), "{}", stdout(&out));
+    let r = read_json(&json);
+    assert_eq!(r["points"][0]["params"]["read"].to_string(), "0", "{}", r["points"][0]["params"]);
+    // One swept value: the dry run names the point as the run does.
+    let out = lunmark().args(base).args(["--sweep", "bs=8k", "--dry-run"]).output().unwrap();
+    assert!(stdout(&out).contains("point 1/1: bs=8k\n"), "{}", stdout(&out));
+    let out = lunmark().args(base).args(["--sweep", "bs=8k"]).output().unwrap();
+    assert!(out.status.success() && stdout(&out).contains("point 1: bs=8k\n"), "{}{}", stdout(&out), stderr(&out));
+}
