@@ -105,10 +105,13 @@ pub fn replay(r: &ReplayView, targets: &[String]) -> String {
         writeln!(out, "replay: {} ({} format{})", s.file.display(), r.format, if s.format.is_some() { ", as given" } else { ", detected" });
     let _ = writeln!(
         out,
-        "replay: {} I/O records ({} reads, {} writes, largest transfer {}) over {:.3} s recorded; speed {speed}",
+        "replay: {} I/O record{} ({} read{}, {} write{}, largest transfer {}) over {:.3} s recorded; speed {speed}",
         r.records,
+        crate::units::plural(r.records as u64),
         r.reads,
+        crate::units::plural(r.reads as u64),
         r.writes,
+        crate::units::plural(r.writes as u64),
         Bytes(r.max_len as u64),
         r.span_ns as f64 / 1e9
     );

@@ -386,7 +386,7 @@ pub enum SpecError {
     SharesNot100 { group: String, total: f64 },
     #[error("group '{group}' has no access lines: give at least one (share, bs, read, random)")]
     NoLines { group: String },
-    #[error("group '{group}' names target {index}, but there are only {count} targets (indexes start at 0)")]
+    #[error("group '{group}' names target {index}, but there {} (indexes start at 0)", if *count == 1 { "is only 1 target".to_string() } else { format!("are only {count} targets") })]
     BadTargetIndex { group: String, index: usize, count: usize },
     #[error("group '{group}': rate {value} is not a positive number of I/Os per second")]
     BadRate { group: String, value: f64 },
@@ -473,6 +473,11 @@ pub(crate) mod tests {
         let mut s = one_line_spec();
         s.size = Some(Bytes(0));
         assert!(s.validate().unwrap_err().to_string().contains("size must be greater than 0"));
+        let mut s = one_line_spec();
+        s.targets.truncate(1);
+        s.groups[0].targets = vec![1];
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("there is only 1 target (indexes"), "{e}");
     }
 
     #[test]

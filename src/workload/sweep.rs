@@ -66,7 +66,7 @@ pub enum SweepError {
     UnknownKey { text: String, key: String, suggestion: Option<String> },
     #[error("sweep '{text}': '{value}' is not a valid {key}: {why}")]
     BadValue { text: String, key: String, value: String, why: String },
-    #[error("sweep targets={count}: the workload has only {have} targets; add more --target or sweep up to {have}")]
+    #[error("sweep targets={count}: the workload has only {have} target{}; add more --target or sweep up to {have}", crate::units::plural(*have as u64))]
     TooFewTargets { count: usize, have: usize },
     #[error("'{key}' is swept twice: give each key in one --sweep")]
     Twice { key: String },
@@ -223,6 +223,9 @@ mod tests {
             WorkloadSpec::plain(vec!["mem:1m".into()], crate::workload::profile::builtin("quick").unwrap().phases[0].groups.clone());
         assert!(apply(&mut spec, "qd", &Value::from("many")).is_err());
         apply(&mut spec, "bs", &Value::from("8k")).unwrap();
+        // One target is "only 1 target", not "1 targets".
+        let e = set(&mut spec, "targets", SweepValue::Count(2)).unwrap_err().to_string();
+        assert!(e.contains("has only 1 target;"), "{e}");
         assert!(spec.groups.iter().flat_map(|g| &g.access).all(|l| l.bs == Bytes(8192)));
     }
 }

@@ -397,7 +397,7 @@ fn polling_pinning_and_data_reduction_of_a_job_file_apply() {
     // The flags replace what the job file says.
     let out = lunmark_in(&["run", "--fio", f.to_str().unwrap(), "--cpus", &cpu, "--cpus-policy", "shared", "--dry-run"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains(&format!("cpus: every worker pinned to CPUs {cpu} (--cpus-policy shared)")), "{}", stdout(&out));
+    assert!(stdout(&out).contains(&format!("cpus: every worker pinned to CPU {cpu} (--cpus-policy shared)")), "{}", stdout(&out));
     // hipri maps to --poll, which a file cannot do: the run says why, before anything runs.
     let job = dir.path().join("hipri.fio");
     std::fs::write(&job, "[h]\nioengine=io_uring\ndirect=1\nfilename=${SCRATCH}/h.dat\nsize=1m\nhipri\nruntime=1\ntime_based\n").unwrap();
