@@ -67,3 +67,28 @@ fn swept_percentages_print_as_given_and_a_single_value_is_a_point_in_both() {
     let out = lunmark().args(base).args(["--sweep", "bs=8k"]).output().unwrap();
     assert!(out.status.success() && stdout(&out).contains("point 1: bs=8k\n"), "{}{}", stdout(&out), stderr(&out));
 }
+
+/// A dead NBD server: the reason names the target once and does not offer
+/// --continue-on-error (a lost connection is not an I/O error it could count),
+/// with or without the flag.
+#[test]
+fn a_lost_connection_is_named_once_without_offering_continue_on_error() {
+    for continue_on_error in [false, true] {
+        let dir = shm_dir();
+        let mut server = Nbdkit::tcp("64M", &[]);
+        let json = dir.path().join("r.json");
+        let mut cmd = lunmark();
+        cmd.args(["run", "-q", "--no-store", "-t", &server.uri, "--time", "30s", "--ramp", "0s", "--json", json.to_str().unwrap()]);
+        if continue_on_error {
+            cmd.arg("--continue-on-error");
+        }
+        let child = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        server.kill();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        let reason = read_json(&json)["status_reason"].as_str().unwrap().to_string();
+        assert_eq!(reason.matches(&server.uri).count(), 1, "continue_on_error {continue_on_error}: {reason}");
+        assert!(!reason.contains("--continue-on-error") && reason.contains("connection"), "{reason}");
+    }
+}
