@@ -20,8 +20,8 @@ use crate::target::{SafetyFlags, Target};
 use crate::units::{parse_duration, parse_percent, parse_size, Bytes};
 use crate::workload::fio_map;
 use crate::workload::profile::{self, Phase, Profile};
-use crate::workload::spec::{MAX_BS, MAX_QD};
 use crate::workload::replay::ReplaySettings;
+use crate::workload::spec::{MAX_BS, MAX_QD};
 use crate::workload::sweep::{self, Sweep};
 use crate::workload::{AccessLine, RunLength, WorkerGroup};
 

@@ -419,7 +419,13 @@ fn polling(set: &Settings, job: &str, problems: &mut Problems) -> super::polling
     // Said here, naming the job and its options: the run's own check can only name --poll and --buffered.
     let buffered = set.get("buffered").map(|_| set.switch("buffered", problems)).unwrap_or_else(|| !set.switch("direct", problems));
     if let (true, true, Some(s)) = (poll, buffered, set.get("hipri")) {
-        let cause = if set.get("buffered").is_some() { "buffered=1" } else if set.get("direct").is_some() { "direct=0" } else { "no direct=1: fio's default" };
+        let cause = if set.get("buffered").is_some() {
+            "buffered=1"
+        } else if set.get("direct").is_some() {
+            "direct=0"
+        } else {
+            "no direct=1: fio's default"
+        };
         problems.push(
             s,
             format!("job '{job}' polls for completions of direct I/O, but its I/O goes through the page cache ({cause}): set direct=1, or drop hipri"),

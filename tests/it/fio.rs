@@ -405,7 +405,10 @@ fn polling_pinning_and_data_reduction_of_a_job_file_apply() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     // Named by the job file, job and option the user wrote, not by --poll they never gave.
     let e = stderr(&out);
-    assert!(e.contains(&format!("{}, job 'h', line 6: hipri: {} cannot be polled", job.display(), dir.path().join("h.dat").display())), "{e}");
+    assert!(
+        e.contains(&format!("{}, job 'h', line 6: hipri: {} cannot be polled", job.display(), dir.path().join("h.dat").display())),
+        "{e}"
+    );
     assert!(e.contains("Drop hipri from the job") && !e.contains("--poll"), "{e}");
     assert!(!dir.path().join("h.dat").exists(), "nothing ran");
 }
