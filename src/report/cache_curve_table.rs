@@ -121,11 +121,11 @@ pub fn render(r: &CurveTable) -> String {
         r.trace,
         r.format,
         count(r.ios as f64),
-        crate::units::plural(r.ios as u64),
+        crate::units::plural(r.ios),
         count(r.reads as f64),
-        crate::units::plural(r.reads as u64),
+        crate::units::plural(r.reads),
         count(r.writes as f64),
-        crate::units::plural(r.writes as u64),
+        crate::units::plural(r.writes),
         targets,
         if targets == 1 { "" } else { "s" }
     ));

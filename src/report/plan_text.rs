@@ -109,9 +109,9 @@ pub fn replay(r: &ReplayView, targets: &[String]) -> String {
         r.records,
         crate::units::plural(r.records as u64),
         r.reads,
-        crate::units::plural(r.reads as u64),
+        crate::units::plural(r.reads),
         r.writes,
-        crate::units::plural(r.writes as u64),
+        crate::units::plural(r.writes),
         Bytes(r.max_len as u64),
         r.span_ns as f64 / 1e9
     );
