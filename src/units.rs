@@ -68,6 +68,15 @@ pub enum UnitError {
 }
 
 /// Parses "4096", "4k", "4K", "4KiB", "4kb", "1m", "1.5g". Binary multiples.
+/// The plural ending of a count's noun: "" for 1, "s" otherwise ("1 write", "2 writes").
+pub fn plural(n: impl Into<u64>) -> &'static str {
+    if n.into() == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 pub fn parse_size(text: &str) -> Result<Bytes, UnitError> {
     let bad = || UnitError::BadSize { value: text.to_string() };
     let t = text.trim();
@@ -153,6 +162,11 @@ pub fn format_duration(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_take_their_plural() {
+        assert_eq!([0u64, 1, 2].map(|n| format!("{n} write{}", plural(n))), ["0 writes", "1 write", "2 writes"]);
+    }
 
     #[test]
     fn a_bare_number_needs_a_unit_where_asked() {

@@ -27,25 +27,25 @@ pub struct CacheCurveArgs {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// The cache block size: an I/O touches every block its bytes fall in.
-    #[arg(long, value_name = "SIZE", default_value = "4k")]
+    #[arg(long, value_name = "SIZE", default_value = "4k", allow_hyphen_values = true)]
     pub block_size: String,
     /// Cache sizes to report, as % of the region, comma-separated.
-    #[arg(long, value_name = "PCT,..", default_value = DEFAULT_SIZES)]
+    #[arg(long, value_name = "PCT,..", default_value = DEFAULT_SIZES, allow_hyphen_values = true)]
     pub sizes: String,
     /// The region of each target the cache % refers to (default: the highest offset + length the trace reaches on it).
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub region: Option<String>,
     /// Measured mean latency of a cache hit, µs (with --miss-us and --outstanding: predict latency and IOPS).
-    #[arg(long, value_name = "US")]
+    #[arg(long, value_name = "US", allow_negative_numbers = true)]
     pub hit_us: Option<f64>,
     /// Measured mean latency of a miss (the backing store), µs.
-    #[arg(long, value_name = "US")]
+    #[arg(long, value_name = "US", allow_negative_numbers = true)]
     pub miss_us: Option<f64>,
     /// I/Os outstanding in total (workers × queue depth), for IOPS by Little's law.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub outstanding: Option<u32>,
     /// Estimate with SHARDS sampling at this rate (0 < RATE <= 1) instead of the default choice.
-    #[arg(long, value_name = "RATE", conflicts_with = "exact")]
+    #[arg(long, value_name = "RATE", conflicts_with = "exact", allow_negative_numbers = true)]
     pub sampled: Option<f64>,
     /// Compute the exact curve whatever the trace's length (the default is exact up to 20M block accesses).
     #[arg(long)]

@@ -20,20 +20,20 @@ pub enum Study {
 #[derive(Args, Debug)]
 pub struct CacheArgs {
     /// Size of the slow LUN.
-    #[arg(long = "lun-size", default_value = "256m", value_name = "SIZE")]
+    #[arg(long = "lun-size", default_value = "256m", value_name = "SIZE", allow_hyphen_values = true)]
     pub lun_size: String,
     /// Latency the backend adds to every read and write (nbdkit's delay filter): sets both
     /// --read-delay and --write-delay.
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub delay: Option<String>,
     /// Latency the backend adds to every read, whole ms [default: 5ms, a 10K disk].
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub read_delay: Option<String>,
     /// Latency the backend adds to every write, whole ms [default: 1ms, an array whose write cache takes the write].
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub write_delay: Option<String>,
     /// Cache sizes to measure, % of the LUN.
-    #[arg(long = "cache-sizes", default_value = "0,25,30,50,75,100", value_name = "PCT,...")]
+    #[arg(long = "cache-sizes", default_value = "0,25,30,50,75,100", value_name = "PCT,...", allow_hyphen_values = true)]
     pub cache_sizes: String,
     /// A built-in profile to run (default: jetstress, without its fixed rate).
     #[arg(long = "profile", value_name = "NAME")]
@@ -69,7 +69,7 @@ fn parse_cache_sizes(list: &str) -> Result<Vec<f64>> {
 #[derive(Args, Debug)]
 pub struct ProtocolsArgs {
     /// Size of each RAM target.
-    #[arg(long = "lun-size", default_value = "1g", value_name = "SIZE")]
+    #[arg(long = "lun-size", default_value = "1g", value_name = "SIZE", allow_hyphen_values = true)]
     pub lun_size: String,
     /// A built-in profile to run against each target (default: the flags, or quick).
     #[arg(long = "profile", value_name = "NAME")]

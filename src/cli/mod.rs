@@ -10,6 +10,7 @@ pub mod keep;
 pub mod lab;
 pub mod live_view;
 pub mod message;
+pub mod numbers;
 pub mod paths;
 pub mod profiles;
 pub mod ranked;

@@ -69,7 +69,7 @@ pub struct ListArgs {
     #[arg(long, value_name = "DATE")]
     pub since: Option<String>,
     /// Only the N most recent results (after the other filters).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_usize)]
     pub last: Option<usize>,
 }
 

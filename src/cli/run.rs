@@ -21,6 +21,7 @@ use crate::units::{parse_duration, parse_percent, parse_size, Bytes};
 use crate::workload::fio_map;
 use crate::workload::profile::{self, Phase, Profile};
 use crate::workload::replay::ReplaySettings;
+use crate::workload::spec::{MAX_BS, MAX_QD};
 use crate::workload::sweep::{self, Sweep};
 use crate::workload::{AccessLine, RunLength, WorkerGroup};
 
@@ -46,19 +47,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "KEY=V1,V2,..")]
     pub sweep: Vec<String>,
     /// Run each point N times and report the spread.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub repeat: Option<u32>,
     /// Which repeat a point reports: mean (nearest the mean IOPS), median or best.
     #[arg(long, value_name = "HOW", default_value = "mean")]
     pub pick: String,
     /// Issue I/Os on a fixed schedule: total IOPS, spread over the workers.
-    #[arg(long, value_name = "IOPS")]
+    #[arg(long, value_name = "IOPS", allow_negative_numbers = true)]
     pub rate: Option<f64>,
     /// Jetstress: number of mailboxes (rate = mailboxes x IOPS per mailbox).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u64)]
     pub mailboxes: Option<u64>,
     /// Jetstress: IOPS per mailbox.
-    #[arg(long, value_name = "X")]
+    #[arg(long, value_name = "X", allow_negative_numbers = true)]
     pub iops_per_mailbox: Option<f64>,
     /// Pass criteria judged on every point, e.g. 'read_lat_avg<20ms,read_lat_max<50ms'. A failure exits with 4.
     #[arg(long, value_name = "CRITERIA")]
@@ -67,61 +68,61 @@ pub struct RunArgs {
     #[arg(long = "target", short = 't', value_name = "URI")]
     pub targets: Vec<String>,
     /// Worker threads.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub workers: Option<u32>,
     /// Outstanding I/Os per worker per target.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub qd: Option<u32>,
     /// Transfer size, for example 4k, 128k, 1m.
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub bs: Option<String>,
     /// Share of reads, percent (the rest are writes).
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub read: Option<String>,
     /// Share of trims (discards), percent, beside --read: the rest are writes
     /// (--read 50 --trim 20: 50% read, 20% trim, 30% write). A trim discards the range
     /// on a device (BLKDISCARD), punches a hole in a file, zeroes it on mem:.
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub trim: Option<String>,
     /// On file targets: fsync after every N writes each worker issues to a file (latency recorded apart as sync).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u64)]
     pub fsync: Option<u64>,
     /// On file targets: fdatasync after every N writes each worker issues to a file.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u64)]
     pub fdatasync: Option<u64>,
     /// On devices and network LUNs: flush the device's write cache after every N writes each worker issues to it
     /// (fsync of the device, NBD_CMD_FLUSH, SCSI SYNCHRONIZE CACHE).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u64)]
     pub flush: Option<u64>,
     /// Share of random I/Os, percent (the rest are sequential).
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub random: Option<String>,
     /// Alignment of random offsets (default: the transfer size).
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub align: Option<String>,
     /// Measured time, after the ramp: 10s, 1m.
-    #[arg(long, value_name = "DURATION", conflicts_with = "ios")]
+    #[arg(long, value_name = "DURATION", conflicts_with = "ios", allow_hyphen_values = true)]
     pub time: Option<String>,
     /// Measure this many I/Os per worker instead of a time (no I/O past the N-th is issued).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u64)]
     pub ios: Option<u64>,
     /// Ramp-up time before measuring (not counted in results).
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub ramp: Option<String>,
     /// Region length on each target; also the size of files lunmark creates.
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub size: Option<String>,
     /// Start of the region on each target.
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub offset: Option<String>,
     /// Seed of the offset/size stream (same seed, same stream).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u64)]
     pub seed: Option<u64>,
     /// I/O engine for files and devices: auto, io_uring, psync.
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<String>,
     /// Connections (NBD) or sessions (iSCSI) each worker opens to each network target.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub connections: Option<u32>,
     /// Go through the page cache instead of O_DIRECT.
     #[arg(long)]
@@ -167,7 +168,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub power_log: Option<PathBuf>,
     /// Measure idle power for this long before the run (the baseline for per-delta-watt figures).
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub idle: Option<String>,
     /// Check every byte read against what lunmark wrote (headers, patterns, checksums).
     #[arg(long)]
@@ -179,7 +180,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
     /// A host-side cache in front of every target: a size (256m) or a share of the region (25%).
-    #[arg(long, value_name = "SIZE|N%")]
+    #[arg(long, value_name = "SIZE|N%", allow_hyphen_values = true)]
     pub cache: Option<String>,
     /// With --cache: writethrough (default), writeback or readonly.
     #[arg(long, value_enum, value_name = "MODE")]
@@ -188,7 +189,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     pub cache_dev: Option<PathBuf>,
     /// With --cache: the cache block (every transfer must cover whole blocks) [default: 4k].
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub cache_block: Option<String>,
     /// Record every I/O issued (ramp included) in FILE, for `lunmark cache-curve` (format: docs/trace-format.md).
     #[arg(long, value_name = "FILE")]
@@ -212,17 +213,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIST")]
     pub dist: Option<String>,
     /// Think time: each worker issues nothing for this long after every --thinktime-blocks I/Os (fio's thinktime).
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub thinktime: Option<String>,
     /// I/Os between two think times [default: 1].
-    #[arg(long, value_name = "N", requires = "thinktime")]
+    #[arg(long, value_name = "N", requires = "thinktime", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub thinktime_blocks: Option<u32>,
     /// With --rate: fixed (one I/O every 1/rate) or poisson (exponential gaps of mean 1/rate).
     #[arg(long, value_name = "fixed|poisson")]
     pub arrivals: Option<String>,
     // Pinning and per-worker figures (issue 14 items 3-5).
     /// Pin the workers to these CPUs, for example 0-3,8 (buffers are first touched after pinning).
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub cpus: Option<String>,
     /// With --cpus: shared (every worker on all listed CPUs) or split (worker i on the i-th listed CPU, round robin).
     #[arg(long, value_name = "POLICY")]
@@ -240,7 +241,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FORMAT")]
     pub replay_format: Option<String>,
     /// With --replay: 1 keeps the recorded timing, 2 replays twice as fast (any factor), max as fast as the queue allows [default: 1].
-    #[arg(long, value_name = "SPEED")]
+    #[arg(long, value_name = "SPEED", allow_hyphen_values = true)]
     pub replay_speed: Option<String>,
     /// With --replay: which trace device goes to which target, DEVICE=TARGET,... (0=1,1=0 or usr/0=0);
     /// devices left out are not replayed [default: devices in order of first appearance to targets in order].
@@ -252,28 +253,28 @@ pub struct RunArgs {
     // Data reduction and steady state (issue 15 items 6 and 7; docs/profiles.md).
     /// Make written data compressible: deflate (zlib) at level 1 removes about PCT% of each
     /// dedupe unit (zeros follow an incompressible part). 0-99. Refused with --verify.
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub compress: Option<String>,
     /// PCT% of written dedupe units repeat the content of an earlier unit. Refused with --verify.
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub dedupe: Option<String>,
     /// The unit of --dedupe and --compress [default: the smallest transfer size that writes].
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub dedupe_unit: Option<String>,
     /// End each point once it is steady, --time being the maximum: watch iops, bw (MB/s) or lat (mean latency).
     #[arg(long, value_name = "iops|bw|lat")]
     pub steady: Option<String>,
     /// With --steady: rounds in the window [default: 5].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub steady_window: Option<u32>,
     /// With --steady: length of a round, whole seconds [default: 1s].
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub steady_round: Option<String>,
     /// With --steady: largest range (max - min) of the window, percent of its mean [default: 20].
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub steady_range: Option<String>,
     /// With --steady: largest slope excursion of the window's least-squares line, percent of its mean [default: 10].
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub steady_slope: Option<String>,
 }
 
@@ -432,7 +433,7 @@ impl RunArgs {
         let targets_given = !targets.is_empty();
         let given = if targets_given { &targets } else { &profile.targets };
         let targets: Vec<Target> = given.iter().map(|t| Target::parse(t)).collect::<Result<_, _>>()?;
-        let mut sweeps: Vec<Sweep> = self.sweep.iter().map(|t| sweep::parse(t)).collect::<Result<_, _>>()?;
+        let mut sweeps: Vec<Sweep> = self.sweep.iter().map(|t| parse_sweep_flag("--sweep", t, t)).collect::<Result<_>>()?;
         // A sweep sets its key in every point: the flag of the same key would be dropped unseen.
         for sw in &sweeps {
             let flag = match sw.key {
@@ -455,7 +456,7 @@ impl RunArgs {
         // --bs 4k,8k,16k is a sweep over transfer sizes.
         let bs = match self.bs.as_deref() {
             Some(list) if list.contains(',') => {
-                sweeps.push(sweep::parse(&format!("bs={list}"))?);
+                sweeps.push(parse_sweep_flag("--bs", list, &format!("bs={list}"))?);
                 None
             }
             Some(one) => Some(parse_size(one).context("--bs")?),
@@ -465,8 +466,23 @@ impl RunArgs {
         if self.qd == Some(0) {
             anyhow::bail!("--qd 0: the queue depth must be at least 1");
         }
-        if bs.is_some_and(|b| b.get() == 0) {
-            anyhow::bail!("--bs {}: the transfer size must be at least 1 byte (for example 4k)", self.bs.as_deref().unwrap_or_default());
+        if let Some(qd) = self.qd.filter(|&q| q > MAX_QD) {
+            anyhow::bail!("--qd {qd}: the queue depth may be at most {MAX_QD}");
+        }
+        if bs.is_some_and(|b| b.get() == 0 || b.get() > MAX_BS) {
+            anyhow::bail!(
+                "--bs {}: the transfer size must lie between 1 byte and {} (for example 4k)",
+                self.bs.as_deref().unwrap_or_default(),
+                Bytes(MAX_BS)
+            );
+        }
+        for (flag, value) in [("--rate", self.rate), ("--iops-per-mailbox", self.iops_per_mailbox)] {
+            if let Some(v) = value.filter(|v| !(v.is_finite() && *v > 0.0)) {
+                anyhow::bail!("{flag} {v}: give a positive number of I/Os per second (for example 5000)");
+            }
+        }
+        if self.ios == Some(0) {
+            anyhow::bail!("--ios 0: give at least 1 I/O per worker to measure (or --time DURATION)");
         }
         if self.iops_per_mailbox.is_some() && self.mailboxes.is_none() && profile.mailboxes.is_none() {
             anyhow::bail!(
@@ -482,7 +498,10 @@ impl RunArgs {
         }
         let run = match (self.ios, &self.time) {
             (Some(n), _) => Some(RunLength::Ios(n)),
-            (None, Some(t)) => Some(RunLength::Time(parse_duration(t).context("--time")?)),
+            (None, Some(t)) => match parse_duration(t).context("--time")? {
+                d if d.is_zero() => anyhow::bail!("--time {t}: the measured time must be above 0 (for example 10s or 1m)"),
+                d => Some(RunLength::Time(d)),
+            },
             (None, None) => None,
         };
         let overrides = Overrides {
@@ -660,6 +679,12 @@ impl RunArgs {
     }
 }
 
+/// A sweep given by `flag` (its text `given`), parsed as `text`: the error
+/// names the flag and the value as the user typed them.
+fn parse_sweep_flag(flag: &str, given: &str, text: &str) -> Result<Sweep> {
+    sweep::parse(text).map_err(|e| anyhow::anyhow!(e.to_string().replacen(&format!("sweep '{text}'"), &format!("{flag} {given}"), 1)))
+}
+
 /// The single-phase workload of a run described by flags alone: 4 KiB random,
 /// 70% read, 32 outstanding, 1 worker (each flag replaces its part).
 fn flags_profile() -> Profile {
@@ -765,7 +790,7 @@ pub fn execute_with(
         }
     }
     // The whole request is checked before anything runs (or is printed), and planned.
-    let planned = args.request_from(profile, profile_name, targets).and_then(|r| Ok((r.plan()?, r)));
+    let planned = args.request_from(profile, profile_name, targets).and_then(|r| Ok((r.plan()?, r))).map_err(|e| args.poll_named_by_job(e));
     // Every rank plans the same request with its own targets: one that cannot is named, and all stop.
     if let Some(e) = cluster.get().agree("planning the run", planned.as_ref().err()) {
         return Err(e);
@@ -923,6 +948,23 @@ impl RunArgs {
             cluster: Default::default(),
             pinning: self.pinning()?,
         })
+    }
+
+    /// A refusal of completion polling that a fio job's hipri asked for (not
+    /// --poll): named by the job file, job and option the user wrote.
+    fn poll_named_by_job(&self, e: anyhow::Error) -> anyhow::Error {
+        let text = e.to_string();
+        let (Some(path), false, true) = (&self.fio, self.poll, text.starts_with("--poll")) else {
+            return e;
+        };
+        let options = fio_map::ImportOptions { sections: self.section.clone(), lenient: self.fio_lenient, run_length_given: false };
+        match fio_map::poll_origin(path, &options) {
+            Some(origin) => anyhow::anyhow!(
+                "{origin}{}",
+                text.trim_start_matches("--poll").replace("Drop --poll", "Drop hipri from the job").replace("drop --poll", "drop hipri")
+            ),
+            None => e,
+        }
     }
 
     /// The CPUs --cpus pins the workers to, with --cpus-policy (None without --cpus).

@@ -117,12 +117,15 @@ pub fn render(r: &CurveTable) -> String {
     let targets = r.regions.len();
     let mut out = String::new();
     out.push_str(&format!(
-        "trace: {} ({}): {} I/Os, {} reads, {} writes, {} target{}\n",
+        "trace: {} ({}): {} I/O{}, {} read{}, {} write{}, {} target{}\n",
         r.trace,
         r.format,
         count(r.ios as f64),
+        crate::units::plural(r.ios),
         count(r.reads as f64),
+        crate::units::plural(r.reads),
         count(r.writes as f64),
+        crate::units::plural(r.writes),
         targets,
         if targets == 1 { "" } else { "s" }
     ));

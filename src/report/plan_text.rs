@@ -105,10 +105,13 @@ pub fn replay(r: &ReplayView, targets: &[String]) -> String {
         writeln!(out, "replay: {} ({} format{})", s.file.display(), r.format, if s.format.is_some() { ", as given" } else { ", detected" });
     let _ = writeln!(
         out,
-        "replay: {} I/O records ({} reads, {} writes, largest transfer {}) over {:.3} s recorded; speed {speed}",
+        "replay: {} I/O record{} ({} read{}, {} write{}, largest transfer {}) over {:.3} s recorded; speed {speed}",
         r.records,
+        crate::units::plural(r.records as u64),
         r.reads,
+        crate::units::plural(r.reads),
         r.writes,
+        crate::units::plural(r.writes),
         Bytes(r.max_len as u64),
         r.span_ns as f64 / 1e9
     );
@@ -155,7 +158,8 @@ pub fn render(plan: &PlanView) -> String {
     let n = plan.points.len();
     for (i, p) in plan.points.iter().enumerate() {
         let s = p.spec;
-        if n > 1 {
+        // A single swept value is a point too: named as the run's output names it.
+        if n > 1 || !p.label.is_empty() {
             let _ = writeln!(out, "point {}/{}: {}", i + 1, n, p.label);
         }
         let run = match s.run {

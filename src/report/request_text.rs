@@ -56,7 +56,11 @@ pub enum CacheAmount {
 pub fn pinning(p: &Pinning, workers: u32) -> String {
     match p.policy {
         CpuPolicy::Shared => {
-            format!("cpus: every worker pinned to CPUs {} (--cpus-policy shared); buffers first touched after pinning", p.cpus)
+            format!(
+                "cpus: every worker pinned to CPU{} {} (--cpus-policy shared); buffers first touched after pinning",
+                crate::units::plural(p.cpus.0.len() as u64),
+                p.cpus
+            )
         }
         CpuPolicy::Split => {
             let each: Vec<String> =
@@ -190,6 +194,10 @@ mod tests {
             ..plain(&power)
         };
         let text = render(&bytes);
-        assert!(text.contains("cache: 64m in RAM, writethrough") && text.contains("every worker pinned to CPUs"), "{text}");
+        assert!(text.contains("cache: 64m in RAM, writethrough") && text.contains("every worker pinned to CPUs 0-1"), "{text}");
+        // One CPU is "CPU 1", not "CPUs 1".
+        let one = Pinning { cpus: crate::workload::cpus::CpuList(vec![1]), policy: CpuPolicy::Shared };
+        let text = render(&RequestView { pinning: Some((&one, 2)), ..plain(&power) });
+        assert!(text.contains("every worker pinned to CPU 1 (--cpus-policy shared)"), "{text}");
     }
 }

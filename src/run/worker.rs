@@ -411,7 +411,7 @@ impl<'a> WorkerLoop<'a> {
         if self.in_flight == 0 && self.paced {
             std::thread::sleep(wait);
         } else if let Err(e) = self.engine.reap(1, Some(wait), &mut self.done) {
-            return Err(self.fail(format!("{}: waiting for completions failed: {e}", self.mine[0].facts.uri), Instant::now()));
+            return Err(self.fail(named_once(&self.mine[0].facts.uri, "waiting for completions failed", &e), Instant::now()));
         }
         let now = Instant::now();
         self.ctl.beat(self.plan.index as usize, now);
@@ -527,13 +527,14 @@ impl<'a> WorkerLoop<'a> {
     fn record_error(&mut self, s: &Slot, errno: i32, now: Instant) -> Result<(), End> {
         let failed = io_error(&self.mine[s.target as usize].facts.uri, s, errno);
         let why = (!self.plan.continue_on_error).then(|| {
-            format!(
-                "{}: {} at offset {} failed: {} (add --continue-on-error to count errors and go on)",
-                failed.target,
-                s.op.name(),
-                s.offset,
-                failed.message
-            )
+            // A lost connection is no I/O error to count and go on from: no later
+            // I/O reaches the target, so --continue-on-error is not offered then.
+            let advice = if connection_lost(errno) {
+                "the connection to the target was lost: check that its server is up, then run again"
+            } else {
+                "add --continue-on-error to count errors and go on"
+            };
+            format!("{}: {} at offset {} failed: {} ({advice})", failed.target, s.op.name(), s.offset, failed.message)
         });
         self.outcome.recorder.record_error(failed);
         self.outcome.per_target[s.target as usize].errors += 1;
@@ -584,7 +585,7 @@ impl<'a> WorkerLoop<'a> {
                 self.in_flight += 1;
                 Ok(next.line)
             }
-            Err(e) => Err(self.fail(format!("{}: could not submit I/O: {e}", self.mine[target as usize].facts.uri), now)),
+            Err(e) => Err(self.fail(named_once(&self.mine[target as usize].facts.uri, "could not submit I/O", &e), now)),
         }
     }
 
@@ -726,6 +727,19 @@ impl<'a> WorkerLoop<'a> {
 }
 
 /// The error record of a failed I/O.
+/// "URI: WHAT: ERROR", the target named once: an engine's error may name it
+/// already (a network connection's does).
+fn named_once(uri: &str, what: &str, e: &std::io::Error) -> String {
+    let e = e.to_string();
+    let e = e.strip_prefix(uri).and_then(|r| r.strip_prefix(": ")).unwrap_or(&e);
+    format!("{uri}: {what}: {e}")
+}
+
+/// An errno that says the connection to a network target is gone (not an I/O error of the target).
+fn connection_lost(errno: i32) -> bool {
+    matches!(errno, libc::ENOTCONN | libc::ECONNRESET | libc::ECONNABORTED | libc::EPIPE | libc::ESHUTDOWN)
+}
+
 fn io_error(uri: &str, s: &Slot, errno: i32) -> IoErrorRecord {
     IoErrorRecord { target: uri.to_string(), offset: s.offset, op: s.op, errno, message: engine::errno_name(errno) }
 }

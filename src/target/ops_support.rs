@@ -59,15 +59,21 @@ fn check_each(spec: &WorkloadSpec, uris: &[Option<TargetUri>]) -> Result<(), Str
                 (SyncKind::Fsync | SyncKind::Fdatasync, Kind::Device) => {
                     return Err(format!(
                         "{flag} {}: {t} is a block device, and {flag} is for files. Use --flush {} to flush the device's write cache \
-                         after every {} writes (an fsync of a block device is that flush)",
-                        sync.every, sync.every, sync.every
+                         after every {} write{} (an fsync of a block device is that flush)",
+                        sync.every,
+                        sync.every,
+                        sync.every,
+                        crate::units::plural(sync.every)
                     ))
                 }
                 (SyncKind::Fsync | SyncKind::Fdatasync, Kind::InProcess | Kind::Network) => {
                     return Err(format!(
                         "{flag} {}: {t} is not a file, and {flag} is for files. Use --flush {} to send the target a cache flush \
-                         after every {} writes",
-                        sync.every, sync.every, sync.every
+                         after every {} write{}",
+                        sync.every,
+                        sync.every,
+                        sync.every,
+                        crate::units::plural(sync.every)
                     ))
                 }
                 (SyncKind::Flush, Kind::File) => {
@@ -174,7 +180,10 @@ mod tests {
         assert!(check(&spec("/dev/shm/f.dat", every(SyncKind::Fsync), 0.0)).is_ok());
         assert!(check(&spec("mem:1m", every(SyncKind::Flush), 0.0)).is_ok());
         let e = check(&spec("mem:1m", every(SyncKind::Fdatasync), 0.0)).unwrap_err();
-        assert!(e.contains("--fdatasync 8") && e.contains("--flush 8"), "{e}");
+        assert!(e.contains("--fdatasync 8") && e.contains("--flush 8") && e.contains("after every 8 writes"), "{e}");
+        // One write: "every 1 write", not "1 writes".
+        let e = check(&spec("mem:1m", Some(SyncEvery { kind: SyncKind::Fsync, every: 1 }), 0.0)).unwrap_err();
+        assert!(e.contains("after every 1 write") && !e.contains("1 writes"), "{e}");
         let e = check(&spec("/dev/shm/f.dat", every(SyncKind::Flush), 0.0)).unwrap_err();
         assert!(e.contains("is a file") && e.contains("--fsync 8"), "{e}");
         let e = check_nbd(&spec("nbd://x/", None, 10.0), "nbd://x/", false, true).unwrap_err();

@@ -377,7 +377,7 @@ impl Job {
             thinktime_blocks: set.number::<u32>("thinktime_blocks", problems).filter(|_| set.get("thinktime").is_some()),
             arrivals: arrivals(&set, problems),
             sync,
-            polling: polling(&set, problems),
+            polling: polling(&set, &name, problems),
             cpus,
             cpus_policy,
             compress,
@@ -391,7 +391,7 @@ impl Job {
 /// `hipri` is `--poll`: options of fio's io_uring engine (hipri also of
 /// pvsync2, whose polled preadv2 lunmark has not). Whether the device can poll
 /// is checked at the run, as for the flags.
-fn polling(set: &Settings, problems: &mut Problems) -> super::polling::Polling {
+fn polling(set: &Settings, job: &str, problems: &mut Problems) -> super::polling::Polling {
     use super::polling::{Polling, SqPoll};
     let engine = set.value("ioengine").map(|(_, v)| v.trim()).unwrap_or("psync");
     let keys = ["sqthread_poll", "sqthread_poll_cpu", "hipri"];
@@ -415,7 +415,39 @@ fn polling(set: &Settings, problems: &mut Problems) -> super::polling::Polling {
             true,
         );
     }
-    Polling { sqpoll: sqpoll.then(|| cpu.map_or(SqPoll::AnyCpu, SqPoll::Cpu)), poll: set.switch("hipri", problems) }
+    let poll = set.switch("hipri", problems);
+    // Said here, naming the job and its options: the run's own check can only name --poll and --buffered.
+    let buffered = set.get("buffered").map(|_| set.switch("buffered", problems)).unwrap_or_else(|| !set.switch("direct", problems));
+    if let (true, true, Some(s)) = (poll, buffered, set.get("hipri")) {
+        let cause = if set.get("buffered").is_some() {
+            "buffered=1"
+        } else if set.get("direct").is_some() {
+            "direct=0"
+        } else {
+            "no direct=1: fio's default"
+        };
+        problems.push(
+            s,
+            format!("job '{job}' polls for completions of direct I/O, but its I/O goes through the page cache ({cause}): set direct=1, or drop hipri"),
+            false,
+        );
+    }
+    Polling { sqpoll: sqpoll.then(|| cpu.map_or(SqPoll::AnyCpu, SqPoll::Cpu)), poll }
+}
+
+/// Where a job file asks for completion polling, as "FILE, job 'J', line N: hipri=1"
+/// (the first chosen job with hipri on), for a refusal of polling at the run to name.
+pub fn poll_origin(path: &std::path::Path, options: &ImportOptions) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let origin = path.display().to_string();
+    let sections = fio_job::parse(&text, &origin, &|k| std::env::var(k).ok()).ok()?;
+    let mut problems = Problems::default();
+    sections.iter().filter(|s| options.sections.is_empty() || options.sections.contains(&s.name)).find_map(|section| {
+        let set = Settings::of(section, &mut problems);
+        let s = set.get("hipri").filter(|_| set.switch("hipri", &mut problems))?;
+        let job = set.value("name").map(|(_, v)| v.to_string()).unwrap_or_else(|| section.name.clone());
+        Some(format!("{origin}, job '{job}', line {}: {}", s.line, show(s)))
+    })
 }
 
 /// `cpus_allowed=0-3,8` is `--cpus` and `cpus_allowed_policy=shared|split` is
@@ -1541,6 +1573,9 @@ mod tests {
             ("ioengine=libaio\nsqthread_poll=1\n", "line 3: sqthread_poll=1", "an option of ioengine=io_uring only"),
             ("ioengine=pvsync2\nhipri\n", "line 3: hipri", "polls completions on io_uring only"),
             ("ioengine=io_uring\nsqthread_poll_cpu=1\n", "line 3: sqthread_poll_cpu=1", "sqthread_poll is not set"),
+            // hipri on a buffered job names the job and its options, not --poll and --buffered the user never gave.
+            ("ioengine=io_uring\ndirect=0\nhipri=1\n", "line 4: hipri=1", "job 'j' polls for completions of direct I/O, but its I/O goes through the page cache (direct=0): set direct=1, or drop hipri"),
+            ("ioengine=io_uring\nhipri\n", "line 3: hipri", "(no direct=1: fio's default)"),
             ("cpus_allowed=3-1\n", "line 2: cpus_allowed=3-1", "the range 3-1 runs backwards"),
             ("cpus_allowed=0,,1\n", "line 2: cpus_allowed=0,,1", "an entry between two commas"),
             ("cpus_allowed=0\ncpus_allowed_policy=spread\n", "line 3: cpus_allowed_policy=spread", "use shared"),

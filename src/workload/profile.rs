@@ -188,6 +188,15 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
     if let Err(message) = profile.sync() {
         return Err(ProfileError::Settings { origin: origin.to_string(), message });
     }
+    // Named by the key here: the workload's own check would say "run.ios".
+    if profile.ios == Some(0) {
+        let message = "ios = 0: give at least 1 I/O per worker to measure (or remove ios and set time, for example time = \"10s\")".into();
+        return Err(ProfileError::Settings { origin: origin.to_string(), message });
+    }
+    if profile.time.is_some_and(|t| t.is_zero()) {
+        let message = "time = \"0s\": the measured time must be above 0 (for example time = \"10s\")".into();
+        return Err(ProfileError::Settings { origin: origin.to_string(), message });
+    }
     if let (Some(policy), None) = (profile.cpus_policy, &profile.cpus) {
         let message = format!("cpus_policy = \"{policy}\" says how workers share pinned CPUs: add cpus = \"LIST\" (for example \"0-3\")");
         return Err(ProfileError::Settings { origin: origin.to_string(), message });
@@ -333,6 +342,13 @@ mod tests {
         let text = builtin_text("quick").replacen("bs = \"4k\"", "bs = \"4q\"", 1);
         let e = parse(&text, "my.toml").unwrap_err().to_string();
         assert!(e.contains("line 17") && e.contains("'4q' is not a size"), "{e}");
+        // A zero run length names the profile's key, not the workload's inner name (run.ios, run.time).
+        let text = format!("ios = 0\n{}", builtin_text("quick"));
+        let e = parse(&text, "my.toml").unwrap_err().to_string();
+        assert!(e.starts_with("my.toml: ios = 0:") && !e.contains("run.ios"), "{e}");
+        let text = builtin_text("quick").replacen("time = \"5s\"", "time = \"0s\"", 1);
+        let e = parse(&text, "my.toml").unwrap_err().to_string();
+        assert!(e.starts_with("my.toml: time = \"0s\":") && !e.contains("run.time"), "{e}");
         let text = builtin_text("quick").replacen("qd = 32", "qd = 0", 1);
         let e = parse(&text, "my.toml").unwrap_err().to_string();
         assert!(e.contains("line 13") && e.contains("qd must be greater than 0"), "{e}");

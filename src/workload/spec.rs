@@ -293,8 +293,8 @@ impl WorkloadSpec {
             if g.qd == 0 {
                 return Err(SpecError::Zero { field: at("qd") });
             }
-            if g.qd > 65_536 {
-                return Err(SpecError::TooLarge { field: at("qd"), value: g.qd as u64, max: 65_536 });
+            if g.qd > MAX_QD {
+                return Err(SpecError::TooLarge { field: at("qd"), value: g.qd as u64, max: MAX_QD as u64 });
             }
             if let Some(rate) = g.rate {
                 if !(rate.is_finite() && rate > 0.0) {
@@ -341,8 +341,8 @@ impl WorkloadSpec {
                 if line.bs.get() == 0 {
                     return Err(SpecError::Zero { field: at("bs") });
                 }
-                if line.bs.get() > 64 * Bytes::MIB {
-                    return Err(SpecError::TooLarge { field: at("bs"), value: line.bs.get(), max: 64 * Bytes::MIB });
+                if line.bs.get() > MAX_BS {
+                    return Err(SpecError::TooLarge { field: at("bs"), value: line.bs.get(), max: MAX_BS });
                 }
                 if line.alignment() == 0 {
                     return Err(SpecError::Zero { field: at("align") });
@@ -363,6 +363,11 @@ impl WorkloadSpec {
     }
 }
 
+/// The deepest queue a group may keep per worker and target.
+pub const MAX_QD: u32 = 65_536;
+/// The largest transfer size of an access line (64 MiB).
+pub const MAX_BS: u64 = 64 * Bytes::MIB;
+
 #[derive(Debug, Error, PartialEq)]
 pub enum SpecError {
     #[error("no target given: add --target PATH (a file, /dev/..., mem:1G, nbd://..., iscsi://...)")]
@@ -381,7 +386,7 @@ pub enum SpecError {
     SharesNot100 { group: String, total: f64 },
     #[error("group '{group}' has no access lines: give at least one (share, bs, read, random)")]
     NoLines { group: String },
-    #[error("group '{group}' names target {index}, but there are only {count} targets (indexes start at 0)")]
+    #[error("group '{group}' names target {index}, but there {} (indexes start at 0)", if *count == 1 { "is only 1 target".to_string() } else { format!("are only {count} targets") })]
     BadTargetIndex { group: String, index: usize, count: usize },
     #[error("group '{group}': rate {value} is not a positive number of I/Os per second")]
     BadRate { group: String, value: f64 },
@@ -468,6 +473,11 @@ pub(crate) mod tests {
         let mut s = one_line_spec();
         s.size = Some(Bytes(0));
         assert!(s.validate().unwrap_err().to_string().contains("size must be greater than 0"));
+        let mut s = one_line_spec();
+        s.targets.truncate(1);
+        s.groups[0].targets = vec![1];
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("there is only 1 target (indexes"), "{e}");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::profile::nearest;
-use super::spec::WorkloadSpec;
+use super::spec::{WorkloadSpec, MAX_BS, MAX_QD};
 use crate::units::{parse_percent, parse_size, Bytes};
 
 pub const KEYS: &[&str] = &["qd", "bs", "workers", "targets", "read", "random"];
@@ -35,6 +35,8 @@ impl SweepValue {
         match self {
             SweepValue::Count(n) => Value::from(n),
             SweepValue::Size(b) => Value::String(b.to_string()),
+            // A whole percentage as given ("read=0", not "read=0.0"), as the rounds' watch names it.
+            SweepValue::Percent(p) if p.fract() == 0.0 && (0.0..=100.0).contains(&p) => Value::from(p as u64),
             SweepValue::Percent(p) => serde_json::json!(p),
         }
     }
@@ -64,7 +66,7 @@ pub enum SweepError {
     UnknownKey { text: String, key: String, suggestion: Option<String> },
     #[error("sweep '{text}': '{value}' is not a valid {key}: {why}")]
     BadValue { text: String, key: String, value: String, why: String },
-    #[error("sweep targets={count}: the workload has only {have} targets; add more --target or sweep up to {have}")]
+    #[error("sweep targets={count}: the workload has only {have} target{}; add more --target or sweep up to {have}", crate::units::plural(*have as u64))]
     TooFewTargets { count: usize, have: usize },
     #[error("sweep '{text}': {key}={value} is given twice, so its point would run twice: give each value once")]
     Repeated { text: String, key: String, value: String },
@@ -86,13 +88,14 @@ pub fn parse(text: &str) -> Result<Sweep, SweepError> {
         let value = match key {
             "bs" => {
                 let b = parse_size(raw).map_err(|e| bad(e.to_string()))?;
-                if b.get() == 0 {
-                    return Err(bad("a transfer size must be above 0".into()));
+                if b.get() == 0 || b.get() > MAX_BS {
+                    return Err(bad(format!("a transfer size must lie between 1 byte and {}", Bytes(MAX_BS))));
                 }
                 SweepValue::Size(b)
             }
             "read" | "random" => SweepValue::Percent(parse_percent(raw).map_err(|e| bad(e.to_string()))?),
             _ => match raw.parse::<u32>() {
+                Ok(n) if key == "qd" && n > MAX_QD => return Err(bad(format!("a queue depth may be at most {MAX_QD}"))),
                 Ok(n) if n > 0 => SweepValue::Count(n),
                 _ => return Err(bad("use a whole number above 0".into())),
             },
@@ -198,11 +201,21 @@ mod tests {
         assert!(parse("qd=2,x").unwrap_err().to_string().contains("'x' is not a valid qd"));
         assert!(parse("qd=0").unwrap_err().to_string().contains("above 0"));
         assert!(parse("read=150").unwrap_err().to_string().contains("'150' is not a valid read"));
+        // Above the largest the workload takes: said here, with the range, not later as a group's access line.
+        let e = parse("bs=1t").unwrap_err().to_string();
+        assert!(e.contains("'1t' is not a valid bs") && e.contains("between 1 byte and 64m"), "{e}");
+        assert!(parse("qd=100000").unwrap_err().to_string().contains("at most 65536"));
         assert!(parse("bs=4q").unwrap_err().to_string().contains("'4q' is not a size"));
         assert!(product(&[parse("qd=1").unwrap(), parse("qd=2").unwrap()]).unwrap_err().to_string().contains("swept twice"));
         // A value given twice would run its point twice (4k and 4096 are one size).
         assert!(parse("qd=1,1").unwrap_err().to_string().contains("qd=1 is given twice"));
         assert!(parse("bs=4k,8k,4096").unwrap_err().to_string().contains("bs=4096 is given twice"));
+    }
+
+    #[test]
+    fn whole_percentages_are_recorded_as_given() {
+        let s = parse("read=0,35.5,100").unwrap();
+        assert_eq!(s.values.iter().map(|v| v.to_json().to_string()).collect::<Vec<_>>(), ["0", "35.5", "100"]);
     }
 
     #[test]
@@ -218,6 +231,9 @@ mod tests {
             WorkloadSpec::plain(vec!["mem:1m".into()], crate::workload::profile::builtin("quick").unwrap().phases[0].groups.clone());
         assert!(apply(&mut spec, "qd", &Value::from("many")).is_err());
         apply(&mut spec, "bs", &Value::from("8k")).unwrap();
+        // One target is "only 1 target", not "1 targets".
+        let e = set(&mut spec, "targets", SweepValue::Count(2)).unwrap_err().to_string();
+        assert!(e.contains("has only 1 target;"), "{e}");
         assert!(spec.groups.iter().flat_map(|g| &g.access).all(|l| l.bs == Bytes(8192)));
     }
 }

@@ -35,6 +35,7 @@ mod steady;
 mod trial_fixes_1;
 mod trial_fixes_2;
 mod trial_fixes_3;
+mod trial_fixes_4;
 mod trial_fixes_5;
 mod trust;
 mod workloads;

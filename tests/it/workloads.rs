@@ -284,7 +284,7 @@ fn bad_profiles_and_sweeps_get_clear_errors() {
     check(&["run", "exchnage", "-t", "mem:1m", "--dry-run"], &["unknown profile 'exchnage'", "did you mean 'exchange'"]);
     check(&["run", "-t", "mem:1m", "--sweep", "depth=1,2", "--dry-run"], &["unknown key 'depth'", "qd"]);
     check(&["run", "-t", "mem:1m", "--sweep", "qd=1,x", "--dry-run"], &["'x' is not a valid qd"]);
-    check(&["run", "-t", "mem:1m", "--sweep", "targets=1,2", "--dry-run"], &["only 1 targets"]);
+    check(&["run", "-t", "mem:1m", "--sweep", "targets=1,2", "--dry-run"], &["only 1 target;"]);
     check(&["run", "-t", "mem:1m", "--pass", "read_lat<2ms", "--dry-run"], &["unknown metric 'read_lat'"]);
     let shown = run(&["profiles", "show", "quick"]);
     let bad = dir.path().join("bad.toml");

@@ -184,7 +184,9 @@ impl Engine for NbdEngine {
         };
         if cookie < 0 {
             self.pending -= 1;
-            return Err(io::Error::other(format!("{}: {}", per[k].uri, ffi::last_error())));
+            // SAFETY: h is a live handle owned by this engine.
+            let lost = if unsafe { ffi::nbd_aio_is_dead(h) } == 1 { "the connection to the NBD server was lost: " } else { "" };
+            return Err(io::Error::other(format!("{}: {lost}{}", per[k].uri, ffi::last_error())));
         }
         Ok(())
     }
