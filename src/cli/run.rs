@@ -433,6 +433,16 @@ impl RunArgs {
         let targets_given = !targets.is_empty();
         let given = if targets_given { &targets } else { &profile.targets };
         let targets: Vec<Target> = given.iter().map(|t| Target::parse(t)).collect::<Result<_, _>>()?;
+        if self.buffered {
+            let engine = |t: &Target| crate::engine::EngineKind::for_uri(&t.uri, crate::workload::EngineChoice::Auto);
+            if let Some(t) = targets.iter().find(|t| !engine(t).capabilities().direct_or_buffered) {
+                anyhow::bail!(
+                    "--buffered goes through the page cache of files and block devices, and {} (the {} engine) has none: drop --buffered",
+                    t.text,
+                    engine(t).name()
+                );
+            }
+        }
         let mut sweeps: Vec<Sweep> = self.sweep.iter().map(|t| parse_sweep_flag("--sweep", t, t)).collect::<Result<_>>()?;
         // A sweep sets its key in every point: the flag of the same key would be dropped unseen.
         for sw in &sweeps {

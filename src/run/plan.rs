@@ -81,8 +81,6 @@ pub enum PlanError {
     /// --sqpoll / --poll that cannot apply (run::polling says why).
     #[error("{0}")]
     Polling(String),
-    #[error("group '{group}': --buffered goes through the page cache of files and block devices, and the {engine} engine's targets have none: drop --buffered (or buffered = true in the profile) for them")]
-    NoPageCache { group: String, engine: &'static str },
     #[error("--repeat must be at least 1")]
     ZeroRepeat,
     #[error(
@@ -135,8 +133,14 @@ pub fn effective(mut spec: WorkloadSpec, targets: &[Target]) -> Result<(Workload
         }
         let Some(&kind) = kinds.first() else { continue };
         let caps = kind.capabilities();
+        // `--buffered` itself is refused for such targets by the command line;
+        // a profile's `buffered = true` (a fio job's default) only warns.
         if spec.buffered && !caps.direct_or_buffered {
-            return Err(PlanError::NoPageCache { group: g.name.clone(), engine: kind.name() });
+            warnings.push(format!(
+                "group '{}': buffered = true in the profile does not apply to the {} engine's targets, which have no page cache",
+                g.name,
+                kind.name()
+            ));
         }
         if let Some(max) = caps.max_in_flight {
             // Each worker keeps all its slots in one ring: refused here rather

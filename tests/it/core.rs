@@ -112,7 +112,7 @@ fn bad_input_gets_a_clear_message_and_a_nonzero_exit() {
     assert_rejected(&["run", "-t", dir.path().to_str().unwrap()], &["is a directory"]);
     assert_rejected(&["run", "-t", "mem:16m", "--bs", "4x"], &["--bs", "'4x' is not a size"]);
     assert_rejected(&["run", "-t", "mem:16m", "--qd", "0"], &["--qd 0: the queue depth must be at least 1"]);
-    assert_rejected(&["run", "-t", "mem:16m", "--bs", "0"], &["--bs 0: the transfer size must be at least 1 byte"]);
+    assert_rejected(&["run", "-t", "mem:16m", "--bs", "0"], &["--bs 0: the transfer size must lie between 1 byte and 64m"]);
     // Flags that were accepted and ignored are refused, saying what to add.
     let missing_log = dir.path().join("nope.csv");
     assert_rejected(
@@ -129,7 +129,7 @@ fn bad_input_gets_a_clear_message_and_a_nonzero_exit() {
         &["not a multiple of the 512-byte logical block size", "--buffered"],
     );
     // --buffered where there is no page cache (it was accepted and ignored).
-    assert_rejected(&["run", "-t", "mem:16m", "--buffered"], &["--buffered", "the mem engine", "drop --buffered"]);
+    assert_rejected(&["run", "-t", "mem:16m", "--buffered"], &["--buffered", "mem:16m (the mem engine)", "drop --buffered"]);
     assert_rejected(&["run", "-t", "null:16m", "--buffered"], &["--buffered", "the null engine"]);
     // Nothing was created by the rejected runs.
     assert!(!std::path::Path::new(f).exists());
