@@ -72,8 +72,8 @@ pub fn keep_before_reduction(
     let mut kept = result.clone();
     kept.status = crate::results::model::Status::Interrupted;
     kept.status_reason = Some(format!(
-        "{} during point {}, whose figures were not merged across the ranks (mpirun ends every rank this way when one dies): \
-         the points before it are kept",
+        "{} during point {}: the points before it are kept first, before this point's figures are merged across the ranks \
+         (when a rank dies, mpirun ends the others this way and no merge follows; otherwise the merged point is saved next)",
         super::signals::reason(),
         index + 1
     ));

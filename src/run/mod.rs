@@ -297,10 +297,18 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         // A run stopped before it measured anything (Ctrl-C in the ramp) has no
         // figures: it is not kept, so no zeros pass for a measurement; the result,
         // interrupted, keeps the points (and repeats) that finished.
-        if outcomes.last().is_some_and(outcome::measured_nothing) {
+        // So is a repeat cut short once earlier repeats have finished: the point
+        // is the finished repeats, not a fraction of the last one.
+        let cut_repeat = outcomes.len() > 1 && outcomes.last().is_some_and(|o| o.status == Status::Interrupted);
+        if cut_repeat || outcomes.last().is_some_and(outcome::measured_nothing) {
             let stopped = outcomes.pop().expect("the last run");
             result.status = stopped.status;
-            result.status_reason = stopped.reason;
+            result.status_reason = match (stopped.reason, outcomes.len()) {
+                (Some(why), n) if n > 0 => {
+                    Some(format!("{why} during repeat {} of {}; the {n} finished repeat(s) of this point are kept", n + 1, plan.repeat))
+                }
+                (why, _) => why,
+            };
             if outcomes.is_empty() {
                 break 'points;
             }

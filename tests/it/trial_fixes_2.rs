@@ -55,3 +55,23 @@ fn a_sweep_stopped_in_a_later_ramp_keeps_the_finished_points_only() {
     assert_eq!(points.len(), 1, "{}", r["points"]);
     assert!(points[0]["summary"]["iops"].as_f64().unwrap() > 0.0 && points[0]["summary"]["duration_s"].as_f64().unwrap() > 0.9);
 }
+
+/// `--repeat 3`, Ctrl-C in the second repeat's measured second: the point is
+/// the first, finished repeat (a whole second), not a fraction of the second;
+/// the reason says which repeat was cut short.
+#[test]
+fn a_repeat_cut_short_keeps_the_finished_repeats() {
+    let dir = shm_dir();
+    let (store, json) = (dir.path().join("store"), dir.path().join("r.json"));
+    let args = ["--repeat", "3", "--ramp", "0", "--time", "1s"];
+    let out = interrupted_run(&args, &store, &json, Duration::from_millis(1500));
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let r = read_json(&json);
+    assert_eq!(r["status"], "interrupted");
+    let points = r["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1, "{}", r["points"]);
+    let measured = points[0]["summary"]["duration_s"].as_f64().unwrap();
+    assert!(measured > 0.9, "the finished repeat's second, not a fragment: {measured}");
+    let reason = r["status_reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("during repeat 2 of 3") && reason.contains("1 finished repeat(s)"), "{reason}");
+}
