@@ -331,17 +331,7 @@ fn in_flight_lines(s: &crate::results::model::Summary) -> String {
 
 /// "replay of t.csv (msr, 1200 records, speed 1), QD 32, 1 worker, 2 targets".
 fn replay_workload_line(r: &crate::results::replay::ReplaySummary, w: &crate::workload::WorkloadSpec) -> String {
-    let several = |n: usize, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
-    format!(
-        "replay of {} ({}, {} records, speed {}), QD {}, {}, {}",
-        r.file,
-        r.format,
-        r.records,
-        r.speed,
-        super::workload_text::qd(w),
-        several(w.total_workers() as usize, "worker"),
-        several(w.targets.len(), "target")
-    )
+    super::workload_text::replay_said(&r.file, &r.format, r.records, &r.speed, w)
 }
 
 /// "replay: 1200 of 1200 records issued, ... lag mean 12 us, max 340 us".

@@ -129,13 +129,15 @@ pub fn line(spec: &WorkloadSpec) -> String {
 /// "replay of t.csv (msr, 1200 records, speed 1), QD 32, 1 worker, 2 targets":
 /// a replay's access lines are not what ran, the trace is.
 pub fn replay_line(r: &crate::workload::replay::ReplayWorkload, spec: &WorkloadSpec) -> String {
+    replay_said(&r.file, &r.format, r.records, &r.speed, spec)
+}
+
+/// The replay line from its parts: the stored workload's and the result's
+/// replay summary hold the same four.
+pub fn replay_said(file: &str, format: &str, records: u64, speed: &str, spec: &WorkloadSpec) -> String {
     let several = |n: usize, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
     format!(
-        "replay of {} ({}, {} records, speed {}), QD {}, {}, {}",
-        r.file,
-        r.format,
-        r.records,
-        r.speed,
+        "replay of {file} ({format}, {records} records, speed {speed}), QD {}, {}, {}",
         qd(spec),
         several(spec.total_workers() as usize, "worker"),
         several(spec.targets.len(), "target")
