@@ -34,6 +34,16 @@ pub struct UringEngine {
     in_flight: usize,
     /// Per target: a block device (trims are discards) or a file (trims punch holes).
     devices: Vec<bool>,
+    /// The ring registered with the worker's thread, when the kernel allowed it.
+    registered: Option<RegisteredRing>,
+}
+
+/// A ring descriptor registered with one thread (IORING_REGISTER_RING_FDS,
+/// Linux 5.18): that thread's enters name the ring by `index` and the kernel
+/// skips looking the descriptor up (fget/fput) on every call.
+struct RegisteredRing {
+    index: u32,
+    thread: std::thread::ThreadId,
 }
 
 /// io_uring's block-device discard (linux/blkdev.h, `_IO(0x12, 0)`, Linux
@@ -42,6 +52,15 @@ pub struct UringEngine {
 const BLOCK_URING_CMD_DISCARD: u32 = 0x12 << 8;
 /// IORING_ENTER_GETEVENTS: an enter that also runs completions' task work.
 const ENTER_GETEVENTS: u32 = 1;
+/// IORING_ENTER_REGISTERED_RING: the descriptor passed is a registered ring's index.
+const ENTER_REGISTERED_RING: u32 = 16;
+/// IORING_(UN)REGISTER_RING_FDS: (un)registers ring descriptors with the calling thread.
+const REGISTER_RING_FDS: u32 = 20;
+const UNREGISTER_RING_FDS: u32 = 21;
+/// Non-blocking passes for completions before a worker sleeps (see `collect_ready`).
+const READY_PASSES: usize = 3;
+/// Looks at an SQ-polled ring's completion queue before a worker sleeps (see `collect_ready`).
+const SQPOLL_SPINS: usize = 100;
 /// How a worker's ring is set up: its task-run mode and the polling asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RingSetup {
@@ -125,17 +144,7 @@ impl UringEngine {
     /// `fds` must stay open while the engine lives (the targets own them).
     pub fn new(fds: &[RawFd], pool: BufferPool, setup: RingSetup) -> io::Result<Self> {
         let entries = ring_entries(pool.slots());
-        let ring = if setup.polling.is_off() {
-            // Each worker creates and uses its own ring on its own thread, as
-            // single-issuer requires.
-            let preferred = match setup.taskrun {
-                TaskRun::Deferred => IoUring::builder().setup_single_issuer().setup_defer_taskrun().build(entries),
-                TaskRun::Cooperative => IoUring::builder().setup_single_issuer().setup_coop_taskrun().build(entries),
-            };
-            preferred.or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries)).or_else(|_| IoUring::new(entries))?
-        } else {
-            polled_ring(entries, setup.polling)?
-        };
+        let ring = if setup.polling.is_off() { plain_ring(entries, setup.taskrun)? } else { polled_ring(entries, setup.polling)? };
         let iovecs = pool.iovecs();
         // SAFETY: the iovecs point into `pool`, which this engine owns and keeps alive
         // (or leaks, see Drop) for as long as the ring exists.
@@ -143,7 +152,10 @@ impl UringEngine {
         ring.submitter().register_files(fds)?;
         let tick = Box::new(types::Timespec::new().sec(TICK_PERIOD.as_secs()).nsec(TICK_PERIOD.subsec_nanos()));
         let devices = fds.iter().map(|&fd| super::ops::is_block_device(fd)).collect();
-        let mut engine = UringEngine { ring, _tick: tick, ticking: false, pool: Some(pool), fixed_buffers, in_flight: 0, devices };
+        // A polled ring keeps the io-uring crate's enters (they handle waking the poller).
+        let registered = if setup.polling.is_off() { register_ring(&ring) } else { None };
+        let mut engine =
+            UringEngine { ring, _tick: tick, ticking: false, pool: Some(pool), fixed_buffers, in_flight: 0, devices, registered };
         let entry = opcode::Timeout::new(&*engine._tick).flags(types::TimeoutFlags::MULTISHOT).build().user_data(TICK);
         // A polled-completion ring takes only I/O requests: no tick, per-call timeouts.
         // SAFETY: the timespec is boxed in the engine and outlives the submission;
@@ -158,30 +170,136 @@ impl UringEngine {
         Capabilities { max_in_flight: Some(MAX_ENTRIES), max_qd: None, polling: true, direct_or_buffered: true };
 
     /// Submits what is queued and collects the completions that are already
-    /// done, without sleeping: one io_uring_enter with GETEVENTS and
-    /// min_complete 0, as fio's io_uring engine does on every submit. With
-    /// deferred task run, completions from io-wq (reads of a tmpfs file are
-    /// punted there) are then gathered by this call instead of each waking the
-    /// sleeping worker: `perf record` of a 3 s 4 KiB random read at QD 32 on a
-    /// /dev/shm file showed 10% of all cycles in `try_to_wake_up` from
-    /// `__io_req_task_work_add` for lunmark and 1.8% for fio. With this pass,
-    /// 5 alternating pairs (same binary, pass off/on, 3 s each) gave 462-529K
-    /// IOPS without it and 486-659K with it, higher in every pair; see BENCHMARKS.md
-    /// for the rows against fio.
+    /// done, without sleeping: up to `READY_PASSES` io_uring_enter calls with
+    /// GETEVENTS and min_complete 0 (fio's io_uring engine makes one on every
+    /// submit), stopping at the first that finds a completion.
+    ///
+    /// Why before sleeping: reads of a tmpfs file are punted to io-wq, and a
+    /// completion from there wakes a sleeping worker (`try_to_wake_up` from
+    /// `__io_req_task_work_add` was 10% of all cycles in a `perf record` of a
+    /// 3 s 4 KiB random read at QD 32 on a /dev/shm file; 1.8% for fio). One
+    /// pass raised that run from 462-529K IOPS to 486-659K (5 alternating
+    /// pairs). Why three: the io-wq worker finishes a read about every 1.7 us
+    /// and one pass often comes back empty. 2026-11-24, same binary, 4
+    /// alternating 3 s runs each: one pass 475-510K IOPS at 3.35 CPU-s per
+    /// million I/Os, three 561-596K at 3.20 (fio 511-553K at 3.45); on a loop
+    /// device no difference (280-292K either way).
+    ///
+    /// An SQ-polled ring needs no enter for this: the poller submits and posts
+    /// completions, so the worker looks at the completion queue (`SQPOLL_SPINS`
+    /// times) before it sleeps. Same runs with `--sqpoll`: 221-249K IOPS at 8.34
+    /// CPU-s per million I/Os with an enter, 250-261K at 7.23 looking (fio
+    /// `--sqthread_poll` 177-201K at 11.05).
     fn collect_ready(&mut self) -> io::Result<()> {
-        let queued = self.ring.submission().len() as u32;
-        // SAFETY: no argument is passed (size 0); the submissions queued refer to
-        // buffers of `pool`, registered and alive while the ring lives.
-        match unsafe { self.ring.submitter().enter::<libc::sigset_t>(queued, 0, ENTER_GETEVENTS, None) } {
-            Ok(_) => Ok(()),
-            Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR) | Some(libc::EBUSY) | Some(libc::EAGAIN)) => Ok(()),
-            Err(e) => Err(e),
+        if self.ring.params().is_setup_sqpoll() {
+            if self.ring.submission().need_wakeup() {
+                self.ring.submit()?;
+            }
+            for _ in 0..SQPOLL_SPINS {
+                if !self.ring.completion().is_empty() {
+                    break;
+                }
+                std::hint::spin_loop();
+            }
+            return Ok(());
         }
+        for _ in 0..READY_PASSES {
+            let queued = self.ring.submission().len() as u32;
+            match self.enter(queued, 0, ENTER_GETEVENTS) {
+                Ok(_) => {}
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR) | Some(libc::EBUSY) | Some(libc::EAGAIN)) => {}
+                Err(e) => return Err(e),
+            }
+            if !self.ring.completion().is_empty() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// io_uring_enter without an argument: by the ring's registered index when
+    /// it has one on this thread, by its descriptor otherwise.
+    fn enter(&mut self, to_submit: u32, min_complete: u32, flags: u32) -> io::Result<usize> {
+        let Some(index) = self.registered.as_ref().filter(|r| r.thread == std::thread::current().id()).map(|r| r.index) else {
+            // SAFETY: no argument is passed (size 0); the submissions queued refer to
+            // buffers of `pool`, registered and alive while the ring lives.
+            return unsafe { self.ring.submitter().enter::<libc::sigset_t>(to_submit, min_complete, flags, None) };
+        };
+        // SAFETY: as above; `index` is this thread's registration of this ring.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                index,
+                to_submit,
+                min_complete,
+                flags | ENTER_REGISTERED_RING,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+            )
+        };
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(r as usize)
+        }
+    }
+
+    /// Submits what is queued and waits for `want` completions (GETEVENTS even
+    /// for none: it also flushes completions that overflowed the queue).
+    fn submit_and_wait(&mut self, want: usize) -> io::Result<usize> {
+        if self.registered.is_none() {
+            return self.ring.submit_and_wait(want);
+        }
+        let queued = self.ring.submission().len() as u32;
+        self.enter(queued, want as u32, ENTER_GETEVENTS)
     }
 
     fn pool(&self) -> &BufferPool {
         self.pool.as_ref().expect("buffer pool present until drop")
     }
+}
+
+/// A ring without polling. Each worker creates and uses its own ring on its
+/// own thread, as single-issuer requires. NO_SQARRAY (Linux 6.6) drops the
+/// submission index array the kernel would read for every entry; older
+/// kernels get the same ring without it, then the plainer ones.
+fn plain_ring(entries: u32, taskrun: TaskRun) -> io::Result<IoUring> {
+    let build = |no_sqarray: bool| {
+        let mut b = IoUring::builder();
+        b.setup_single_issuer();
+        match taskrun {
+            TaskRun::Deferred => b.setup_defer_taskrun(),
+            TaskRun::Cooperative => b.setup_coop_taskrun(),
+        };
+        if no_sqarray {
+            b.setup_no_sqarray();
+        }
+        b.build(entries)
+    };
+    build(true)
+        .or_else(|_| build(false))
+        .or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries))
+        .or_else(|_| IoUring::new(entries))
+}
+
+/// Registers the ring's descriptor with the calling thread, or None when the
+/// kernel refuses (before 5.18, or the thread's 16 registrations are taken).
+fn register_ring(ring: &IoUring) -> Option<RegisteredRing> {
+    use std::os::fd::AsRawFd;
+    let mut update = RingFdUpdate { offset: u32::MAX, resv: 0, data: ring.as_raw_fd() as u64 };
+    // SAFETY: one io_uring_rsrc_update, valid for the call; offset u32::MAX asks
+    // the kernel to choose the index, which it writes back into `offset`.
+    let r =
+        unsafe { libc::syscall(libc::SYS_io_uring_register, ring.as_raw_fd(), REGISTER_RING_FDS, &mut update as *mut RingFdUpdate, 1u32) };
+    (r == 1).then(|| RegisteredRing { index: update.offset, thread: std::thread::current().id() })
+}
+
+/// struct io_uring_rsrc_update, as IORING_(UN)REGISTER_RING_FDS read it.
+#[repr(C)]
+struct RingFdUpdate {
+    offset: u32,
+    resv: u32,
+    data: u64,
 }
 
 /// A ring with the polling asked for, or the kernel's refusal: never a ring
@@ -253,13 +371,13 @@ impl Engine for UringEngine {
         let result = match timeout {
             // The tick bounds the wait: at most TICK_PERIOD when nothing completes.
             // Shorter waits (paced workers waiting for the next due I/O) use a timeout.
-            Some(t) if self.ticking && t >= TICK_PERIOD => self.ring.submit_and_wait(min),
+            Some(t) if self.ticking && t >= TICK_PERIOD => self.submit_and_wait(min),
             Some(t) if min > 0 => {
                 let ts = types::Timespec::new().sec(t.as_secs()).nsec(t.subsec_nanos());
                 let args = types::SubmitArgs::new().timespec(&ts);
                 self.ring.submitter().submit_with_args(min, &args)
             }
-            _ => self.ring.submit_and_wait(min),
+            _ => self.submit_and_wait(min),
         };
         match result {
             Ok(_) => {}
@@ -295,11 +413,57 @@ impl Drop for UringEngine {
         // would hold the run past its end. Take what is ready, no more.
         let mut sink = Vec::new();
         let _ = self.reap(0, None, &mut sink);
+        // The registration holds the ring open until the thread ends: drop it
+        // now (only the registering thread can name it).
+        if let Some(r) = self.registered.take().filter(|r| r.thread == std::thread::current().id()) {
+            use std::os::fd::AsRawFd;
+            let update = RingFdUpdate { offset: r.index, resv: 0, data: 0 };
+            // SAFETY: one io_uring_rsrc_update naming this thread's registration.
+            unsafe {
+                libc::syscall(libc::SYS_io_uring_register, self.ring.as_raw_fd(), UNREGISTER_RING_FDS, &update as *const RingFdUpdate, 1u32)
+            };
+        }
         if self.in_flight > 0 {
             // The kernel may still write into these buffers: never free them.
             // Closing the ring (below, when `ring` drops) cancels the requests;
             // the kernel finishes its teardown on its own.
             std::mem::forget(self.pool.take());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::polling::Polling;
+    use std::os::fd::AsRawFd;
+
+    /// A 64 KiB file of known bytes in /dev/shm, opened for buffered reads.
+    fn data_file() -> (tempfile::NamedTempFile, std::fs::File) {
+        let file = tempfile::Builder::new().prefix("lunmark-uring-").tempfile_in("/dev/shm").unwrap();
+        std::fs::write(file.path(), vec![7u8; 65536]).unwrap();
+        let read = std::fs::File::open(file.path()).unwrap();
+        (file, read)
+    }
+
+    /// Each engine registers its ring with the thread and gives the
+    /// registration back when dropped: a thread holds at most 16, so 20 engines
+    /// one after another each get one only if the ones before let theirs go.
+    /// And the enters through the registered index do I/O.
+    #[test]
+    fn engines_register_their_ring_with_the_thread_and_release_it_when_dropped() {
+        let (_keep, read) = data_file();
+        for n in 0..20 {
+            let setup = RingSetup::new(false, Polling::default());
+            let mut engine = UringEngine::new(&[read.as_raw_fd()], BufferPool::new(2, 4096, 1), setup).unwrap();
+            assert!(engine.registered.is_some(), "engine {n} got no registered ring");
+            engine.queue(IoRequest { slot: 0, target: 0, op: Op::Read, offset: 4096, len: 4096 }).unwrap();
+            let mut out = Vec::new();
+            while out.is_empty() {
+                engine.reap(1, Some(Duration::from_secs(1)), &mut out).unwrap();
+            }
+            assert_eq!(out[0].result, 4096, "engine {n}");
+            assert!(engine.buffers().slot(0).iter().all(|&b| b == 7), "engine {n} read other bytes");
         }
     }
 }

@@ -6,6 +6,7 @@
 pub mod cluster;
 pub mod control;
 pub mod data_fill;
+pub mod fd_table;
 pub mod live;
 pub mod observer;
 pub mod op_source;

@@ -24,7 +24,7 @@ use super::op_source::OpSource;
 use super::pacing::{Pacer, Pacing};
 use super::sync_clock::SyncClock;
 use super::trace_sink;
-use crate::engine::{self, completion_error, factory, BufferPool, CacheOutcome, Completion, Engine, IoRequest};
+use crate::engine::{self, completion_error, factory, BufferPool, CacheOutcome, Completion, Engine, EngineKind, IoRequest};
 use crate::metrics::per_worker::{DepthMeter, TargetTally};
 use crate::metrics::{IntervalSlice, IoErrorRecord, Recorder};
 use crate::target::OpenTarget;
@@ -202,8 +202,12 @@ pub fn run_worker(
         plan.access.iter().map(|l| l.bs.get()).max().unwrap_or(4096).max(plan.replay.as_ref().map_or(0, |r| r.max_len as u64)) as usize;
     let extra = factory::cache_slots(&mine, nslots);
     let pool = BufferPool::new((nslots + extra) as usize, max_bs, plan.seed ^ plan.index as u64);
-    let engine =
-        factory::kind_of(&mine, plan.engine).and_then(|kind| factory::build(kind, &mine, pool, plan.connections, nslots, plan.polling));
+    let engine = factory::kind_of(&mine, plan.engine).and_then(|kind| {
+        if kind == EngineKind::Psync {
+            super::fd_table::make_private()?;
+        }
+        factory::build(kind, &mine, pool, plan.connections, nslots, plan.polling)
+    });
     // Every worker reaches the start gate, even a failed one, so nobody waits
     // forever (a panic before this point drops the ticket, which counts too).
     let t0 = ticket.wait_for_start();

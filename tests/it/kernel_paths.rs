@@ -1,0 +1,130 @@
+//! What lunmark asks of the kernel on the I/O path (issue 14): files opened
+//! without access-time updates, and a psync worker's own descriptor table.
+
+use std::os::unix::fs::MetadataExt;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::common::*;
+use crate::require_root;
+
+/// The file's access time, in seconds.
+fn atime(path: &std::path::Path) -> i64 {
+    std::fs::metadata(path).unwrap().atime()
+}
+
+/// Sets the file's access time two days back (so a relatime mount would
+/// update it on the next read), leaving its modification time alone.
+fn age_atime(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    let times = [libc::timespec { tv_sec: now - 2 * 86_400, tv_nsec: 0 }, libc::timespec { tv_sec: 0, tv_nsec: libc::UTIME_OMIT }];
+    // SAFETY: a valid C path and two timespecs, for the call only.
+    assert_eq!(unsafe { libc::utimensat(libc::AT_FDCWD, c.as_ptr(), times.as_ptr(), 0) }, 0);
+}
+
+/// A read run, with either engine, leaves the file's access time as it was,
+/// where a plain read of the same file moves it (so the test would see it).
+#[test]
+fn a_read_run_leaves_the_access_time_of_its_file_as_it_was() {
+    let dir = shm_dir();
+    let file = dir.path().join("data");
+    let f = file.to_str().unwrap();
+    let made = run(&["run", "-q", "--no-store", "-t", f, "--size", "4m", "--time", "1s", "--ramp", "0"]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    age_atime(&file);
+    let before = atime(&file);
+    std::fs::read(&file).unwrap();
+    assert_ne!(atime(&file), before, "a plain read should move the access time on this file system (relatime)");
+    for engine in ["io_uring", "psync"] {
+        age_atime(&file);
+        let before = atime(&file);
+        let json = dir.path().join(format!("{engine}.json"));
+        let out = lunmark()
+            .args(["run", "-q", "--no-store", "-t", f, "--engine", engine, "--read", "100", "--bs", "4k", "--qd", "1"])
+            .args(["--time", "1s", "--ramp", "0", "--json", json.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
+        assert!(read_json(&json)["points"][0]["summary"]["ios_read"].as_u64().unwrap() > 1000, "{engine} read little");
+        assert_eq!(atime(&file), before, "{engine}: the run changed the file's access time");
+    }
+}
+
+/// Someone who does not own the file may not ask for O_NOATIME: lunmark then
+/// opens it as usual and the run goes on (here as user nobody, on root's file).
+#[test]
+fn a_file_of_another_user_is_read_with_access_times_as_usual() {
+    require_root!();
+    if std::process::Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!("skipped: needs setpriv (util-linux)");
+        return;
+    }
+    let dir = shm_dir();
+    let file = dir.path().join("data");
+    let f = file.to_str().unwrap();
+    let made = run(&["run", "-q", "--no-store", "-t", f, "--size", "4m", "--time", "1s", "--ramp", "0"]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let json = dir.path().join("r.json");
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_lunmark")])
+        .args(["run", "-q", "--no-store", "-t", f, "--read", "100", "--bs", "4k", "--time", "1s", "--ramp", "0"])
+        .args(["--json", json.to_str().unwrap()])
+        .env("HOME", dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(read_json(&json)["points"][0]["summary"]["ios_read"].as_u64().unwrap() > 1000);
+}
+
+/// kcmp(2) KCMP_FILES: 0 when the two tasks share one descriptor table.
+fn same_fd_table(pid: u32, tid: u32) -> bool {
+    // SAFETY: kcmp reads no memory of ours; KCMP_FILES (2) takes no more arguments.
+    let r = unsafe { libc::syscall(libc::SYS_kcmp, pid as libc::pid_t, tid as libc::pid_t, 2, 0, 0) };
+    assert!(r >= 0, "kcmp failed: {}", std::io::Error::last_os_error());
+    r == 0
+}
+
+/// The thread id of worker 0 (lunmark-w0) of `pid`, once it runs.
+fn worker_tid(pid: u32) -> Option<u32> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        for t in std::fs::read_dir(format!("/proc/{pid}/task")).ok()?.flatten() {
+            if std::fs::read_to_string(t.path().join("comm")).unwrap_or_default().trim() == "lunmark-w0" {
+                return t.file_name().to_str()?.parse().ok();
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+/// A psync worker runs with a descriptor table of its own (the kernel then
+/// takes no file reference per pread); an io_uring worker, which names its
+/// files by registered index, shares the process's. Both runs complete.
+#[test]
+fn a_psync_worker_has_a_descriptor_table_of_its_own() {
+    require_root!();
+    let dir = shm_dir();
+    let file = dir.path().join("data");
+    let f = file.to_str().unwrap();
+    for (engine, own) in [("psync", true), ("io_uring", false)] {
+        let child = lunmark()
+            .args(["run", "-q", "--no-store", "-t", f, "--size", "4m", "--engine", engine, "--read", "100", "--qd", "1"])
+            .args(["--time", "2s", "--ramp", "0"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let tid = worker_tid(child.id());
+        // Compared while the worker runs (it starts a moment after it is named).
+        std::thread::sleep(Duration::from_millis(300));
+        let shared = tid.map(|t| same_fd_table(child.id(), t));
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
+        assert_eq!(shared, Some(!own), "{engine}: worker shares the process's descriptor table");
+    }
+}
