@@ -39,6 +39,9 @@ impl MemLun {
     /// storage target sits in the kernel's direct map, which uses large pages;
     /// with 4 KiB pages every random I/O on a large `mem:` LUN would also pay a
     /// TLB miss that no such disk pays. A kernel that refuses leaves 4 KiB pages.
+    /// 2026-11-24, `mem:1g`, 4 KiB random reads at QD 32, 4 alternating 3 s
+    /// runs: 1.74-1.95M IOPS at 0.67 CPU-s per million I/Os on 4 KiB pages,
+    /// 2.14-2.27M at 0.58 on huge pages.
     fn back_with_huge_pages(&self) {
         // SAFETY: advice on our own mapping, before any page of it is touched.
         unsafe { libc::madvise(self.ptr as *mut libc::c_void, self.len, libc::MADV_HUGEPAGE) };
