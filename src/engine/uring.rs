@@ -218,9 +218,11 @@ impl UringEngine {
     }
 
     /// io_uring_enter without an argument: by the ring's registered index when
-    /// it has one on this thread, by its descriptor otherwise.
+    /// it has one, by its descriptor otherwise. The engine is used only on the
+    /// thread that built it (the worker's; single-issuer rings refuse others),
+    /// which is the thread the index belongs to.
     fn enter(&mut self, to_submit: u32, min_complete: u32, flags: u32) -> io::Result<usize> {
-        let Some(index) = self.registered.as_ref().filter(|r| r.thread == std::thread::current().id()).map(|r| r.index) else {
+        let Some(index) = self.registered.as_ref().map(|r| r.index) else {
             // SAFETY: no argument is passed (size 0); the submissions queued refer to
             // buffers of `pool`, registered and alive while the ring lives.
             return unsafe { self.ring.submitter().enter::<libc::sigset_t>(to_submit, min_complete, flags, None) };
