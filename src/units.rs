@@ -84,7 +84,6 @@ pub fn counted(n: impl Into<u64>, noun: &str) -> String {
 }
 
 /// Parses "4096", "4k", "4K", "4KiB", "4kb", "1m", "1.5g". Binary multiples.
-
 pub fn parse_size(text: &str) -> Result<Bytes, UnitError> {
     let bad = || UnitError::BadSize { value: text.to_string() };
     let t = text.trim();

@@ -34,7 +34,9 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
         }
         let verdict = match o.reached_at_round {
             Some(k) if o.reached => format!("steady at round {k}"),
-            _ if mean.is_none() => format!("not steady in {}, the {}-round window not complete", counted(n as u64, "round"), o.window_rounds),
+            _ if mean.is_none() => {
+                format!("not steady in {}, the {}-round window not complete", counted(n as u64, "round"), o.window_rounds)
+            }
             _ => format!("not steady in {}", counted(n as u64, "round")),
         };
         out.push(Chart {

@@ -154,11 +154,7 @@ fn settings_show_in_the_dry_run_and_survive_a_profile_round_trip() {
     assert!(shown.contains("dist = \"zoned:80/20:20/80\"") && shown.contains("thinktime = \"1ms\""), "{shown}");
     let out = run(&["run", "-t", "mem:16m", "--profile-file", toml.to_str().unwrap(), "--dry-run"]);
     let text = stdout(&out);
-    assert!(
-        text.contains("random offsets zoned:80/20:20/80") && text.contains("pauses 1ms after every 8 I/Os"),
-        "{text}{}",
-        stderr(&out)
-    );
+    assert!(text.contains("random offsets zoned:80/20:20/80") && text.contains("pauses 1ms after every 8 I/Os"), "{text}{}", stderr(&out));
 }
 
 #[test]

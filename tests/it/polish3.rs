@@ -18,7 +18,9 @@ fn a_count_of_one_takes_the_singular() {
     let out = run(&["run", "-t", "mem:16m", "--workers", "1", "--qd", "1", "--ios", "1", "--dry-run"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    for said in ["run: 1 I/O per worker measured", "1 worker x 1 target x 1 outstanding = 1 I/O in flight", "total: 1 worker, 1 I/O in flight"] {
+    for said in
+        ["run: 1 I/O per worker measured", "1 worker x 1 target x 1 outstanding = 1 I/O in flight", "total: 1 worker, 1 I/O in flight"]
+    {
         assert!(text.contains(said), "{said} in:\n{text}");
     }
     assert!(!text.contains("1 workers") && !text.contains("1 targets") && !text.contains("1 I/Os"), "{text}");
