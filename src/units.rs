@@ -67,7 +67,6 @@ pub enum UnitError {
     BadPercent { value: String },
 }
 
-/// Parses "4096", "4k", "4K", "4KiB", "4kb", "1m", "1.5g". Binary multiples.
 /// The plural ending of a count's noun: "" for 1, "s" otherwise ("1 write", "2 writes").
 pub fn plural(n: impl Into<u64>) -> &'static str {
     if n.into() == 1 {
@@ -77,6 +76,14 @@ pub fn plural(n: impl Into<u64>) -> &'static str {
     }
 }
 
+/// A count with its noun, singular for 1: `counted(1, "worker")` is "1 worker",
+/// `counted(4, "I/O")` is "4 I/Os".
+pub fn counted(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    format!("{n} {noun}{}", plural(n))
+}
+
+/// Parses "4096", "4k", "4K", "4KiB", "4kb", "1m", "1.5g". Binary multiples.
 pub fn parse_size(text: &str) -> Result<Bytes, UnitError> {
     let bad = || UnitError::BadSize { value: text.to_string() };
     let t = text.trim();
@@ -166,6 +173,7 @@ mod tests {
     #[test]
     fn counts_take_their_plural() {
         assert_eq!([0u64, 1, 2].map(|n| format!("{n} write{}", plural(n))), ["0 writes", "1 write", "2 writes"]);
+        assert_eq!([1u32, 4].map(|n| counted(n, "I/O")), ["1 I/O", "4 I/Os"]);
     }
 
     #[test]

@@ -98,10 +98,10 @@ impl StoreKeeper<'_> {
         let mut err = std::io::stderr().lock();
         let _ = writeln!(
             err,
-            "saved as {} in {} (interrupted, {} finished point(s) kept: {})",
+            "saved as {} in {} (interrupted, {} kept: {})",
             result.id,
             self.store.path().display(),
-            result.points.len(),
+            crate::units::counted(result.points.len() as u64, "finished point"),
             result.status_reason.as_deref().unwrap_or("the job is ending")
         );
         let _ = err.flush();

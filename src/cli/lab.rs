@@ -52,6 +52,10 @@ fn parse_cache_sizes(list: &str) -> Result<Vec<f64>> {
             if !(0.0..=100.0).contains(&v) {
                 anyhow::bail!("--cache-sizes: '{s}' is not a percentage between 0 and 100");
             }
+            // A sign has no place in a size: "-0" would pass as 0 and "+5" as 5.
+            if s.trim().starts_with(['-', '+']) {
+                anyhow::bail!("--cache-sizes: '{s}' is not a percentage between 0 and 100: write it without a sign");
+            }
             Ok(v)
         })
         .collect::<Result<Vec<f64>>>()

@@ -128,7 +128,7 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
                 bail!("result {} is already in {}: delete it first to replace it", r.id, path.display());
             }
             store.save(&r)?;
-            println!("imported {} ({} points)", r.id, r.points.len());
+            println!("imported {} ({})", r.id, crate::units::counted(r.points.len() as u64, "point"));
         }
         ResultsAction::Delete { id } => {
             let id = store.delete(&id)?;

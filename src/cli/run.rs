@@ -499,12 +499,31 @@ impl RunArgs {
                 "--iops-per-mailbox sets the rate per mailbox, but no mailbox count is set: add --mailboxes N (or use a profile that sets mailboxes, such as jetstress)"
             );
         }
-        // The unit of --dedupe and --compress: alone (and without a profile's [data]) it shapes nothing.
-        let profile_data = profile.data.as_ref().is_some_and(|d| d.compress > 0.0 || d.dedupe > 0.0);
-        if let (Some(unit), None, None, false) = (&self.dedupe_unit, &self.dedupe, &self.compress, profile_data) {
-            anyhow::bail!(
-                "--dedupe-unit {unit} sets the unit of --dedupe and --compress: add --dedupe PCT or --compress PCT as well, or drop it"
-            );
+        // The unit of --dedupe and --compress: alone (and without a profile's [data]),
+        // or beside --dedupe 0 / --compress 0 (no reduction), it shapes nothing.
+        if let Some(unit) = &self.dedupe_unit {
+            // The share that applies: the flag's, else the profile's [data], else none.
+            let share = |flag: &str, text: &Option<String>, profile_value: f64| -> Result<f64> {
+                Ok(text.as_deref().map(parse_percent).transpose().context(flag.to_string())?.unwrap_or(profile_value))
+            };
+            let data = profile.data.clone().unwrap_or_default();
+            if share("--dedupe", &self.dedupe, data.dedupe)? == 0.0 && share("--compress", &self.compress, data.compress)? == 0.0 {
+                // The flags given as 0, named with their values: they are why the unit has nothing to shape.
+                let zeros: Vec<String> = [("--dedupe", &self.dedupe), ("--compress", &self.compress)]
+                    .into_iter()
+                    .filter_map(|(flag, text)| text.as_ref().map(|t| format!("{flag} {t}")))
+                    .collect();
+                if zeros.is_empty() {
+                    anyhow::bail!(
+                        "--dedupe-unit {unit} sets the unit of --dedupe and --compress: add --dedupe PCT or --compress PCT as well, or drop it"
+                    );
+                }
+                anyhow::bail!(
+                    "--dedupe-unit {unit} sets the unit of --dedupe and --compress, and {} reduce{} no data: add --dedupe PCT or --compress PCT above 0, or drop --dedupe-unit",
+                    zeros.join(" and "),
+                    if zeros.len() == 1 { "s" } else { "" }
+                );
+            }
         }
         let run = match (self.ios, &self.time) {
             (Some(n), _) => Some(RunLength::Ios(n)),
@@ -843,12 +862,12 @@ pub fn execute_with(
         print!("{}", crate::lab::plan_view::describe(&plan));
         if let Some(m) = cluster.get().facts() {
             println!(
-                "mpi: {} ranks on {} host(s) ({}), {} machine(s); each rank runs this plan on its own targets (above: rank 0's), \
+                "mpi: {} on {} ({}), {}; each rank runs this plan on its own targets (above: rank 0's), \
                  every point starts after a barrier, rank 0 writes the merged result",
-                m.ranks,
-                m.hosts.len(),
+                crate::units::counted(m.ranks, "rank"),
+                crate::units::counted(m.hosts.len() as u64, "host"),
                 m.hosts.join(", "),
-                m.machines
+                crate::units::counted(m.machines, "machine")
             );
         }
         println!("{}", run::resources::describe(&plan, ctx.resource_extras()));

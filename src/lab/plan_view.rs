@@ -25,7 +25,8 @@ pub fn view(plan: &RunPlan) -> PlanView<'_> {
                     .map(|t| match t.uri {
                         TargetUri::Nbd(_) => Transport::Nbd,
                         TargetUri::Iscsi(_) => Transport::Iscsi,
-                        _ => Transport::Local,
+                        TargetUri::Mem(_) | TargetUri::Null(_) => Transport::InProcess,
+                        TargetUri::File(_) | TargetUri::Device(_) => Transport::Local,
                     })
                     .collect(),
                 replay: plan.replay.as_deref().map(|r| ReplayView {
@@ -85,12 +86,29 @@ mod tests {
     }
 
     #[test]
+    fn direct_io_is_claimed_only_of_files_and_devices() {
+        let region = |targets: &[&str], buffered: bool| {
+            let mut s = spec(100.0, 0.0);
+            s.targets = targets.iter().map(|t| t.to_string()).collect();
+            s.buffered = buffered;
+            let text = describe(&single(s).unwrap());
+            text.lines().find(|l| l.starts_with("region on each target:")).unwrap_or_default().to_string()
+        };
+        // No page cache in the path of a RAM LUN, a sink or a network target: neither is said.
+        for t in ["mem:1m", "null:1g", "nbd://127.0.0.1:10809/x"] {
+            assert_eq!(region(&[t], false), "region on each target: whole target from offset 0", "{t}");
+        }
+        assert_eq!(region(&["/tmp/lunmark-plan-file"], false), "region on each target: whole target from offset 0   (direct I/O)");
+        assert!(region(&["/tmp/lunmark-plan-file"], true).ends_with("(buffered: page cache in the path)"));
+    }
+
+    #[test]
     fn network_targets_say_how_they_are_reached() {
         let mut s = spec(100.0, 0.0);
         s.targets = vec!["nbd://127.0.0.1:10809/x".into()];
         s.connections = 3;
         let plan = single(s).unwrap();
         assert_eq!(view(&plan).points[0].transports, vec![Transport::Nbd]);
-        assert!(describe(&plan).contains("target 0: nbd://127.0.0.1:10809/x   (NBD through libnbd: each worker opens 3 connection(s))"));
+        assert!(describe(&plan).contains("target 0: nbd://127.0.0.1:10809/x   (NBD through libnbd: each worker opens 3 connections)"));
     }
 }

@@ -409,6 +409,7 @@ mod tests {
                 mpi: None,
                 workers: vec![],
                 targets: vec![],
+                cut_short: None,
             },
             status: Status::Completed,
             reason: None,

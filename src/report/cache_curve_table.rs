@@ -9,7 +9,7 @@
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Table};
 
 use super::cells::right;
-use crate::units::Bytes;
+use crate::units::{plural, Bytes};
 
 /// Everything the table says.
 #[derive(Clone, Debug)]
@@ -121,23 +121,31 @@ pub fn render(r: &CurveTable) -> String {
         r.trace,
         r.format,
         count(r.ios as f64),
-        crate::units::plural(r.ios),
+        plural(r.ios),
         count(r.reads as f64),
-        crate::units::plural(r.reads),
+        plural(r.reads),
         count(r.writes as f64),
-        crate::units::plural(r.writes),
+        plural(r.writes),
         targets,
-        if targets == 1 { "" } else { "s" }
+        plural(targets as u64)
     ));
     let regions: Vec<String> = r.regions.iter().map(|&b| human_bytes(b)).collect();
     out.push_str(&format!(
-        "cache: LRU, {} blocks, write-through with write-allocate; region {} = {} blocks ({})\n",
+        "cache: LRU, {} blocks, write-through with write-allocate; region {} = {} block{} ({})\n",
         human_bytes(r.block_size),
         regions.join(" + "),
         count(r.region_blocks as f64),
+        plural(r.region_blocks),
         if targets == 1 { "cache % are of this region" } else { "cache % are of the sum over targets" }
     ));
-    out.push_str(&format!("accesses: {} block accesses, {} distinct blocks\n", count(r.block_accesses as f64), count(r.distinct_blocks)));
+    out.push_str(&format!(
+        "accesses: {} block access{}, {} distinct block{}\n",
+        count(r.block_accesses as f64),
+        if r.block_accesses == 1 { "" } else { "es" },
+        count(r.distinct_blocks),
+        // An estimate when sampled: singular when it shows as 1.
+        if count(r.distinct_blocks) == "1" { "" } else { "s" }
+    ));
     out.push_str(&match r.method {
         CurveMethod::Exact => "method: exact LRU stack distances (every access; no sampling error)\n".to_string(),
         CurveMethod::Sampled { rate } => format!(

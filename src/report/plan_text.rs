@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use crate::results::model::Pick;
 use crate::results::pass::Criterion;
-use crate::units::Bytes;
+use crate::units::{counted, Bytes};
 use crate::workload::polling::Polling;
 use crate::workload::replay::{OffsetMode, ReplaySettings, ReplaySpeed};
 use crate::workload::rounds::Rounds;
@@ -72,12 +72,36 @@ pub struct ReplayView<'a> {
 /// How a target is reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transport {
-    /// In lunmark or through the local kernel: nothing more to say.
+    /// A file or block device through the local kernel: direct I/O, or the
+    /// page cache with --buffered.
     Local,
+    /// A RAM LUN or sink inside lunmark (mem:, null:): no kernel, no page cache.
+    InProcess,
     /// NBD through libnbd.
     Nbd,
     /// iSCSI through libiscsi.
     Iscsi,
+}
+
+impl PointView<'_> {
+    /// How target `index` is reached (a file or device when the view does not say).
+    fn transport(&self, index: usize) -> Transport {
+        self.transports.get(index).copied().unwrap_or(Transport::Local)
+    }
+}
+
+/// Direct I/O or the page cache, said of the files and devices only: RAM LUNs,
+/// sinks and network targets have no page cache on this host, so neither applies.
+fn io_path(p: &PointView) -> &'static str {
+    let s = p.spec;
+    let local = (0..s.targets.len()).filter(|&i| p.transport(i) == Transport::Local).count();
+    match (local, s.buffered) {
+        (0, _) => "",
+        (n, false) if n == s.targets.len() => "   (direct I/O)",
+        (n, true) if n == s.targets.len() => "   (buffered: page cache in the path)",
+        (_, false) => "   (direct I/O to the files and devices)",
+        (_, true) => "   (buffered: page cache in the path of the files and devices)",
+    }
 }
 
 /// The polling line of `--dry-run`.
@@ -119,7 +143,8 @@ pub fn replay(r: &ReplayView, targets: &[String]) -> String {
     if skipped > 0 {
         let _ = writeln!(
             out,
-            "replay: {skipped} trace events skipped ({} not reads or writes: discards, flushes, events without data; {} of devices not mapped)",
+            "replay: {} skipped ({} not reads or writes: discards, flushes, events without data; {} of devices not mapped)",
+            counted(skipped, "trace event"),
             r.not_io,
             r.unmapped
         );
@@ -164,7 +189,7 @@ pub fn render(plan: &PlanView) -> String {
         }
         let run = match s.run {
             RunLength::Time(d) => format!("{} measured", crate::units::format_duration(d)),
-            RunLength::Ios(k) => format!("{k} I/Os per worker measured"),
+            RunLength::Ios(k) => format!("{} per worker measured", counted(k, "I/O")),
         };
         let _ = writeln!(
             out,
@@ -181,31 +206,27 @@ pub fn render(plan: &PlanView) -> String {
             Some(len) => format!("{} from offset {}", len, s.offset),
             None => format!("whole target from offset {}", s.offset),
         };
-        let _ = writeln!(
-            out,
-            "region on each target: {region}{}",
-            if s.buffered { "   (buffered: page cache in the path)" } else { "   (direct I/O)" }
-        );
+        let _ = writeln!(out, "region on each target: {region}{}", io_path(p));
         for (ti, t) in s.targets.iter().enumerate() {
-            let how = match p.transports.get(ti).copied().unwrap_or(Transport::Local) {
-                Transport::Nbd => format!("   (NBD through libnbd: each worker opens {} connection(s))", s.connections.max(1)),
+            let how = match p.transport(ti) {
+                Transport::Nbd => format!("   (NBD through libnbd: each worker opens {})", counted(s.connections.max(1), "connection")),
                 Transport::Iscsi => {
-                    format!("   (iSCSI through libiscsi: each worker logs in {} session(s), READ16/WRITE16)", s.connections.max(1))
+                    format!("   (iSCSI through libiscsi: each worker logs in {}, READ16/WRITE16)", counted(s.connections.max(1), "session"))
                 }
-                Transport::Local => String::new(),
+                Transport::Local | Transport::InProcess => String::new(),
             };
             let _ = writeln!(out, "target {ti}: {t}{how}");
         }
         for g in &s.groups {
-            let nt = s.group_targets(g).len();
+            let nt = if g.worker_per_target { 1 } else { s.group_targets(g).len() as u64 };
             let _ = writeln!(
                 out,
-                "group '{}': {} workers x {} targets x {} outstanding = {} I/Os in flight{}",
+                "group '{}': {} x {} x {} outstanding = {} in flight{}",
                 g.name,
-                s.group_workers(g),
-                if g.worker_per_target { 1 } else { nt },
+                counted(s.group_workers(g), "worker"),
+                counted(nt, "target"),
                 g.qd,
-                s.group_workers(g) as u64 * s.targets_per_worker(g) as u64 * g.qd as u64,
+                counted(s.group_workers(g) as u64 * s.targets_per_worker(g) as u64 * g.qd as u64, "I/O"),
                 g.rate
                     .map(|r| format!(", rate {r:.0} IOPS{}", if g.arrivals.is_fixed() { "" } else { " (Poisson arrivals)" }))
                     .or(g.follow.as_ref().map(|f| format!(", IOPS held at {} x group '{}'", f.ratio, f.group)))
@@ -214,9 +235,9 @@ pub fn render(plan: &PlanView) -> String {
             if let Some(t) = g.thinktime {
                 let _ = writeln!(
                     out,
-                    "  think time: each worker pauses {} after every {} I/O(s)",
+                    "  think time: each worker pauses {} after every {}",
                     crate::units::format_duration(t),
-                    g.thinktime_blocks.unwrap_or(1)
+                    counted(g.thinktime_blocks.unwrap_or(1), "I/O")
                 );
             }
             if p.replay.is_some() {
@@ -244,7 +265,7 @@ pub fn render(plan: &PlanView) -> String {
         if let Some(sync) = s.sync {
             let _ = writeln!(out, "sync: {sync} ({}), latency recorded apart as sync", sync.kind.flag());
         }
-        let _ = writeln!(out, "total: {} workers, {} I/Os in flight", s.total_workers(), s.total_in_flight());
+        let _ = writeln!(out, "total: {}, {} in flight", counted(s.total_workers(), "worker"), counted(s.total_in_flight(), "I/O"));
         if let Some(r) = &p.replay {
             out.push_str(&replay(r, &s.targets));
         }
@@ -323,6 +344,27 @@ mod tests {
     }
 
     #[test]
+    fn direct_or_buffered_is_said_of_the_files_and_devices_only() {
+        let groups = builtin("quick").unwrap().phases[0].groups.clone();
+        let targets = vec!["/dev/loop9".to_string(), "mem:1g".to_string()];
+        let region = |transports: Vec<Transport>, buffered: bool| {
+            let spec = WorkloadSpec { buffered, ..WorkloadSpec::plain(targets.clone(), groups.clone()) };
+            let point = PointView { label: "", spec: &spec, engine: "io_uring".into(), transports, replay: None };
+            let plan = PlanView { warnings: &[], points: vec![point], rounds: None, repeat: 1, pick: Pick::Mean, criteria: &[] };
+            render(&plan).lines().find(|l| l.starts_with("region")).unwrap_or_default().to_string()
+        };
+        let tail = |t: &str| format!("region on each target: whole target from offset 0{t}");
+        assert_eq!(region(vec![Transport::InProcess, Transport::Nbd], false), tail(""));
+        assert_eq!(region(vec![Transport::Local, Transport::Local], false), tail("   (direct I/O)"));
+        assert_eq!(region(vec![Transport::Local, Transport::Local], true), tail("   (buffered: page cache in the path)"));
+        assert_eq!(region(vec![Transport::Local, Transport::InProcess], false), tail("   (direct I/O to the files and devices)"));
+        assert_eq!(
+            region(vec![Transport::Local, Transport::InProcess], true),
+            tail("   (buffered: page cache in the path of the files and devices)")
+        );
+    }
+
+    #[test]
     fn a_replayed_plan_of_rounds_matches_its_snapshot() {
         let profile = builtin("pts-iops").unwrap();
         let mut groups = builtin("quick").unwrap().phases[0].groups.clone();
@@ -359,7 +401,7 @@ mod tests {
         };
         let one = |replay| PlanView {
             warnings: &[],
-            points: vec![PointView { label: "", spec: &spec, engine: "mem".into(), transports: vec![Transport::Local], replay }],
+            points: vec![PointView { label: "", spec: &spec, engine: "mem".into(), transports: vec![Transport::InProcess], replay }],
             rounds: profile.rounds.as_ref(),
             repeat: 1,
             pick: Pick::Mean,

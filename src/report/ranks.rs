@@ -17,10 +17,10 @@ pub fn summary_lines(p: &Point) -> String {
         }
     }
     let mut text = format!(
-        "ranks: {} on {} host(s), {} machine(s); start skew {:.1} ms; rates over {:.2}s from the first start to the last end\n",
+        "ranks: {} on {}, {}; start skew {:.1} ms; rates over {:.2}s from the first start to the last end\n",
         m.ranks.len(),
-        hosts.len(),
-        m.machines.len(),
+        crate::units::counted(hosts.len() as u64, "host"),
+        crate::units::counted(m.machines.len() as u64, "machine"),
         m.start_skew_ms,
         m.span_s
     );

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use super::charts::{self, Chart, Series};
 use super::human::number;
 use crate::results::model::RunResult;
-use crate::units::parse_size;
+use crate::units::{counted, parse_size};
 
 /// The convergence plot of every result that ran in rounds.
 pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
@@ -34,8 +34,10 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
         }
         let verdict = match o.reached_at_round {
             Some(k) if o.reached => format!("steady at round {k}"),
-            _ if mean.is_none() => format!("not steady in {n} rounds, the {}-round window not complete", o.window_rounds),
-            _ => format!("not steady in {n} rounds"),
+            _ if mean.is_none() => {
+                format!("not steady in {}, the {}-round window not complete", counted(n as u64, "round"), o.window_rounds)
+            }
+            _ => format!("not steady in {}", counted(n as u64, "round")),
         };
         out.push(Chart {
             id: format!("rounds-{}", i + 1),

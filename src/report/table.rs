@@ -4,6 +4,7 @@ use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, Table};
 
 use super::cells::{num, right};
 use crate::results::model::{LatencyStats, Pick, Point, RunResult};
+use crate::units::counted;
 
 /// The cache tier's part of the summary: its setting, hit ratios, where I/Os
 /// were served, and hit and miss latency apart.
@@ -58,12 +59,12 @@ pub fn steady_line(st: &crate::results::steady::SteadyOutcome) -> String {
     let pct = |v: f64| if st.mean > 0.0 { format!("{:.1}%", v / st.mean * 100.0) } else { "-".into() };
     let when = match st.reached_at_s {
         Some(t) if st.reached => format!("reached at {t:.0} s"),
-        _ => format!("NOT reached in {} rounds", st.rounds),
+        _ => format!("NOT reached in {}", counted(st.rounds, "round")),
     };
     format!(
-        "steady state ({}): {when}; last {} rounds of {:.0} s: mean {}, range {} (limit {}%), slope {} (limit {}%)\n",
+        "steady state ({}): {when}; last {} of {:.0} s: mean {}, range {} (limit {}%), slope {} (limit {}%)\n",
         st.metric,
-        st.window.len(),
+        counted(st.window.len() as u64, "round"),
         st.round_s,
         num(st.mean),
         pct(st.range),
@@ -77,7 +78,7 @@ pub fn steady_line(st: &crate::results::steady::SteadyOutcome) -> String {
 pub fn rounds_line(r: &crate::results::steady::RoundsOutcome) -> String {
     let when = match r.reached_at_round {
         Some(n) if r.reached => format!("steady at round {n}"),
-        _ => format!("NOT steady in {} rounds (at most {})", r.watched_iops.len(), r.max_rounds),
+        _ => format!("NOT steady in {} (at most {})", counted(r.watched_iops.len() as u64, "round"), r.max_rounds),
     };
     let (Some(mean), Some(range), Some(slope)) = (r.mean, r.range, r.slope) else {
         // Fewer rounds than the window: there is no window mean, range or slope to show.
@@ -212,7 +213,11 @@ pub fn render_point(p: &Point) -> String {
     lat.add_row(row("all", &s.latency_us.all));
     let c = &s.cpu;
     let cores: Vec<String> = c.per_core_pct.iter().map(|v| format!("{v:.0}")).collect();
-    let mut text = format!("measured {:.2}s\n{rates}\n", s.duration_s);
+    let mut text = format!("measured {:.2}s\n", s.duration_s);
+    if let Some(note) = &p.cut_short {
+        text.push_str(&format!("cut short: {note}\n"));
+    }
+    text.push_str(&format!("{rates}\n"));
     if let Some(l) = &s.line_rate {
         text.push_str(&line_rate_line(l));
     }
@@ -286,8 +291,12 @@ pub fn render_point(p: &Point) -> String {
     }
     if let Some(v) = &s.verify {
         text.push_str(&format!(
-            "verify: {} blocks checked, {} mismatches ({} blocks written; {} reads of never-written blocks not checked; {} busy draws avoided)\n",
-            v.blocks_checked, v.mismatches, v.blocks_written, v.blocks_unchecked, v.conflicts
+            "verify: {} checked, {} ({} written; {} of never-written blocks not checked; {} avoided)\n",
+            counted(v.blocks_checked, "block"),
+            if v.mismatches == 1 { "1 mismatch".to_string() } else { format!("{} mismatches", v.mismatches) },
+            counted(v.blocks_written, "block"),
+            counted(v.blocks_unchecked, "read"),
+            counted(v.conflicts, "busy draw")
         ));
         for m in &v.first {
             text.push_str(&format!(
@@ -318,11 +327,11 @@ fn in_flight_lines(s: &crate::results::model::Summary) -> String {
     } else if s.in_flight_at_end > 0 {
         let abandoned = match s.abandoned_ios {
             0 => String::new(),
-            n => format!("; {n} never completed and were abandoned"),
+            n => format!("; {n} never completed and {} abandoned", if n == 1 { "was" } else { "were" }),
         };
         text.push_str(&format!(
-            "in flight at the end: {} I/Os, the oldest for {} ms{abandoned}\n",
-            s.in_flight_at_end,
+            "in flight at the end: {}, the oldest for {} ms{abandoned}\n",
+            counted(s.in_flight_at_end, "I/O"),
             opt(s.oldest_in_flight_ms)
         ));
     }
@@ -337,13 +346,13 @@ fn replay_workload_line(r: &crate::results::replay::ReplaySummary, w: &crate::wo
 /// "replay: 1200 of 1200 records issued, ... lag mean 12 us, max 340 us".
 fn replay_lines(r: &crate::results::replay::ReplaySummary) -> String {
     let mut text = format!(
-        "replay: {} of {} records issued over a recorded span of {:.3} s ({}); {} skipped, {} offsets wrapped\n",
+        "replay: {} of {} issued over a recorded span of {:.3} s ({}); {} skipped, {} wrapped\n",
         r.issued,
-        r.records,
+        counted(r.records, "record"),
         r.span_s,
         r.mapping.join(", "),
         r.skipped,
-        r.wrapped
+        counted(r.wrapped, "offset")
     );
     match (r.lag_mean_us, r.lag_max_us) {
         (Some(mean), Some(max)) => {
@@ -379,9 +388,9 @@ fn pacing_lines(p: &Point) -> String {
     }
     for g in &p.groups {
         text.push_str(&format!(
-            "group {} ({} workers): {} IOPS, {} MB/s, mean latency {} us",
+            "group {} ({}): {} IOPS, {} MB/s, mean latency {} us",
             g.name,
-            g.workers,
+            counted(g.workers, "worker"),
             num(g.iops),
             num(g.mbps),
             num(g.latency_us.all.mean)
@@ -399,8 +408,8 @@ fn pacing_lines(p: &Point) -> String {
     }
     if let Some(r) = &p.repeats {
         text.push_str(&format!(
-            "repeats: {} runs, IOPS mean {} stdev {} (CV {:.1}%) min {} max {}; reporting run {}, {}\n",
-            r.count,
+            "repeats: {}, IOPS mean {} stdev {} (CV {:.1}%) min {} max {}; reporting run {}, {}\n",
+            counted(r.count as u64, "run"),
             num(r.iops.mean),
             num(r.iops.stdev),
             r.iops.cv_pct,
@@ -453,6 +462,7 @@ mod tests {
             mpi: None,
             workers: Vec::new(),
             targets: Vec::new(),
+            cut_short: None,
         };
         let text = render_point(&point);
         assert!(text.contains("IOPS mean 107"), "{text}");

@@ -42,9 +42,9 @@ pub struct TornJournal {
 /// The report, a line each.
 pub fn render(v: &VerifyOutcome) -> String {
     let mut out = format!(
-        "{}: {} blocks checked against {}, {} corrupt, {} uncertain (a write was in flight when the run ended, or the journal is cut short), {} not checked (a write failed)\n",
+        "{}: {} checked against {}, {} corrupt, {} uncertain (a write was in flight when the run ended, or the journal is cut short), {} not checked (a write failed)\n",
         v.target,
-        v.checked,
+        crate::units::counted(v.checked, "block"),
         v.journal,
         v.corrupt.len(),
         v.uncertain.len(),

@@ -9,6 +9,7 @@
 //! multi-phase profile (then None).
 
 use crate::results::model::{Point, RunResult};
+use crate::units::counted;
 use crate::workload::sweep;
 use crate::workload::{WorkerGroup, WorkloadSpec};
 
@@ -135,12 +136,12 @@ pub fn replay_line(r: &crate::workload::replay::ReplayWorkload, spec: &WorkloadS
 /// The replay line from its parts: the stored workload's and the result's
 /// replay summary hold the same four.
 pub fn replay_said(file: &str, format: &str, records: u64, speed: &str, spec: &WorkloadSpec) -> String {
-    let several = |n: usize, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
     format!(
-        "replay of {file} ({format}, {records} records, speed {speed}), QD {}, {}, {}",
+        "replay of {file} ({format}, {}, speed {speed}), QD {}, {}, {}",
+        counted(records, "record"),
         qd(spec),
-        several(spec.total_workers() as usize, "worker"),
-        several(spec.targets.len(), "target")
+        counted(spec.total_workers(), "worker"),
+        counted(spec.targets.len() as u64, "target")
     )
 }
 
@@ -156,7 +157,7 @@ fn timing_and_skew(spec: &WorkloadSpec) -> String {
     }
     if let Some(g) = spec.groups.iter().find(|g| g.thinktime.is_some()) {
         let t = g.thinktime.unwrap_or_default();
-        parts.push(format!("think time {}/{} I/Os", crate::units::format_duration(t), g.thinktime_blocks.unwrap_or(1)));
+        parts.push(format!("think time {}/{}", crate::units::format_duration(t), counted(g.thinktime_blocks.unwrap_or(1), "I/O")));
     }
     if lines().any(|l| l.delay.is_some()) {
         parts.push("IOmeter delay/burst".into());

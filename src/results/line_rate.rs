@@ -262,7 +262,8 @@ impl LinkSetting {
         let targets = points.iter().map(|s| s.targets.len()).max().unwrap_or(0);
         if let Some((i, _)) = per.iter().find(|(i, _)| **i >= targets) {
             return Err(format!(
-                "--link ...@{i}: the run has {targets} target(s), numbered from 0 in the order of the -t flags (0 to {})",
+                "--link ...@{i}: the run has {}, numbered from 0 in the order of the -t flags (0 to {})",
+                crate::units::counted(targets as u64, "target"),
                 targets.saturating_sub(1)
             ));
         }

@@ -97,6 +97,10 @@ pub struct Point {
     /// Each target's figures, all workers together. Absent in results of older versions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<crate::results::per_worker::TargetFigures>,
+    /// Set when the point stopped before its planned end (Ctrl-C, a signal) and
+    /// its measured part was kept: why, and how much of the plan ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_short: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

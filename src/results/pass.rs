@@ -155,8 +155,9 @@ fn check(c: &Criterion, summary: &Summary, groups: &[GroupSummary]) -> Check {
             return fail(
                 Some(value.max(ms * 1e3)),
                 format!(
-                    "{} I/Os were still in flight at the end, the oldest already for {ms:.0} ms: past the bound before it completed, if it ever did",
-                    summary.in_flight_at_end
+                    "{} {} still in flight at the end, the oldest already for {ms:.0} ms: past the bound before it completed, if it ever did",
+                    crate::units::counted(summary.in_flight_at_end, "I/O"),
+                    if summary.in_flight_at_end == 1 { "was" } else { "were" }
                 ),
             );
         }

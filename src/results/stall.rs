@@ -32,9 +32,13 @@ fn reason(completed: u64, duration_s: f64, at_end: InFlightAtEnd) -> Option<Stri
     }
     let abandoned = match at_end.abandoned {
         0 => String::new(),
-        n => format!("; {n} never completed and were abandoned"),
+        n => format!("; {n} never completed and {} abandoned", if n == 1 { "was" } else { "were" }),
     };
-    let in_flight = format!("{} I/Os were in flight at the end, the oldest for {oldest:.2} s{abandoned}", at_end.ios);
+    let in_flight = format!(
+        "{} {} in flight at the end, the oldest for {oldest:.2} s{abandoned}",
+        crate::units::counted(at_end.ios, "I/O"),
+        if at_end.ios == 1 { "was" } else { "were" }
+    );
     if completed == 0 {
         Some(format!("no I/O completed in the {duration_s:.2} s measured: {in_flight}"))
     } else if oldest > duration_s {

@@ -305,9 +305,13 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             let stopped = outcomes.pop().expect("the last run");
             result.status = stopped.status;
             result.status_reason = match (stopped.reason, outcomes.len()) {
-                (Some(why), n) if n > 0 => {
-                    Some(format!("{why} during repeat {} of {}; the {n} finished repeat(s) of this point are kept", n + 1, plan.repeat))
-                }
+                (Some(why), n) if n > 0 => Some(format!(
+                    "{why} during repeat {} of {}; the {} of this point {} kept",
+                    n + 1,
+                    plan.repeat,
+                    crate::units::counted(n as u64, "finished repeat"),
+                    if n == 1 { "is" } else { "are" }
+                )),
                 (why, _) => why,
             };
             if outcomes.is_empty() {

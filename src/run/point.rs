@@ -370,6 +370,9 @@ pub fn run_point(
             mpi: None,
             workers,
             targets: target_rows,
+            // The kept part of an interrupted point says so, whichever point of the run it was.
+            cut_short: (status == Status::Interrupted)
+                .then(|| crate::results::cut_short::note(reason.as_deref().unwrap_or("interrupted"), duration_s, &spec.run)),
         },
         status,
         reason,
@@ -492,7 +495,7 @@ impl PointView<'_, '_> {
         let (n, oldest) = in_flight;
         let age = oldest.map(|o| now.saturating_duration_since(o).as_secs_f64()).unwrap_or(0.0);
         // An I/O outstanding for a second or more.
-        let stall = (n > 0 && age >= 1.0).then(|| format!("STALLED: {n} I/Os in flight, oldest {age:.1} s"));
+        let stall = (n > 0 && age >= 1.0).then(|| format!("STALLED: {} in flight, oldest {age:.1} s", crate::units::counted(n, "I/O")));
         self.observer.tick(&LiveFigures {
             point: self.position.index + 1,
             points: self.position.count,

@@ -54,7 +54,7 @@ impl std::fmt::Display for SyncEvery {
             SyncKind::Fdatasync => "fdatasync",
             SyncKind::Flush => "cache flush",
         };
-        write!(f, "{what} after every {} write(s) per worker and target", self.every)
+        write!(f, "{what} after every {} per worker and target", crate::units::counted(self.every, "write"))
     }
 }
 

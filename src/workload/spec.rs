@@ -433,7 +433,11 @@ pub fn think_rules(group: &WorkerGroup) -> Vec<ThinkRule> {
 /// Text for `--dry-run` of one line's think time ("" when none).
 pub fn describe_think(l: &AccessLine) -> String {
     match l.delay {
-        Some(d) => format!(", a pause of {} after every {} I/O(s) of this line", crate::units::format_duration(d), l.burst.unwrap_or(1)),
+        Some(d) => format!(
+            ", a pause of {} after every {} of this line",
+            crate::units::format_duration(d),
+            crate::units::counted(l.burst.unwrap_or(1), "I/O")
+        ),
         None => String::new(),
     }
 }

@@ -30,11 +30,11 @@ fn dry_run_shows_the_mapped_workload() {
         "point 1/2: phase=seq-read+rand-write",
         "engine: io_uring   ramp: 500ms (not measured)   run: 1s measured",
         "region on each target: 16m from offset 0   (direct I/O)",
-        "group 'seq-read': 1 workers x 1 targets x 1 outstanding",
-        "group 'rand-write': 2 workers x 1 targets x 4 outstanding",
+        "group 'seq-read': 1 worker x 1 target x 1 outstanding",
+        "group 'rand-write': 2 workers x 1 target x 4 outstanding",
         "0% read / 100% write, 100% random",
         "point 2/2: phase=later",
-        "group 'later': 1 workers x 2 targets x 4 outstanding",
+        "group 'later': 1 worker x 2 targets x 4 outstanding",
         "25.0% of I/Os: 12k transfers, 100% read",
     ] {
         assert!(text.contains(want), "'{want}' missing from:\n{text}");
@@ -45,7 +45,7 @@ fn dry_run_shows_the_mapped_workload() {
     let out = run_in(dir.path(), &["run", "--fio", f.to_str().unwrap(), "--section", "later", "--qd", "2", "--dry-run"]);
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(text.contains("group 'later': 1 workers x 2 targets x 2 outstanding") && !text.contains("seq-read"), "{text}");
+    assert!(text.contains("group 'later': 1 worker x 2 targets x 2 outstanding") && !text.contains("seq-read"), "{text}");
     // --target replaces the job file's files: every group drives it.
     let out = run_in(dir.path(), &["run", "--fio", f.to_str().unwrap(), "-t", "mem:64m", "--dry-run"]);
     let text = stdout(&out);

@@ -150,7 +150,7 @@ fn bad_links_are_refused_with_the_list_before_anything_runs() {
         (vec!["--link", "fast"], "'fast' is not a link name or a rate"),
         (vec!["--link", "100mb/s"], "'100mb/s' has a unit"),
         (vec!["--link", "10gbe", "--link", "8gfc"], "the run already has a link"),
-        (vec!["--link", "10gbe@3"], "the run has 2 target(s)"),
+        (vec!["--link", "10gbe@3"], "the run has 2 targets"),
         (vec!["--link", "10gbe@1"], "point 1 drives targets 0, 1"),
     ] {
         for dry in [false, true] {

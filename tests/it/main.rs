@@ -25,6 +25,7 @@ mod ops;
 mod output_guard;
 mod per_worker;
 mod polish;
+mod polish3;
 mod polling;
 mod power;
 mod replay;

@@ -107,7 +107,7 @@ fn three_ranks_sum_their_counts_and_merge_latencies_exactly() {
         let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
         assert_eq!(listed.as_array().unwrap().len(), 1, "{name}: one result in the store");
         assert_eq!(crate::common::stdout(&out).matches("status: Completed").count(), 1, "{name}: one summary");
-        assert!(crate::common::stdout(&out).contains("ranks: 3 on 1 host(s), 1 machine(s)"), "{name}");
+        assert!(crate::common::stdout(&out).contains("ranks: 3 on 1 host, 1 machine"), "{name}");
         // The targets and workload shown are rank 0's, and the summary says so.
         assert!(crate::common::stdout(&out).contains("targets (rank 0 of 3; each rank its own): "), "{name}");
         assert!(crate::common::stdout(&out).contains("workload (rank 0 of 3; each rank its own): "), "{name}");
@@ -562,7 +562,7 @@ fn a_killed_rank_leaves_the_finished_points_in_the_store() {
     // Rank 0 said the kept result's id at once, before mpirun ended it (no summary follows).
     let err = stderr(&out);
     let said = format!("saved as {} in {}", r["id"].as_str().unwrap(), store.display());
-    assert!(err.contains(&said) && err.contains("interrupted, 1 finished point(s) kept"), "{said} in: {err}");
+    assert!(err.contains(&said) && err.contains("interrupted, 1 finished point kept"), "{said} in: {err}");
 }
 
 /// The live line under MPI shows rank 0's own figures (the ranks are merged

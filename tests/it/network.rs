@@ -146,7 +146,7 @@ fn dry_run_shows_what_it_connects_to() {
     let out = run(&["run", "--dry-run", "-t", "nbd://127.0.0.1:10809/disk", "--connections", "4", "--read", "100"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("nbd://127.0.0.1:10809/disk   (NBD through libnbd: each worker opens 4 connection(s))"),
+        stdout(&out).contains("nbd://127.0.0.1:10809/disk   (NBD through libnbd: each worker opens 4 connections)"),
         "{}",
         stdout(&out)
     );
@@ -354,7 +354,7 @@ fn dry_run_shows_the_iscsi_login() {
     let out = run(&["run", "--dry-run", "-t", uri, "--connections", "2", "--read", "100"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains(&format!("{uri}   (iSCSI through libiscsi: each worker logs in 2 session(s), READ16/WRITE16)")),
+        stdout(&out).contains(&format!("{uri}   (iSCSI through libiscsi: each worker logs in 2 sessions, READ16/WRITE16)")),
         "{}",
         stdout(&out)
     );

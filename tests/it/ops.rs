@@ -401,7 +401,7 @@ fn trims_and_syncs_round_trip_through_a_profile() {
     let o = run(&["run", "--profile-file", profile.to_str().unwrap(), "-t", file.to_str().unwrap(), "--size", "4m", "--dry-run"]);
     let out = crate::common::stdout(&o);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(out.contains("30% read / 10% trim / 60% write") && out.contains("fsync after every 16 write(s)"), "{out}");
+    assert!(out.contains("30% read / 10% trim / 60% write") && out.contains("fsync after every 16 writes"), "{out}");
     // Both keys together are refused, naming them.
     let text = std::fs::read_to_string(&profile).unwrap().replace("fsync = 16\n", "fsync = 16\nflush = 2\n");
     std::fs::write(&profile, text).unwrap();

@@ -303,7 +303,7 @@ fn bad_profiles_and_sweeps_get_clear_errors() {
 fn flags_override_the_profile_in_the_dry_run() {
     let out = run(&["run", "database", "-t", "mem:1m", "--qd", "3", "--workers", "2", "--dry-run"]);
     let text = stdout(&out);
-    assert!(text.contains("2 workers x 1 targets x 3 outstanding"), "{text}");
+    assert!(text.contains("2 workers x 1 target x 3 outstanding"), "{text}");
     assert!(text.contains("66.667% read"), "{text}");
     assert!(!text.contains("x 12 outstanding"), "{text}");
 }
