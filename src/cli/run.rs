@@ -835,6 +835,14 @@ pub fn execute_with(
     if args.verify {
         // Refused on every rank alike, before the dry run and before any I/O.
         run::data_fill::refuse_with_verify(&plan).map_err(anyhow::Error::msg)?;
+        if let Some(w) = plan.points.windows(2).find(|w| w[0].spec.targets != w[1].spec.targets) {
+            anyhow::bail!(
+                "--verify keeps the blocks written to each target for the whole run, so every point must drive the same targets; \
+                 this sweep goes from {} to {} (--sweep targets=...). Verify each target count in a run of its own, or drop --verify",
+                crate::units::counted(w[0].spec.targets.len() as u64, "target"),
+                crate::units::counted(w[1].spec.targets.len() as u64, "target")
+            );
+        }
         if plan.points.iter().any(|p| p.spec.has_trims()) {
             anyhow::bail!(
                 "--verify with trims: a trimmed block's content is no longer known (zeros on a file or mem:, \

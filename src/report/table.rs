@@ -298,6 +298,9 @@ pub fn render_point(p: &Point) -> String {
             counted(v.blocks_unchecked, "read"),
             counted(v.conflicts, "busy draw")
         ));
+        if let Some(note) = forced_reads_note(v, s.ios_read + s.ios_written) {
+            text.push_str(&format!("  note: {note}\n"));
+        }
         for m in &v.first {
             text.push_str(&format!(
                 "  MISMATCH {} offset {}: {}; expected generation {}, found {}; first differing byte at {}\n",
@@ -320,6 +323,22 @@ pub fn render_point(p: &Point) -> String {
 }
 
 /// I/Os outstanding at the end, when there were any, and the stall warning.
+/// Verification changed the mix when many I/Os found their blocks busy at
+/// every draw and ran as unchecked reads (a write among them is a read the
+/// workload did not ask for): said when that is over 1% of the I/Os.
+fn forced_reads_note(v: &crate::verify::VerifyStats, ios: u64) -> Option<String> {
+    if ios == 0 || v.forced_unchecked_reads * 100 <= ios {
+        return None;
+    }
+    Some(format!(
+        "{} ({:.1}% of the I/Os) found their blocks taken by I/Os in flight {} draws in a row and ran as unchecked reads, \
+         so the read/write mix differs from the one asked for: fewer I/Os in flight (--qd, --workers) or a larger region keeps it",
+        counted(v.forced_unchecked_reads, "I/O"),
+        v.forced_unchecked_reads as f64 * 100.0 / ios as f64,
+        crate::verify::MAX_DRAWS
+    ))
+}
+
 fn in_flight_lines(s: &crate::results::model::Summary) -> String {
     let mut text = String::new();
     if let Some(reason) = &s.stall_reason {

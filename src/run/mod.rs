@@ -167,11 +167,12 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
     let meter = power_meter::PowerMeter::new(&ctx.power, &interrupt, observer);
     // Verification state lives for the whole run: blocks written at one point are checked at the next.
     let mut verify: Option<std::sync::Arc<crate::verify::VerifyShared>> = None;
-    if ctx.verify.is_some() {
-        for p in &plan.points {
-            crate::verify::block_size(&p.spec).map_err(anyhow::Error::msg)?;
+    let verify_block = match ctx.verify {
+        Some(_) => {
+            Some(crate::verify::run_block_size(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>()).map_err(anyhow::Error::msg)?)
         }
-    }
+        None => None,
+    };
     if let Some(cfg) = &ctx.cache {
         // Before any target is created: a refused cache leaves nothing behind.
         for p in &plan.points {
@@ -239,12 +240,25 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                     break 'points;
                 }
             }
-            if let (Some(opts), None) = (&ctx.verify, &verify) {
-                match crate::verify::VerifyShared::new(
-                    opts,
-                    &p.spec,
-                    &targets.iter().map(|t| (t.facts.uri.clone(), t.region)).collect::<Vec<_>>(),
-                ) {
+            let regions: Vec<_> = targets.iter().map(|t| (t.facts.uri.clone(), t.region)).collect();
+            if let Some(v) = verify.as_ref().filter(|v| !v.covers(&regions)) {
+                // The CLI refuses a sweep of the targets with --verify; this
+                // keeps any other way in from indexing tables it has not got.
+                let e = anyhow::anyhow!(
+                    "point {}: --verify keeps one block table per target for the whole run ({}), and this point drives other targets or regions",
+                    i + 1,
+                    v.uris.join(", ")
+                );
+                target::discard_created(targets);
+                if i == 0 && r == 0 {
+                    return Err(e);
+                }
+                result.status = Status::Failed;
+                result.status_reason = Some(e.to_string());
+                break 'points;
+            }
+            if let (Some(opts), None, Some(block)) = (&ctx.verify, &verify, verify_block) {
+                match crate::verify::VerifyShared::new(opts, block, &regions) {
                     Ok(v) => verify = Some(std::sync::Arc::new(v)),
                     Err(e) => {
                         target::discard_created(targets);

@@ -631,7 +631,12 @@ impl<'a> WorkerLoop<'a> {
                     break;
                 }
                 draws += 1;
+                // The op drawn first stays: a write needs its blocks alone where a
+                // read shares them with other reads, so redrawing the op too would
+                // turn busy writes into reads and shift the mix asked for.
+                let op = io.op;
                 io = self.gen.next(target, elapsed_ns).0;
+                io.op = op;
             }
         }
         if let Some(start) = self.trace_start {

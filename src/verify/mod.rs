@@ -50,12 +50,8 @@ pub struct VerifyOptions {
 impl VerifyShared {
     /// Sets up verification for a run's targets (as opened for its first point):
     /// each one's URI and region.
-    pub fn new(
-        opts: &VerifyOptions,
-        spec: &crate::workload::WorkloadSpec,
-        targets: &[(String, crate::workload::Region)],
-    ) -> anyhow::Result<VerifyShared> {
-        let block = block_size(spec).map_err(anyhow::Error::msg)?;
+    /// `block` is the run's block (`run_block_size`).
+    pub fn new(opts: &VerifyOptions, block: u64, targets: &[(String, crate::workload::Region)]) -> anyhow::Result<VerifyShared> {
         let stamp = {
             let id = crate::workload::rng::new_id();
             u32::from_str_radix(&id[..8], 16).unwrap_or(0x5eed) | 1
@@ -80,6 +76,15 @@ impl VerifyShared {
             None => None,
         };
         Ok(VerifyShared { stamp, block, tables, uris, journal, stop_on_mismatch: opts.stop_on_mismatch })
+    }
+}
+
+impl VerifyShared {
+    /// True when a point drives exactly the targets and regions the tables were
+    /// made for, in the same order (the workers index the tables by position).
+    pub fn covers(&self, targets: &[(String, crate::workload::Region)]) -> bool {
+        self.uris.len() == targets.len()
+            && self.uris.iter().zip(&self.tables).zip(targets).all(|((uri, t), (u, r))| uri == u && t.is_for(r.start, r.len))
     }
 }
 
@@ -239,13 +244,30 @@ impl Verifier {
 
 /// The block size verification uses: the smallest transfer of the workload.
 /// Every transfer, alignment and the region start must be multiples of it.
+/// The block of a whole run: its tables live across the points, so the block
+/// is the smallest transfer of any point (a sweep of `bs=8k,4k` checks 4 KiB
+/// blocks at both points, not 8 KiB ones that a 4 KiB I/O could not fill),
+/// and every point's transfers must be whole blocks.
+pub fn run_block_size(specs: &[&crate::workload::WorkloadSpec]) -> Result<u64, String> {
+    let block = specs.iter().map(|s| block_size(s)).collect::<Result<Vec<u64>, String>>()?.into_iter().min().unwrap_or(4096);
+    for spec in specs {
+        check_block(spec, block)?;
+    }
+    Ok(block)
+}
+
 pub fn block_size(spec: &crate::workload::WorkloadSpec) -> Result<u64, String> {
-    let lines: Vec<_> = spec.groups.iter().flat_map(|g| g.access.iter()).collect();
-    let block = lines.iter().map(|l| l.bs.get()).min().unwrap_or(4096);
+    let block = spec.groups.iter().flat_map(|g| g.access.iter()).map(|l| l.bs.get()).min().unwrap_or(4096);
     if block < 512 {
         return Err(format!("--verify needs transfers of at least 512 bytes (the smallest here is {block})"));
     }
-    for l in &lines {
+    check_block(spec, block)?;
+    Ok(block)
+}
+
+/// Every transfer size, alignment and the region offset of `spec` are whole `block`s.
+fn check_block(spec: &crate::workload::WorkloadSpec, block: u64) -> Result<(), String> {
+    for l in spec.groups.iter().flat_map(|g| g.access.iter()) {
         if l.bs.get() % block != 0 || l.alignment() % block != 0 {
             return Err(format!(
                 "--verify checks {block}-byte blocks (the smallest transfer), so every transfer size and alignment must be a multiple of it; {} aligned to {} is not",
@@ -257,5 +279,5 @@ pub fn block_size(spec: &crate::workload::WorkloadSpec) -> Result<u64, String> {
     if !spec.offset.get().is_multiple_of(block) {
         return Err(format!("--verify: the region offset {} is not a multiple of the {block}-byte block", spec.offset));
     }
-    Ok(block)
+    Ok(())
 }

@@ -34,6 +34,11 @@ impl BlockTable {
         BlockTable { words: (0..n).map(|_| AtomicU64::new(0)).collect(), block, start }
     }
 
+    /// True when the table is the one `BlockTable::new(start, len, block)` makes.
+    pub fn is_for(&self, start: u64, len: u64) -> bool {
+        self.start == start && self.words.len() as u64 == len / self.block
+    }
+
     fn range(&self, offset: u64, len: u32) -> std::ops::Range<usize> {
         let first = ((offset - self.start) / self.block) as usize;
         first..first + (len as u64 / self.block) as usize

@@ -40,4 +40,5 @@ mod trial_fixes_3;
 mod trial_fixes_4;
 mod trial_fixes_5;
 mod trust;
+mod verify_points;
 mod workloads;
