@@ -11,6 +11,7 @@ mod engines;
 mod fio;
 mod flag_walk;
 mod kept;
+mod lab_exit;
 mod lab_flags;
 mod line_rate;
 #[cfg(feature = "mpi")]
