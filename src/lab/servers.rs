@@ -91,7 +91,9 @@ pub fn free_port() -> Result<u16> {
 ///
 /// The kernel sends the signal when the *thread* that forked the child ends,
 /// so servers are started from lunmark's main thread (the labs run there), which
-/// lives as long as lunmark does.
+/// lives as long as lunmark does. (The integration tests start servers from
+/// their own threads: a server then dies when its test ends, after the test
+/// has stopped it anyway.)
 ///
 /// tgtd gets SIGKILL: it ignores SIGTERM while it has targets. nbdkit gets
 /// SIGTERM, the signal it sets for itself (with --exit-with-parent, and Debian's
