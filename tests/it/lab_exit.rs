@@ -186,18 +186,16 @@ fn killed_mid_leg(args: &[&str], leg: &str, servers: &[(&str, usize)], cut_link:
         std::thread::sleep(Duration::from_millis(500));
         descendants.record();
     }
-    if ready && cut_link {
-        // The host end of the pair down: the servers in the namespace no longer
-        // hear from lunmark's side, as when its watchdog deletes the pair before
-        // lunmark's sockets were closed across it (a race the kill can win).
-        let host_if = format!("lm{pid}h");
-        let down = std::process::Command::new("ip").args(["link", "set", &host_if, "down"]).status().unwrap();
-        assert!(down.success(), "ip link set {host_if} down");
-    }
+    // The host end of the pair down: the servers in the namespace no longer
+    // hear from lunmark's side, as when its watchdog deletes the pair before
+    // lunmark's sockets were closed across it (a race the kill can win).
+    let host_if = format!("lm{pid}h");
+    let cut = (ready && cut_link).then(|| std::process::Command::new("ip").args(["link", "set", &host_if, "down"]).status());
     // SAFETY: kill(2) on the PID of a child this test spawned and has not reaped.
     unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
     let _ = child.wait();
     let _ = reader.join();
+    assert!(cut.as_ref().is_none_or(|s| s.as_ref().is_ok_and(|s| s.success())), "ip link set {host_if} down: {cut:?}");
     assert!(ready, "lab {args:?} never reached leg '{leg}' with servers {servers:?} up (recorded: {:?}):\n{said}", descendants.known);
     let left = descendants.left_after(Duration::from_secs(5));
     assert!(left.is_empty(), "lab {args:?} killed during '{leg}': still running 5 s later: {left:?}");
