@@ -15,7 +15,12 @@
 //! first Ctrl-C, after which the lab returns through its destructors): deleting
 //! the namespace deletes its veth end, which deletes the pair and both qdiscs.
 //! A watchdog process, in its own process group, deletes the namespace if
-//! lunmark dies without dropping the guard (a second Ctrl-C, a kill).
+//! lunmark dies without dropping the guard (a second Ctrl-C, a kill), after it
+//! kills (SIGKILL, by PID) every process still in it: the servers get their
+//! parent-death signal when lunmark dies, but nbdkit's is SIGTERM, on which it
+//! waits for its connections, and one whose client went with the link (its
+//! replies retransmitted to a veth that no longer exists) would keep it
+//! running until TCP gives up, minutes later.
 
 use std::io::Write;
 use std::net::Ipv4Addr;
@@ -167,15 +172,17 @@ impl Drop for ShapedLink {
 }
 
 /// A shell that waits on a pipe from lunmark: told "done", it exits; at
-/// end-of-file (lunmark died without cleaning up) it deletes the namespace and
-/// the pair. In its own process group, so the Ctrl-C that stops lunmark does
-/// not stop it first.
+/// end-of-file (lunmark died without cleaning up) it kills the processes in
+/// the namespace (the lab's servers: the namespace is this lunmark's own), then
+/// deletes the namespace and the pair, in that order, so that no server is left
+/// waiting on a link that is gone. In its own process group, so the Ctrl-C that
+/// stops lunmark does not stop it first.
 fn watchdog(netns: &str, host_if: &str) -> Result<Child> {
     use std::os::unix::process::CommandExt;
     Command::new("sh")
         .args([
             "-c",
-            r#"read line; [ "$line" = done ] || { ip netns delete "$1"; ip link delete "$2"; } 2>/dev/null"#,
+            r#"read line; [ "$line" = done ] || { for p in $(ip netns pids "$1"); do kill -9 "$p"; done; ip netns delete "$1"; ip link delete "$2"; } 2>/dev/null"#,
             "lunmark-link-watchdog",
         ])
         .args([netns, host_if])

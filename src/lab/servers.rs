@@ -1,7 +1,7 @@
 //! Servers the labs start on loopback, each stopped by its PID when dropped
 //! (also on error and Ctrl-C, since the labs only return through their
-//! destructors). nbdkit runs with --exit-with-parent and tgtd with a parent-death
-//! signal, so both also die with lunmark if lunmark itself is killed.
+//! destructors). Each also dies with lunmark however lunmark ends (a kill, a
+//! crash): see `dies_with_lunmark`.
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -83,6 +83,42 @@ pub fn free_port() -> Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
+/// Makes the server `cmd` starts get `signal` when lunmark dies: the kernel's
+/// parent-death signal, set in the forked child before exec (it survives exec,
+/// and `ip netns exec`, which execs the server in the same process). A parent
+/// that died before the setting took is caught by the child itself: its parent
+/// is then no longer lunmark, and it exits instead of starting the server.
+///
+/// The kernel sends the signal when the *thread* that forked the child ends,
+/// so servers are started from lunmark's main thread (the labs run there), which
+/// lives as long as lunmark does. (The integration tests start servers from
+/// their own threads: a server then dies when its test ends, after the test
+/// has stopped it anyway.)
+///
+/// tgtd gets SIGKILL: it ignores SIGTERM while it has targets. nbdkit gets
+/// SIGTERM, the signal it sets for itself (with --exit-with-parent, and Debian's
+/// 1.32 even without): it then finishes its connections before it exits, which
+/// it does at once unless its client is across a link that is gone (the lab's
+/// shaped link goes with lunmark); the link's watchdog kills what runs in the
+/// lab's namespace for that case (`lab::link`).
+fn dies_with_lunmark(cmd: &mut Command, signal: libc::c_int) {
+    let lunmark = std::process::id() as libc::pid_t;
+    // SAFETY: the closure runs in the forked child before exec and only makes
+    // async-signal-safe calls (prctl, getppid); it allocates nothing (an
+    // io::Error from an OS error code holds just the code).
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, signal as libc::c_ulong, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::getppid() != lunmark {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
 fn wait_until(what: &str, ready: impl Fn() -> bool, child: &mut Child) -> Result<()> {
     let deadline = Instant::now() + Duration::from_secs(10);
     while !ready() {
@@ -101,16 +137,17 @@ fn wait_until(what: &str, ready: impl Fn() -> bool, child: &mut Child) -> Result
 pub fn nbdkit_unix(dir: &Path, size: &str, filters: &[String], params: &[String]) -> Result<Server> {
     require("nbdkit", "nbdkit")?;
     let socket: PathBuf = dir.join("nbdkit.sock");
-    let mut child = Command::new("nbdkit")
-        .args(["-f", "--exit-with-parent", "--threads", "128", "-U"])
+    let mut cmd = Command::new("nbdkit");
+    cmd.args(["-f", "--exit-with-parent", "--threads", "128", "-U"])
         .arg(&socket)
         .args(filters)
         .args(["memory", size])
         .args(params)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("starting nbdkit")?;
+        .stderr(Stdio::null());
+    // --exit-with-parent sets SIGTERM once nbdkit runs; this covers the time before.
+    dies_with_lunmark(&mut cmd, libc::SIGTERM);
+    let mut child = cmd.spawn().context("starting nbdkit")?;
     wait_until("nbdkit", || socket.exists(), &mut child)?;
     Ok(Server {
         name: "NBD (nbdkit memory, unix socket)".into(),
@@ -165,16 +202,15 @@ pub fn nbdkit_tcp_on(listen: &Listen, size: &str, filters: &[String], params: &[
     require("nbdkit", "nbdkit")?;
     let port = free_port()?;
     let addr = listen.addr.to_string();
-    let mut child = listen
-        .command("nbdkit")
-        .args(["-f", "--exit-with-parent", "--threads", "64", "-i", &addr, "-p", &port.to_string()])
+    let mut cmd = listen.command("nbdkit");
+    cmd.args(["-f", "--exit-with-parent", "--threads", "64", "-i", &addr, "-p", &port.to_string()])
         .args(filters)
         .args(["memory", size])
         .args(params)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("starting nbdkit")?;
+        .stderr(Stdio::null());
+    dies_with_lunmark(&mut cmd, libc::SIGTERM);
+    let mut child = cmd.spawn().context("starting nbdkit")?;
     wait_until("nbdkit", || std::net::TcpStream::connect((listen.addr, port)).is_ok(), &mut child)?;
     Ok(Server {
         name: format!("NBD (nbdkit memory, {})", listen.text()),
@@ -210,17 +246,7 @@ pub fn tgtd_on(listen: &Listen, backing: &Path, lun_options: &[&str]) -> Result<
     cmd.args(["-f", "-C", &control.to_string(), "--iscsi", &format!("portal={}:{port}", listen.addr)])
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    // SAFETY: the closure runs in the forked child before exec and only makes
-    // one async-signal-safe syscall (prctl), so tgtd gets SIGKILL if lunmark dies
-    // (the setting survives `ip netns exec`, which execs tgtd in the same process).
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    dies_with_lunmark(&mut cmd, libc::SIGKILL);
     let child = cmd.spawn().context("starting tgtd")?;
     let mut server = Server {
         name: format!("iSCSI (tgtd, {})", listen.text()),

@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 
 use crate::common::*;
+use crate::lab_exit::Descendants;
 use crate::require_root;
 
 fn close(a: f64, b: f64) -> bool {
@@ -258,8 +259,13 @@ fn the_protocol_lab_shapes_a_real_link_and_reads_reach_its_rate() {
 }
 
 /// Waits up to 10 s for `ready`; false if it never came.
-fn within_10s(ready: impl Fn() -> bool) -> bool {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+fn within_10s(ready: impl FnMut() -> bool) -> bool {
+    within(std::time::Duration::from_secs(10), ready)
+}
+
+/// Waits up to `limit` for `ready`; false if it never came.
+fn within(limit: std::time::Duration, mut ready: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + limit;
     while !ready() {
         if std::time::Instant::now() > deadline {
             return false;
@@ -295,25 +301,49 @@ fn processes_using(dir: &std::path::Path, except: u32) -> Vec<String> {
 /// The shaped link goes away on Ctrl-C, while the lab sets up or once its
 /// servers run (the lab returns through its guards), and when lunmark is killed
 /// outright (its watchdog removes the link; the servers die with their parent).
+/// Every process lunmark started is recorded by PID while it runs, so a server
+/// that names no lab directory (the TCP nbdkit in the namespace) is checked too.
 #[test]
 fn the_shaped_link_is_removed_on_ctrl_c_and_when_lunmark_is_killed() {
     require_root!();
+    // The kill comes while lunmark reads the nbdkit in the namespace, I/Os in
+    // flight across the link.
     for (signal, servers_up) in [(libc::SIGINT, false), (libc::SIGINT, true), (libc::SIGKILL, true)] {
         let labs = shm_dir();
+        let logs = shm_dir();
+        let log = logs.path().join("stderr");
         let mut child = lunmark()
             .env("LUNMARK_LAB_DIR", labs.path())
             .args(["lab", "protocols", "--link", "100mbit", "--lun-size", "16m", "--bs", "64k", "--read", "100"])
-            .args(["--time", "5s", "--ramp", "0", "-q"])
+            .args(["--time", "2s", "--ramp", "0", "-q"])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
             .unwrap();
         let pid = child.id();
+        let mut started = Descendants::of(pid);
         let name = format!("lunmark-{pid}");
         assert!(within_10s(|| netns_and_links().contains(&name)), "the lab made no namespace {name}");
         if servers_up {
-            assert!(within_10s(|| !processes_using(labs.path(), pid).is_empty()), "the lab's servers did not start");
+            // All three: nbdkit on the unix socket, nbdkit and tgtd in the namespace.
+            let all_up = || {
+                started.record();
+                started.named("nbdkit") == 2 && started.named("tgtd") == 1
+            };
+            assert!(within_10s(all_up), "the lab's servers did not start: {:?}", started.alive());
         }
+        if signal == libc::SIGKILL {
+            let tcp_leg = || {
+                started.record();
+                std::fs::read_to_string(&log).unwrap_or_default().contains("== NBD TCP")
+            };
+            assert!(within(std::time::Duration::from_secs(30), tcp_leg), "no NBD TCP leg:\n{}", std::fs::read_to_string(&log).unwrap());
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            // The link cut first, as when the watchdog removes the pair before
+            // lunmark's closed sockets were heard across it.
+            assert!(Command::new("ip").args(["link", "set", &format!("lm{pid}h"), "down"]).status().unwrap().success());
+        }
+        started.record();
         // SAFETY: kill(2) on the PID of a child this test spawned and has not reaped.
         unsafe { libc::kill(pid as libc::pid_t, signal) };
         let status = child.wait().unwrap();
@@ -327,6 +357,7 @@ fn the_shaped_link_is_removed_on_ctrl_c_and_when_lunmark_is_killed() {
         assert!(within_10s(gone), "after signal {signal}, left behind:\n{}", netns_and_links());
         let survivors = || processes_using(labs.path(), pid);
         assert!(within_10s(|| survivors().is_empty()), "after signal {signal}: {:?}", survivors());
+        assert!(within_10s(|| started.alive().is_empty()), "after signal {signal}, still running: {:?}", started.alive());
         if signal == libc::SIGINT {
             assert_lab_left_nothing(labs.path());
         }

@@ -12,6 +12,7 @@ mod fio;
 mod flag_walk;
 mod kept;
 mod kernel_paths;
+mod lab_exit;
 mod lab_flags;
 mod line_rate;
 #[cfg(feature = "mpi")]
