@@ -118,7 +118,9 @@ pub fn parse_sizes(text: &str) -> Result<Vec<f64>> {
                 "--sizes '{text}' has an empty entry: give cache sizes as % of the region separated by commas, for example {DEFAULT_SIZES}"
             );
         }
-        let pct = item.trim_end_matches('%').trim().parse::<f64>().ok().filter(|v| (0.0..=100.0).contains(v));
+        // A sign has no place in a size: "-0" would pass as 0 and "+5" as 5.
+        let pct = Some(item).filter(|i| !i.starts_with(['-', '+'])).and_then(|i| i.trim_end_matches('%').trim().parse::<f64>().ok());
+        let pct = pct.filter(|v| (0.0..=100.0).contains(v));
         match pct {
             Some(v) => sizes.push(v),
             None => bail!(
@@ -327,6 +329,10 @@ mod tests {
         assert_eq!(parse_sizes("0, 25,30%,100").unwrap(), vec![0.0, 25.0, 30.0, 100.0]);
         let err = parse_sizes("0,120").unwrap_err().to_string();
         assert!(err.starts_with("--sizes: '120' is not a percentage between 0 and 100"), "{err}");
+        for signed in ["10,-0", "+5"] {
+            let err = parse_sizes(signed).unwrap_err().to_string();
+            assert!(err.contains("is not a percentage between 0 and 100"), "{signed}: {err}");
+        }
         assert!(parse_sizes("0,,5").unwrap_err().to_string().contains("empty entry"));
         assert!(parse_sizes("ten").unwrap_err().to_string().contains("'ten'"));
     }

@@ -22,7 +22,6 @@
 //! replies retransmitted to a veth that no longer exists) would keep it
 //! running until TCP gives up, minutes later.
 
-use std::io::Write;
 use std::net::Ipv4Addr;
 use std::process::{Child, Command, Stdio};
 
@@ -156,11 +155,8 @@ impl ShapedLink {
         let _ = Command::new("ip").args(["netns", "delete", &self.netns]).stderr(Stdio::null()).status();
         // The pair goes with its namespace end; this covers a pair made but not yet moved.
         let _ = Command::new("ip").args(["link", "delete", &self.host_if]).stderr(Stdio::null()).status();
-        if let Some(mut w) = self.watchdog.take() {
-            if let Some(mut stdin) = w.stdin.take() {
-                let _ = stdin.write_all(b"done\n");
-            }
-            let _ = w.wait();
+        if let Some(w) = self.watchdog.take() {
+            super::watchdog::dismiss(w);
         }
     }
 }
@@ -171,27 +167,16 @@ impl Drop for ShapedLink {
     }
 }
 
-/// A shell that waits on a pipe from lunmark: told "done", it exits; at
-/// end-of-file (lunmark died without cleaning up) it kills the processes in
-/// the namespace (the lab's servers: the namespace is this lunmark's own), then
-/// deletes the namespace and the pair, in that order, so that no server is left
-/// waiting on a link that is gone. In its own process group, so the Ctrl-C that
-/// stops lunmark does not stop it first.
+/// At lunmark's death: kills the processes in the namespace (the lab's
+/// servers: the namespace is this lunmark's own), then deletes the namespace
+/// and the pair, in that order, so that no server is left waiting on a link
+/// that is gone.
 fn watchdog(netns: &str, host_if: &str) -> Result<Child> {
-    use std::os::unix::process::CommandExt;
-    Command::new("sh")
-        .args([
-            "-c",
-            r#"read line; [ "$line" = done ] || { for p in $(ip netns pids "$1"); do kill -9 "$p"; done; ip netns delete "$1"; ip link delete "$2"; } 2>/dev/null"#,
-            "lunmark-link-watchdog",
-        ])
-        .args([netns, host_if])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .context("starting the lab link's watchdog (sh)")
+    super::watchdog::start(
+        "lunmark-link-watchdog",
+        r#"for p in $(ip netns pids "$1"); do kill -9 "$p"; done; ip netns delete "$1"; ip link delete "$2""#,
+        &[netns, host_if],
+    )
 }
 
 #[cfg(test)]

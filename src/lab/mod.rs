@@ -3,10 +3,12 @@
 //! what each of its rows changes: targets, size, cache, label.
 
 pub mod cache;
+pub mod lab_dir;
 pub mod link;
 pub mod plan_view;
 pub mod protocols;
 pub mod servers;
+pub mod watchdog;
 
 /// Runs one row of a lab and keeps its result: the caller's measure-and-keep
 /// step (store, output), passed in, so that a lab only decides what to run.

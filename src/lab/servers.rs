@@ -60,14 +60,9 @@ impl Drop for Server {
     }
 }
 
-/// A fresh directory for a lab's sockets, LUN files and traces, removed when
-/// dropped: in /dev/shm (RAM, like the targets), or under $LUNMARK_LAB_DIR.
-pub fn lab_dir() -> Result<tempfile::TempDir> {
-    let parent = std::env::var_os("LUNMARK_LAB_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/dev/shm"));
-    tempfile::Builder::new()
-        .prefix("lunmark-lab-")
-        .tempdir_in(&parent)
-        .with_context(|| format!("creating a lab directory in {}", parent.display()))
+/// A fresh directory for a lab's sockets, LUN files and traces (see `LabDir`).
+pub fn lab_dir() -> Result<super::lab_dir::LabDir> {
+    super::lab_dir::LabDir::new()
 }
 
 /// Says which Debian package brings a missing program.

@@ -331,10 +331,9 @@ fn forced_reads_note(v: &crate::verify::VerifyStats, ios: u64) -> Option<String>
         return None;
     }
     Some(format!(
-        "{} ({:.1}% of the I/Os) found their blocks taken by I/Os in flight {} draws in a row and ran as unchecked reads, \
+        "{} (ramp included) found their blocks taken by I/Os in flight {} draws in a row and ran as unchecked reads, \
          so the read/write mix differs from the one asked for: fewer I/Os in flight (--qd, --workers) or a larger region keeps it",
         counted(v.forced_unchecked_reads, "I/O"),
-        v.forced_unchecked_reads as f64 * 100.0 / ios as f64,
         crate::verify::MAX_DRAWS
     ))
 }

@@ -360,7 +360,9 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
     if let (Some(t), Some(path)) = (&trace, &ctx.trace) {
         // The trace is kept whatever the run's outcome: its I/Os were issued.
         match t.finish() {
-            Ok(n) if !ctx.quiet && ctx.announce_trace => observer.note(&format!("trace: {n} I/Os recorded in {}", path.display())),
+            Ok(n) if !ctx.quiet && ctx.announce_trace => {
+                observer.note(&format!("trace: {} recorded in {}", crate::units::counted(n, "I/O"), path.display()))
+            }
             Ok(_) => {}
             Err(e) => observer.note(&format!("warning: the trace {} is incomplete: {e}", path.display())),
         }

@@ -199,6 +199,9 @@ fn killed_mid_leg(args: &[&str], leg: &str, servers: &[(&str, usize)], cut_link:
     assert!(ready, "lab {args:?} never reached leg '{leg}' with servers {servers:?} up (recorded: {:?}):\n{said}", descendants.known);
     let left = descendants.left_after(Duration::from_secs(5));
     assert!(left.is_empty(), "lab {args:?} killed during '{leg}': still running 5 s later: {left:?}");
+    // Its scratch directory (LUN files in RAM) goes too.
+    let kept: Vec<_> = std::fs::read_dir(labs.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(kept.is_empty(), "lab {args:?} killed during '{leg}': left {kept:?} in its lab directory");
 }
 
 /// `lab protocols` on loopback, killed while lunmark reads the tgtd (the

@@ -158,3 +158,31 @@ fn an_interrupted_sweep_point_says_it_was_cut_short() {
     assert!(note.contains(" s of the 10s planned: the figures cover that part only"), "{note}");
     assert_eq!(cut(&stdout(&out)), 1, "{}", stdout(&out));
 }
+
+/// The trace line of a one-I/O run says "1 I/O" (a user trial found "1 I/Os").
+#[test]
+fn a_trace_of_one_io_is_said_in_the_singular() {
+    let dir = shm_dir();
+    let trace = dir.path().join("t1.bin");
+    let out = run(&[
+        "run",
+        "--no-store",
+        "-t",
+        "mem:1m",
+        "--bs",
+        "4k",
+        "--read",
+        "100",
+        "--qd",
+        "1",
+        "--ios",
+        "1",
+        "--ramp",
+        "0",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(said.contains(&format!("trace: 1 I/O recorded in {}", trace.display())), "{said}");
+}
