@@ -1,5 +1,6 @@
 //! What lunmark asks of the kernel on the I/O path (issue 14): files opened
-//! without access-time updates, and a psync worker's own descriptor table.
+//! without access-time updates, a psync worker's own descriptor table, and
+//! `mem:` LUNs in huge pages.
 
 use std::os::unix::fs::MetadataExt;
 use std::process::Stdio;
@@ -127,4 +128,40 @@ fn a_psync_worker_has_a_descriptor_table_of_its_own() {
         assert!(out.status.success(), "{engine}: {}", stderr(&out));
         assert_eq!(shared, Some(!own), "{engine}: worker shares the process's descriptor table");
     }
+}
+
+/// AnonHugePages of `pid`, in KiB (0 when not found).
+fn anon_huge_kib(pid: u32) -> u64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    text.lines()
+        .find_map(|l| l.strip_prefix("AnonHugePages:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// A `mem:` LUN asks for transparent huge pages (where the kernel gives them
+/// only on request, Debian's default): during the run most of a 256 MiB LUN
+/// sits in huge pages.
+#[test]
+fn a_mem_lun_sits_in_huge_pages() {
+    let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+    if thp.is_empty() || thp.contains("[never]") {
+        eprintln!("skipped: transparent huge pages are off on this kernel ({})", thp.trim());
+        return;
+    }
+    let child = lunmark()
+        .args(["run", "-q", "--no-store", "-t", "mem:256m", "--bs", "4k", "--read", "100", "--time", "2s", "--ramp", "0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut most = 0;
+    while Instant::now() < deadline && most < 128 * 1024 {
+        most = most.max(anon_huge_kib(child.id()));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(most >= 128 * 1024, "AnonHugePages during the run: {most} kB, expected most of the 256 MiB LUN");
 }
