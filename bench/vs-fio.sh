@@ -13,7 +13,10 @@
 #
 # CPU is system-wide busy time from /proc/stat over each tool's whole run (it
 # includes work io_uring hands to kernel threads, an SQ poller's too; see
-# docs/methodology.md). Each row is run REPS times, tools alternating.
+# docs/methodology.md). Beside it, each tool's own CPU: user and system time of
+# its processes and their threads (io-wq workers and an SQ poller included),
+# which leaves out the kernel's shared workers (the loop driver's, softirqs)
+# that cost the same for both tools. Each row is run REPS times, tools alternating.
 #
 # Usage: bench/vs-fio.sh            (needs root for the loop device; fio installed)
 #        DURATION=10 REPS=5 bench/vs-fio.sh
@@ -72,17 +75,21 @@ TOML
 busy_jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat; }
 hz=$(getconf CLK_TCK)
 
-# run_measured OUTFILE CMD... : runs CMD, prints the busy CPU-seconds it took system-wide.
+# run_measured OUTFILE CMD... : runs CMD, prints the busy CPU-seconds it took
+# system-wide, then the CPU-seconds of the tool's own processes (user + system
+# time of CMD and the children it waited for, with their io-wq threads: what the
+# machine-wide figure holds besides the kernel's shared workers, such as the
+# loop driver's and softirqs).
 run_measured() {
   local out=$1; shift
-  local a b
+  local a b own TIMEFORMAT='%U %S'
   a=$(busy_jiffies)
-  "$@" >"$out" 2>/dev/null
+  own=$({ time "$@" >"$out" 2>/dev/null; } 2>&1)
   b=$(busy_jiffies)
-  python3 -c "print(($b-$a)/$hz)"
+  python3 -c "print(($b-$a)/$hz, sum(map(float, '$own'.split())))"
 }
 
-lunmark_row() { # lunmark-args... -> "iops ios cpu_s"
+lunmark_row() { # lunmark-args... -> "iops ios cpu_s own_cpu_s"
   local json=$work/l.json cpu
   cpu=$(run_measured "$work/l.out" nice -n "$NICE" "$LUNMARK" run -q --time "${DURATION}s" --ramp 0 --json "$json" "$@")
   python3 - "$json" "$cpu" <<'PY'
@@ -92,7 +99,7 @@ print(s["iops"], s["ios_read"] + s["ios_written"], sys.argv[2])
 PY
 }
 
-fio_row() { # fio-args... -> "iops ios cpu_s"
+fio_row() { # fio-args... -> "iops ios cpu_s own_cpu_s"
   local json=$work/f.json cpu
   # Options before the first --name are global (every job takes them): a row
   # that names no job gets one job, "bench", after them.
@@ -127,7 +134,8 @@ rows+=("null: vs fio null|-t null:1g $lrr4|--ioengine=null --size=1g $rr4")
 rows+=("mem: vs fio mmap (tmpfs)|-t mem:1g $lrr4|--filename=$file --ioengine=mmap --size=1g $rr4")
 rows+=("mem: vs fio null|-t mem:1g $lrr4|--ioengine=null --size=1g $rr4")
 
-printf '%-24s %11s %11s %19s   %9s %9s %19s\n' "row" "lunmark IOPS" "fio IOPS" "IOPS lm/fio" "lm CPU/M" "fio CPU/M" "CPU lm/fio"
+printf '%-24s %11s %11s %19s   %9s %9s %19s   %9s %9s %19s\n' "row" "lunmark IOPS" "fio IOPS" "IOPS lm/fio" \
+  "lm CPU/M" "fio CPU/M" "CPU lm/fio" "lm own/M" "fio own/M" "own lm/fio"
 for row in "${rows[@]}"; do
   IFS='|' read -r name largs fargs <<<"$row"
   [[ $name =~ $ROWS ]] || continue
@@ -143,15 +151,20 @@ import statistics, sys
 args = sys.argv[2:]
 cut = args.index("--")
 def parse(rows):
-    iops = [float(r.split()[0]) for r in rows]
-    cpu = [float(r.split()[2]) / (float(r.split()[1]) / 1e6) for r in rows]
-    return iops, cpu
-li, lc = parse(args[:cut]); fi, fc = parse(args[cut + 1:])
-ri = sorted(a / b for a, b in zip(li, fi)); rc = sorted(a / b for a, b in zip(lc, fc))
+    f = [[float(x) for x in r.split()] for r in rows]
+    iops = [r[0] for r in f]
+    cpu = [r[2] / (r[1] / 1e6) for r in f]
+    own = [r[3] / (r[1] / 1e6) for r in f]
+    return iops, cpu, own
+li, lc, lo = parse(args[:cut]); fi, fc, fo = parse(args[cut + 1:])
+ratios = lambda a, b: sorted(x / y for x, y in zip(a, b))
+ri, rc, ro = ratios(li, fi), ratios(lc, fc), ratios(lo, fo)
 med = statistics.median
 print(f"{sys.argv[1]:<24} {med(li):11.0f} {med(fi):11.0f} {med(ri):5.2f}x ({ri[0]:.2f}-{ri[-1]:.2f})   "
-      f"{med(lc):9.3f} {med(fc):9.3f} {med(rc):5.2f}x ({rc[0]:.2f}-{rc[-1]:.2f})", flush=True)
+      f"{med(lc):9.3f} {med(fc):9.3f} {med(rc):5.2f}x ({rc[0]:.2f}-{rc[-1]:.2f})   "
+      f"{med(lo):9.3f} {med(fo):9.3f} {med(ro):5.2f}x ({ro[0]:.2f}-{ro[-1]:.2f})", flush=True)
 PY
 done
-echo "IOPS lm/fio: higher is better for lunmark (goal >= 1.0); CPU lm/fio: CPU-seconds per million I/Os, lower is better (goal <= 0.8)."
+echo "IOPS lm/fio: higher is better for lunmark (goal >= 1.0); CPU lm/fio: busy CPU-seconds of the whole machine per million I/Os, lower is better (goal <= 0.8);"
+echo "own lm/fio: CPU-seconds of the tool's own processes (with their io-wq threads) per million I/Os, the part of the machine's figure a tool controls."
 echo "medians (lowest-highest pair) of $REPS pairs of ${DURATION}s runs, tools alternating at nice $NICE; $(nproc) cores, kernel $(uname -r), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
