@@ -31,7 +31,8 @@ pub fn distinct(phases: &[(&str, &WorkloadSpec)], size_set: bool) -> Vec<(usize,
     let named: Vec<String> = groups
         .iter()
         .map(|g| {
-            let mut names: Vec<String> = g.iter().map(|&i| if size_set { without_sizes(phases[i].0) } else { phases[i].0.to_string() }).collect();
+            let mut names: Vec<String> =
+                g.iter().map(|&i| if size_set { without_sizes(phases[i].0) } else { phases[i].0.to_string() }).collect();
             names.dedup();
             match names.as_slice() {
                 [one] if !one.is_empty() => one.clone(),
@@ -75,7 +76,10 @@ mod tests {
         assert_eq!(distinct(&phases, true), vec![(0, Some("randread".into())), (2, Some("randwrite".into()))]);
         // Sizes left as the profile has them: the names are right as they are.
         let (a, b) = (spec(4096, 100.0), spec(8192, 100.0));
-        assert_eq!(distinct(&[("randread-4k", &a), ("randread-8k", &b)], false), vec![(0, Some("randread-4k".into())), (1, Some("randread-8k".into()))]);
+        assert_eq!(
+            distinct(&[("randread-4k", &a), ("randread-8k", &b)], false),
+            vec![(0, Some("randread-4k".into())), (1, Some("randread-8k".into()))]
+        );
     }
 
     #[test]

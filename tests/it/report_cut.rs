@@ -31,7 +31,12 @@ fn summary_rows_as_shown(html: &Path) -> Vec<String> {
         document.body.appendChild(p);});</script>";
     let text = std::fs::read_to_string(html).unwrap().replace("</body>", &format!("{script}</body>"));
     std::fs::write(&probe, text).unwrap();
-    let out = crate::report_page::chromium(&["--window-size=1240,900", "--virtual-time-budget=3000", "--dump-dom", &format!("file://{}", probe.display())]);
+    let out = crate::report_page::chromium(&[
+        "--window-size=1240,900",
+        "--virtual-time-budget=3000",
+        "--dump-dom",
+        &format!("file://{}", probe.display()),
+    ]);
     let dom = stdout(&out);
     let shown = dom.split("<pre id=\"shown\">").nth(1).and_then(|m| m.split("</pre>").next());
     shown.unwrap_or_else(|| panic!("nothing read back: {}", stderr(&out))).lines().map(str::to_string).collect()
@@ -117,6 +122,11 @@ fn phases_apart_in_a_bs_sweep_are_named_without_the_replaced_size() {
     let points: Vec<String> = stdout(&out).lines().filter(|l| l.starts_with("point ")).map(str::to_string).collect();
     assert_eq!(
         points,
-        ["point 1/4: bs=4k phase=randread", "point 2/4: bs=8k phase=randread", "point 3/4: bs=4k phase=randwrite", "point 4/4: bs=8k phase=randwrite"]
+        [
+            "point 1/4: bs=4k phase=randread",
+            "point 2/4: bs=8k phase=randread",
+            "point 3/4: bs=4k phase=randwrite",
+            "point 4/4: bs=8k phase=randwrite"
+        ]
     );
 }
