@@ -37,7 +37,8 @@ fn table(t: &Table, wide_column: Option<usize>) -> String {
             } else {
                 "l"
             };
-            out += &format!("<td class=\"{class}\">{}</td>", escape(cell));
+            // A cell's further lines (a point's "cut short" note) on lines of their own.
+            out += &format!("<td class=\"{class}\">{}</td>", escape(cell).replace('\n', "<br>"));
         }
         out += "</tr>\n";
     }

@@ -6,8 +6,10 @@ use super::figures::charts;
 use super::report_tables::{self, Table};
 use crate::results::model::RunResult;
 
+/// A table cell: pipes escaped; a further line (a point's "cut short" note)
+/// after a `<br>`, the line break a Markdown table cell takes.
 fn cell(t: &str) -> String {
-    t.replace('|', "\\|").replace('\n', " ")
+    t.replace('|', "\\|").replace('\n', "<br>")
 }
 
 fn table(t: &Table) -> String {

@@ -5,7 +5,7 @@
 
 use super::human::{count, fixed, number};
 use super::point_view;
-use crate::results::model::{RunResult, Status};
+use crate::results::model::{Point, RunResult, Status};
 use crate::results::registry;
 
 /// A table: headers, which columns hold numbers (right-aligned), rows of cells.
@@ -82,6 +82,15 @@ pub fn summary_headers() -> Vec<&'static str> {
     ["result", "point", "workload"].into_iter().chain(SUMMARY_FIGURES.iter().map(|(_, h, _)| *h)).collect()
 }
 
+/// A point's number in the tables beside the summary, marked when the point
+/// was stopped early (the summary gives the whole note).
+fn point_cell(index: usize, p: &Point) -> String {
+    match p.cut_short {
+        Some(_) => format!("{} (cut short)", index + 1),
+        None => (index + 1).to_string(),
+    }
+}
+
 /// One row per point of every result.
 pub fn summary(results: &[&RunResult]) -> Table {
     let names = point_view::names(results);
@@ -93,7 +102,12 @@ pub fn summary(results: &[&RunResult]) -> Table {
     for (r, name) in results.iter().zip(&names) {
         for (i, p) in r.points.iter().enumerate() {
             let s = &p.summary;
-            let mut row = vec![name.clone(), (i + 1).to_string(), point_view::describe_point(r, p)];
+            // A point stopped early says so under its workload, beside its figures.
+            let workload = match &p.cut_short {
+                Some(note) => format!("{}\ncut short: {note}", point_view::describe_point(r, p)),
+                None => point_view::describe_point(r, p),
+            };
+            let mut row = vec![name.clone(), (i + 1).to_string(), workload];
             row.extend(metrics.iter().map(|(m, shown)| match ((m.read)(s), shown) {
                 (None, _) => "-".into(),
                 (Some(v), Shown::Number) => number(v),
@@ -122,7 +136,7 @@ pub fn line_rate(results: &[&RunResult]) -> Option<Table> {
             };
             rows.push(vec![
                 name.clone(),
-                (i + 1).to_string(),
+                point_cell(i, p),
                 link,
                 number(l.usable_mbps_per_direction),
                 fixed(l.read_pct, 1),
@@ -155,7 +169,7 @@ pub fn targets(results: &[&RunResult]) -> Option<Table> {
             for t in &p.targets {
                 rows.push(vec![
                     name.clone(),
-                    (i + 1).to_string(),
+                    point_cell(i, p),
                     format!("{} {}", t.target, t.uri),
                     count(t.workers as u64),
                     number(t.iops),
@@ -182,7 +196,7 @@ pub fn workers(results: &[&RunResult]) -> Option<Table> {
             for w in &p.workers {
                 rows.push(vec![
                     name.clone(),
-                    (i + 1).to_string(),
+                    point_cell(i, p),
                     format!("{} ({})", w.worker, w.group),
                     w.targets.iter().map(usize::to_string).collect::<Vec<_>>().join(", "),
                     number(w.iops),
@@ -248,6 +262,21 @@ mod tests {
         let r = results(&[&a, &b]);
         assert_eq!(r.rows[0][0], "custom on mem:16m");
         assert_eq!(r.rows[1][0], "null", "a label is kept");
+    }
+
+    /// A point cut short says so beside its figures: the whole note under its
+    /// workload in the summary, "(cut short)" by its number elsewhere.
+    #[test]
+    fn a_point_cut_short_says_so_in_its_rows() {
+        use crate::results::per_worker::TargetFigures;
+        let mut a = fixture("result-a.json");
+        a.points[1].cut_short = Some("interrupted by Ctrl-C (SIGINT) after 0.50 s of the 1s planned".into());
+        a.points.iter_mut().for_each(|p| p.targets = vec![TargetFigures { target: 0, uri: "mem:16m".into(), ..Default::default() }]);
+        let t = summary(&[&a]);
+        assert!(!t.rows[0][2].contains("cut short"), "{}", t.rows[0][2]);
+        assert!(t.rows[1][2].ends_with("\ncut short: interrupted by Ctrl-C (SIGINT) after 0.50 s of the 1s planned"), "{}", t.rows[1][2]);
+        let t = targets(&[&a]).unwrap();
+        assert_eq!((t.rows[0][1].as_str(), t.rows[1][1].as_str()), ("1", "2 (cut short)"));
     }
 
     /// Per-target and per-worker rows appear for the points that have them;

@@ -401,9 +401,14 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
                     warnings.push(w);
                 }
             }
-            let label = params.iter().map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"'))).collect::<Vec<_>>().join(" ");
+            let label = label_of(&params);
             points.push(PlannedPoint { params, label, spec, asked_qd, targets: point_targets });
         }
+    }
+    if p.phases.len() > 1 {
+        let size_set = o.bs.is_some() || sweeps.iter().any(|s| s.key == "bs");
+        let names: Vec<&str> = p.phases.iter().map(|ph| ph.name.as_str()).collect();
+        points = fold_phases(points, &names, combos.len(), size_set);
     }
     if let Some(d) = o.dist.as_ref().filter(|d| !d.is_uniform()) {
         let random = points.iter().flat_map(|p| p.spec.groups.iter().flat_map(|g| g.access.iter())).any(|l| l.random > 0.0);
@@ -418,6 +423,38 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
         rounds_judge_one_point(r, &points, &p.name, &p.sweep)?;
     }
     Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name, replay: None, rounds: p.rounds.clone() })
+}
+
+/// "qd=8 bs=4k": a point's parameters as its label.
+fn label_of(params: &BTreeMap<String, serde_json::Value>) -> String {
+    params.iter().map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"'))).collect::<Vec<_>>().join(" ")
+}
+
+/// The points of a profile with phases (built phase by phase, `per_phase`
+/// sweep points each) with the phases a sweep made one workload run once, and
+/// each phase named as `phase_axis` says: no `phase` where the phases are not
+/// a separate axis (`database --sweep bs=8k,4k` is two points, `bs=8k` and `bs=4k`).
+fn fold_phases(points: Vec<PlannedPoint>, names: &[&str], per_phase: usize, size_set: bool) -> Vec<PlannedPoint> {
+    let mut keep: Vec<(usize, Option<String>)> = Vec::new();
+    for combo in 0..per_phase {
+        let of_combo: Vec<usize> = (0..names.len()).map(|ph| ph * per_phase + combo).collect();
+        let phases: Vec<(&str, &WorkloadSpec)> = of_combo.iter().zip(names).map(|(&i, n)| (*n, &points[i].spec)).collect();
+        keep.extend(crate::workload::phase_axis::distinct(&phases, size_set).into_iter().map(|(ph, name)| (of_combo[ph], name)));
+    }
+    // Profile order, phase by phase, as the points were built.
+    keep.sort_by_key(|(i, _)| *i);
+    let mut points: Vec<Option<PlannedPoint>> = points.into_iter().map(Some).collect();
+    keep.into_iter()
+        .filter_map(|(i, name)| {
+            let mut point = points[i].take()?;
+            match name {
+                Some(n) => point.params.insert("phase".into(), n.into()),
+                None => point.params.remove("phase"),
+            };
+            point.label = label_of(&point.params);
+            Some(point)
+        })
+        .collect()
 }
 
 /// The rounds judge the one point their `watch` names: a sweep of a key the

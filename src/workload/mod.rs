@@ -7,6 +7,7 @@ pub mod fio_job;
 pub mod fio_map;
 pub mod generator;
 pub mod ops;
+pub mod phase_axis;
 pub mod polling;
 pub mod profile;
 pub mod reduction;

@@ -30,6 +30,7 @@ mod polish3;
 mod polling;
 mod power;
 mod replay;
+mod report_cut;
 mod report_page;
 mod results;
 mod scripts;

@@ -111,7 +111,7 @@ fn the_dry_run_claims_direct_io_only_with_a_page_cache() {
 
 /// Starts `lunmark run` with `args` (store and JSON in `dir`), sends SIGINT
 /// after `after`, and waits: (output, the stored result's JSON).
-fn interrupted(dir: &std::path::Path, args: &[&str], after: std::time::Duration) -> (std::process::Output, serde_json::Value) {
+pub(crate) fn interrupted(dir: &std::path::Path, args: &[&str], after: std::time::Duration) -> (std::process::Output, serde_json::Value) {
     let json = dir.join("r.json");
     let child = lunmark()
         .env_remove("LUNMARK_STORE")

@@ -23,7 +23,7 @@ fn measure(store: &Path, args: &[&str]) -> String {
     line.split_whitespace().nth(2).unwrap().to_string()
 }
 
-fn chromium(args: &[&str]) -> Output {
+pub(crate) fn chromium(args: &[&str]) -> Output {
     let profile = tempfile::tempdir().unwrap();
     Command::new("chromium")
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"])

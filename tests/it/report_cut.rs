@@ -1,0 +1,132 @@
+//! Reports of what really ran: a point cut short by Ctrl-C says so beside its
+//! figures in the HTML and Markdown reports (a real run, a real SIGINT, the
+//! page read back from headless Chromium); a transfer-size sweep of a profile
+//! whose phases differ only in transfer size labels each point by the size it
+//! ran, with no phase that names another.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::*;
+
+const NOTE: &str = "cut short: interrupted by Ctrl-C (SIGINT) after ";
+
+/// `lunmark` with the store in `dir` (where `polish3::interrupted` keeps its results).
+fn in_store(dir: &Path, args: &[&str]) -> std::process::Output {
+    let out = lunmark().env_remove("LUNMARK_STORE").arg("--store").arg(dir.join("s.db")).args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    out
+}
+
+/// The text of each row of the page's summary table as the browser shows it
+/// (`innerText`: what is rendered, a `<br>` as a line break), read back with
+/// --dump-dom from a copy of the page with a script that writes it out.
+fn summary_rows_as_shown(html: &Path) -> Vec<String> {
+    let probe = html.with_file_name("probe.html");
+    let script = "<script>window.addEventListener('load',()=>{const t=document.querySelectorAll('table')[1];\
+        const p=document.createElement('pre');p.id='shown';\
+        p.textContent=[...t.querySelectorAll('tbody tr')].map(r=>r.innerText.replace(/\\s+/g,' ')).join('\\n');\
+        document.body.appendChild(p);});</script>";
+    let text = std::fs::read_to_string(html).unwrap().replace("</body>", &format!("{script}</body>"));
+    std::fs::write(&probe, text).unwrap();
+    let out = crate::report_page::chromium(&[
+        "--window-size=1240,900",
+        "--virtual-time-budget=3000",
+        "--dump-dom",
+        &format!("file://{}", probe.display()),
+    ]);
+    let dom = stdout(&out);
+    let shown = dom.split("<pre id=\"shown\">").nth(1).and_then(|m| m.split("</pre>").next());
+    shown.unwrap_or_else(|| panic!("nothing read back: {}", stderr(&out))).lines().map(str::to_string).collect()
+}
+
+/// Ctrl-C in point 2 of a `qd` sweep: both reports give point 2 the note
+/// beside its figures (the summary row of that point) and point 1, which ran
+/// its whole time, none; a plain run stopped the same way says it alike.
+#[test]
+fn reports_say_which_point_was_cut_short() {
+    let dir = shm_dir();
+    let (_, r) = crate::polish3::interrupted(dir.path(), &["--sweep", "qd=1,2,4", "--time", "3s"], Duration::from_millis(4500));
+    assert_eq!(r["points"].as_array().map(Vec::len), Some(2), "{}", r["points"]);
+    let id = r["id"].as_str().unwrap();
+
+    let md = dir.path().join("r.md");
+    in_store(dir.path(), &["report", id, "--format", "md", "-o", md.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&md).unwrap();
+    let summary: Vec<&str> = text.split("## Summary").nth(1).unwrap().lines().filter(|l| l.contains(", QD ")).collect();
+    assert_eq!(summary.len(), 2, "{text}");
+    assert!(!summary[0].contains("cut short"), "point 1 ran whole: {}", summary[0]);
+    assert!(summary[1].contains(&format!("QD 2, 1 worker, 1 target<br>{NOTE}")), "{}", summary[1]);
+    assert!(summary[1].contains(" s of the 3s planned: the figures cover that part only | "), "{}", summary[1]);
+    assert_eq!(text.matches(NOTE).count(), 1, "{text}");
+    // The per-target and per-worker rows of point 2 are marked; point 1's are not.
+    assert!(text.contains("| 2 (cut short) |") && !text.contains("| 1 (cut short) |"), "{text}");
+
+    let html = dir.path().join("r.html");
+    in_store(dir.path(), &["report", id, "-o", html.to_str().unwrap()]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(page.matches(NOTE).count(), 1, "{page}");
+    let rows = summary_rows_as_shown(&html);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(!rows[0].contains("cut short"), "{}", rows[0]);
+    assert!(rows[1].contains("QD 2, 1 worker, 1 target cut short: interrupted by Ctrl-C (SIGINT) after "), "{}", rows[1]);
+
+    // A plain run: its one point is the one cut short.
+    let dir = shm_dir();
+    let (_, r) = crate::polish3::interrupted(dir.path(), &["--time", "10s"], Duration::from_millis(2000));
+    let md = dir.path().join("r.md");
+    in_store(dir.path(), &["report", r["id"].as_str().unwrap(), "--format", "md", "-o", md.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.contains(" s of the 10s planned: the figures cover that part only | ") && text.matches(NOTE).count() == 1, "{text}");
+}
+
+/// `database` runs its phases 4k and 8k; a `bs` sweep sets the size of both,
+/// so each swept size is one point labelled by it alone: in the live lines,
+/// the summary, the stored result and compare.
+#[test]
+fn a_bs_sweep_of_database_labels_each_point_by_its_size() {
+    let dir = shm_dir();
+    let run = |json: &str| {
+        let json = dir.path().join(json);
+        let args = ["run", "database", "-t", "mem:64m", "--sweep", "bs=8k,4k", "--time", "200ms", "--ramp", "0", "--json"];
+        let out = in_store(dir.path(), &[&args[..], &[json.to_str().unwrap()]].concat());
+        (stdout(&out) + &stderr(&out), read_json(&json))
+    };
+    let (text, r) = run("a.json");
+    assert!(!text.contains("phase="), "{text}");
+    for (n, bs) in [(1, "8k"), (2, "4k")] {
+        assert!(text.contains(&format!("\npoint {n}: bs={bs}\nworkload: bs {bs}, 66.7% read")), "point {n}: {text}");
+    }
+    let points = r["points"].as_array().unwrap();
+    let params: Vec<&Value> = points.iter().map(|p| &p["params"]).collect();
+    assert_eq!(params, [&serde_json::json!({"bs": "8k"}), &serde_json::json!({"bs": "4k"})]);
+    for (p, bs) in points.iter().zip(["8k", "4k"]) {
+        assert_eq!(p["workload"]["groups"][0]["access"][0]["bs"], bs, "{}", p["workload"]);
+    }
+
+    let (_, b) = run("b.json");
+    let out = in_store(dir.path(), &["compare", r["id"].as_str().unwrap(), b["id"].as_str().unwrap()]);
+    let shown = stdout(&out) + &stderr(&out);
+    assert!(shown.contains("point bs=8k\n") && shown.contains("point bs=4k\n"), "{shown}");
+    assert!(!shown.contains("not compared") && !shown.contains("phase"), "{shown}");
+}
+
+/// Where phases stay apart (reads and writes of `line-rate`), each keeps its
+/// phase, named without the size the sweep replaced.
+#[test]
+fn phases_apart_in_a_bs_sweep_are_named_without_the_replaced_size() {
+    let out = run(&["run", "line-rate", "-t", "mem:64m", "--sweep", "bs=4k,8k", "--dry-run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let points: Vec<String> = stdout(&out).lines().filter(|l| l.starts_with("point ")).map(str::to_string).collect();
+    assert_eq!(
+        points,
+        [
+            "point 1/4: bs=4k phase=randread",
+            "point 2/4: bs=8k phase=randread",
+            "point 3/4: bs=4k phase=randwrite",
+            "point 4/4: bs=8k phase=randwrite"
+        ]
+    );
+}
