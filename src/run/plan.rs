@@ -405,7 +405,10 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             points.push(PlannedPoint { params, label, spec, asked_qd, targets: point_targets });
         }
     }
-    if p.phases.len() > 1 {
+    // Phases a user wrote alike (a warm-up and a measure of one workload) run
+    // each as written: only phases a sweep or a flag made alike are folded.
+    let written_apart = p.phases.iter().enumerate().all(|(i, a)| p.phases[..i].iter().all(|b| b.groups != a.groups));
+    if p.phases.len() > 1 && written_apart {
         let size_set = o.bs.is_some() || sweeps.iter().any(|s| s.key == "bs");
         let names: Vec<&str> = p.phases.iter().map(|ph| ph.name.as_str()).collect();
         points = fold_phases(points, &names, combos.len(), size_set);

@@ -130,3 +130,29 @@ fn phases_apart_in_a_bs_sweep_are_named_without_the_replaced_size() {
         ]
     );
 }
+
+/// Phases written alike (a warm-up, then the same workload measured) are the
+/// user's choice: they run each as written, a sweep or not.
+#[test]
+fn phases_written_alike_run_each_with_their_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let phase = |name: &str| {
+        format!(
+            "[[phases]]\nname = \"{name}\"\n[[phases.groups]]\nname = \"main\"\nworkers = 1\nqd = 4\n\
+             [[phases.groups.access]]\nshare = 100\nbs = \"4k\"\nread = 100\nrandom = 100\n"
+        )
+    };
+    let profile = dir.path().join("twice.toml");
+    std::fs::write(&profile, format!("name = \"twice\"\ndescription = \"warm, then measure\"\n{}{}", phase("warm"), phase("measure")))
+        .unwrap();
+    for extra in [&[][..], &["--sweep", "bs=4k,8k"][..]] {
+        let mut args = vec!["run", "--profile-file", profile.to_str().unwrap(), "-t", "mem:64m", "--dry-run"];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let points: Vec<String> = stdout(&out).lines().filter(|l| l.starts_with("point ")).map(str::to_string).collect();
+        let phases: Vec<bool> = ["warm", "measure"].iter().map(|n| points.iter().any(|p| p.contains(&format!("phase={n}")))).collect();
+        assert_eq!(phases, [true, true], "{extra:?}: {points:?}");
+        assert_eq!(points.len(), if extra.is_empty() { 2 } else { 4 }, "{extra:?}: {points:?}");
+    }
+}
