@@ -50,3 +50,14 @@ fn cache_curve_refuses_a_repeated_size_and_an_empty_entry_before_it_reads() {
     let out = run(&["cache-curve", "tests/fixtures/blkparse/sample.txt", "--sizes", "0,25", "--json", json.to_str().unwrap()]);
     assert!(out.status.success() && json.exists(), "{}", stderr(&out));
 }
+
+/// A run refused for memory with one worker says "1 worker", not "1 worker(s)".
+#[test]
+fn a_resource_error_with_one_worker_says_one_worker() {
+    // 32768 buffers of 64 MiB: 2 TiB, beyond any machine this runs on.
+    let out = run(&["run", "-q", "--no-store", "-t", "mem:64m", "--workers", "1", "--bs", "64m", "--qd", "32768", "--time", "1s"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("I/O buffers 2 TiB (1 worker x 32768 slots x 64 MiB)") && err.contains("MemAvailable"), "{err}");
+    assert!(!err.contains("(s)"), "{err}");
+}
