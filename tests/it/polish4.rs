@@ -61,3 +61,51 @@ fn a_resource_error_with_one_worker_says_one_worker() {
     assert!(err.contains("I/O buffers 2 TiB (1 worker x 32768 slots x 64 MiB)") && err.contains("MemAvailable"), "{err}");
     assert!(!err.contains("(s)"), "{err}");
 }
+
+/// A profile whose `[data]` sets `dedupe_unit` beside `dedupe = 0` (or no
+/// dedupe) was run as if the unit applied; it is refused as `--dedupe 0
+/// --dedupe-unit 4k` is, naming the file and the keys with their values,
+/// before anything runs. Beside a share above 0 the same file runs.
+#[test]
+fn a_profile_data_unit_beside_no_reduction_is_refused_like_the_flags() {
+    let dir = shm_dir();
+    let profile = dir.path().join("reduce.toml");
+    let store = dir.path().join("s.db");
+    let write_profile = |data: &str| {
+        let text = "name = \"reduce\"\ndescription = \"4k random writes\"\n\n[data]\n".to_string()
+            + data
+            + "\n\n[[phases]]\nname = \"w\"\n\n[[phases.groups]]\nname = \"main\"\nworkers = 1\nqd = 4\n\n\
+               [[phases.groups.access]]\nshare = 100.0\nbs = \"4k\"\nread = 0.0\nrandom = 100.0\n";
+        std::fs::write(&profile, text).unwrap();
+    };
+    let run_it = || {
+        lunmark()
+            .arg("--store")
+            .arg(&store)
+            .args(["run", "-q", "-t", "mem:16m", "--profile-file", profile.to_str().unwrap(), "--time", "300ms", "--ramp", "0"])
+            .output()
+            .unwrap()
+    };
+    let p = profile.display();
+    for (data, says) in [
+        (
+            "dedupe = 0\ndedupe_unit = \"4k\"",
+            format!("{p}: [data] dedupe_unit = \"4k\" sets the unit of dedupe and compress, and dedupe = 0 reduces no data: set dedupe or compress above 0 in [data], or remove dedupe_unit"),
+        ),
+        ("dedupe_unit = \"4k\"", format!("{p}: [data] dedupe_unit = \"4k\" sets the unit of dedupe and compress: add dedupe = PCT or compress = PCT")),
+    ] {
+        write_profile(data);
+        let out = run_it();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{data}: {err}");
+        assert!(err.contains(&says) && err.matches("error:").count() == 1, "{data}: {err}");
+        assert!(!store.exists(), "{data}: refused before anything ran, yet a result was stored");
+    }
+    // The flags are refused in the same words, as flags.
+    let out = run(&["run", "-q", "--no-store", "-t", "mem:16m", "--dedupe", "0", "--dedupe-unit", "4k", "--time", "300ms"]);
+    assert!(stderr(&out).contains("--dedupe-unit 4k sets the unit of --dedupe and --compress, and --dedupe 0 reduces no data"), "{}", stderr(&out));
+    // With a share above 0 the unit applies and the run goes.
+    write_profile("dedupe = 30\ndedupe_unit = \"4k\"");
+    let out = run_it();
+    assert!(out.status.success() && store.exists(), "{}", stderr(&out));
+}
