@@ -5,7 +5,8 @@
 use anyhow::{bail, Result};
 
 /// What a list may hold, said after every refusal.
-const ALLOWED: &str = "give each cache size once, as a percentage from 0 to 100 (an optional %, no sign), separated by commas, for example 0,25,50,100";
+const ALLOWED: &str =
+    "give each cache size once, as a percentage from 0 to 100 (an optional %, no sign), separated by commas, for example 0,25,50,100";
 
 /// Parses `text`, the value of `flag` (named in every message): each entry a
 /// number from 0 to 100 with an optional `%`, without a sign (`-0` would pass

@@ -380,7 +380,8 @@ mod tests {
 
     #[test]
     fn a_data_unit_beside_no_reduction_is_refused_naming_the_keys() {
-        let with = |data: &str| parse(&builtin_text("quick").replacen("[[phases]]", &format!("[data]\n{data}\n\n[[phases]]"), 1), "my.toml");
+        let with =
+            |data: &str| parse(&builtin_text("quick").replacen("[[phases]]", &format!("[data]\n{data}\n\n[[phases]]"), 1), "my.toml");
         let e = with("dedupe = 0\ndedupe_unit = \"4k\"").unwrap_err().to_string();
         assert_eq!(
             e,

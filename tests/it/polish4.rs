@@ -14,7 +14,9 @@ fn lab_cache_refuses_a_repeated_size_and_an_empty_entry_before_it_starts() {
     let labs = dir.path().join("labs");
     std::fs::create_dir(&labs).unwrap();
     let store = dir.path().join("s.db");
-    for (sizes, says) in [("0,50,50%", "--cache-sizes 0,50,50%: 50% is given twice"), ("0,,50", "--cache-sizes 0,,50: there is an empty entry")] {
+    for (sizes, says) in
+        [("0,50,50%", "--cache-sizes 0,50,50%: 50% is given twice"), ("0,,50", "--cache-sizes 0,,50: there is an empty entry")]
+    {
         let out = lunmark()
             .env("LUNMARK_LAB_DIR", &labs)
             .arg("--store")
@@ -103,9 +105,114 @@ fn a_profile_data_unit_beside_no_reduction_is_refused_like_the_flags() {
     }
     // The flags are refused in the same words, as flags.
     let out = run(&["run", "-q", "--no-store", "-t", "mem:16m", "--dedupe", "0", "--dedupe-unit", "4k", "--time", "300ms"]);
-    assert!(stderr(&out).contains("--dedupe-unit 4k sets the unit of --dedupe and --compress, and --dedupe 0 reduces no data"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--dedupe-unit 4k sets the unit of --dedupe and --compress, and --dedupe 0 reduces no data"),
+        "{}",
+        stderr(&out)
+    );
     // With a share above 0 the unit applies and the run goes.
     write_profile("dedupe = 30\ndedupe_unit = \"4k\"");
     let out = run_it();
     assert!(out.status.success() && store.exists(), "{}", stderr(&out));
+}
+
+/// The access time of a file, to the nanosecond.
+fn atime(path: &std::path::Path) -> (i64, i64) {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).unwrap();
+    (m.atime(), m.atime_nsec())
+}
+
+/// Sets the access time two days back, as a user would with `touch -a -d`
+/// (a relatime mount then updates it on the next read).
+fn age_atime(path: &std::path::Path) -> (i64, i64) {
+    let out = std::process::Command::new("touch").args(["-a", "-d", "2 days ago"]).arg(path).output().unwrap();
+    assert!(out.status.success(), "touch: {}", String::from_utf8_lossy(&out.stderr));
+    atime(path)
+}
+
+/// A plain `cat` of the file moves its access time on this file system, so
+/// the checks that follow would see a read that moves it.
+fn assert_cat_moves_atime(path: &std::path::Path) {
+    let before = age_atime(path);
+    let out = std::process::Command::new("cat").arg(path).output().unwrap();
+    assert!(out.status.success() && !out.stdout.is_empty());
+    assert_ne!(atime(path), before, "a plain cat should move the access time (relatime)");
+}
+
+/// `lunmark verify` reads every block the journal names, and leaves the
+/// file's access time as it was, as the run that wrote it did.
+#[test]
+fn verify_leaves_the_access_time_of_the_file_it_checks() {
+    let dir = shm_dir();
+    let lun = dir.path().join("lun");
+    let journal = dir.path().join("j");
+    let out =
+        run(&["run", "-q", "--no-store", "-t", lun.to_str().unwrap(), "--size", "1m", "--read", "0", "--time", "300ms", "--ramp", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = lunmark()
+        .args(["run", "-q", "--no-store", "-t", lun.to_str().unwrap(), "--size", "1m", "--read", "0", "--random", "0"])
+        .args(["--time", "300ms", "--ramp", "0", "--verify", "--journal", journal.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_cat_moves_atime(&lun);
+    let before = age_atime(&lun);
+    let out = run(&["verify", lun.to_str().unwrap(), "--journal", journal.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains(" 0 corrupt") && !stdout(&out).contains(" 0 blocks checked"), "{}", stdout(&out));
+    assert_eq!(atime(&lun), before, "lunmark verify moved the access time of {}", lun.display());
+}
+
+/// On a file of another user lunmark may not ask for O_NOATIME: `lunmark
+/// verify` then opens it as usual and checks it (here as user nobody, on root's file).
+#[test]
+fn verify_checks_a_file_of_another_user_with_access_times_as_usual() {
+    crate::require_root!();
+    if std::process::Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!("skipped: needs setpriv (util-linux)");
+        return;
+    }
+    let dir = shm_dir();
+    let (lun, journal) = (dir.path().join("lun"), dir.path().join("j"));
+    let out = lunmark()
+        .args(["run", "-q", "--no-store", "-t", lun.to_str().unwrap(), "--size", "1m", "--read", "0", "--random", "0"])
+        .args(["--time", "300ms", "--ramp", "0", "--verify", "--journal", journal.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    for f in [&lun, &journal] {
+        std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_lunmark")])
+        .args(["verify", lun.to_str().unwrap(), "--journal", journal.to_str().unwrap()])
+        .env("HOME", dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains(" 0 corrupt"), "{}", stdout(&out));
+}
+
+/// A cache tier kept in a file (`--cache-dev`) reads its hits from that
+/// file, and leaves its access time as it was.
+#[test]
+fn a_cache_dev_file_keeps_its_access_time_through_a_run() {
+    let dir = shm_dir();
+    let dev = dir.path().join("ssd");
+    std::fs::write(&dev, vec![7u8; 8 << 20]).unwrap();
+    let json = dir.path().join("r.json");
+    assert_cat_moves_atime(&dev);
+    let before = age_atime(&dev);
+    let out = lunmark()
+        .args(["run", "-q", "--no-store", "-t", "mem:16m", "--cache", "50%", "--cache-dev", dev.to_str().unwrap()])
+        .args(["--read", "100", "--time", "1s", "--ramp", "0", "--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let hits = read_json(&json)["points"][0]["summary"]["cache"]["reads_from_cache"].as_u64().unwrap();
+    assert!(hits > 1000, "the cache served {hits} reads from {}", dev.display());
+    assert_eq!(atime(&dev), before, "the run moved the access time of its --cache-dev {}", dev.display());
 }
