@@ -108,29 +108,6 @@ pub fn execute(args: CacheCurveArgs) -> Result<i32> {
     Ok(exit::OK)
 }
 
-/// Parses "0,25,30%,100" into percentages in 0..=100.
-pub fn parse_sizes(text: &str) -> Result<Vec<f64>> {
-    let mut sizes = Vec::new();
-    for part in text.split(',') {
-        let item = part.trim();
-        if item.is_empty() {
-            bail!(
-                "--sizes '{text}' has an empty entry: give cache sizes as % of the region separated by commas, for example {DEFAULT_SIZES}"
-            );
-        }
-        // A sign has no place in a size: "-0" would pass as 0 and "+5" as 5.
-        let pct = Some(item).filter(|i| !i.starts_with(['-', '+'])).and_then(|i| i.trim_end_matches('%').trim().parse::<f64>().ok());
-        let pct = pct.filter(|v| (0.0..=100.0).contains(v));
-        match pct {
-            Some(v) => sizes.push(v),
-            None => bail!(
-                "--sizes: '{item}' is not a percentage between 0 and 100; give cache sizes as % of the region, for example {DEFAULT_SIZES}"
-            ),
-        }
-    }
-    Ok(sizes)
-}
-
 /// The region of each target: `region` for all, or the highest byte each reaches.
 pub fn regions(records: &[TraceRecord], region: Option<u64>) -> BTreeMap<u16, u64> {
     let mut reached: BTreeMap<u16, u64> = BTreeMap::new();
@@ -173,7 +150,7 @@ pub fn build(args: &CacheCurveArgs) -> Result<CurveReport> {
     if region == Some(Bytes(0)) {
         bail!("--region 0: the region must be above 0 bytes, for example 10g");
     }
-    let sizes = parse_sizes(&args.sizes)?;
+    let sizes = super::cache_sizes::parse("--sizes", &args.sizes)?;
     let model = latency_model(args)?;
     if let Some(rate) = args.sampled {
         if !(rate > 0.0 && rate <= 1.0) {
@@ -322,6 +299,11 @@ mod tests {
 
     fn fixture() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/blkparse/sample.txt")
+    }
+
+    /// `--sizes` as cache-curve reads it (the rules are `cache_sizes`').
+    fn parse_sizes(text: &str) -> Result<Vec<f64>> {
+        crate::cli::cache_sizes::parse("--sizes", text)
     }
 
     #[test]

@@ -42,34 +42,6 @@ pub struct CacheArgs {
     pub run: RunArgs,
 }
 
-/// `--cache-sizes 0,25,50`: each a percentage of the LUN.
-fn parse_cache_sizes(list: &str) -> Result<Vec<f64>> {
-    list.split(',')
-        .map(|s| {
-            let v: f64 = s.trim().trim_end_matches('%').parse().map_err(|_| {
-                anyhow::anyhow!("--cache-sizes: '{s}' is not a number: write percentages of the LUN, for example 0,25,50,100")
-            })?;
-            if !(0.0..=100.0).contains(&v) {
-                anyhow::bail!("--cache-sizes: '{s}' is not a percentage between 0 and 100");
-            }
-            // A sign has no place in a size: "-0" would pass as 0 and "+5" as 5.
-            if s.trim().starts_with(['-', '+']) {
-                anyhow::bail!("--cache-sizes: '{s}' is not a percentage between 0 and 100: write it without a sign");
-            }
-            Ok(v)
-        })
-        .collect::<Result<Vec<f64>>>()
-        .and_then(|sizes| {
-            // A size given twice would be measured twice, a row of the table repeated.
-            for (i, v) in sizes.iter().enumerate() {
-                if sizes[..i].contains(v) {
-                    anyhow::bail!("--cache-sizes {list}: {v}% is given twice; give each size once");
-                }
-            }
-            Ok(sizes)
-        })
-}
-
 #[derive(Args, Debug)]
 pub struct ProtocolsArgs {
     /// Size of each RAM target.
@@ -170,7 +142,7 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
                     "lab cache starts its own LUN and sets the cache and trace of each point: drop --target, --cache and --trace"
                 );
             }
-            let sizes = parse_cache_sizes(&a.cache_sizes)?;
+            let sizes = super::cache_sizes::parse("--cache-sizes", &a.cache_sizes)?;
             // The error names the flag the value came from: --delay sets both.
             let delay = |flag: &str, own: &Option<String>, default: &str| {
                 let (flag, text) = match (own, &a.delay) {

@@ -4,6 +4,7 @@
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub mod cache_curve;
+pub mod cache_sizes;
 pub mod compare;
 pub mod fio_names;
 pub mod keep;

@@ -502,28 +502,15 @@ impl RunArgs {
         // The unit of --dedupe and --compress: alone (and without a profile's [data]),
         // or beside --dedupe 0 / --compress 0 (no reduction), it shapes nothing.
         if let Some(unit) = &self.dedupe_unit {
+            use crate::workload::reduction::{check_unit_applies, Share, Written};
             // The share that applies: the flag's, else the profile's [data], else none.
-            let share = |flag: &str, text: &Option<String>, profile_value: f64| -> Result<f64> {
+            let value = |flag: &str, text: &Option<String>, profile_value: f64| -> Result<f64> {
                 Ok(text.as_deref().map(parse_percent).transpose().context(flag.to_string())?.unwrap_or(profile_value))
             };
             let data = profile.data.clone().unwrap_or_default();
-            if share("--dedupe", &self.dedupe, data.dedupe)? == 0.0 && share("--compress", &self.compress, data.compress)? == 0.0 {
-                // The flags given as 0, named with their values: they are why the unit has nothing to shape.
-                let zeros: Vec<String> = [("--dedupe", &self.dedupe), ("--compress", &self.compress)]
-                    .into_iter()
-                    .filter_map(|(flag, text)| text.as_ref().map(|t| format!("{flag} {t}")))
-                    .collect();
-                if zeros.is_empty() {
-                    anyhow::bail!(
-                        "--dedupe-unit {unit} sets the unit of --dedupe and --compress: add --dedupe PCT or --compress PCT as well, or drop it"
-                    );
-                }
-                anyhow::bail!(
-                    "--dedupe-unit {unit} sets the unit of --dedupe and --compress, and {} reduce{} no data: add --dedupe PCT or --compress PCT above 0, or drop --dedupe-unit",
-                    zeros.join(" and "),
-                    if zeros.len() == 1 { "s" } else { "" }
-                );
-            }
+            let dedupe = Share { value: value("--dedupe", &self.dedupe, data.dedupe)?, written: self.dedupe.as_deref() };
+            let compress = Share { value: value("--compress", &self.compress, data.compress)?, written: self.compress.as_deref() };
+            check_unit_applies(Written::Flags, unit, dedupe, compress).map_err(anyhow::Error::msg)?;
         }
         let run = match (self.ios, &self.time) {
             (Some(n), _) => Some(RunLength::Ios(n)),

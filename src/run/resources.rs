@@ -16,6 +16,7 @@ use crate::engine::uring;
 use crate::engine::EngineKind;
 use crate::metrics::LatencyHistogram;
 use crate::target::{self, region, TargetUri};
+use crate::units::counted;
 use crate::workload::{RunLength, WorkloadSpec};
 
 /// Bookkeeping per in-flight slot besides its buffer: the worker's slot record
@@ -93,7 +94,7 @@ pub fn point(spec: &WorkloadSpec, extras: Extras) -> Estimate {
         let slots = slots + if extras.cache.is_some() { slots.clamp(4, 64) } else { 0 };
         let bs = g.access.iter().map(|l| l.bs.get()).max().unwrap_or(PAGE).max(1).div_ceil(PAGE) * PAGE;
         buffers = buffers.saturating_add(workers.saturating_mul(slots).saturating_mul(bs));
-        how_buffers.push(format!("{workers} worker(s) x {slots} slot(s) x {}", human(bs)));
+        how_buffers.push(format!("{} x {} x {}", counted(workers, "worker"), counted(slots, "slot"), human(bs)));
         let uring = spec
             .group_targets(g)
             .iter()
@@ -107,27 +108,27 @@ pub fn point(spec: &WorkloadSpec, extras: Extras) -> Estimate {
         target_tallies = target_tallies.saturating_add(workers.saturating_mul(spec.targets_per_worker(g) as u64));
     }
     e.add("I/O buffers", buffers, how_buffers.join(" + "), "--qd, --bs or --workers");
-    e.add("io_uring rings", rings, format!("{workers_total} ring(s)"), "--qd or --workers");
+    e.add("io_uring rings", rings, counted(workers_total, "ring"), "--qd or --workers");
     // Each worker: latency and service time per op (4), its current one-second
     // slice and one on its way (2 smaller ones), hits and misses behind a cache.
     let per_worker_h = 4 * h3 + 2 * h2 + if extras.cache.is_some() { 2 * h3 } else { 0 };
     e.add(
         "latency histograms",
         workers_total.saturating_mul(per_worker_h),
-        format!("{workers_total} worker(s) x {} each", human(per_worker_h)),
+        format!("{} x {} each", counted(workers_total, "worker"), human(per_worker_h)),
         "--workers",
     );
     let tally_h = LatencyHistogram::footprint_bytes(crate::metrics::per_worker::TARGET_DIGITS);
     e.add(
         "per-target histograms",
         target_tallies.saturating_mul(tally_h),
-        format!("{target_tallies} worker x target pair(s) x {}", human(tally_h)),
+        format!("{} x {}", counted(target_tallies, "worker x target pair"), human(tally_h)),
         "--workers or the targets each worker drives",
     );
     e.add(
         "worker threads and slot bookkeeping",
         workers_total.saturating_mul(PER_THREAD).saturating_add(slots_total.saturating_mul(PER_SLOT)),
-        format!("{workers_total} thread(s), {slots_total} slot(s)"),
+        format!("{}, {}", counted(workers_total, "thread"), counted(slots_total, "slot")),
         "--workers or --qd",
     );
     // The main thread merges every group and keeps one slice per measured second.
@@ -136,7 +137,7 @@ pub fn point(spec: &WorkloadSpec, extras: Extras) -> Estimate {
         RunLength::Ios(_) => 0,
     };
     let merged = (spec.groups.len() as u64 + 2) * 4 * h3;
-    e.add("merged figures", merged.saturating_add(seconds.saturating_mul(h2)), format!("{seconds} one-second slice(s)"), "--time");
+    e.add("merged figures", merged.saturating_add(seconds.saturating_mul(h2)), counted(seconds, "one-second slice"), "--time");
     let mut luns = 0u64;
     for u in uris.iter().flatten() {
         if let TargetUri::Mem(size) = u {
@@ -174,7 +175,7 @@ pub fn run_wide(first: &WorkloadSpec, extras: Extras) -> Estimate {
             e.add(
                 "verification tables",
                 blocks.saturating_mul(PER_VERIFY_BLOCK),
-                format!("{blocks} block(s) of {}", human(block)),
+                format!("{} of {}", counted(blocks, "block"), human(block)),
                 "--size (or a larger --bs)",
             );
         }
@@ -372,8 +373,29 @@ mod tests {
         let p = plan_of(spec(1, 32768, 1 << 20));
         let e = check_fits(&p, Extras::default(), 8 << 30).unwrap_err().to_string();
         assert!(e.contains("32 GiB") && e.contains("8 GiB") && e.contains("MemAvailable"), "{e}");
-        assert!(e.contains("1 worker(s) x 32768 slot(s) x 1 MiB") && e.contains("--qd, --bs or --workers"), "{e}");
+        assert!(e.contains("1 worker x 32768 slots x 1 MiB") && e.contains("--qd, --bs or --workers"), "{e}");
         assert!(check_fits(&plan_of(spec(1, 32, 4096)), Extras::default(), 8 << 30).is_ok());
+    }
+
+    #[test]
+    fn a_count_of_one_takes_the_singular_and_others_the_plural() {
+        let how = |e: &Estimate, what: &str| e.parts.iter().find(|p| p.what == what).unwrap().how.clone();
+        // A file target (never opened here) so that the worker has an io_uring ring.
+        let mut one = spec(1, 1, 4096);
+        one.targets = vec!["/dev/shm/lunmark-never-opened".into()];
+        let e = point(&one, Extras::default());
+        assert_eq!(how(&e, "I/O buffers"), "1 worker x 1 slot x 4 KiB");
+        assert_eq!(how(&e, "io_uring rings"), "1 ring");
+        assert!(how(&e, "latency histograms").starts_with("1 worker x "), "{e:?}");
+        assert!(how(&e, "per-target histograms").starts_with("1 worker x target pair x "), "{e:?}");
+        assert_eq!(how(&e, "worker threads and slot bookkeeping"), "1 thread, 1 slot");
+        assert!(e.parts.iter().all(|p| !p.how.contains("(s)")), "{e:?}");
+        let mut two = spec(2, 4, 4096);
+        two.targets = one.targets.clone();
+        let e = point(&two, Extras::default());
+        assert_eq!(how(&e, "I/O buffers"), "2 workers x 4 slots x 4 KiB");
+        assert_eq!(how(&e, "io_uring rings"), "2 rings");
+        assert_eq!(how(&e, "worker threads and slot bookkeeping"), "2 threads, 8 slots");
     }
 
     #[test]

@@ -114,7 +114,10 @@ impl TargetCache {
         let frames_store = match dev {
             None => Frames::Ram(vec![0u8; n * block_bytes as usize]),
             Some(path) => {
-                let f = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)?;
+                // Without access-time updates, as the run's targets: the user only benchmarks this file.
+                let mut options = std::fs::OpenOptions::new();
+                options.read(true).write(true).create(true).truncate(false);
+                let f = super::no_atime::open(options, 0, path)?;
                 let need = n as u64 * block_bytes as u64;
                 if f.metadata()?.is_file() && f.metadata()?.len() < need {
                     f.set_len(need)?;

@@ -28,6 +28,8 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::units::counted;
+
 pub const SUBMITTED: u32 = 1;
 pub const COMPLETED: u32 = 2;
 pub const FAILED: u32 = 3;
@@ -152,7 +154,7 @@ pub fn read(mut r: impl BufRead, name: &str) -> Result<Replay> {
         b8.copy_from_slice(&rec[8..16]);
         let block = u64::from_le_bytes(b8);
         let Some(&count) = blocks_of.get(target as usize) else {
-            return Err(damaged(format!("target {target}, but the header lists {} target(s)", header.targets.len())));
+            return Err(damaged(format!("target {target}, but the header lists {}", counted(header.targets.len() as u64, "target"))));
         };
         if block >= count {
             let t = &header.targets[target as usize];
@@ -308,7 +310,7 @@ pub(crate) mod tests {
     #[test]
     fn damaged_records_are_refused_naming_the_record() {
         let e = err(&journal(4096, &[(0, 1 << 20)], &[record(COMPLETED, 0, 1, 1), record(COMPLETED, 5, 0, 1)]));
-        assert!(e.contains("j: record 2 (byte") && e.contains("target 5") && e.contains("lists 1 target"), "{e}");
+        assert!(e.contains("j: record 2 (byte") && e.contains("target 5") && e.contains("lists 1 target: the journal is damaged"), "{e}");
         let e = err(&journal(4096, &[(0, 1 << 20)], &[record(COMPLETED, 0, 1 << 40, 1)]));
         assert!(e.contains("record 1") && e.contains("block 1099511627776") && e.contains("beyond its region"), "{e}");
         let e = err(&journal(4096, &[(0, 1 << 20)], &[record(COMPLETED, 0, u64::MAX, 1)]));

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use super::reduction::{check_unit_applies, Share, Written};
 use super::spec::{opt_duration_text, SpecError, WorkerGroup, WorkloadSpec};
 use crate::units::Bytes;
 
@@ -201,6 +202,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
         let message = format!("cpus_policy = \"{policy}\" says how workers share pinned CPUs: add cpus = \"LIST\" (for example \"0-3\")");
         return Err(ProfileError::Settings { origin: origin.to_string(), message });
     }
+    if let Some(message) = idle_data_unit(&profile, text) {
+        return Err(ProfileError::Settings { origin: origin.to_string(), message });
+    }
     for phase in &profile.phases {
         // Check each phase as a workload on stand-in targets; real targets come later.
         let ntargets = phase.groups.iter().flat_map(|g| g.targets.iter()).max().map(|m| m + 1).unwrap_or(1).max(profile.targets.len());
@@ -212,6 +216,26 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
         }
     }
     Ok(profile)
+}
+
+/// A `[data]` whose `dedupe_unit` shapes nothing (`dedupe` and `compress` 0
+/// or left out) is refused as `--dedupe-unit` beside `--dedupe 0` is, by the
+/// same check, naming the keys with their values as the file writes them.
+fn idle_data_unit(profile: &Profile, text: &str) -> Option<String> {
+    let data = profile.data.as_ref()?;
+    let unit = data.dedupe_unit?;
+    let table: toml::Table = toml::from_str(text).ok()?;
+    let keys = table.get("data").and_then(|d| d.as_table());
+    let as_written = |key: &str| keys.and_then(|t| t.get(key)).map(|v| v.to_string());
+    let (dedupe, compress) = (as_written("dedupe"), as_written("compress"));
+    let unit = as_written("dedupe_unit").unwrap_or_else(|| format!("\"{unit}\""));
+    check_unit_applies(
+        Written::DataKeys,
+        &unit,
+        Share { value: data.dedupe, written: dedupe.as_deref() },
+        Share { value: data.compress, written: compress.as_deref() },
+    )
+    .err()
 }
 
 /// The profile as TOML that `parse` reads back to the same profile.
@@ -352,6 +376,24 @@ mod tests {
         let text = builtin_text("quick").replacen("qd = 32", "qd = 0", 1);
         let e = parse(&text, "my.toml").unwrap_err().to_string();
         assert!(e.contains("line 13") && e.contains("qd must be greater than 0"), "{e}");
+    }
+
+    #[test]
+    fn a_data_unit_beside_no_reduction_is_refused_naming_the_keys() {
+        let with =
+            |data: &str| parse(&builtin_text("quick").replacen("[[phases]]", &format!("[data]\n{data}\n\n[[phases]]"), 1), "my.toml");
+        let e = with("dedupe = 0\ndedupe_unit = \"4k\"").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "my.toml: [data] dedupe_unit = \"4k\" sets the unit of dedupe and compress, and dedupe = 0 reduces no data: set dedupe or compress above 0 in [data], or remove dedupe_unit"
+        );
+        let e = with("compress = 0.0\ndedupe = 0\ndedupe_unit = \"8k\"").unwrap_err().to_string();
+        assert!(e.contains("dedupe_unit = \"8k\"") && e.contains("dedupe = 0 and compress = 0.0 reduce no data"), "{e}");
+        let e = with("dedupe_unit = \"4k\"").unwrap_err().to_string();
+        assert!(e.starts_with("my.toml: [data] dedupe_unit = \"4k\" sets the unit of dedupe and compress: add dedupe = PCT"), "{e}");
+        // Beside a share above 0 the unit applies.
+        assert!(with("compress = 50.0\ndedupe_unit = \"4k\"").is_ok());
+        assert!(with("dedupe = 30\ndedupe_unit = \"4k\"").is_ok());
     }
 
     #[test]

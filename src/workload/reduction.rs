@@ -109,6 +109,61 @@ impl DataReduction {
     }
 }
 
+/// How the settings of a data reduction were written, so that a refusal
+/// names them as the user wrote them: as flags (`--dedupe 0`) or as the keys
+/// of a profile's `[data]` (`dedupe = 0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Written {
+    Flags,
+    DataKeys,
+}
+
+/// A share (`dedupe` or `compress`): the value that applies, and its text
+/// when the user wrote it (a share left out applies as 0 and is not named).
+#[derive(Clone, Copy, Debug)]
+pub struct Share<'a> {
+    pub value: f64,
+    pub written: Option<&'a str>,
+}
+
+/// The unit of duplication shapes the data only beside a share above 0:
+/// alone, or beside `dedupe` and `compress` of 0 (no reduction), it changes
+/// nothing, and a setting that changes nothing is refused, not ignored. `unit`
+/// is the unit as written. The one check of the flags and of a profile's
+/// `[data]`; the message names the settings the way they were written.
+pub fn check_unit_applies(written: Written, unit: &str, dedupe: Share, compress: Share) -> Result<(), String> {
+    if dedupe.value != 0.0 || compress.value != 0.0 {
+        return Ok(());
+    }
+    let setting = |key: &str, value: &str| match written {
+        Written::Flags => format!("--{key} {value}"),
+        Written::DataKeys => format!("{} = {value}", key.replace('-', "_")),
+    };
+    // The shares written as 0, named with their values: they are why the unit has nothing to shape.
+    let zeros: Vec<String> =
+        [("dedupe", dedupe.written), ("compress", compress.written)].into_iter().filter_map(|(k, v)| v.map(|v| setting(k, v))).collect();
+    let verb = if zeros.len() == 1 { "reduces" } else { "reduce" };
+    Err(match (written, zeros.is_empty()) {
+        (Written::Flags, true) => {
+            format!("{} sets the unit of --dedupe and --compress: add --dedupe PCT or --compress PCT as well, or drop it", setting("dedupe-unit", unit))
+        }
+        (Written::Flags, false) => format!(
+            "{} sets the unit of --dedupe and --compress, and {} {verb} no data: add --dedupe PCT or --compress PCT above 0, or drop --dedupe-unit",
+            setting("dedupe-unit", unit),
+            zeros.join(" and ")
+        ),
+        (Written::DataKeys, true) => format!(
+            "[data] {} sets the unit of dedupe and compress: add dedupe = PCT or compress = PCT (above 0) to [data] as well, or remove dedupe_unit",
+            setting("dedupe-unit", unit)
+        ),
+        (Written::DataKeys, false) => format!(
+            "[data] {} sets the unit of dedupe and compress, and {} {verb} no data: set dedupe or compress above 0 in [data], or remove dedupe_unit",
+            setting("dedupe-unit", unit),
+            zeros.join(" and ")
+        ),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,6 +180,28 @@ mod tests {
         assert!(d.check(&[]).is_ok());
         assert!(d.check(&[4096, 6144]).unwrap_err().contains("give --dedupe-unit"));
         assert!(d.check(&[4096, 65536]).is_ok());
+    }
+
+    #[test]
+    fn a_unit_beside_no_reduction_is_refused_in_the_words_it_was_written() {
+        let (zero, none) = (|t| Share { value: 0.0, written: Some(t) }, Share { value: 0.0, written: None });
+        let on = Share { value: 30.0, written: Some("30") };
+        assert!(check_unit_applies(Written::Flags, "4k", on, none).is_ok());
+        assert!(check_unit_applies(Written::DataKeys, "\"4k\"", zero("0"), Share { value: 50.0, written: None }).is_ok());
+        assert_eq!(
+            check_unit_applies(Written::Flags, "4k", zero("0"), none).unwrap_err(),
+            "--dedupe-unit 4k sets the unit of --dedupe and --compress, and --dedupe 0 reduces no data: add --dedupe PCT or --compress PCT above 0, or drop --dedupe-unit"
+        );
+        assert!(check_unit_applies(Written::Flags, "8k", zero("0%"), zero("0"))
+            .unwrap_err()
+            .contains("--dedupe 0% and --compress 0 reduce no data"));
+        assert_eq!(
+            check_unit_applies(Written::DataKeys, "\"4k\"", zero("0"), none).unwrap_err(),
+            "[data] dedupe_unit = \"4k\" sets the unit of dedupe and compress, and dedupe = 0 reduces no data: set dedupe or compress above 0 in [data], or remove dedupe_unit"
+        );
+        assert!(check_unit_applies(Written::DataKeys, "\"4k\"", none, none)
+            .unwrap_err()
+            .starts_with("[data] dedupe_unit = \"4k\" sets the unit of dedupe and compress: add dedupe = PCT or compress = PCT"));
     }
 
     #[test]

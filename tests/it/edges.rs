@@ -269,7 +269,7 @@ fn buffers_larger_than_available_memory_are_refused_with_the_figures() {
     ]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("x 32768 slot(s) x 1 MiB") && err.contains("MemAvailable") && err.contains("GiB"), "{err}");
+    assert!(err.contains("x 32768 slots x 1 MiB") && err.contains("MemAvailable") && err.contains("GiB"), "{err}");
     assert!(err.contains("Lower --qd, --bs or --workers"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     assert!(!file.exists(), "refused before the target was created");
@@ -291,7 +291,7 @@ fn many_workers_are_counted_and_refused_when_they_cannot_fit() {
     let out = run(&["run", "-q", "-t", "mem:1m", "--workers", &workers, "--bs", "1m", "--time", "1s"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains(&format!("{workers} worker(s) x 32 slot(s) x 1 MiB")) && err.contains("latency histograms"), "{err}");
+    assert!(err.contains(&format!("{workers} workers x 32 slots x 1 MiB")) && err.contains("latency histograms"), "{err}");
 }
 
 /// The estimate covers every point of a sweep: the last one is too large, and

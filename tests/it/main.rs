@@ -27,6 +27,7 @@ mod output_guard;
 mod per_worker;
 mod polish;
 mod polish3;
+mod polish4;
 mod polling;
 mod power;
 mod replay;
