@@ -91,7 +91,7 @@ pub enum PlanError {
     PoissonWithoutRate,
     #[error("--engine io_uring was asked for, but this kernel refuses io_uring (check /proc/sys/kernel/io_uring_disabled): use --engine psync or auto")]
     NoUring,
-    #[error("group '{group}': --qd {qd} with {targets} target(s) per worker is {slots} I/Os in flight per worker, but an io_uring ring holds at most {max} (the kernel's limit): use --qd 1 to {max_qd}, and more --workers for more outstanding I/Os")]
+    #[error("group '{group}': --qd {qd} with {per_worker} per worker is {slots} I/Os in flight per worker, but an io_uring ring holds at most {max} (the kernel's limit): use --qd 1 to {max_qd}, and more --workers for more outstanding I/Os", per_worker = crate::units::counted(*.targets as u64, "target"))]
     RingTooSmall { group: String, qd: u32, targets: usize, slots: u64, max: u32, max_qd: u64 },
 }
 
@@ -497,5 +497,21 @@ fn spread_rate(spec: &mut WorkloadSpec, total: f64) {
         if g.follow.is_none() && leaders > 0 {
             g.rate = Some(total * w as f64 / leaders as f64);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PlanError;
+
+    /// Counts in the plan's errors take the singular for one.
+    #[test]
+    fn a_ring_too_small_counts_its_targets() {
+        let e = |targets| {
+            PlanError::RingTooSmall { group: "main".into(), qd: 32768, targets, slots: 32768 * targets as u64, max: 32768, max_qd: 32768 }
+                .to_string()
+        };
+        assert!(e(1).contains("--qd 32768 with 1 target per worker"), "{}", e(1));
+        assert!(e(2).contains("--qd 32768 with 2 targets per worker"), "{}", e(2));
     }
 }

@@ -103,8 +103,8 @@ impl ReplayPlan {
                     };
                     if *target >= targets.len() {
                         bail!(
-                            "--replay-map: device {key} goes to target {target}, but the run has {} target(s), counted from 0; add --target or map to 0..{}",
-                            targets.len(),
+                            "--replay-map: device {key} goes to target {target}, but the run has {}, counted from 0; add --target or map to 0..{}",
+                            crate::units::counted(targets.len() as u64, "target"),
                             targets.len().saturating_sub(1)
                         );
                     }
@@ -114,11 +114,11 @@ impl ReplayPlan {
             None => {
                 if devices.len() > targets.len() {
                     bail!(
-                        "--replay {name}: the trace has {} devices ({}), the run {} target(s): give a --target for each device (in order of first appearance), \
+                        "--replay {name}: the trace has {} devices ({}), the run {}: give a --target for each device (in order of first appearance), \
                          or --replay-map DEVICE=TARGET,... to choose which devices go where (the others are left out)",
                         devices.len(),
                         show(&devices),
-                        targets.len()
+                        crate::units::counted(targets.len() as u64, "target")
                     );
                 }
                 for (d, t) in to_target.iter_mut().enumerate() {
@@ -505,11 +505,11 @@ mod tests {
         assert!(w[0].contains("target 1 (mem:2m) gets no I/O"), "{w:?}");
 
         let e = ReplayPlan::load(settings(file.clone()), &two[..1]).unwrap_err().to_string();
-        assert!(e.contains("2 devices (0 (usr/0), 1 (usr/1)), the run 1 target") && e.contains("--replay-map"), "{e}");
+        assert!(e.contains("2 devices (0 (usr/0), 1 (usr/1)), the run 1 target:") && e.contains("--replay-map"), "{e}");
         let mut s = settings(file);
         s.map = Some("0=5".parse::<ReplayMap>().unwrap());
         let e = ReplayPlan::load(s, &two).unwrap_err().to_string();
-        assert!(e.contains("target 5, but the run has 2"), "{e}");
+        assert!(e.contains("target 5, but the run has 2 targets, counted from 0"), "{e}");
     }
 
     #[test]
