@@ -140,6 +140,16 @@ fn assert_cat_moves_atime(path: &std::path::Path) {
     assert_ne!(atime(path), before, "a plain cat should move the access time (relatime)");
 }
 
+/// Writes `lun` (1 MiB) under `--verify`, its journal in `journal`.
+fn write_verified(lun: &std::path::Path, journal: &std::path::Path) {
+    let out = lunmark()
+        .args(["run", "-q", "--no-store", "-t", lun.to_str().unwrap(), "--size", "1m", "--read", "0", "--random", "0"])
+        .args(["--time", "300ms", "--ramp", "0", "--verify", "--journal", journal.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 /// `lunmark verify` reads every block the journal names, and leaves the
 /// file's access time as it was, as the run that wrote it did.
 #[test]
@@ -150,12 +160,7 @@ fn verify_leaves_the_access_time_of_the_file_it_checks() {
     let out =
         run(&["run", "-q", "--no-store", "-t", lun.to_str().unwrap(), "--size", "1m", "--read", "0", "--time", "300ms", "--ramp", "0"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = lunmark()
-        .args(["run", "-q", "--no-store", "-t", lun.to_str().unwrap(), "--size", "1m", "--read", "0", "--random", "0"])
-        .args(["--time", "300ms", "--ramp", "0", "--verify", "--journal", journal.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    write_verified(&lun, &journal);
     assert_cat_moves_atime(&lun);
     let before = age_atime(&lun);
     let out = run(&["verify", lun.to_str().unwrap(), "--journal", journal.to_str().unwrap()]);
@@ -175,12 +180,7 @@ fn verify_checks_a_file_of_another_user_with_access_times_as_usual() {
     }
     let dir = shm_dir();
     let (lun, journal) = (dir.path().join("lun"), dir.path().join("j"));
-    let out = lunmark()
-        .args(["run", "-q", "--no-store", "-t", lun.to_str().unwrap(), "--size", "1m", "--read", "0", "--random", "0"])
-        .args(["--time", "300ms", "--ramp", "0", "--verify", "--journal", journal.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    write_verified(&lun, &journal);
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     for f in [&lun, &journal] {

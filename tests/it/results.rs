@@ -151,17 +151,27 @@ fn sigkill_mid_sweep_leaves_a_readable_store_with_finished_points() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(2600));
+    // Killed once two points are stored (a fixed sleep raced a slow start on a
+    // loaded machine), while the third of five runs.
+    let stored = |s: &Store| -> Option<(String, Value)> {
+        let list = stdout(&s.run(&["results", "list"]));
+        let id = list.lines().find(|l| l.contains("running"))?.split_whitespace().nth(1)?.to_string();
+        let r = s.json(&["results", "export", &id, "--format", "json"]);
+        Some((id, r))
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !stored(&s).is_some_and(|(_, r)| r["points"].as_array().is_some_and(|p| p.len() >= 2)) {
+        assert!(std::time::Instant::now() < deadline, "the sweep stored two points within 60 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
     // SAFETY: kill(2) on the child we spawned.
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
     let _ = child.wait_with_output();
     let list = stdout(&s.run(&["results", "list"]));
     assert!(list.contains(&earlier), "earlier result intact: {list}");
-    let killed = list.lines().find(|l| l.contains("running")).unwrap_or_else(|| panic!("the killed run is listed as running: {list}"));
-    let id = killed.split_whitespace().nth(1).unwrap();
-    let r = s.json(&["results", "export", id, "--format", "json"]);
+    let (_, r) = stored(&s).unwrap_or_else(|| panic!("the killed run is listed as running: {list}"));
     let points = r["points"].as_array().unwrap();
-    assert!(points.len() >= 2, "finished points kept: {}", points.len());
+    assert!((2..5).contains(&points.len()), "finished points kept: {}", points.len());
     assert_eq!(points[0]["params"]["qd"], 1);
     assert!(points[1]["summary"]["iops"].as_f64().unwrap() > 0.0);
 }
