@@ -11,7 +11,8 @@ use crate::results::pass::{self, Criterion, PassError};
 use crate::results::repeats::Pick;
 use crate::target::{self, Target, TargetUri, UriError};
 use crate::units::Bytes;
-use crate::workload::profile::Profile;
+use crate::workload::phase_axis::{self, Overridden, PhasePoint};
+use crate::workload::profile::{Phase, Profile};
 use crate::workload::reduction::DataReduction;
 use crate::workload::steady::{SteadyMetric, SteadySpec};
 use crate::workload::sweep::{self, Sweep, SweepError};
@@ -405,13 +406,15 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
             points.push(PlannedPoint { params, label, spec, asked_qd, targets: point_targets });
         }
     }
-    // Phases a user wrote alike (a warm-up and a measure of one workload) run
-    // each as written: only phases a sweep or a flag made alike are folded.
-    let written_apart = p.phases.iter().enumerate().all(|(i, a)| p.phases[..i].iter().all(|b| b.groups != a.groups));
-    if p.phases.len() > 1 && written_apart {
-        let size_set = o.bs.is_some() || sweeps.iter().any(|s| s.key == "bs");
-        let names: Vec<&str> = p.phases.iter().map(|ph| ph.name.as_str()).collect();
-        points = fold_phases(points, &names, combos.len(), size_set);
+    if p.phases.len() > 1 {
+        let swept = |key: &str| sweeps.iter().any(|s| s.key == key);
+        let overridden = Overridden {
+            size: o.bs.is_some() || swept("bs"),
+            direction: o.read.is_some() || swept("read"),
+            order: o.random.is_some() || swept("random"),
+            depth: o.qd.is_some() || swept("qd"),
+        };
+        points = fold_phases(points, &p.phases, combos.len(), overridden);
     }
     if let Some(d) = o.dist.as_ref().filter(|d| !d.is_uniform()) {
         let random = points.iter().flat_map(|p| p.spec.groups.iter().flat_map(|g| g.access.iter())).any(|l| l.random > 0.0);
@@ -437,12 +440,20 @@ fn label_of(params: &BTreeMap<String, serde_json::Value>) -> String {
 /// sweep points each) with the phases a sweep made one workload run once, and
 /// each phase named as `phase_axis` says: no `phase` where the phases are not
 /// a separate axis (`database --sweep bs=8k,4k` is two points, `bs=8k` and `bs=4k`).
-fn fold_phases(points: Vec<PlannedPoint>, names: &[&str], per_phase: usize, size_set: bool) -> Vec<PlannedPoint> {
+fn fold_phases(points: Vec<PlannedPoint>, phases: &[Phase], per_phase: usize, overridden: Overridden) -> Vec<PlannedPoint> {
+    // Each phase's first twin as written: phases written alike are not folded.
+    let written_as: Vec<usize> =
+        phases.iter().enumerate().map(|(i, a)| phases[..i].iter().position(|b| b.groups == a.groups).unwrap_or(i)).collect();
     let mut keep: Vec<(usize, Option<String>)> = Vec::new();
     for combo in 0..per_phase {
-        let of_combo: Vec<usize> = (0..names.len()).map(|ph| ph * per_phase + combo).collect();
-        let phases: Vec<(&str, &WorkloadSpec)> = of_combo.iter().zip(names).map(|(&i, n)| (*n, &points[i].spec)).collect();
-        keep.extend(crate::workload::phase_axis::distinct(&phases, size_set).into_iter().map(|(ph, name)| (of_combo[ph], name)));
+        let of_combo: Vec<usize> = (0..phases.len()).map(|ph| ph * per_phase + combo).collect();
+        let of_point: Vec<PhasePoint> = of_combo
+            .iter()
+            .zip(phases)
+            .zip(&written_as)
+            .map(|((&i, ph), &written_as)| PhasePoint { name: &ph.name, spec: &points[i].spec, written_as })
+            .collect();
+        keep.extend(phase_axis::distinct(&of_point, overridden).into_iter().map(|(ph, name)| (of_combo[ph], name)));
     }
     // Profile order, phase by phase, as the points were built.
     keep.sort_by_key(|(i, _)| *i);

@@ -2,24 +2,49 @@
 //! each is called there. A sweep (or a flag) that sets what the phases differ
 //! in makes them the same workload: `database --sweep bs=8k,4k` runs its
 //! phases "4k" and "8k" both at 8k, then both at 4k. Such phases are one point
-//! each, not one per phase; and where phases stay apart (reads and writes of
-//! `line-rate`), a transfer size in a phase's name ("randread-4k") is dropped
-//! when the transfer size is set for every phase, so no label names a size the
-//! point did not run. Pure.
+//! each, not one per phase; and where phases stay apart, the words of a phase's
+//! name that describe what a sweep or flag replaced ("4k" under `--bs`,
+//! "randwrite" under `--read`, "qd8" under `--qd`) are dropped, so no label
+//! names a size, direction or depth the point did not run. Phases the user
+//! wrote alike (a warm-up, then the same workload measured) are never folded
+//! into one another: only phases a sweep or flag made alike are. Pure.
 
 use super::WorkloadSpec;
 use crate::units::parse_size;
 
-/// Of the phases of one sweep point (phase name, its workload with the
-/// point's values applied, in profile order): the ones that run, each with the
-/// name its label gives it, or None when the phases are one workload (no phase
-/// axis). `size_set` is true when a sweep or a flag sets the transfer size of
-/// every phase.
-pub fn distinct(phases: &[(&str, &WorkloadSpec)], size_set: bool) -> Vec<(usize, Option<String>)> {
-    // Phases that ended up the same workload, in order of first appearance.
+/// What a sweep or a flag sets for every phase, so a phase's name no longer
+/// describes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overridden {
+    /// The transfer size (`--bs`, a `bs` sweep).
+    pub size: bool,
+    /// The read share (`--read`, a `read` sweep): "read", "write", "rw" in a name.
+    pub direction: bool,
+    /// The random share (`--random`, a `random` sweep): "rand", "seq" in a name.
+    pub order: bool,
+    /// The queue depth (`--qd`, a `qd` sweep).
+    pub depth: bool,
+}
+
+/// One phase of one sweep point: its name, its workload with the point's
+/// values applied, and the index of the first phase written exactly like it
+/// in the profile (its own index when none before it is).
+pub struct PhasePoint<'a> {
+    pub name: &'a str,
+    pub spec: &'a WorkloadSpec,
+    pub written_as: usize,
+}
+
+/// Of the phases of one sweep point (in profile order): the ones that run,
+/// each with the name its label gives it, or None when the phases are one
+/// workload (no phase axis).
+pub fn distinct(phases: &[PhasePoint], overridden: Overridden) -> Vec<(usize, Option<String>)> {
+    // Phases that ended up the same workload, in order of first appearance; a
+    // phase never joins a group holding one written like it.
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    for (i, (_, spec)) in phases.iter().enumerate() {
-        match groups.iter_mut().find(|g| phases[g[0]].1 == *spec) {
+    for (i, p) in phases.iter().enumerate() {
+        let joins = groups.iter_mut().find(|g| phases[g[0]].spec == p.spec && g.iter().all(|&m| phases[m].written_as != p.written_as));
+        match joins {
             Some(g) => g.push(i),
             None => groups.push(vec![i]),
         }
@@ -27,28 +52,56 @@ pub fn distinct(phases: &[(&str, &WorkloadSpec)], size_set: bool) -> Vec<(usize,
     if groups.len() == 1 {
         return vec![(0, None)];
     }
-    let joined = |g: &[usize]| g.iter().map(|&i| phases[i].0).collect::<Vec<_>>().join("+");
     let named: Vec<String> = groups
         .iter()
         .map(|g| {
-            let mut names: Vec<String> =
-                g.iter().map(|&i| if size_set { without_sizes(phases[i].0) } else { phases[i].0.to_string() }).collect();
+            let mut names: Vec<String> = g.iter().map(|&i| still_true(phases[i].name, overridden)).filter(|n| !n.is_empty()).collect();
             names.dedup();
-            match names.as_slice() {
-                [one] if !one.is_empty() => one.clone(),
-                _ => joined(g),
-            }
+            names.join("+")
         })
         .collect();
-    // Two groups under one name would be told apart by nothing: their phases' names instead.
-    let unique = named.iter().all(|n| named.iter().filter(|m| *m == n).count() == 1);
-    groups.iter().zip(named).map(|(g, n)| (g[0], Some(if unique { n } else { joined(g) }))).collect()
+    // A name left empty, or one two groups share, is told apart by the place
+    // of its first phase in the profile ("#2", "randread#3").
+    let unique = |n: &String| !n.is_empty() && named.iter().filter(|m| *m == n).count() == 1;
+    groups.iter().zip(&named).map(|(g, n)| (g[0], Some(if unique(n) { n.clone() } else { format!("{n}#{}", g[0] + 1) }))).collect()
 }
 
-/// A phase's name without the words that are transfer sizes: "randread-4k"
-/// is "randread", "128k-seqwrite" is "seqwrite", "4k" is "".
-fn without_sizes(name: &str) -> String {
-    name.split('-').filter(|w| parse_size(w).is_err()).collect::<Vec<_>>().join("-")
+/// A phase's name without what it says of the overridden: "randread-4k" under
+/// `--bs` is "randread", under `--read` "rand-4k", under `--random` "read-4k".
+fn still_true(name: &str, o: Overridden) -> String {
+    name.split('-')
+        .filter_map(|w| match pattern(w) {
+            Some((order, direction)) => {
+                let kept: String = [(!o.order).then_some(order), (!o.direction).then_some(direction)].into_iter().flatten().collect();
+                Some(kept).filter(|k| !k.is_empty())
+            }
+            None if o.size && is_size(w) || o.depth && is_depth(w) => None,
+            None => Some(w.to_string()),
+        })
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// "4k", "128K", "1m": a size with its unit (a bare number is not taken for one).
+fn is_size(word: &str) -> bool {
+    word.chars().any(|c| c.is_ascii_alphabetic()) && parse_size(word).is_ok()
+}
+
+/// A word of order and direction, split: "randread" is ("rand", "read"),
+/// "seq" ("seq", ""), "rw" ("", "rw"); None for any other word.
+fn pattern(word: &str) -> Option<(&str, &str)> {
+    let lower = word.to_ascii_lowercase();
+    let order_len = ["random", "rand", "seq"].iter().find(|o| lower.starts_with(*o)).map_or(0, |o| o.len());
+    let (order, direction) = word.split_at(order_len);
+    let is_direction = ["read", "write", "rw", "readwrite", "mixed", "reads", "writes"].contains(&direction.to_ascii_lowercase().as_str());
+    (direction.is_empty() && order_len > 0 || is_direction).then_some((order, direction))
+}
+
+/// "qd8", "8qd": a queue depth.
+fn is_depth(word: &str) -> bool {
+    let w = word.to_ascii_lowercase();
+    let digits = w.strip_prefix("qd").or_else(|| w.strip_suffix("qd"));
+    digits.is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
 }
 
 #[cfg(test)]
@@ -63,29 +116,85 @@ mod tests {
         s
     }
 
+    /// Phases written apart (each its own `written_as`).
+    fn apart<'a>(phases: &[(&'a str, &'a WorkloadSpec)]) -> Vec<PhasePoint<'a>> {
+        phases.iter().enumerate().map(|(i, (name, spec))| PhasePoint { name, spec, written_as: i }).collect()
+    }
+
+    const SIZE: Overridden = Overridden { size: true, ..NONE };
+    const READ: Overridden = Overridden { direction: true, ..NONE };
+    const NONE: Overridden = Overridden { size: false, direction: false, order: false, depth: false };
+
     #[test]
     fn phases_made_one_workload_are_one_point_without_a_phase() {
         let a = spec(8192, 66.0);
-        assert_eq!(distinct(&[("4k", &a), ("8k", &a)], true), vec![(0, None)]);
+        assert_eq!(distinct(&apart(&[("4k", &a), ("8k", &a)]), SIZE), vec![(0, None)]);
     }
 
     #[test]
     fn phases_that_stay_apart_drop_the_size_they_no_longer_run() {
         let (r, w) = (spec(8192, 100.0), spec(8192, 0.0));
-        let phases = [("randread-4k", &r), ("randread-8k", &r), ("randwrite-4k", &w), ("randwrite-8k", &w)];
-        assert_eq!(distinct(&phases, true), vec![(0, Some("randread".into())), (2, Some("randwrite".into()))]);
+        let phases = apart(&[("randread-4k", &r), ("randread-8k", &r), ("randwrite-4k", &w), ("randwrite-8k", &w)]);
+        assert_eq!(distinct(&phases, SIZE), vec![(0, Some("randread".into())), (2, Some("randwrite".into()))]);
         // Sizes left as the profile has them: the names are right as they are.
         let (a, b) = (spec(4096, 100.0), spec(8192, 100.0));
         assert_eq!(
-            distinct(&[("randread-4k", &a), ("randread-8k", &b)], false),
+            distinct(&apart(&[("randread-4k", &a), ("randread-8k", &b)]), NONE),
             vec![(0, Some("randread-4k".into())), (1, Some("randread-8k".into()))]
         );
     }
 
     #[test]
-    fn names_that_would_be_empty_or_alike_keep_the_phases_names() {
+    fn a_direction_or_order_set_for_all_phases_leaves_their_names() {
+        // oltp-db --read 100: "randwrite-16k" runs random reads, so it is "rand-16k".
+        let (a, b) = (spec(8192, 100.0), spec(16384, 100.0));
+        assert_eq!(
+            distinct(&apart(&[("randread-8k", &a), ("randwrite-16k", &b)]), READ),
+            vec![(0, Some("rand-8k".into())), (1, Some("rand-16k".into()))]
+        );
+        // quick --read 100: the 4k pair and the 128k pair are one workload each.
+        let phases = apart(&[("4k-randread", &a), ("4k-randwrite", &a), ("128k-seqread", &b), ("128k-seqwrite", &b)]);
+        assert_eq!(distinct(&phases, READ), vec![(0, Some("4k-rand".into())), (2, Some("128k-seq".into()))]);
+        // quick --random 0: directions stay, orders go.
+        let (r, w) = (spec(4096, 100.0), spec(4096, 0.0));
+        let order = Overridden { order: true, ..NONE };
+        assert_eq!(
+            distinct(&apart(&[("4k-randread", &r), ("4k-randwrite", &w)]), order),
+            vec![(0, Some("4k-read".into())), (1, Some("4k-write".into()))]
+        );
+        let depth = Overridden { depth: true, ..NONE };
+        assert_eq!(
+            distinct(&apart(&[("read-qd1", &a), ("write-qd8", &b)]), depth),
+            vec![(0, Some("read".into())), (1, Some("write".into()))]
+        );
+        // Words that only look alike are kept: "readiness", "sequence", "warmup".
+        assert_eq!(
+            still_true("readiness-sequence-warmup", Overridden { direction: true, order: true, ..NONE }),
+            "readiness-sequence-warmup"
+        );
+    }
+
+    #[test]
+    fn names_that_would_be_empty_or_alike_are_told_apart_by_their_place() {
         let (r, w) = (spec(8192, 100.0), spec(8192, 0.0));
-        assert_eq!(distinct(&[("4k", &r), ("8k", &w)], true), vec![(0, Some("4k".into())), (1, Some("8k".into()))]);
-        assert_eq!(distinct(&[("x-4k", &r), ("x-8k", &w)], true), vec![(0, Some("x-4k".into())), (1, Some("x-8k".into()))]);
+        assert_eq!(distinct(&apart(&[("4k", &r), ("8k", &w)]), SIZE), vec![(0, Some("#1".into())), (1, Some("#2".into()))]);
+        assert_eq!(distinct(&apart(&[("x-4k", &r), ("x-8k", &w)]), SIZE), vec![(0, Some("x#1".into())), (1, Some("x#2".into()))]);
+        // A bare number is no size: "phase-1" keeps its number.
+        assert_eq!(
+            distinct(&apart(&[("phase-1", &r), ("phase-2", &w)]), SIZE),
+            vec![(0, Some("phase-1".into())), (1, Some("phase-2".into()))]
+        );
+    }
+
+    #[test]
+    fn phases_written_alike_stay_apart_and_a_phase_made_like_them_joins_the_first() {
+        // warmup and measure written alike; big-8k made like them by --bs 16k.
+        let a = spec(16384, 100.0);
+        let phases = [
+            PhasePoint { name: "warmup", spec: &a, written_as: 0 },
+            PhasePoint { name: "measure", spec: &a, written_as: 0 },
+            PhasePoint { name: "big-8k", spec: &a, written_as: 2 },
+        ];
+        assert_eq!(distinct(&phases, SIZE), vec![(0, Some("warmup+big".into())), (1, Some("measure".into()))]);
     }
 }

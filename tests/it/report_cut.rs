@@ -136,15 +136,12 @@ fn phases_apart_in_a_bs_sweep_are_named_without_the_replaced_size() {
 #[test]
 fn phases_written_alike_run_each_with_their_names() {
     let dir = tempfile::tempdir().unwrap();
-    let phase = |name: &str| {
-        format!(
-            "[[phases]]\nname = \"{name}\"\n[[phases.groups]]\nname = \"main\"\nworkers = 1\nqd = 4\n\
-             [[phases.groups.access]]\nshare = 100\nbs = \"4k\"\nread = 100\nrandom = 100\n"
-        )
-    };
     let profile = dir.path().join("twice.toml");
-    std::fs::write(&profile, format!("name = \"twice\"\ndescription = \"warm, then measure\"\n{}{}", phase("warm"), phase("measure")))
-        .unwrap();
+    std::fs::write(
+        &profile,
+        format!("name = \"twice\"\ndescription = \"warm, then measure\"\n{}{}", phase_toml("warm", "4k"), phase_toml("measure", "4k")),
+    )
+    .unwrap();
     for extra in [&[][..], &["--sweep", "bs=4k,8k"][..]] {
         let mut args = vec!["run", "--profile-file", profile.to_str().unwrap(), "-t", "mem:64m", "--dry-run"];
         args.extend_from_slice(extra);
@@ -155,4 +152,54 @@ fn phases_written_alike_run_each_with_their_names() {
         assert_eq!(phases, [true, true], "{extra:?}: {points:?}");
         assert_eq!(points.len(), if extra.is_empty() { 2 } else { 4 }, "{extra:?}: {points:?}");
     }
+}
+
+/// The point lines of a dry run.
+fn planned_points(args: &[&str]) -> Vec<String> {
+    let out = run(args);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    stdout(&out).lines().filter(|l| l.starts_with("point ")).map(str::to_string).collect()
+}
+
+/// A flag that sets the direction or the order of every phase takes those
+/// words out of the phases' names: no label says "randwrite" of a point that
+/// reads, or "rand" of one that runs in order.
+#[test]
+fn labels_name_no_direction_or_order_a_flag_replaced() {
+    let points = planned_points(&["run", "quick", "-t", "mem:64m", "--read", "100", "--dry-run"]);
+    assert_eq!(points, ["point 1/2: phase=4k-rand", "point 2/2: phase=128k-seq"]);
+    let points = planned_points(&["run", "quick", "-t", "mem:64m", "--random", "0", "--dry-run"]);
+    assert_eq!(
+        points,
+        ["point 1/4: phase=4k-read", "point 2/4: phase=4k-write", "point 3/4: phase=128k-read", "point 4/4: phase=128k-write"]
+    );
+    let points = planned_points(&["run", "oltp-db", "-t", "mem:64m", "--read", "100", "--dry-run"]);
+    assert!(!points.is_empty() && points.iter().all(|p| !p.contains("read") && !p.contains("write")), "{points:?}");
+}
+
+/// Phases written alike stay apart; a phase a flag made like them joins the first.
+#[test]
+fn a_phase_made_like_two_written_alike_joins_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("three.toml");
+    let text = format!(
+        "name = \"three\"\ndescription = \"t\"\n{}{}{}",
+        phase_toml("warmup", "4k"),
+        phase_toml("measure", "4k"),
+        phase_toml("big-8k", "8k")
+    );
+    std::fs::write(&profile, text).unwrap();
+    let file = profile.to_str().unwrap();
+    let as_written = planned_points(&["run", "--profile-file", file, "-t", "mem:64m", "--dry-run"]);
+    assert_eq!(as_written, ["point 1/3: phase=warmup", "point 2/3: phase=measure", "point 3/3: phase=big-8k"]);
+    let one_size = planned_points(&["run", "--profile-file", file, "-t", "mem:64m", "--bs", "16k", "--dry-run"]);
+    assert_eq!(one_size, ["point 1/2: phase=warmup+big", "point 2/2: phase=measure"]);
+}
+
+/// A profile phase of one worker at QD 4, 100% random reads of `bs`.
+fn phase_toml(name: &str, bs: &str) -> String {
+    format!(
+        "[[phases]]\nname = \"{name}\"\n[[phases.groups]]\nname = \"main\"\nworkers = 1\nqd = 4\n\
+         [[phases.groups.access]]\nshare = 100\nbs = \"{bs}\"\nread = 100\nrandom = 100\n"
+    )
 }
