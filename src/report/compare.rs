@@ -161,13 +161,25 @@ fn top_key(path: &str) -> &str {
     path.split(['.', '[']).next().unwrap_or(path)
 }
 
+/// The last field of a flattened path ("groups[0].access[1].bs" -> "bs").
+fn leaf_key(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or(path)
+}
+
 /// Where two workloads differ in fields other than `skip`, as "path: a vs b" lines.
+/// A field a sweep of either result sets (`bs` of a `--sweep bs=...`) is left
+/// out: the result's workload holds its first point's value, and the points
+/// are paired by their swept values (`bs=4k,8k` against `bs=8k,4k`).
 fn differences(a: &RunResult, b: &RunResult, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let swept: std::collections::BTreeSet<&str> =
+        a.points.iter().chain(&b.points).flat_map(|p| p.params.keys().map(String::as_str)).filter(|k| *k != "targets").collect();
     let flat = |r: &RunResult| {
         let v = serde_json::to_value(&r.workload).unwrap_or(Value::Null);
         let mut flat = BTreeMap::new();
         flatten("", &v, &mut flat);
-        flat.retain(|k, _| !MAY_DIFFER.contains(&top_key(k)) && keep(top_key(k)));
+        flat.retain(|k, _| {
+            !MAY_DIFFER.contains(&top_key(k)) && keep(top_key(k)) && !(top_key(k) == "groups" && swept.contains(leaf_key(k)))
+        });
         flat
     };
     let (fa, fb) = (flat(a), flat(b));

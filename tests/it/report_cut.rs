@@ -203,3 +203,24 @@ fn phase_toml(name: &str, bs: &str) -> String {
          [[phases.groups.access]]\nshare = 100\nbs = \"{bs}\"\nread = 100\nrandom = 100\n"
     )
 }
+
+/// Two sweeps of the same sizes in another order are one comparison: points
+/// pair by their swept values. A difference outside the sweep is still refused.
+#[test]
+fn sweeps_in_another_order_compare_point_by_point() {
+    let dir = shm_dir();
+    let run = |json: &str, extra: &[&str]| {
+        let json = dir.path().join(json);
+        let args = ["run", "-q", "-t", "mem:16m", "--time", "200ms", "--ramp", "0", "--json", json.to_str().unwrap()];
+        in_store(dir.path(), &[&args[..], extra].concat());
+        read_json(&json)["id"].as_str().unwrap().to_string()
+    };
+    let a = run("a.json", &["--sweep", "bs=4k,8k"]);
+    let b = run("b.json", &["--sweep", "bs=8k,4k"]);
+    let out = in_store(dir.path(), &["compare", &a, &b]);
+    let shown = stdout(&out) + &stderr(&out);
+    assert!(shown.contains("point bs=4k\n") && shown.contains("point bs=8k\n"), "{shown}");
+    let c = run("c.json", &["--sweep", "bs=8k,4k", "--read", "50"]);
+    let out = lunmark().env_remove("LUNMARK_STORE").arg("--store").arg(dir.path().join("s.db")).args(["compare", &a, &c]).output().unwrap();
+    assert!(!out.status.success() && stderr(&out).contains("read: 70.0 vs 50.0"), "{}", stderr(&out));
+}
