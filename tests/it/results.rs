@@ -160,7 +160,8 @@ fn sigkill_mid_sweep_leaves_a_readable_store_with_finished_points() {
         Some((id, r))
     };
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while !stored(&s).is_some_and(|(_, r)| r["points"].as_array().is_some_and(|p| p.len() >= 2)) {
+    let two_stored = |s: &Store| stored(s).is_some_and(|(_, r)| r["points"].as_array().is_some_and(|p| p.len() >= 2));
+    while !two_stored(&s) {
         assert!(std::time::Instant::now() < deadline, "the sweep stored two points within 60 s");
         std::thread::sleep(Duration::from_millis(100));
     }
