@@ -97,12 +97,13 @@ fn sweep_then(dir: &Path, file: &Path, act: impl FnOnce(&Path)) -> (Output, Valu
     let stored = || -> Option<Value> {
         let out = lunmark().env("LUNMARK_STORE", &store).args(["results", "list"]).output().ok()?;
         let list = stdout(&out);
-        let id = list.lines().find(|l| l.contains("running") || l.contains("failed"))?.split_whitespace().nth(1)?.to_string();
+        let row = list.lines().find(|l| ["running", "failed", "completed", "interrupted"].iter().any(|s| l.contains(s)))?;
+        let id = row.split_whitespace().nth(1)?.to_string();
         let out = lunmark().env("LUNMARK_STORE", &store).args(["results", "export", &id, "--format", "json"]).output().ok()?;
         serde_json::from_slice(&out.stdout).ok()
     };
     let deadline = Instant::now() + Duration::from_secs(60);
-    while !stored().is_some_and(|r| r["points"].as_array().is_some_and(|p| !p.is_empty())) {
+    while stored().is_none_or(|r| r["points"].as_array().is_none_or(|p| p.is_empty())) {
         assert!(Instant::now() < deadline, "the sweep stored its first point within 60 s");
         std::thread::sleep(Duration::from_millis(50));
     }
