@@ -270,8 +270,13 @@ struct WorkerLoop<'a> {
     /// Latency counts from the due time; service time from the submission.
     scheduled: bool,
     slots: Vec<Slot>,
-    /// Paced: free slots waiting for their next I/O; slot i drives target i % targets.
-    idle: Vec<u32>,
+    /// Paced: free slots waiting for their next I/O, by target (slot i drives
+    /// target i % targets, as unpaced), and how many there are in all.
+    idle: Vec<Vec<u32>>,
+    idle_count: usize,
+    /// Paced: the target whose turn it is to get the next due I/O. The turn goes
+    /// round the targets, so each gets its share as each gets its slots unpaced.
+    turn: usize,
     in_flight: usize,
     /// This wake-up's completions.
     done: Vec<Completion>,
@@ -349,7 +354,12 @@ impl<'a> WorkerLoop<'a> {
             paced,
             scheduled,
             slots,
-            idle: Vec::new(),
+            // Room for every slot in each list: a replay's slot returns to the
+            // list of the target it last served, and no push may allocate.
+            idle: vec![Vec::with_capacity(nslots); ntargets as usize],
+            idle_count: 0,
+            // Workers sharing targets start at different ones: small totals spread too.
+            turn: plan.index as usize % ntargets as usize,
             in_flight: 0,
             done: Vec::with_capacity(nslots),
             cached,
@@ -391,12 +401,13 @@ impl<'a> WorkerLoop<'a> {
         for slot in 0..self.slots.len() as u32 {
             // --ios N below the depth, no ramp: only N are issued (see `complete`).
             if self.paced || (now >= self.measure_start && u64::from(slot) >= self.io_limit) {
-                self.idle.push(slot);
+                self.idle[(slot % ntargets) as usize].push(slot);
+                self.idle_count += 1;
             } else {
                 self.submit(slot, slot % ntargets, now, now)?;
             }
         }
-        self.idle.reverse();
+        self.idle.iter_mut().for_each(|slots| slots.reverse());
         Ok(())
     }
 
@@ -407,7 +418,7 @@ impl<'a> WorkerLoop<'a> {
         if let Some(Err(e)) = self.verifier.as_mut().map(|v| v.flush_journal()) {
             return Err(self.fail(format!("writing the verify journal failed: {e}"), Instant::now()));
         }
-        let wait = if self.paced && !self.idle.is_empty() {
+        let wait = if self.paced && self.idle_count > 0 {
             self.gen.wait(&self.pacer, Instant::now(), WAIT_SLICE).min(WAIT_SLICE)
         } else {
             WAIT_SLICE
@@ -498,7 +509,8 @@ impl<'a> WorkerLoop<'a> {
         // the I/Os the run counts, none left in flight to abandon.
         let counted = self.measured_ios + (self.in_flight + self.done.len() - k - 1) as u64;
         if self.paced || (self.measuring && counted >= self.io_limit) {
-            self.idle.push(c.slot);
+            self.idle[s.target as usize].push(c.slot);
+            self.idle_count += 1;
             return Ok(());
         }
         self.submit(c.slot, s.target, now, now).map(|_| ())
@@ -595,9 +607,9 @@ impl<'a> WorkerLoop<'a> {
 
     /// Paced: issues every I/O due by `now` on the idle slots.
     fn issue_due(&mut self, now: Instant) -> Result<(), End> {
-        while self.paced && !self.idle.is_empty() && !(self.measuring && self.measured_ios + self.in_flight as u64 >= self.io_limit) {
+        while self.paced && self.idle_count > 0 && !(self.measuring && self.measured_ios + self.in_flight as u64 >= self.io_limit) {
             let Some(due) = self.gen.take_due(&mut self.pacer, now) else { break };
-            let slot = self.idle.pop().expect("checked non-empty");
+            let slot = self.take_idle();
             let target = self.slots[slot as usize].target;
             let line = self.submit(slot, target, due, now)?;
             // A sync is not one of the access lines' I/Os: think time counts those.
@@ -606,6 +618,23 @@ impl<'a> WorkerLoop<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Paced: an idle slot of the target whose turn it is, or (all of that
+    /// target's slots in flight) of the next in turn that has one; the turn
+    /// passes to the target after it. Without this, the slot freed last was
+    /// reused first: a rate the targets keep up with sent every I/O to the
+    /// first target. Needs `idle_count > 0`.
+    #[inline]
+    fn take_idle(&mut self) -> u32 {
+        let n = self.idle.len();
+        let mut t = self.turn;
+        while self.idle[t].is_empty() {
+            t = if t + 1 == n { 0 } else { t + 1 };
+        }
+        self.turn = if t + 1 == n { 0 } else { t + 1 };
+        self.idle_count -= 1;
+        self.idle[t].pop().expect("a non-empty idle list")
     }
 
     /// Draws the next I/O for `slot` (a due sync first), takes its blocks for

@@ -137,6 +137,9 @@ pub enum TargetError {
     /// The server took some of the run's connections but not all.
     #[error("{message}")]
     TooFewClients { message: String },
+    /// A file target's path no longer names the file an earlier point of the run opened.
+    #[error("{uri}: {what}; lunmark stops rather than measure the remaining points on another file. The points measured so far are kept; keep the file in place for the whole run")]
+    FileReplaced { uri: String, what: String },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> TargetError + '_ {
@@ -323,7 +326,7 @@ pub fn open_targets(
                 let model = Some(format!("iSCSI LUN, {}-byte blocks", session.block_size));
                 finish(uri, TargetKind::Iscsi, session.size, spec, Handle::Remote(u), None, model, None)?
             }
-            TargetUri::File(path) => open_file(uri, &path, spec, writes, &mut pending)?,
+            TargetUri::File(path) => open_file(uri, &path, spec, writes, &mut pending, &mut run.files)?,
             TargetUri::Device(path) => open_device(uri, &path, spec, writes, flags)?,
         };
         if target.region.len < max_bs {
@@ -346,6 +349,44 @@ pub struct RunTargets {
     pub nbd: NbdPools,
     /// Keyed by URI and by which occurrence of that URI in a point's target list.
     mem: HashMap<(String, usize), Arc<MemLun>>,
+    /// Each file target's identity when the run first opened it.
+    files: FileIdentities,
+}
+
+/// The (device, inode) of each file target the run has opened, by path: a
+/// later point opens the same file or stops. A file deleted mid-run would
+/// otherwise be created and filled anew, and the rest of the run measured on
+/// another file than the one it started with.
+#[derive(Default)]
+struct FileIdentities(HashMap<PathBuf, (u64, u64)>);
+
+impl FileIdentities {
+    /// Err when an earlier point opened another file at `path`: the file is
+    /// gone (`now` is None) or another one took its place.
+    fn check(&self, uri: &str, path: &Path, now: Option<&std::fs::Metadata>) -> Result<(), TargetError> {
+        use std::os::unix::fs::MetadataExt;
+        let Some(&(dev, ino)) = self.0.get(path) else { return Ok(()) };
+        let what = match now {
+            None => format!("the file an earlier point of this run opened (device {dev}, inode {ino}) was deleted or renamed"),
+            Some(m) if (m.dev(), m.ino()) != (dev, ino) => format!(
+                "the path now names another file (device {}, inode {}) than the one an earlier point of this run opened (device {dev}, inode {ino})",
+                m.dev(),
+                m.ino()
+            ),
+            Some(_) => return Ok(()),
+        };
+        Err(TargetError::FileReplaced { uri: uri.into(), what })
+    }
+
+    /// Remembers the file `path` names now, the first time it is opened.
+    fn remember(&mut self, path: &Path, file: &File) -> io::Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        if !self.0.contains_key(path) {
+            let m = file.metadata()?;
+            self.0.insert(path.to_path_buf(), (m.dev(), m.ino()));
+        }
+        Ok(())
+    }
 }
 
 /// Connections a point opens to the target at `index` at once (every worker
@@ -395,6 +436,7 @@ fn open_file(
     spec: &WorkloadSpec,
     writes: bool,
     pending: &mut Vec<created::Pending>,
+    identities: &mut FileIdentities,
 ) -> Result<OpenTarget, TargetError> {
     let display = path.display().to_string();
     if !spec.buffered {
@@ -402,7 +444,14 @@ fn open_file(
         check_alignment(spec, uri, TargetKind::File, 512)?;
     }
     let wanted = region::requested_end(uri, spec)?;
-    let created = match std::fs::metadata(path) {
+    let meta = std::fs::metadata(path);
+    // Before anything is created: a file an earlier point opened is not made anew.
+    match &meta {
+        Ok(m) => identities.check(uri, path, Some(m))?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => identities.check(uri, path, None)?,
+        Err(_) => {}
+    }
+    let created = match meta {
         Ok(m) if m.is_dir() => return Err(TargetError::Directory { path: display }),
         Ok(m) if m.file_type().is_block_device() => return open_device(uri, path, spec, writes, SafetyFlags::default()),
         Ok(_) => None,
@@ -438,6 +487,10 @@ fn open_file(
             TargetError::Io { path: display.clone(), error: e }
         }
     })?;
+    // The file the I/O goes to, checked again and remembered from its own
+    // descriptor: a swap between the check above and the open is caught too.
+    identities.check(uri, path, Some(&file.metadata().map_err(io_err(path))?))?;
+    identities.remember(path, &file).map_err(io_err(path))?;
     finish(uri, TargetKind::File, size, spec, Handle::Fd(file.into()), created, None, filesystem_of(path))
 }
 

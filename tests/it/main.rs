@@ -30,6 +30,7 @@ mod polish3;
 mod polish4;
 mod polling;
 mod power;
+mod rate_spread;
 mod replay;
 mod report_cut;
 mod report_page;
