@@ -354,9 +354,10 @@ impl<'a> WorkerLoop<'a> {
             paced,
             scheduled,
             slots,
-            // Room for every slot in each list: a replay's slot returns to the
-            // list of the target it last served, and no push may allocate.
-            idle: vec![Vec::with_capacity(nslots); ntargets as usize],
+            // Paced, room for every slot in each list: a replay's slot returns to
+            // the list of the target it last served, and no push may allocate.
+            // (Unpaced, slots rest here only at the end of an --ios run.)
+            idle: vec![Vec::with_capacity(if paced { nslots } else { 0 }); ntargets as usize],
             idle_count: 0,
             // Workers sharing targets start at different ones: small totals spread too.
             turn: plan.index as usize % ntargets as usize,
