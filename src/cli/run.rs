@@ -853,6 +853,8 @@ pub fn execute_with(
         if let Some(rounds) = &plan.rounds {
             run::rounds::check(&plan, rounds, ctx)?;
         }
+        // Memory, mappings and rings with a cache: the real run's resource check, in its words.
+        run::resources::preflight(&plan, ctx.resource_extras())?;
         let store = ResultStore::choose(&args, store_flag)?;
         print!("{}", crate::lab::plan_view::describe(&plan));
         if let Some(m) = cluster.get().facts() {
