@@ -54,3 +54,67 @@ fn the_dry_run_refuses_a_plan_the_run_refuses_for_memory() {
     let fits = run(&["run", "--no-store", "-t", "mem:64m", "--bs", "1m", "--qd", "4", "--dry-run"]);
     assert!(fits.status.success() && stdout(&fits).contains("memory: about"), "{}", stderr(&fits));
 }
+
+/// A profile file of 4 KiB random writes with this `[data]`, in `dir`.
+fn data_profile(dir: &std::path::Path, data: &str) -> std::path::PathBuf {
+    let path = dir.join(format!("data-{}.toml", rand_suffix()));
+    let text = format!(
+        "name = \"reduce\"\ndescription = \"4k random writes\"\n\n[data]\n{data}\n\n[[phases]]\nname = \"w\"\n\n[[phases.groups]]\n\
+         name = \"main\"\nworkers = 1\nqd = 4\n\n[[phases.groups.access]]\nshare = 100.0\nbs = \"4k\"\nread = 0.0\nrandom = 100.0\n"
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The data settings are checked once, on what applies: the flags over the
+/// profile's `[data]`. A flag that gives the profile's unit a share makes it
+/// apply (it was refused); a flag that takes the share away leaves it idle
+/// (it ran); a bad unit in the file is named as the file's key, not as a flag.
+#[test]
+fn the_data_settings_are_checked_as_they_apply_flags_over_the_profile() {
+    let dir = shm_dir();
+    let dry = |profile: &std::path::Path, flags: &[&str]| {
+        run(&[&["run", "--no-store", "-t", "mem:16m", "--profile-file", profile.to_str().unwrap()][..], flags, &["--dry-run"]].concat())
+    };
+    let data_line = |out: &std::process::Output| stdout(out).lines().find(|l| l.starts_with("data: ")).unwrap_or_default().to_string();
+
+    // The profile's unit beside a share given by a flag applies.
+    let unit_only = data_profile(dir.path(), "dedupe_unit = \"4k\"");
+    for (flags, says) in [(&["--dedupe", "30"], "0% compressible"), (&["--compress", "40"], "40% compressible")] {
+        let out = dry(&unit_only, flags);
+        assert!(out.status.success(), "{flags:?}: {}", stderr(&out));
+        assert!(data_line(&out).starts_with("data: written units of 4k: ") && data_line(&out).contains(says), "{flags:?}: {}", data_line(&out));
+    }
+    assert!(data_line(&dry(&unit_only, &["--dedupe", "30"])).contains("30% repeat"));
+
+    // The profile's share taken away by --dedupe 0: refused as --dedupe 0 --dedupe-unit 4k is, each named where written.
+    let with_share = data_profile(dir.path(), "dedupe = 30\ndedupe_unit = \"4k\"");
+    let out = dry(&with_share, &["--dedupe", "0"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error: {}: [data] dedupe_unit = \"4k\" sets the unit of dedupe and compress, and --dedupe 0 reduces no data: \
+             give --dedupe PCT or --compress PCT above 0, or remove dedupe_unit from [data]",
+            with_share.display()
+        )
+    );
+    assert!(stdout(&out).is_empty(), "refused before the plan: {}", stdout(&out));
+    assert!(dry(&with_share, &[]).status.success());
+
+    // A unit that does not divide the writes, written in the file: named as the file's key.
+    let odd = data_profile(dir.path(), "dedupe = 30\ndedupe_unit = \"3k\"");
+    let out = dry(&odd, &[]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!err.contains("--dedupe-unit"), "no flag was given: {err}");
+    assert!(
+        err.contains(&format!("{}: [data] dedupe_unit = \"3k\": every write must be made of whole units, but a 4k write is not", odd.display())),
+        "{err}"
+    );
+    // A flag over it is the flag's, and named as one.
+    assert!(dry(&odd, &["--dedupe-unit", "4k"]).status.success());
+    let out = dry(&with_share, &["--dedupe-unit", "3k"]);
+    assert!(stderr(&out).contains("error: --dedupe-unit 3k: every write must be made of whole units"), "{}", stderr(&out));
+}
