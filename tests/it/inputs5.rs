@@ -83,7 +83,11 @@ fn the_data_settings_are_checked_as_they_apply_flags_over_the_profile() {
     for (flags, says) in [(&["--dedupe", "30"], "0% compressible"), (&["--compress", "40"], "40% compressible")] {
         let out = dry(&unit_only, flags);
         assert!(out.status.success(), "{flags:?}: {}", stderr(&out));
-        assert!(data_line(&out).starts_with("data: written units of 4k: ") && data_line(&out).contains(says), "{flags:?}: {}", data_line(&out));
+        assert!(
+            data_line(&out).starts_with("data: written units of 4k: ") && data_line(&out).contains(says),
+            "{flags:?}: {}",
+            data_line(&out)
+        );
     }
     assert!(data_line(&dry(&unit_only, &["--dedupe", "30"])).contains("30% repeat"));
 
@@ -110,7 +114,10 @@ fn the_data_settings_are_checked_as_they_apply_flags_over_the_profile() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(!err.contains("--dedupe-unit"), "no flag was given: {err}");
     assert!(
-        err.contains(&format!("{}: [data] dedupe_unit = \"3k\": every write must be made of whole units, but a 4k write is not", odd.display())),
+        err.contains(&format!(
+            "{}: [data] dedupe_unit = \"3k\": every write must be made of whole units, but a 4k write is not",
+            odd.display()
+        )),
         "{err}"
     );
     // A flag over it is the flag's, and named as one.
