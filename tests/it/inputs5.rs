@@ -36,6 +36,27 @@ fn a_closed_stdout_ends_a_lab_dry_run_quietly() {
     }
 }
 
+/// `cache-curve --json FILE` with its stdout closed: the table cannot be
+/// printed, which is reported (exit 1, as a run reports it), not a panic, and
+/// the JSON file is still written.
+#[test]
+fn a_closed_stdout_does_not_cost_cache_curve_its_json() {
+    let dir = shm_dir();
+    let json = dir.path().join("curve.json");
+    let mut child = lunmark()
+        .args(["cache-curve", "tests/fixtures/blkparse/sample.txt", "--sizes", "0,50,100", "--json", json.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert!(!err.contains("panicked") && out.status.code() == Some(1), "{:?}: {err}", out.status);
+    assert_eq!(err.trim_end(), "error: the summary was not printed: stdout was closed (broken pipe)");
+    assert_eq!(read_json(&json)["rows"].as_array().map(|r| r.len()), Some(3), "the JSON is written all the same");
+}
+
 /// A plan whose buffers do not fit in the memory available: the dry run
 /// refuses it with the real run's message and exit 1 (it printed the plan and
 /// exited 0), before any of the plan is printed, as the ring limit is refused.
