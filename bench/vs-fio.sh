@@ -46,9 +46,15 @@ trap cleanup EXIT
 
 file=$work/data
 # Create and fill the files once (both tools then read the same data).
-"$LUNMARK" run -q -t "$file" --size 1g --read 100 --time 1s --ramp 0 >/dev/null
+# Set-up, not results: what lunmark says of these runs ("saved as ...") is
+# shown only when one fails.
+setup_run() {
+  local said
+  said=$("$LUNMARK" run -q "$@" --read 100 --time 1s --ramp 0 2>&1 >/dev/null) || { echo "$said" >&2; return 1; }
+}
+setup_run -t "$file" --size 1g
 for i in 1 2 3 4; do
-  "$LUNMARK" run -q -t "$work/f$i" --size 256m --read 100 --time 1s --ramp 0 >/dev/null
+  setup_run -t "$work/f$i" --size 256m
 done
 if [ "$(id -u)" -eq 0 ]; then
   cp "$file" "$work/loop-backing"
@@ -134,8 +140,12 @@ rows+=("null: vs fio null|-t null:1g $lrr4|--ioengine=null --size=1g $rr4")
 rows+=("mem: vs fio mmap (tmpfs)|-t mem:1g $lrr4|--filename=$file --ioengine=mmap --size=1g $rr4")
 rows+=("mem: vs fio null|-t mem:1g $lrr4|--ioengine=null --size=1g $rr4")
 
-printf '%-24s %11s %11s %19s   %9s %9s %19s   %9s %9s %19s\n' "row" "lunmark IOPS" "fio IOPS" "IOPS lm/fio" \
-  "lm CPU/M" "fio CPU/M" "CPU lm/fio" "lm own/M" "fio own/M" "own lm/fio"
+# Column widths, set once for the header and every row (each at least as wide
+# as its header): the row name, an IOPS figure, a CPU figure, a ratio with its
+# range ("1.00x (0.95-1.05)").
+export W_NAME=24 W_IOPS=12 W_CPU=9 W_RATIO=20
+printf "%-${W_NAME}s %${W_IOPS}s %${W_IOPS}s %${W_RATIO}s   %${W_CPU}s %${W_CPU}s %${W_RATIO}s   %${W_CPU}s %${W_CPU}s %${W_RATIO}s\n" \
+  "row" "lunmark IOPS" "fio IOPS" "IOPS lm/fio" "lm CPU/M" "fio CPU/M" "CPU lm/fio" "lm own/M" "fio own/M" "own lm/fio"
 for row in "${rows[@]}"; do
   IFS='|' read -r name largs fargs <<<"$row"
   [[ $name =~ $ROWS ]] || continue
@@ -147,7 +157,7 @@ for row in "${rows[@]}"; do
     fo+=("$(fio_row $fargs)")
   done
   python3 - "$name" "${lm[@]}" -- "${fo[@]}" <<'PY'
-import statistics, sys
+import os, statistics, sys
 args = sys.argv[2:]
 cut = args.index("--")
 def parse(rows):
@@ -160,9 +170,11 @@ li, lc, lo = parse(args[:cut]); fi, fc, fo = parse(args[cut + 1:])
 ratios = lambda a, b: sorted(x / y for x, y in zip(a, b))
 ri, rc, ro = ratios(li, fi), ratios(lc, fc), ratios(lo, fo)
 med = statistics.median
-print(f"{sys.argv[1]:<24} {med(li):11.0f} {med(fi):11.0f} {med(ri):5.2f}x ({ri[0]:.2f}-{ri[-1]:.2f})   "
-      f"{med(lc):9.3f} {med(fc):9.3f} {med(rc):5.2f}x ({rc[0]:.2f}-{rc[-1]:.2f})   "
-      f"{med(lo):9.3f} {med(fo):9.3f} {med(ro):5.2f}x ({ro[0]:.2f}-{ro[-1]:.2f})", flush=True)
+w = {k: int(os.environ[k]) for k in ("W_NAME", "W_IOPS", "W_CPU", "W_RATIO")}
+ratio = lambda r: f"{med(r):.2f}x ({r[0]:.2f}-{r[-1]:.2f})"
+print(f"{sys.argv[1]:<{w['W_NAME']}} {med(li):{w['W_IOPS']}.0f} {med(fi):{w['W_IOPS']}.0f} {ratio(ri):>{w['W_RATIO']}}   "
+      f"{med(lc):{w['W_CPU']}.3f} {med(fc):{w['W_CPU']}.3f} {ratio(rc):>{w['W_RATIO']}}   "
+      f"{med(lo):{w['W_CPU']}.3f} {med(fo):{w['W_CPU']}.3f} {ratio(ro):>{w['W_RATIO']}}", flush=True)
 PY
 done
 echo "IOPS lm/fio: higher is better for lunmark (goal >= 1.0); CPU lm/fio: busy CPU-seconds of the whole machine per million I/Os, lower is better (goal <= 0.8);"

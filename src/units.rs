@@ -63,6 +63,8 @@ pub enum UnitError {
     BadSize { value: String },
     #[error("'{value}' is not a duration: use a number with s, ms, m or h, for example 10s, 500ms, 2m")]
     BadDuration { value: String },
+    #[error("'{value}' is too long: a duration may be at most {MAX_DURATION_SECS}s (about 31 years: 16666666m or 277777h)")]
+    DurationTooLong { value: String },
     #[error("'{value}' is not a percentage: use a number from 0 to 100, for example 70 or 70%")]
     BadPercent { value: String },
 }
@@ -112,6 +114,9 @@ pub fn parse_size(text: &str) -> Result<Bytes, UnitError> {
 }
 
 /// Parses "10s", "500ms", "2m", "1h", "1.5s", "250us"; a bare number is seconds.
+/// The longest duration any setting takes, in seconds (about 31 years).
+pub const MAX_DURATION_SECS: u64 = 1_000_000_000;
+
 pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
     let bad = || UnitError::BadDuration { value: text.to_string() };
     let t = text.trim();
@@ -126,7 +131,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
         "h" => value * 3600.0,
         _ => return Err(bad()),
     };
-    if !secs.is_finite() || !(0.0..=1e9).contains(&secs) {
+    // A number with a unit, but beyond what any run could last: said so, not "not a duration".
+    if !secs.is_finite() || secs > MAX_DURATION_SECS as f64 {
+        return Err(UnitError::DurationTooLong { value: text.to_string() });
+    }
+    if secs < 0.0 {
         return Err(bad());
     }
     Ok(Duration::from_secs_f64(secs))
@@ -202,6 +211,21 @@ mod tests {
         for s in ["4k", "128k", "1m", "1g", "513"] {
             assert_eq!(parse_size(s).unwrap().to_string(), s);
         }
+    }
+
+    #[test]
+    fn a_duration_too_long_is_said_to_be_too_long_with_the_largest_allowed() {
+        for text in ["1000000h", "1000000001s", "17000000m", "99999999999999999999999999999999999999999999s"] {
+            let e = parse_duration(text).unwrap_err();
+            assert_eq!(e, UnitError::DurationTooLong { value: text.into() });
+            assert_eq!(
+                e.to_string(),
+                format!("'{text}' is too long: a duration may be at most 1000000000s (about 31 years: 16666666m or 277777h)")
+            );
+        }
+        assert_eq!(parse_duration("277777h").unwrap(), Duration::from_secs(277777 * 3600));
+        assert_eq!(parse_duration("1000000000s").unwrap(), Duration::from_secs(MAX_DURATION_SECS));
+        assert!(matches!(parse_duration("10x"), Err(UnitError::BadDuration { .. })));
     }
 
     #[test]

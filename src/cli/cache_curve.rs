@@ -100,12 +100,13 @@ pub struct CurveReport {
 pub fn execute(args: CacheCurveArgs) -> Result<i32> {
     let json = args.json.as_deref().map(|p| output_path::check("--json", p, Mode::Replace)).transpose()?;
     let report = build(&args)?;
-    print!("{}", render(&report));
+    // A closed stdout (`| head`) is reported, not a panic, and the JSON file is still written.
+    let printed = super::print_out(&render(&report));
     if let Some(out) = json {
         let text = serde_json::to_string_pretty(&report)?;
         out.replace_with((text + "\n").as_bytes())?;
     }
-    Ok(exit::OK)
+    printed.map(|_| exit::OK)
 }
 
 /// The region of each target: `region` for all, or the highest byte each reaches.
@@ -310,7 +311,7 @@ mod tests {
     fn sizes_parse_and_bad_ones_say_what_is_allowed() {
         assert_eq!(parse_sizes("0, 25,30%,100").unwrap(), vec![0.0, 25.0, 30.0, 100.0]);
         let err = parse_sizes("0,120").unwrap_err().to_string();
-        assert!(err.starts_with("--sizes: '120' is not a percentage between 0 and 100"), "{err}");
+        assert!(err.starts_with("--sizes 0,120: '120' is not a percentage between 0 and 100"), "{err}");
         for signed in ["10,-0", "+5"] {
             let err = parse_sizes(signed).unwrap_err().to_string();
             assert!(err.contains("is not a percentage between 0 and 100"), "{signed}: {err}");

@@ -54,11 +54,18 @@ pub struct ProtocolsArgs {
     pub run: RunArgs,
 }
 
+impl Study {
+    /// The `run` flags the study takes.
+    pub fn run_args(&self) -> &RunArgs {
+        match self {
+            Study::Protocols(a) => &a.run,
+            Study::Cache(a) => &a.run,
+        }
+    }
+}
+
 pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32> {
-    let run = match &study {
-        Study::Protocols(a) => &a.run,
-        Study::Cache(a) => &a.run,
-    };
+    let run = study.run_args();
     // Every flag is applied or refused. `--json FILE` gets the list of the
     // lab's results, judged here before anything starts and written at the end.
     let json = match &run.json {
@@ -334,6 +341,10 @@ fn interrupted() -> Option<i32> {
     if !crate::run::signals::interrupt_flag().load(std::sync::atomic::Ordering::Relaxed) {
         return None;
     }
-    println!("lab {}: no further row ran; the rows above (an interrupted one marked) are kept in the store", crate::run::signals::reason());
+    // The rows are saved: a closed stdout was reported with the table, and must not panic here.
+    let _ = super::print_out(&format!(
+        "lab {}: no further row ran; the rows above (an interrupted one marked) are kept in the store\n",
+        crate::run::signals::reason()
+    ));
     Some(exit::INTERRUPTED)
 }

@@ -136,12 +136,15 @@ fn without_store(command: &Option<Command>) -> Option<&'static str> {
 
 /// True for the subcommands whose only job is to print (nothing is measured or
 /// saved): for them a closed stdout (`| head`) just ends the process. `run` and
-/// the labs are left out: their results are saved whatever happens to the pipe.
+/// the labs that measure are left out: their results are saved whatever happens
+/// to the pipe, and a closed stdout is reported (`print_out`), never a panic.
 fn only_prints(command: &Option<Command>) -> bool {
     match command {
         Some(Command::Results { .. } | Command::Profiles { .. } | Command::Compare(_)) => true,
         Some(Command::CacheCurve(args)) => args.json.is_none(),
         Some(Command::Run(args)) => args.dry_run,
+        // A lab's dry run only prints its plan (no server starts, nothing is saved).
+        Some(Command::Lab { study }) => study.run_args().dry_run,
         _ => false,
     }
 }

@@ -499,19 +499,6 @@ impl RunArgs {
                 "--iops-per-mailbox sets the rate per mailbox, but no mailbox count is set: add --mailboxes N (or use a profile that sets mailboxes, such as jetstress)"
             );
         }
-        // The unit of --dedupe and --compress: alone (and without a profile's [data]),
-        // or beside --dedupe 0 / --compress 0 (no reduction), it shapes nothing.
-        if let Some(unit) = &self.dedupe_unit {
-            use crate::workload::reduction::{check_unit_applies, Share, Written};
-            // The share that applies: the flag's, else the profile's [data], else none.
-            let value = |flag: &str, text: &Option<String>, profile_value: f64| -> Result<f64> {
-                Ok(text.as_deref().map(parse_percent).transpose().context(flag.to_string())?.unwrap_or(profile_value))
-            };
-            let data = profile.data.clone().unwrap_or_default();
-            let dedupe = Share { value: value("--dedupe", &self.dedupe, data.dedupe)?, written: self.dedupe.as_deref() };
-            let compress = Share { value: value("--compress", &self.compress, data.compress)?, written: self.compress.as_deref() };
-            check_unit_applies(Written::Flags, unit, dedupe, compress).map_err(anyhow::Error::msg)?;
-        }
         let run = match (self.ios, &self.time) {
             (Some(n), _) => Some(RunLength::Ios(n)),
             (None, Some(t)) => match parse_duration(t).context("--time")? {
@@ -554,6 +541,11 @@ impl RunArgs {
             compress: self.compress.as_deref().map(parse_percent).transpose().context("--compress")?,
             dedupe: self.dedupe.as_deref().map(parse_percent).transpose().context("--dedupe")?,
             dedupe_unit: self.dedupe_unit.as_deref().map(parse_size).transpose().context("--dedupe-unit")?,
+            data_written: crate::workload::reduction::Texts {
+                compress: self.compress.clone(),
+                dedupe: self.dedupe.clone(),
+                dedupe_unit: self.dedupe_unit.clone(),
+            },
             steady: self.steady.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)?,
             steady_window: self.steady_window,
             steady_round: self.steady_round.as_deref().map(parse_duration).transpose().context("--steady-round")?,
@@ -853,6 +845,8 @@ pub fn execute_with(
         if let Some(rounds) = &plan.rounds {
             run::rounds::check(&plan, rounds, ctx)?;
         }
+        // Memory, mappings and rings with a cache: the real run's resource check, in its words.
+        run::resources::preflight(&plan, ctx.resource_extras())?;
         let store = ResultStore::choose(&args, store_flag)?;
         print!("{}", crate::lab::plan_view::describe(&plan));
         if let Some(m) = cluster.get().facts() {

@@ -13,7 +13,7 @@ use crate::target::{self, Target, TargetUri, UriError};
 use crate::units::Bytes;
 use crate::workload::phase_axis::{self, Overridden, PhasePoint};
 use crate::workload::profile::{Phase, Profile};
-use crate::workload::reduction::DataReduction;
+use crate::workload::reduction::{check_unit_applies, AsWritten, DataReduction};
 use crate::workload::steady::{SteadyMetric, SteadySpec};
 use crate::workload::sweep::{self, Sweep, SweepError};
 use crate::workload::{EngineChoice, RunLength, SpecError, WorkloadSpec};
@@ -219,6 +219,8 @@ pub struct Overrides {
     pub compress: Option<f64>,
     pub dedupe: Option<f64>,
     pub dedupe_unit: Option<Bytes>,
+    /// The three data flags as written, to name them in a refusal.
+    pub data_written: crate::workload::reduction::Texts,
     /// Steady state (--steady, --steady-*): each replaces the profile's.
     pub steady: Option<SteadyMetric>,
     pub steady_window: Option<u32>,
@@ -314,6 +316,12 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
         return Err(SpecError::BurstWithoutDelay { field: "thinktime_blocks".into() }.into());
     }
     let data = o.data(p.data.as_ref());
+    // The data settings are checked once, as they apply (the flags over the
+    // profile's [data]), each named where it was written.
+    let data_written = AsWritten::merge(&o.data_written, &p.data_written);
+    if let Some(d) = &data {
+        check_unit_applies(d, &data_written).map_err(SpecError::Setting)?;
+    }
     let steady = o.steady(p.steady.as_ref())?;
     if let Some(r) = &p.rounds {
         r.check().map_err(SpecError::Setting)?;
@@ -392,6 +400,9 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
                 for g in spec.groups.iter_mut().filter(|g| g.rate.is_some()) {
                     g.arrivals = arrivals;
                 }
+            }
+            if let Some(d) = &spec.data {
+                d.check_as_written(&spec.write_sizes(), &data_written).map_err(SpecError::Setting)?;
             }
             let asked_qd = spec.groups.iter().map(|g| g.qd).collect();
             // A targets=N sweep keeps the first N targets.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::reduction::{check_unit_applies, Share, Written};
+use super::reduction::{DataKeys, Texts};
 use super::spec::{opt_duration_text, SpecError, WorkerGroup, WorkloadSpec};
 use crate::units::Bytes;
 
@@ -98,6 +98,10 @@ pub struct Profile {
     /// Compressible and duplicate written data (as --compress, --dedupe, --dedupe-unit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<super::reduction::DataReduction>,
+    /// `[data]`'s keys as the file writes them, and the file: the plan names
+    /// them so when it checks the data settings with the flags applied.
+    #[serde(skip)]
+    pub data_written: DataKeys,
     /// End each point once steady (as --steady and --steady-*).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<super::steady::SteadySpec>,
@@ -179,7 +183,7 @@ pub fn load_file(path: &Path) -> Result<Profile, ProfileError> {
 
 /// Parses and checks a profile. `origin` names it in errors (a path, or "built-in profile 'x'").
 pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
-    let profile: Profile = toml::from_str(text).map_err(|e| {
+    let mut profile: Profile = toml::from_str(text).map_err(|e| {
         let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
         ProfileError::Syntax { origin: origin.to_string(), line, message: e.message().trim().to_string() }
     })?;
@@ -202,9 +206,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
         let message = format!("cpus_policy = \"{policy}\" says how workers share pinned CPUs: add cpus = \"LIST\" (for example \"0-3\")");
         return Err(ProfileError::Settings { origin: origin.to_string(), message });
     }
-    if let Some(message) = idle_data_unit(&profile, text) {
-        return Err(ProfileError::Settings { origin: origin.to_string(), message });
-    }
+    // The data settings are checked by the plan, once the flags are applied over them.
+    profile.data_written = data_keys(text, origin);
     for phase in &profile.phases {
         // Check each phase as a workload on stand-in targets; real targets come later.
         let ntargets = phase.groups.iter().flat_map(|g| g.targets.iter()).max().map(|m| m + 1).unwrap_or(1).max(profile.targets.len());
@@ -218,24 +221,16 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
     Ok(profile)
 }
 
-/// A `[data]` whose `dedupe_unit` shapes nothing (`dedupe` and `compress` 0
-/// or left out) is refused as `--dedupe-unit` beside `--dedupe 0` is, by the
-/// same check, naming the keys with their values as the file writes them.
-fn idle_data_unit(profile: &Profile, text: &str) -> Option<String> {
-    let data = profile.data.as_ref()?;
-    let unit = data.dedupe_unit?;
-    let table: toml::Table = toml::from_str(text).ok()?;
-    let keys = table.get("data").and_then(|d| d.as_table());
+/// The keys of `[data]` as the file writes them (`dedupe_unit = "4k"` as
+/// `"4k"`), so that a refusal names them as the user wrote them.
+fn data_keys(text: &str, origin: &str) -> DataKeys {
+    let table: Option<toml::Table> = toml::from_str(text).ok();
+    let keys = table.as_ref().and_then(|t| t.get("data")).and_then(|d| d.as_table());
     let as_written = |key: &str| keys.and_then(|t| t.get(key)).map(|v| v.to_string());
-    let (dedupe, compress) = (as_written("dedupe"), as_written("compress"));
-    let unit = as_written("dedupe_unit").unwrap_or_else(|| format!("\"{unit}\""));
-    check_unit_applies(
-        Written::DataKeys,
-        &unit,
-        Share { value: data.dedupe, written: dedupe.as_deref() },
-        Share { value: data.compress, written: compress.as_deref() },
-    )
-    .err()
+    DataKeys {
+        origin: origin.to_string(),
+        texts: Texts { compress: as_written("compress"), dedupe: as_written("dedupe"), dedupe_unit: as_written("dedupe_unit") },
+    }
 }
 
 /// The profile as TOML that `parse` reads back to the same profile.
@@ -379,21 +374,16 @@ mod tests {
     }
 
     #[test]
-    fn a_data_unit_beside_no_reduction_is_refused_naming_the_keys() {
+    fn the_data_keys_are_kept_as_written_and_checked_later_with_the_flags() {
         let with =
             |data: &str| parse(&builtin_text("quick").replacen("[[phases]]", &format!("[data]\n{data}\n\n[[phases]]"), 1), "my.toml");
-        let e = with("dedupe = 0\ndedupe_unit = \"4k\"").unwrap_err().to_string();
-        assert_eq!(
-            e,
-            "my.toml: [data] dedupe_unit = \"4k\" sets the unit of dedupe and compress, and dedupe = 0 reduces no data: set dedupe or compress above 0 in [data], or remove dedupe_unit"
-        );
-        let e = with("compress = 0.0\ndedupe = 0\ndedupe_unit = \"8k\"").unwrap_err().to_string();
-        assert!(e.contains("dedupe_unit = \"8k\"") && e.contains("dedupe = 0 and compress = 0.0 reduce no data"), "{e}");
-        let e = with("dedupe_unit = \"4k\"").unwrap_err().to_string();
-        assert!(e.starts_with("my.toml: [data] dedupe_unit = \"4k\" sets the unit of dedupe and compress: add dedupe = PCT"), "{e}");
-        // Beside a share above 0 the unit applies.
-        assert!(with("compress = 50.0\ndedupe_unit = \"4k\"").is_ok());
-        assert!(with("dedupe = 30\ndedupe_unit = \"4k\"").is_ok());
+        // A unit beside no reduction is not refused here: a flag may still give a share.
+        let p = with("compress = 0.0\ndedupe = 0\ndedupe_unit = \"8k\"").unwrap();
+        assert_eq!(p.data_written.origin, "my.toml");
+        let t = &p.data_written.texts;
+        assert_eq!((t.compress.as_deref(), t.dedupe.as_deref(), t.dedupe_unit.as_deref()), (Some("0.0"), Some("0"), Some("\"8k\"")));
+        let p = with("dedupe_unit = \"4k\"").unwrap();
+        assert_eq!((p.data_written.texts.dedupe.as_deref(), p.data_written.texts.dedupe_unit.as_deref()), (None, Some("\"4k\"")));
     }
 
     #[test]

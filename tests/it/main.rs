@@ -10,6 +10,7 @@ mod edges;
 mod engines;
 mod fio;
 mod flag_walk;
+mod inputs5;
 mod kept;
 mod kernel_paths;
 mod lab_exit;

@@ -78,9 +78,9 @@ fn dedupe_unit_beside_no_reduction_is_refused_naming_the_flags() {
 #[test]
 fn a_signed_cache_size_is_refused_like_other_bad_sizes() {
     for (sizes, says) in [
-        ("10,-0", "--cache-sizes: '-0' is not a percentage between 0 and 100: write it without a sign"),
-        ("+25", "--cache-sizes: '+25' is not a percentage between 0 and 100: write it without a sign"),
-        ("-5", "--cache-sizes: '-5' is not a percentage between 0 and 100"),
+        ("10,-0", "--cache-sizes 10,-0: '-0' is not a percentage between 0 and 100: write it without a sign"),
+        ("+25", "--cache-sizes +25: '+25' is not a percentage between 0 and 100: write it without a sign"),
+        ("-5", "--cache-sizes -5: '-5' is not a percentage between 0 and 100"),
     ] {
         let out = run(&["lab", "cache", "--cache-sizes", sizes, "--dry-run"]);
         let err = stderr(&out);
