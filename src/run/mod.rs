@@ -191,7 +191,8 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         for r in 0..plan.repeat {
             if interrupt.load(Ordering::Relaxed) {
                 result.status = Status::Interrupted;
-                result.status_reason = Some(stop_reason::before(&signals::reason(), i, plan.points.len(), r as usize, plan.repeat as usize));
+                result.status_reason =
+                    Some(stop_reason::before(&signals::reason(), i, plan.points.len(), r as usize, plan.repeat as usize));
                 if outcomes.is_empty() {
                     break 'points;
                 }

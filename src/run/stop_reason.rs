@@ -69,7 +69,10 @@ mod tests {
             in_ramp(WHY, 1, 3),
             "interrupted by Ctrl-C (SIGINT) in the ramp of point 2 of 3, which measured nothing and was dropped; point 3 did not run"
         );
-        assert_eq!(in_ramp(WHY, 1, 2), "interrupted by Ctrl-C (SIGINT) in the ramp of point 2 of 2, which measured nothing and was dropped");
+        assert_eq!(
+            in_ramp(WHY, 1, 2),
+            "interrupted by Ctrl-C (SIGINT) in the ramp of point 2 of 2, which measured nothing and was dropped"
+        );
         assert_eq!(before(WHY, 1, 4, 0, 1), "interrupted by Ctrl-C (SIGINT) after point 1 of 4 had finished; points 2 to 4 did not run");
         assert_eq!(before(WHY, 0, 1, 0, 1), WHY);
         assert_eq!(

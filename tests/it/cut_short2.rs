@@ -113,7 +113,8 @@ fn a_ctrl_c_around_the_end_never_stretches_the_measured_window() {
         let (measured, rows_end) = window(point);
         assert!(measured <= 1.05 && rows_end <= measured + 1e-9, "SIGINT at {ms} ms: {measured} s, rows to {rows_end} s");
         let s = &point["summary"];
-        let rows: f64 = s["intervals"].as_array().unwrap().iter().map(|i| i["iops"].as_f64().unwrap() * i["duration_s"].as_f64().unwrap()).sum();
+        let rows: f64 =
+            s["intervals"].as_array().unwrap().iter().map(|i| i["iops"].as_f64().unwrap() * i["duration_s"].as_f64().unwrap()).sum();
         let total = s["ios_read"].as_f64().unwrap();
         assert!((rows - total).abs() <= 1e-6 * total, "SIGINT at {ms} ms: rows {rows} vs {total} I/Os");
         match point.get("cut_short") {

@@ -160,7 +160,7 @@ fn sigkill_mid_sweep_leaves_a_readable_store_with_finished_points() {
         Some((id, r))
     };
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while !stored(&s).is_some_and(|(_, r)| r["points"].as_array().is_some_and(|p| p.len() >= 2)) {
+    while stored(&s).is_none_or(|(_, r)| r["points"].as_array().is_none_or(|p| p.len() < 2)) {
         assert!(std::time::Instant::now() < deadline, "the sweep stored two points within 60 s");
         std::thread::sleep(Duration::from_millis(100));
     }
