@@ -25,9 +25,9 @@ fn joined(head: String, next: usize, count: usize) -> String {
 /// started: the points before it finished, and so did its first repeats.
 pub fn before(why: &str, point: usize, count: usize, repeat: usize, repeats: usize) -> String {
     if repeat > 0 {
+        let which = if count > 1 { format!(" of point {} of {count}", point + 1) } else { String::new() };
         let head = format!(
-            "{why} after repeat {repeat} of {repeats} of point {} of {count}; the {} of this point {} kept",
-            point + 1,
+            "{why} after repeat {repeat} of {repeats}{which}; the {} of this point {} kept",
             counted(repeat as u64, "finished repeat"),
             if repeat == 1 { "is" } else { "are" }
         );

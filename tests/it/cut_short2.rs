@@ -94,6 +94,29 @@ fn a_ctrl_c_seen_after_the_planned_end_cuts_nothing_short() {
     }
 }
 
+/// The same late Ctrl-C in the first of 3 repeats: that repeat ran whole and
+/// is kept as the point (it was lost, or kept cut short); the reason says the
+/// later repeats did not run.
+#[test]
+fn a_ctrl_c_seen_after_a_whole_repeat_keeps_it() {
+    let dir = shm_dir();
+    let child = start(dir.path(), &["--time", "1s", "--repeat", "3"]);
+    let t = worker_started(&child);
+    sleep_until(t + Duration::from_millis(500));
+    signal(&child, libc::SIGSTOP);
+    sleep_until(t + Duration::from_millis(1600));
+    signal(&child, libc::SIGINT);
+    std::thread::sleep(Duration::from_millis(50));
+    signal(&child, libc::SIGCONT);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let r = read_json(&dir.path().join("r.json"));
+    assert_eq!(r["points"].as_array().map(Vec::len), Some(1), "{}", r["points"]);
+    assert!(r["points"][0].get("cut_short").is_none(), "{}", r["points"][0]["cut_short"]);
+    assert_eq!(window(&r["points"][0]), (1.0, 1.0));
+    assert_eq!(r["status_reason"], "interrupted by Ctrl-C (SIGINT) after repeat 1 of 3; the 1 finished repeat of this point is kept");
+}
+
 /// Ctrl-C at several moments around the end of a 1 s point: the measured
 /// window never passes the plan (by more than the 0.05 s a busy host may
 /// add), no interval row lies past it, the rows add up to the point's I/Os,
