@@ -108,7 +108,8 @@ pub struct Comparison {
     pub unmatched: Vec<String>,
     /// How "significant" is decided.
     pub significance_rule: String,
-    /// Differences that do not prevent comparing (run time, ramp), said plainly.
+    /// Differences that do not prevent comparing (run time, ramp), and points
+    /// cut short (Ctrl-C, a signal) in any result, said plainly.
     pub notes: Vec<String>,
 }
 
@@ -302,7 +303,32 @@ pub fn compare(results: &[&RunResult]) -> Comparison {
             ));
         }
     }
+    notes.extend(cut_short_notes(results));
     Comparison { results: results.iter().map(|r| name(r)).collect(), points, unmatched, significance_rule: SIGNIFICANCE_RULE.into(), notes }
+}
+
+/// A note per point of any result that was cut short (Ctrl-C, a signal): its
+/// figures cover less than the time planned, which the other side may have run
+/// whole. "the baseline A, point 2 (qd=2), was cut short: interrupted by ... after
+/// 0.91 s of the 2s planned: ...". A name two results share gets its id.
+fn cut_short_notes(results: &[&RunResult]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (k, r) in results.iter().enumerate() {
+        let shared = results.iter().filter(|o| name(o) == name(r)).count() > 1;
+        let who = match (k, shared) {
+            (0, false) => format!("the baseline {}", name(r)),
+            (0, true) => format!("the baseline {} ({})", name(r), r.id),
+            (_, false) => name(r),
+            (_, true) => format!("{} ({})", name(r), r.id),
+        };
+        for (i, p) in r.points.iter().enumerate() {
+            let Some(why) = &p.cut_short else { continue };
+            let params = params_text(p);
+            let point = if params == "-" { format!("point {}", i + 1) } else { format!("point {} ({params})", i + 1) };
+            notes.push(format!("{who}, {point}, was cut short: {why}"));
+        }
+    }
+    notes
 }
 
 fn num(v: f64) -> String {

@@ -121,6 +121,8 @@ pub fn csv_columns(results: &[&RunResult]) -> Vec<String> {
     for op in LATENCY_OPS {
         cols.extend(latency_figures().map(|(f, _)| if f == "count" { format!("lat_{op}_count") } else { format!("lat_{op}_{f}_us") }));
     }
+    // Last, so the columns before keep their places: why a point stopped before its plan.
+    cols.push("cut_short".into());
     cols
 }
 
@@ -182,6 +184,8 @@ pub fn csv(results: &[&RunResult]) -> String {
                 // Empty where the point issued no trims (or no syncs).
                 row.extend(latency_figures().map(|(_, f)| l.map(|l| fmt(f(l))).unwrap_or_default()));
             }
+            // Empty for a point that ran its whole plan.
+            row.push(p.cut_short.clone().unwrap_or_default());
             out += &row.iter().map(|f| quote(f)).collect::<Vec<_>>().join(",");
             out.push('\n');
         }

@@ -24,6 +24,7 @@ pub mod resources;
 pub mod rounds;
 pub mod signals;
 pub mod steady;
+pub mod stop_reason;
 pub mod sync_clock;
 pub mod trace_sink;
 pub mod worker;
@@ -190,8 +191,13 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         for r in 0..plan.repeat {
             if interrupt.load(Ordering::Relaxed) {
                 result.status = Status::Interrupted;
-                result.status_reason = Some(signals::reason());
-                break 'points;
+                result.status_reason =
+                    Some(stop_reason::before(&signals::reason(), i, plan.points.len(), r as usize, plan.repeat as usize));
+                if outcomes.is_empty() {
+                    break 'points;
+                }
+                // The finished repeats of this point are kept, as when a later one is cut short.
+                break;
             }
             let opened = p.open_targets(ctx.safety, &mut run_targets).map_err(anyhow::Error::from).and_then(|mut t| {
                 if let Some(cfg) = &ctx.cache {
@@ -319,13 +325,19 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             let stopped = outcomes.pop().expect("the last run");
             result.status = stopped.status;
             result.status_reason = match (stopped.reason, outcomes.len()) {
-                (Some(why), n) if n > 0 => Some(format!(
-                    "{why} during repeat {} of {}; the {} of this point {} kept",
-                    n + 1,
-                    plan.repeat,
-                    crate::units::counted(n as u64, "finished repeat"),
-                    if n == 1 { "is" } else { "are" }
+                (Some(why), n) if n > 0 => Some(stop_reason::in_repeat(
+                    format!(
+                        "{why} during repeat {} of {}; the {} of this point {} kept",
+                        n + 1,
+                        plan.repeat,
+                        crate::units::counted(n as u64, "finished repeat"),
+                        if n == 1 { "is" } else { "are" }
+                    ),
+                    i,
+                    plan.points.len(),
                 )),
+                // Stopped in its ramp: the point is dropped, and the reason says so.
+                (Some(why), _) if stopped.status == Status::Interrupted => Some(stop_reason::in_ramp(&why, i, plan.points.len())),
                 (why, _) => why,
             };
             if outcomes.is_empty() {
@@ -349,7 +361,10 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         result.points.push(point);
         if status != Status::Completed {
             result.status = status;
-            result.status_reason = reason;
+            result.status_reason = match reason {
+                Some(why) if status == Status::Interrupted => Some(stop_reason::in_point(&why, i, plan.points.len())),
+                why => why,
+            };
         }
         observer.point_finished(&result);
         // Completed repeats kept after one interrupted in its ramp: the run ends there too.

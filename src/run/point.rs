@@ -181,6 +181,13 @@ pub fn run_point(
         if cpu_start.is_none() && now >= measure_start {
             cpu_start = Some(cpu::snapshot());
         }
+        // Past the planned end the point has run its whole time: a signal the
+        // loop sees only now (it came during the last wait, or this thread was
+        // descheduled past the end) cuts nothing short, and the measured
+        // window ends at the plan, as the workers' own does.
+        if let Some(e) = end.filter(|&e| now >= e && !ctl.failed.load(Ordering::SeqCst)) {
+            break e;
+        }
         if interrupt.load(Ordering::Relaxed) {
             status = Status::Interrupted;
             ctl.stop.store(true, Ordering::SeqCst);
@@ -194,11 +201,6 @@ pub fn run_point(
         if shared.cluster.as_ref().is_some_and(|c| c.get().stop_requested()) {
             ctl.stop.store(true, Ordering::SeqCst);
             break now;
-        }
-        if let Some(e) = end {
-            if now >= e {
-                break e;
-            }
         }
         // With an I/O count workers end on their own; so does a replay that ran out of records.
         if outcomes.iter().all(Option::is_some) {
@@ -281,6 +283,12 @@ pub fn run_point(
     let missing: Vec<usize> = outcomes.iter().enumerate().filter(|(_, o)| o.is_none()).map(|(i, _)| i).collect();
     let present: Vec<usize> = outcomes.iter().enumerate().filter(|(_, o)| o.is_some()).map(|(i, _)| i).collect();
     let outcomes: Vec<WorkerOutcome> = outcomes.into_iter().flatten().collect();
+    // With an I/O count: every worker had measured all of its I/Os before the
+    // stop was seen (the loop notices ended workers only between waits), so
+    // the point ran its whole plan.
+    if status == Status::Interrupted && missing.is_empty() && !outcomes.is_empty() && outcomes.iter().all(|o| o.counted_all) {
+        status = Status::Completed;
+    }
 
     // With an I/O count the interval ends at the last measured completion.
     let t_end = if end.is_none() || ran_out { outcomes.iter().filter_map(|o| o.last_measured).max().unwrap_or(t_end) } else { t_end };
@@ -598,6 +606,59 @@ mod tests {
         let (_, ticks) = run_mem(&mem_spec("2s", "1s"), None);
         let seen: Vec<(&str, u64)> = ticks.0.iter().map(|(p, e, _)| (p.as_str(), e.as_secs())).collect();
         assert_eq!(seen, vec![("ramp", 1), ("ramp", 2), ("run", 1)]);
+    }
+
+    /// A live view that holds the main thread at its first measured second
+    /// for `hold`, then sets the interrupt flag: as a thread descheduled on a
+    /// busy host sees a Ctrl-C only after the point's plan was done.
+    struct LateStop {
+        hold: Duration,
+        flag: Arc<AtomicBool>,
+    }
+    impl RunObserver for LateStop {
+        fn tick(&mut self, f: &LiveFigures<'_>) {
+            if f.second.is_some() && !self.flag.load(Ordering::SeqCst) {
+                thread::sleep(self.hold);
+                self.flag.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+
+    fn run_late_stop(spec: &WorkloadSpec, hold: Duration) -> PointOutcome {
+        let targets = crate::target::open_all(spec, Default::default(), &mut Default::default()).unwrap();
+        let flag = Arc::new(AtomicBool::new(false));
+        let mut view = LateStop { hold, flag: flag.clone() };
+        let position = PointPosition { index: 0, count: 1, label: "" };
+        run_point(spec, BTreeMap::new(), targets, position, &mut view, &flag, &PointShared::default())
+    }
+
+    /// The stop is seen 0.6 s past the planned 1.5 s: the point ran its whole
+    /// time, so it is not cut short, and its measured window ends at the plan.
+    #[test]
+    fn a_stop_seen_after_the_planned_end_cuts_nothing_short() {
+        let o = run_late_stop(&mem_spec("0s", "1500ms"), Duration::from_millis(1100));
+        assert_eq!(o.status, Status::Completed, "{:?}", o.reason);
+        assert!(o.point.cut_short.is_none() && o.reason.is_none(), "{:?}", o.point.cut_short);
+        let s = &o.point.summary;
+        assert_eq!(s.duration_s, 1.5);
+        let last = s.intervals.last().unwrap();
+        assert!((last.t_s + last.duration_s - 1.5).abs() < 1e-9, "{:?}", s.intervals);
+    }
+
+    /// An I/O count (150 at 100 IOPS: 1.5 s) measured whole before the stop
+    /// was seen: not cut short either.
+    #[test]
+    fn a_stop_seen_after_the_whole_io_count_cuts_nothing_short() {
+        let spec: WorkloadSpec = serde_json::from_value(serde_json::json!({
+            "targets": ["mem:1m"], "ramp": "0s", "run": {"ios": 150}, "seed": 1,
+            "groups": [{"name": "g", "workers": 1, "qd": 1, "rate": 100.0,
+                "access": [{"share": 100.0, "bs": "4k", "read": 100.0, "random": 100.0}]}]
+        }))
+        .unwrap();
+        let o = run_late_stop(&spec, Duration::from_millis(1100));
+        assert_eq!(o.status, Status::Completed, "{:?}", o.reason);
+        assert!(o.point.cut_short.is_none(), "{:?}", o.point.cut_short);
+        assert_eq!(o.point.summary.ios_read, 150);
     }
 
     /// Stopped just after a second's edge: no stored row shorter than the

@@ -94,6 +94,8 @@ pub struct WorkerOutcome {
     pub depth_mean: Option<f64>,
     /// With --replay: what the replay did.
     pub replay: Option<super::replay::ReplayTally>,
+    /// It measured its whole I/O count (--ios): a stop that came after that cut nothing short.
+    pub counted_all: bool,
 }
 
 impl WorkerOutcome {
@@ -110,6 +112,7 @@ impl WorkerOutcome {
             per_target: Vec::new(),
             depth_mean: None,
             replay: None,
+            counted_all: false,
         }
     }
 }
@@ -192,6 +195,7 @@ pub fn run_worker(
         per_target: vec![TargetTally::default(); plan.targets.len()],
         depth_mean: None,
         replay: None,
+        counted_all: false,
     };
     // Pinned before the buffers are allocated, so they are first touched on the
     // worker's own CPUs (and so sit on its NUMA node).
@@ -712,6 +716,7 @@ impl<'a> WorkerLoop<'a> {
         self.report(last, u32::MAX, stopped_at);
         let left = self.drain();
         self.outcome.abandoned = left as u64;
+        self.outcome.counted_all = self.measured_ios >= self.io_limit;
         self.outcome.replay = self.gen.tally();
         self.ctl.drained[self.plan.index as usize].store(true, Ordering::SeqCst);
         if let Some(t) = &self.plan.trace {

@@ -5,6 +5,7 @@
 mod cache;
 mod common;
 mod core;
+mod cut_short2;
 mod distributions;
 mod edges;
 mod engines;
