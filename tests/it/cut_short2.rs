@@ -65,6 +65,17 @@ fn window(point: &Value) -> (f64, f64) {
     (s["duration_s"].as_f64().unwrap(), last["t_s"].as_f64().unwrap() + last["duration_s"].as_f64().unwrap())
 }
 
+/// Stops the run (SIGSTOP) 0.5 s into its 1 s point, sends Ctrl-C 1.6 s in,
+/// while it is stopped, and lets it go on: it sees the stop only past its end.
+fn late_ctrl_c(child: &Child, t: Instant) {
+    sleep_until(t + Duration::from_millis(500));
+    signal(child, libc::SIGSTOP);
+    sleep_until(t + Duration::from_millis(1600));
+    signal(child, libc::SIGINT);
+    std::thread::sleep(Duration::from_millis(50));
+    signal(child, libc::SIGCONT);
+}
+
 /// The process is stopped (SIGSTOP: a host so busy nothing of lunmark runs)
 /// across the planned end of a 1 s point, and Ctrl-C arrives while it is
 /// stopped: when it runs again the plan is over, so the point ran whole. No
@@ -76,12 +87,7 @@ fn a_ctrl_c_seen_after_the_planned_end_cuts_nothing_short() {
         let dir = shm_dir();
         let child = start(dir.path(), &["--time", "1s"]);
         let t = worker_started(&child);
-        sleep_until(t + Duration::from_millis(500));
-        signal(&child, libc::SIGSTOP);
-        sleep_until(t + Duration::from_millis(1600));
-        signal(&child, libc::SIGINT);
-        std::thread::sleep(Duration::from_millis(50));
-        signal(&child, libc::SIGCONT);
+        late_ctrl_c(&child, t);
         let out = child.wait_with_output().unwrap();
         let r = read_json(&dir.path().join("r.json"));
         let point = &r["points"][0];
@@ -102,12 +108,7 @@ fn a_ctrl_c_seen_after_a_whole_repeat_keeps_it() {
     let dir = shm_dir();
     let child = start(dir.path(), &["--time", "1s", "--repeat", "3"]);
     let t = worker_started(&child);
-    sleep_until(t + Duration::from_millis(500));
-    signal(&child, libc::SIGSTOP);
-    sleep_until(t + Duration::from_millis(1600));
-    signal(&child, libc::SIGINT);
-    std::thread::sleep(Duration::from_millis(50));
-    signal(&child, libc::SIGCONT);
+    late_ctrl_c(&child, t);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     let r = read_json(&dir.path().join("r.json"));
@@ -115,6 +116,17 @@ fn a_ctrl_c_seen_after_a_whole_repeat_keeps_it() {
     assert!(r["points"][0].get("cut_short").is_none(), "{}", r["points"][0]["cut_short"]);
     assert_eq!(window(&r["points"][0]), (1.0, 1.0));
     assert_eq!(r["status_reason"], "interrupted by Ctrl-C (SIGINT) after repeat 1 of 3; the 1 finished repeat of this point is kept");
+}
+
+/// A run with `args`, Ctrl-C `ms` after its worker started: its output and result.
+fn ctrl_c_at(args: &[&str], ms: u64) -> (std::process::Output, Value) {
+    let dir = shm_dir();
+    let child = start(dir.path(), args);
+    let t = worker_started(&child);
+    sleep_until(t + Duration::from_millis(ms));
+    signal(&child, libc::SIGINT);
+    let out = child.wait_with_output().unwrap();
+    (out, read_json(&dir.path().join("r.json")))
 }
 
 /// Ctrl-C at several moments around the end of a 1 s point: the measured
@@ -125,13 +137,7 @@ fn a_ctrl_c_seen_after_a_whole_repeat_keeps_it() {
 #[test]
 fn a_ctrl_c_around_the_end_never_stretches_the_measured_window() {
     for ms in [900, 980, 1000, 1010, 1030, 1060, 1120] {
-        let dir = shm_dir();
-        let child = start(dir.path(), &["--time", "1s"]);
-        let t = worker_started(&child);
-        sleep_until(t + Duration::from_millis(ms));
-        signal(&child, libc::SIGINT);
-        let out = child.wait_with_output().unwrap();
-        let r = read_json(&dir.path().join("r.json"));
+        let (out, r) = ctrl_c_at(&["--time", "1s"], ms);
         let point = &r["points"][0];
         let (measured, rows_end) = window(point);
         assert!(measured <= 1.05 && rows_end <= measured + 1e-9, "SIGINT at {ms} ms: {measured} s, rows to {rows_end} s");
@@ -159,13 +165,7 @@ fn a_ctrl_c_around_the_end_never_stretches_the_measured_window() {
 #[test]
 fn a_whole_io_count_is_never_cut_short() {
     for ms in [960, 1000, 1030, 1060, 1100] {
-        let dir = shm_dir();
-        let child = start(dir.path(), &["--ios", "200", "--rate", "200"]);
-        let t = worker_started(&child);
-        sleep_until(t + Duration::from_millis(ms));
-        signal(&child, libc::SIGINT);
-        let out = child.wait_with_output().unwrap();
-        let r = read_json(&dir.path().join("r.json"));
+        let (out, r) = ctrl_c_at(&["--ios", "200", "--rate", "200"], ms);
         let point = &r["points"][0];
         let counted = point["summary"]["ios_read"].as_u64().unwrap();
         if counted == 200 {

@@ -277,21 +277,25 @@ fn buffers_larger_than_available_memory_are_refused_with_the_figures() {
 
 /// Thousands of workers: the estimate counts each worker's buffers and
 /// histograms (about 1.3 MiB each at 32 x 4 KiB), shown by --dry-run; a run
-/// that cannot fit is refused naming the workers.
+/// that cannot fit is refused naming the workers, by the dry run too.
 #[test]
 fn many_workers_are_counted_and_refused_when_they_cannot_fit() {
-    let out = run(&["run", "-t", "mem:1m", "--workers", "10000", "--time", "1s", "--dry-run"]);
+    let out = run(&["run", "-t", "mem:1m", "--workers", "2000", "--bs", "4k", "--time", "1s", "--dry-run"]);
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
     let line = text.lines().find(|l| l.starts_with("memory: about ")).expect("a memory line");
     let gib: f64 = line["memory: about ".len()..].split_whitespace().next().unwrap().parse().unwrap();
-    assert!(line.contains("GiB") && gib > 10.0, "10000 workers need more than 10 GiB: {line}");
+    assert!(line.contains("GiB") && gib > 2.0, "2000 workers need more than 2 GiB: {line}");
 
+    // Too many to fit: refused by the run, and by the dry run as the run would.
     let workers = workers_beyond_memory(32 << 20, 10_000);
-    let out = run(&["run", "-q", "-t", "mem:1m", "--workers", &workers, "--bs", "1m", "--time", "1s"]);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains(&format!("{workers} workers x 32 slots x 1 MiB")) && err.contains("latency histograms"), "{err}");
+    for dry in [false, true] {
+        let args = ["run", "-q", "-t", "mem:1m", "--workers", &workers, "--bs", "1m", "--time", "1s"];
+        let out = run(&[&args[..], if dry { &["--dry-run"][..] } else { &[] }].concat());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "dry run {dry}: {err}");
+        assert!(err.contains(&format!("{workers} workers x 32 slots x 1 MiB")) && err.contains("latency histograms"), "{err}");
+    }
 }
 
 /// The estimate covers every point of a sweep: the last one is too large, and

@@ -15,18 +15,7 @@ fn a_closed_stdout_ends_a_lab_dry_run_quietly() {
     let dir = shm_dir();
     let store = dir.path().join("s.db");
     for study in [&["cache", "--cache-sizes", "25.5", "--lun-size", "8m", "--delay", "1ms"][..], &["protocols", "--lun-size", "8m"]] {
-        let mut child = lunmark()
-            .arg("--store")
-            .arg(&store)
-            .arg("lab")
-            .args(study)
-            .args(["--time", "1s", "--dry-run"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        drop(child.stdout.take());
-        let out = child.wait_with_output().unwrap();
+        let out = with_stdout_closed(lunmark().arg("--store").arg(&store).arg("lab").args(study).args(["--time", "1s", "--dry-run"]));
         let err = stderr(&out);
         assert!(!err.contains("panicked") && out.status.code() != Some(101), "lab {study:?}: {err}");
         assert!(err.is_empty(), "lab {study:?} should end quietly: {err}");
@@ -43,14 +32,14 @@ fn a_closed_stdout_ends_a_lab_dry_run_quietly() {
 fn a_closed_stdout_does_not_cost_cache_curve_its_json() {
     let dir = shm_dir();
     let json = dir.path().join("curve.json");
-    let mut child = lunmark()
-        .args(["cache-curve", "tests/fixtures/blkparse/sample.txt", "--sizes", "0,50,100", "--json", json.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
+    let out = with_stdout_closed(lunmark().args([
+        "cache-curve",
+        "tests/fixtures/blkparse/sample.txt",
+        "--sizes",
+        "0,50,100",
+        "--json",
+        json.to_str().unwrap(),
+    ]));
     let err = stderr(&out);
     assert!(!err.contains("panicked") && out.status.code() == Some(1), "{:?}: {err}", out.status);
     assert_eq!(err.trim_end(), "error: the summary was not printed: stdout was closed (broken pipe)");
@@ -145,4 +134,11 @@ fn the_data_settings_are_checked_as_they_apply_flags_over_the_profile() {
     assert!(dry(&odd, &["--dedupe-unit", "4k"]).status.success());
     let out = dry(&with_share, &["--dedupe-unit", "3k"]);
     assert!(stderr(&out).contains("error: --dedupe-unit 3k: every write must be made of whole units"), "{}", stderr(&out));
+}
+
+/// Runs `cmd` with its stdout closed from the start (a reader that went away).
+fn with_stdout_closed(cmd: &mut std::process::Command) -> std::process::Output {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
 }
