@@ -327,9 +327,10 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             result.status_reason = match (stopped.reason, outcomes.len()) {
                 (Some(why), n) if n > 0 => Some(stop_reason::in_repeat(
                     format!(
-                        "{why} during repeat {} of {}; the {} of this point {} kept",
+                        "{why} during repeat {} of {}{}; the {} of this point {} kept",
                         n + 1,
                         plan.repeat,
+                        if plan.points.len() > 1 { format!(" of point {} of {}", i + 1, plan.points.len()) } else { String::new() },
                         crate::units::counted(n as u64, "finished repeat"),
                         if n == 1 { "is" } else { "are" }
                     ),

@@ -158,6 +158,10 @@ pub fn run_point(
         c.get().barrier();
     }
     let t0 = ctl.start();
+    // A stop that came while the workers set up (a large file filled, a LUN
+    // allocated) leaves nothing to measure, ramp or not: the point measures
+    // nothing and is dropped, not kept as a few microseconds of figures.
+    let stopped_in_set_up = interrupt.load(Ordering::SeqCst);
     let measure_start = t0 + spec.ramp;
     let end = match spec.run {
         RunLength::Time(d) => Some(measure_start + d),
@@ -191,7 +195,7 @@ pub fn run_point(
         if interrupt.load(Ordering::Relaxed) {
             status = Status::Interrupted;
             ctl.stop.store(true, Ordering::SeqCst);
-            break now;
+            break if stopped_in_set_up { measure_start.min(now) } else { now };
         }
         if ctl.failed.load(Ordering::SeqCst) {
             status = Status::Failed;

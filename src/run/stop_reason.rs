@@ -39,9 +39,14 @@ pub fn before(why: &str, point: usize, count: usize, repeat: usize, repeats: usi
     joined(format!("{why} after point {point} of {count} had finished"), point, count)
 }
 
-/// Point `point` (0-based) was stopped in its ramp: it measured nothing and was dropped.
+/// Point `point` (0-based) was stopped before it measured (in its set-up or
+/// ramp): it measured nothing and was dropped.
 pub fn in_ramp(why: &str, point: usize, count: usize) -> String {
-    joined(format!("{why} in the ramp of point {} of {count}, which measured nothing and was dropped", point + 1), point + 1, count)
+    joined(
+        format!("{why} before point {} of {count} measured anything (in its set-up or ramp), so it was dropped", point + 1),
+        point + 1,
+        count,
+    )
 }
 
 /// Point `point` (0-based) was stopped while measuring: its measured part is kept, marked cut short.
@@ -67,11 +72,11 @@ mod tests {
     fn each_stop_says_which_point_and_what_did_not_run() {
         assert_eq!(
             in_ramp(WHY, 1, 3),
-            "interrupted by Ctrl-C (SIGINT) in the ramp of point 2 of 3, which measured nothing and was dropped; point 3 did not run"
+            "interrupted by Ctrl-C (SIGINT) before point 2 of 3 measured anything (in its set-up or ramp), so it was dropped; point 3 did not run"
         );
         assert_eq!(
             in_ramp(WHY, 1, 2),
-            "interrupted by Ctrl-C (SIGINT) in the ramp of point 2 of 2, which measured nothing and was dropped"
+            "interrupted by Ctrl-C (SIGINT) before point 2 of 2 measured anything (in its set-up or ramp), so it was dropped"
         );
         assert_eq!(before(WHY, 1, 4, 0, 1), "interrupted by Ctrl-C (SIGINT) after point 1 of 4 had finished; points 2 to 4 did not run");
         assert_eq!(before(WHY, 0, 1, 0, 1), WHY);

@@ -207,7 +207,7 @@ fn a_ctrl_c_in_the_ramp_of_point_2_says_it_was_dropped() {
     let reason = r["status_reason"].as_str().unwrap();
     assert_eq!(
         reason,
-        "interrupted by Ctrl-C (SIGINT) in the ramp of point 2 of 3, which measured nothing and was dropped; point 3 did not run"
+        "interrupted by Ctrl-C (SIGINT) before point 2 of 3 measured anything (in its set-up or ramp), so it was dropped; point 3 did not run"
     );
     assert!(stdout(&out).contains(&format!("reason: {reason}")), "{}", stdout(&out));
 }
@@ -271,4 +271,37 @@ fn compare_and_the_csv_export_say_which_point_was_cut_short() {
     assert_eq!(lines[1][0], ida);
     assert_eq!(lines[1].last(), Some(&note));
     assert_eq!(lines[2].last().map(String::as_str), Some(""));
+}
+
+/// Ctrl-C while lunmark creates and fills a new 2 GiB file target, with no
+/// ramp: the point never measured, so it is dropped (it was kept as a few
+/// microseconds of figures: tens of millions of IOPS).
+#[test]
+fn a_ctrl_c_in_the_set_up_keeps_no_figures() {
+    let dir = shm_dir();
+    let file = dir.path().join("new-lun");
+    let child = lunmark()
+        .env_remove("LUNMARK_STORE")
+        .arg("--store")
+        .arg(dir.path().join("s.db"))
+        .args(["run", "-t", file.to_str().unwrap(), "--size", "2g", "--read", "100", "--time", "1s", "--ramp", "0", "--json"])
+        .arg(dir.path().join("r.json"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let begun = Instant::now();
+    while !file.exists() {
+        assert!(begun.elapsed() < Duration::from_secs(10), "lunmark did not create {}", file.display());
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    signal(&child, libc::SIGINT);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let r = read_json(&dir.path().join("r.json"));
+    assert_eq!(r["points"].as_array().map(Vec::len), Some(0), "{}", r["points"]);
+    assert_eq!(
+        r["status_reason"],
+        "interrupted by Ctrl-C (SIGINT) before point 1 of 1 measured anything (in its set-up or ramp), so it was dropped"
+    );
 }
