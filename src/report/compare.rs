@@ -19,6 +19,7 @@ use super::rows::{name, params_text};
 use super::welch::{welch, Sample, Welch};
 use crate::results::model::{Point, RunResult};
 use crate::results::registry;
+use crate::workload::WorkloadSpec;
 
 /// A comparable metric: the registry's (`results::registry`), where adding one
 /// is one entry; compare takes those marked compared, in the registry's order.
@@ -167,20 +168,38 @@ fn leaf_key(path: &str) -> &str {
     path.rsplit('.').next().unwrap_or(path)
 }
 
-/// Where two workloads differ in fields other than `skip`, as "path: a vs b" lines.
+/// Where two results' workloads differ in fields `keep` takes, as "path: a vs
+/// b" lines: the results' own workloads, then those of each pair of points
+/// (a profile's later phases differ only there), prefixed "point LABEL: ".
 /// A field a sweep of either result sets (`bs` of a `--sweep bs=...`) is left
-/// out: the result's workload holds its first point's value, and the points
+/// out of the results' own: it holds the first point's value, and the points
 /// are paired by their swept values (`bs=4k,8k` against `bs=8k,4k`).
 fn differences(a: &RunResult, b: &RunResult, keep: impl Fn(&str) -> bool) -> Vec<String> {
     let swept: std::collections::BTreeSet<&str> =
         a.points.iter().chain(&b.points).flat_map(|p| p.params.keys().map(String::as_str)).filter(|k| *k != "targets").collect();
-    let flat = |r: &RunResult| {
-        let v = serde_json::to_value(&r.workload).unwrap_or(Value::Null);
+    let mut out =
+        spec_differences(&a.workload, &b.workload, |k| keep(top_key(k)) && !(top_key(k) == "groups" && swept.contains(leaf_key(k))));
+    let mut points = Vec::new();
+    for pa in &a.points {
+        let paired = b.points.iter().find(|pb| point_key(pb) == point_key(pa));
+        if let (Some(wa), Some(wb)) = (pa.workload.as_ref(), paired.and_then(|pb| pb.workload.as_ref())) {
+            // Said once: a difference of the results' own workloads is not repeated per point.
+            let new: Vec<String> = spec_differences(wa, wb, |k| keep(top_key(k))).into_iter().filter(|d| !out.contains(d)).collect();
+            points.extend(new.into_iter().map(|d| format!("point {}: {d}", point_key(pa))));
+        }
+    }
+    out.extend(points);
+    out
+}
+
+/// Where two workloads differ in the fields `keep` takes (those that may
+/// differ left out), as "path: a vs b" lines.
+fn spec_differences(a: &WorkloadSpec, b: &WorkloadSpec, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let flat = |w: &WorkloadSpec| {
+        let v = serde_json::to_value(w).unwrap_or(Value::Null);
         let mut flat = BTreeMap::new();
         flatten("", &v, &mut flat);
-        flat.retain(|k, _| {
-            !MAY_DIFFER.contains(&top_key(k)) && keep(top_key(k)) && !(top_key(k) == "groups" && swept.contains(leaf_key(k)))
-        });
+        flat.retain(|k, _| !MAY_DIFFER.contains(&top_key(k)) && keep(k));
         flat
     };
     let (fa, fb) = (flat(a), flat(b));

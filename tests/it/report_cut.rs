@@ -224,3 +224,32 @@ fn sweeps_in_another_order_compare_point_by_point() {
     let out = lunmark().env_remove("LUNMARK_STORE").arg("--store").arg(dir.path().join("s.db")).args(["compare", &a, &c]).output().unwrap();
     assert!(!out.status.success() && stderr(&out).contains("read: 70.0 vs 50.0"), "{}", stderr(&out));
 }
+
+/// A difference in a later phase of a profile (the result's own workload is
+/// its first point's) is a workload difference too: compare refuses it and
+/// names the point.
+#[test]
+fn compare_refuses_a_difference_in_a_later_phase() {
+    let dir = shm_dir();
+    let profile = dir.path().join("p.toml");
+    let b = phase_toml("b", "32k").replace("read = 100", "read = 50");
+    std::fs::write(&profile, format!("name = \"p\"\ndescription = \"t\"\n{}{b}", phase_toml("a", "4k"))).unwrap();
+    let run = |json: &str, extra: &[&str]| {
+        let json = dir.path().join(json);
+        let args = ["run", "-q", "--profile-file", profile.to_str().unwrap(), "-t", "mem:16m", "--time", "200ms", "--ramp", "0", "--json"];
+        in_store(dir.path(), &[&args[..], &[json.to_str().unwrap()], extra].concat());
+        read_json(&json)["id"].as_str().unwrap().to_string()
+    };
+    let (plain, small) = (run("a.json", &[]), run("b.json", &["--bs", "4k"]));
+    let out = lunmark()
+        .env_remove("LUNMARK_STORE")
+        .arg("--store")
+        .arg(dir.path().join("s.db"))
+        .args(["compare", &plain, &small])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{}{err}", stdout(&out));
+    assert!(err.contains("point phase=b: groups[0].access[0].bs: 32k vs 4k"), "{err}");
+    assert!(!err.contains("point phase=a"), "phase a is the same: {err}");
+}
