@@ -222,10 +222,23 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             let targets = match opened {
                 Ok(t) => t,
                 Err(e) if i == 0 && r == 0 => return Err(e),
-                Err(e) => {
+                Err(e) if outcomes.is_empty() => {
                     result.status = Status::Failed;
                     result.status_reason = Some(format!("point {}: {e}", i + 1));
                     break 'points;
+                }
+                // The finished repeats of this point are kept, as after a Ctrl-C between repeats.
+                Err(e) => {
+                    result.status = Status::Failed;
+                    result.status_reason = Some(format!(
+                        "point {}, repeat {} of {}: {e}; the {} of this point {} kept",
+                        i + 1,
+                        r + 1,
+                        plan.repeat,
+                        crate::units::counted(outcomes.len() as u64, "finished repeat"),
+                        if outcomes.len() == 1 { "is" } else { "are" }
+                    ));
+                    break;
                 }
             };
             // A sweep over targets uses more of them at later points: each is recorded once, when first opened.

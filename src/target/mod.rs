@@ -367,9 +367,9 @@ impl FileIdentities {
         use std::os::unix::fs::MetadataExt;
         let Some(&(dev, ino)) = self.0.get(path) else { return Ok(()) };
         let what = match now {
-            None => format!("the file an earlier point of this run opened (device {dev}, inode {ino}) was deleted or renamed"),
+            None => format!("the file this run opened before, at an earlier point or repeat (device {dev}, inode {ino}), was deleted or renamed"),
             Some(m) if (m.dev(), m.ino()) != (dev, ino) => format!(
-                "the path now names another file (device {}, inode {}) than the one an earlier point of this run opened (device {dev}, inode {ino})",
+                "the path now names another file (device {}, inode {}) than the one this run opened before, at an earlier point or repeat (device {dev}, inode {ino})",
                 m.dev(),
                 m.ino()
             ),

@@ -151,3 +151,51 @@ fn a_sweep_whose_file_target_is_replaced_stops_and_keeps_its_points() {
     });
     assert_stopped_keeping_point_one(&out, &result, &file, "the path now names another file");
 }
+
+/// The thread id of the run's first worker, once there is one other than `not`.
+fn worker_tid(pid: u32, not: Option<String>) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).map(|d| d.flatten().collect::<Vec<_>>()).unwrap_or_default();
+        let w0 = tasks.iter().find(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "lunmark-w0"));
+        if let Some(tid) = w0.map(|t| t.file_name().to_string_lossy().to_string()).filter(|t| Some(t) != not.as_ref()) {
+            return tid;
+        }
+        assert!(Instant::now() < deadline, "no new worker thread within 60 s");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Deleted while repeat 2 of 3 runs: repeat 3 cannot open it, and the point
+/// keeps its 2 finished repeats (they were dropped, with a reason saying
+/// points were kept).
+#[test]
+fn a_file_target_deleted_between_repeats_keeps_the_finished_ones() {
+    let dir = shm_dir();
+    let file = dir.path().join("rep.dat");
+    let json = dir.path().join("r.json");
+    let child = lunmark()
+        .env("LUNMARK_STORE", dir.path().join("results.db"))
+        .args(["run", "-q", "-t", file.to_str().unwrap(), "--size", "8m", "--read", "100", "--repeat", "3"])
+        .args(["--time", "1s", "--ramp", "0", "--json", json.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let first = worker_tid(child.id(), None);
+    worker_tid(child.id(), Some(first));
+    std::fs::remove_file(&file).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    assert_eq!(r["status"], "failed");
+    let reason = r["status_reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("point 1, repeat 3 of 3: ") && reason.ends_with("the 2 finished repeats of this point are kept"),
+        "{reason}"
+    );
+    let points = r["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1, "{}", r["points"]);
+    assert_eq!(points[0]["repeats"]["count"], 2, "{}", points[0]["repeats"]);
+    assert!(!file.exists(), "the file is not created again");
+}
