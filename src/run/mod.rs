@@ -231,12 +231,11 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
                 Err(e) => {
                     result.status = Status::Failed;
                     result.status_reason = Some(format!(
-                        "point {}, repeat {} of {}: {e}; the {} of this point {} kept",
+                        "point {}, repeat {} of {}: {e}; {}",
                         i + 1,
                         r + 1,
                         plan.repeat,
-                        crate::units::counted(outcomes.len() as u64, "finished repeat"),
-                        if outcomes.len() == 1 { "is" } else { "are" }
+                        stop_reason::repeats_kept(outcomes.len())
                     ));
                     break;
                 }
@@ -340,12 +339,11 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             result.status_reason = match (stopped.reason, outcomes.len()) {
                 (Some(why), n) if n > 0 => Some(stop_reason::in_repeat(
                     format!(
-                        "{why} during repeat {} of {}{}; the {} of this point {} kept",
+                        "{why} during repeat {} of {}{}; {}",
                         n + 1,
                         plan.repeat,
                         if plan.points.len() > 1 { format!(" of point {} of {}", i + 1, plan.points.len()) } else { String::new() },
-                        crate::units::counted(n as u64, "finished repeat"),
-                        if n == 1 { "is" } else { "are" }
+                        stop_reason::repeats_kept(n)
                     ),
                     i,
                     plan.points.len(),

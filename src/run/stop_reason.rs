@@ -21,16 +21,18 @@ fn joined(head: String, next: usize, count: usize) -> String {
     }
 }
 
+/// "the 2 finished repeats of this point are kept": what a point keeps of a
+/// stop or failure after `n` (at least 1) of its repeats finished.
+pub fn repeats_kept(n: usize) -> String {
+    format!("the {} of this point {} kept", counted(n as u64, "finished repeat"), if n == 1 { "is" } else { "are" })
+}
+
 /// The stop was seen before repeat `repeat` (0-based) of point `point` (0-based)
 /// started: the points before it finished, and so did its first repeats.
 pub fn before(why: &str, point: usize, count: usize, repeat: usize, repeats: usize) -> String {
     if repeat > 0 {
         let which = if count > 1 { format!(" of point {} of {count}", point + 1) } else { String::new() };
-        let head = format!(
-            "{why} after repeat {repeat} of {repeats}{which}; the {} of this point {} kept",
-            counted(repeat as u64, "finished repeat"),
-            if repeat == 1 { "is" } else { "are" }
-        );
+        let head = format!("{why} after repeat {repeat} of {repeats}{which}; {}", repeats_kept(repeat));
         return joined(head, point + 1, count);
     }
     if point == 0 {
