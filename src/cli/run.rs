@@ -811,44 +811,18 @@ pub fn execute_with(
     if let Some(e) = cluster.get().agree_on_plan(&run::cluster::fingerprint(&plan)) {
         return Err(e);
     }
-    if args.verify {
-        // Refused on every rank alike, before the dry run and before any I/O.
-        run::data_fill::refuse_with_verify(&plan).map_err(anyhow::Error::msg)?;
-        if let Some(w) = plan.points.windows(2).find(|w| w[0].spec.targets != w[1].spec.targets) {
-            anyhow::bail!(
-                "--verify keeps the blocks written to each target for the whole run, so every point must drive the same targets; \
-                 this sweep goes from {} to {} (--sweep targets=...). Verify each target count in a run of its own, or drop --verify",
-                crate::units::counted(w[0].spec.targets.len() as u64, "target"),
-                crate::units::counted(w[1].spec.targets.len() as u64, "target")
-            );
-        }
-        if plan.points.iter().any(|p| p.spec.has_trims()) {
-            anyhow::bail!(
-                "--verify with trims: a trimmed block's content is no longer known (zeros on a file or mem:, \
-                 whatever the device returns after a discard), so reads of it could not be checked. \
-                 Drop --trim (or the profile's trim shares) for a verified run, or drop --verify"
-            );
-        }
-    }
+    let mut ctx = request.context;
+    ctx.cluster = cluster.clone();
+    // The one check of the plan, on every rank alike, before the dry run and before any I/O.
+    let ready = run::check(plan, &ctx)?;
     if args.dry_run && !root {
         return Ok(exit::OK);
     }
     if args.dry_run {
-        // Refused before anything is printed, as the run itself refuses it before any I/O.
-        crate::target::check_regions(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>())?;
-        let link = &request.context.link;
-        if let Some(link) = link {
-            link.resolve(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>()).map_err(anyhow::Error::msg)?;
-        }
-        let ctx = &request.context;
-        // A run of rounds refuses what the real run would (--repeat, --trace, --verify, mem: targets).
-        if let Some(rounds) = &plan.rounds {
-            run::rounds::check(&plan, rounds, ctx)?;
-        }
-        // Memory, mappings and rings with a cache: the real run's resource check, in its words.
-        run::resources::preflight(&plan, ctx.resource_extras())?;
+        let plan = ready.plan();
+        let link = &ctx.link;
         let store = ResultStore::choose(&args, store_flag)?;
-        print!("{}", crate::lab::plan_view::describe(&plan));
+        print!("{}", crate::lab::plan_view::describe(plan));
         if let Some(m) = cluster.get().facts() {
             println!(
                 "mpi: {} on {} ({}), {}; each rank runs this plan on its own targets (above: rank 0's), \
@@ -859,8 +833,8 @@ pub fn execute_with(
                 crate::units::counted(m.machines, "machine")
             );
         }
-        println!("{}", run::resources::describe(&plan, ctx.resource_extras()));
-        print!("{}", super::request_text::render(ctx, &plan, store.path()));
+        println!("{}", run::resources::describe(plan, ctx.resource_extras()));
+        print!("{}", super::request_text::render(&ctx, plan, store.path()));
         if let Some(link) = link {
             println!("{}", link.describe());
         }
@@ -878,18 +852,16 @@ pub fn execute_with(
         }
         return Ok(exit::OK);
     }
-    let mut ctx = request.context;
-    ctx.cluster = cluster.clone();
     if !root {
         // Ranks other than 0 are quiet and keep nothing: rank 0 writes the merged result.
         // Their notes (an idle power measurement, an incomplete trace) are still said.
         ctx.quiet = true;
-        let result = run::execute(&plan, &ctx, &mut super::live_view::LiveView::notes_only())?;
+        let result = run::execute(&ready, &ctx, &mut super::live_view::LiveView::notes_only())?;
         return Ok(exit_code(&result, false));
     }
     let store = ResultStore::choose(&args, store_flag)?;
     let (json, shape) = args.json_output();
-    let kept = measure_and_keep_as(&plan, &ctx, json.as_deref(), shape, &store, Print::Summary { detail: args.detail })?;
+    let kept = measure_and_keep_as(&ready, &ctx, json.as_deref(), shape, &store, Print::Summary { detail: args.detail })?;
     Ok(exit_code(&kept.result, !kept.unwritten.is_empty()))
 }
 
@@ -1077,7 +1049,8 @@ pub struct Kept {
 /// before anything runs. Once the run has started, a failure to write an output
 /// never hides the run's own outcome: it is reported and listed in `Kept`.
 pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, store: &ResultStore, print: bool) -> Result<Kept> {
-    measure_and_keep_as(plan, ctx, json, JsonShape::Model, store, if print { Print::Summary { detail: false } } else { Print::Nothing })
+    let ready = run::check(plan.clone(), ctx)?;
+    measure_and_keep_as(&ready, ctx, json, JsonShape::Model, store, if print { Print::Summary { detail: false } } else { Print::Nothing })
 }
 
 /// What a run prints when it ends.
@@ -1092,7 +1065,7 @@ pub enum Print {
 
 /// `measure_and_keep` with the JSON in the shape asked for (--output-format).
 pub fn measure_and_keep_as(
-    plan: &RunPlan,
+    plan: &run::ReadyPlan,
     ctx: &RunContext,
     json: Option<&str>,
     shape: JsonShape,

@@ -119,7 +119,8 @@ mod tests {
         };
         let ctx = RunContext { quiet: true, ..Default::default() };
         let mut seen = Recording::default();
-        let result = crate::run::execute(&plan, &ctx, &mut seen).expect("a run on mem:");
+        let ready = crate::run::check(plan, &ctx).expect("a plan on mem:");
+        let result = crate::run::execute(&ready, &ctx, &mut seen).expect("a run on mem:");
         assert_eq!(result.points.len(), 2);
         let calls = seen.0;
         assert_eq!(calls.first(), Some(&Call::Started(2)), "{calls:?}");

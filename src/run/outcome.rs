@@ -33,3 +33,8 @@ pub struct Measured {
 pub fn measured_nothing(o: &PointOutcome) -> bool {
     o.status == Status::Interrupted && o.point.summary.duration_s <= 0.0
 }
+
+/// How a run of a point ended, for the rules of what a stop keeps (`stop::settle`).
+pub fn repeat_end(o: &PointOutcome) -> super::stop::RepeatEnd {
+    super::stop::RepeatEnd { status: o.status, reason: o.reason.clone(), measured_nothing: measured_nothing(o) }
+}

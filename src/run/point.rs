@@ -122,236 +122,383 @@ pub fn run_point(
     interrupt: &AtomicBool,
     shared: &PointShared,
 ) -> PointOutcome {
-    let plans = worker_plans(spec, shared);
-    let nworkers = plans.len();
-    // What the per-worker figures need of each plan once the plans have moved into their threads.
-    let shapes: Vec<(usize, Vec<usize>, Vec<u32>)> =
-        plans.iter().map(|p| (p.group, p.targets.clone(), p.cpus.clone().unwrap_or_default())).collect();
-    let ctl = Arc::new(Control::new(nworkers));
-    let targets = Arc::new(targets);
-    let (tx, rx) = mpsc::channel::<Report>();
-    let (done_tx, done_rx) = mpsc::channel::<(u32, WorkerOutcome)>();
-    let mut outcomes: Vec<Option<WorkerOutcome>> = (0..nworkers).map(|_| None).collect();
-    for plan in plans {
-        let (index, group) = (plan.index, plan.group);
-        let (targets, ctl2, tx, done_tx) = (targets.clone(), ctl.clone(), tx.clone(), done_tx.clone());
-        let ticket = ctl.ticket();
-        let spawned = thread::Builder::new().name(format!("lunmark-w{index}")).spawn(move || {
-            // A panic fails the point with its message instead of leaving the
-            // main thread waiting for a worker that is gone.
-            let outcome = panic::catch_unwind(panic::AssertUnwindSafe(|| run_worker(plan, targets, ctl2.clone(), ticket, tx)))
-                .unwrap_or_else(|payload| {
-                    ctl2.fail();
-                    WorkerOutcome::failed(group, format!("worker {index} failed: {}", panic_text(payload.as_ref())))
-                });
-            let _ = done_tx.send((index, outcome));
-        });
-        // A thread that could not start dropped its ticket: the start gate counts it as gone.
-        if let Err(e) = spawned {
-            ctl.fail();
-            outcomes[index as usize] = Some(WorkerOutcome::failed(group, format!("could not start worker thread {index}: {e}")));
-        }
-    }
-    drop((tx, done_tx));
-
+    let mut crew = Crew::spawn(spec, shared, targets);
     if let Some(c) = &shared.cluster {
         c.get().barrier();
     }
-    let t0 = ctl.start();
-    // A stop that came while the workers set up (a large file filled, a LUN
-    // allocated) leaves nothing to measure, ramp or not: the point measures
-    // nothing and is dropped, not kept as a few microseconds of figures.
-    let stopped_in_set_up = interrupt.load(Ordering::SeqCst);
-    let measure_start = t0 + spec.ramp;
-    let end = match spec.run {
-        RunLength::Time(d) => Some(measure_start + d),
-        RunLength::Ios(_) => None,
-    };
-    let planned_seconds = match spec.run {
-        RunLength::Time(d) => d.as_secs_f64().ceil() as u32,
-        RunLength::Ios(_) => u32::MAX,
-    };
+    let t0 = crew.ctl.start();
+    let edges = Edges::of(spec, t0);
+    let mut watch = Watch::new(spec, edges, crew.outcomes.len(), interrupt, shared);
     let mut view = PointView { observer, position: &position, spec };
-    let mut cpu_start = None;
-    let mut progress = Progress::new(nworkers);
-    let mut ramp_shown = None;
-    let mut silence_shown = None;
-    let mut status = Status::Completed;
-    let mut ran_out = false;
-    // With --steady: the point ends once the last window of rounds is steady.
-    let mut steady = spec.steady.as_ref().map(super::steady::SteadyTracker::new);
-    let t_end: Instant = loop {
-        let now = Instant::now();
-        if cpu_start.is_none() && now >= measure_start {
-            cpu_start = Some(cpu::snapshot());
+    let t_end = loop {
+        if let Some(end) = watch.step(&mut crew, &mut view, Instant::now()) {
+            break end;
         }
-        // Past the planned end the point has run its whole time: a signal the
-        // loop sees only now (it came during the last wait, or this thread was
-        // descheduled past the end) cuts nothing short, and the measured
-        // window ends at the plan, as the workers' own does.
-        if let Some(e) = end.filter(|&e| now >= e && !ctl.failed.load(Ordering::SeqCst)) {
-            break e;
+    };
+    crew.ctl.stop.store(true, Ordering::SeqCst);
+    let cpu_end = cpu::snapshot();
+    let stopped = Instant::now();
+    crew.drain(&mut watch.progress, stopped);
+    let mut ended = Ended::of(crew, watch, t_end, stopped);
+    ended.show_last_seconds(&mut view);
+    assemble_point(spec, params, shared, ended, cpu_end)
+}
+
+/// The workers of a point, spawned and waiting at the start gate, and what each yields.
+struct Crew {
+    ctl: Arc<Control>,
+    targets: Arc<Vec<OpenTarget>>,
+    rx: mpsc::Receiver<Report>,
+    done_rx: mpsc::Receiver<(u32, WorkerOutcome)>,
+    outcomes: Vec<Option<WorkerOutcome>>,
+    /// What the per-worker figures need of each plan once the plans have moved into their threads.
+    shapes: Vec<(usize, Vec<usize>, Vec<u32>)>,
+}
+
+impl Crew {
+    fn spawn(spec: &WorkloadSpec, shared: &PointShared, targets: Vec<OpenTarget>) -> Crew {
+        let plans = worker_plans(spec, shared);
+        let shapes = plans.iter().map(|p| (p.group, p.targets.clone(), p.cpus.clone().unwrap_or_default())).collect();
+        let (tx, rx) = mpsc::channel::<Report>();
+        let (done_tx, done_rx) = mpsc::channel::<(u32, WorkerOutcome)>();
+        let mut crew = Crew {
+            ctl: Arc::new(Control::new(plans.len())),
+            targets: Arc::new(targets),
+            rx,
+            done_rx,
+            outcomes: (0..plans.len()).map(|_| None).collect(),
+            shapes,
+        };
+        for plan in plans {
+            let (index, group) = (plan.index, plan.group);
+            let (targets, ctl2, tx, done_tx) = (crew.targets.clone(), crew.ctl.clone(), tx.clone(), done_tx.clone());
+            let ticket = crew.ctl.ticket();
+            let spawned = thread::Builder::new().name(format!("lunmark-w{index}")).spawn(move || {
+                // A panic fails the point with its message instead of leaving the
+                // main thread waiting for a worker that is gone.
+                let outcome = panic::catch_unwind(panic::AssertUnwindSafe(|| run_worker(plan, targets, ctl2.clone(), ticket, tx)))
+                    .unwrap_or_else(|payload| {
+                        ctl2.fail();
+                        WorkerOutcome::failed(group, format!("worker {index} failed: {}", panic_text(payload.as_ref())))
+                    });
+                let _ = done_tx.send((index, outcome));
+            });
+            // A thread that could not start dropped its ticket: the start gate counts it as gone.
+            if let Err(e) = spawned {
+                crew.ctl.fail();
+                crew.outcomes[index as usize] = Some(WorkerOutcome::failed(group, format!("could not start worker thread {index}: {e}")));
+            }
         }
-        if interrupt.load(Ordering::Relaxed) {
-            status = Status::Interrupted;
-            ctl.stop.store(true, Ordering::SeqCst);
-            break if stopped_in_set_up { measure_start.min(now) } else { now };
+        crew
+    }
+
+    /// Collects the workers that ended (with an I/O count they end on their own).
+    fn collect_ended(&mut self, progress: &mut Progress) {
+        while let Ok((w, o)) = self.done_rx.try_recv() {
+            progress.worker_ended(w);
+            self.outcomes[w as usize] = Some(o);
         }
-        if ctl.failed.load(Ordering::SeqCst) {
-            status = Status::Failed;
-            break now;
+    }
+
+    /// Waits for the stopped workers. They see the stop within a wait slice,
+    /// wait at most DRAIN_BUDGET for what is in flight, and end. After
+    /// STOP_BUDGET, one that has not drained and shows no heartbeat (stuck in a
+    /// system call on a stalled device) is left behind, so the run still ends
+    /// on time; one that still beats (only descheduled on a busy machine) is
+    /// waited for up to STOP_CAP; one that drained and is still writing a cache
+    /// back is waited for. A second signal stops all waiting.
+    fn drain(&mut self, progress: &mut Progress, stopped: Instant) {
+        let hurry = super::signals::hurry_flag();
+        loop {
+            let waiting: Vec<usize> = (0..self.outcomes.len()).filter(|&w| self.outcomes[w].is_none()).collect();
+            if waiting.is_empty() {
+                break;
+            }
+            if hurry.load(Ordering::Relaxed) {
+                self.ctl.hurry.store(true, Ordering::SeqCst);
+            }
+            if !self.ctl.keep_waiting(&waiting, stopped, Instant::now()) {
+                break;
+            }
+            if let Ok((w, o)) = self.done_rx.recv_timeout(Duration::from_millis(20)) {
+                progress.worker_ended(w);
+                self.outcomes[w as usize] = Some(o);
+            }
         }
-        // Under MPI: another rank's point failed, and the cluster's result will say which; this one ends here.
-        if shared.cluster.as_ref().is_some_and(|c| c.get().stop_requested()) {
-            ctl.stop.store(true, Ordering::SeqCst);
-            break now;
+        for r in self.rx.try_iter() {
+            progress.add(r);
         }
-        // With an I/O count workers end on their own; so does a replay that ran out of records.
-        if outcomes.iter().all(Option::is_some) {
-            ran_out = end.is_some();
-            break now;
+    }
+}
+
+/// The point's edges in time: when measuring starts and (for a time) ends.
+#[derive(Clone, Copy)]
+struct Edges {
+    t0: Instant,
+    measure_start: Instant,
+    end: Option<Instant>,
+    /// Whole seconds planned (u32::MAX for an I/O count).
+    planned_seconds: u32,
+}
+
+impl Edges {
+    fn of(spec: &WorkloadSpec, t0: Instant) -> Edges {
+        let measure_start = t0 + spec.ramp;
+        match spec.run {
+            RunLength::Time(d) => Edges { t0, measure_start, end: Some(measure_start + d), planned_seconds: d.as_secs_f64().ceil() as u32 },
+            RunLength::Ios(_) => Edges { t0, measure_start, end: None, planned_seconds: u32::MAX },
+        }
+    }
+}
+
+/// The main thread's watch over a running point: it takes the CPU snapshot
+/// at the measured start, shows each second, and decides when the point ends
+/// (its plan, a stop, a failure, steady state). Time is passed in.
+struct Watch<'a> {
+    spec: &'a WorkloadSpec,
+    edges: Edges,
+    interrupt: &'a AtomicBool,
+    shared: &'a PointShared,
+    /// A stop that came while the workers set up (a large file filled, a LUN
+    /// allocated) leaves nothing to measure, ramp or not: the point measures
+    /// nothing and is dropped, not kept as a few microseconds of figures.
+    stopped_in_set_up: bool,
+    cpu_start: Option<cpu::CpuSnapshot>,
+    progress: Progress,
+    ramp_shown: Option<u64>,
+    silence_shown: Option<u64>,
+    status: Status,
+    ran_out: bool,
+    /// With --steady: the point ends once the last window of rounds is steady.
+    steady: Option<super::steady::SteadyTracker>,
+}
+
+impl<'a> Watch<'a> {
+    fn new(spec: &'a WorkloadSpec, edges: Edges, workers: usize, interrupt: &'a AtomicBool, shared: &'a PointShared) -> Watch<'a> {
+        Watch {
+            spec,
+            edges,
+            interrupt,
+            shared,
+            stopped_in_set_up: interrupt.load(Ordering::SeqCst),
+            cpu_start: None,
+            progress: Progress::new(workers),
+            ramp_shown: None,
+            silence_shown: None,
+            status: Status::Completed,
+            ran_out: false,
+            steady: spec.steady.as_ref().map(super::steady::SteadyTracker::new),
+        }
+    }
+
+    /// One pass of the watch at `now`: Some(the measured end) when the point ends.
+    fn step(&mut self, crew: &mut Crew, view: &mut PointView, now: Instant) -> Option<Instant> {
+        let Edges { measure_start, end, .. } = self.edges;
+        if self.cpu_start.is_none() && now >= measure_start {
+            self.cpu_start = Some(cpu::snapshot());
+        }
+        if let Some(end) = self.ends(crew, now) {
+            return Some(end);
         }
         // Wake at the next edge (measure start, end) or every 100 ms for the live view.
         let next_edge = if now < measure_start { Some(measure_start) } else { end };
         let wait = next_edge.map(|e| e.saturating_duration_since(now)).unwrap_or(Duration::MAX).min(Duration::from_millis(100));
-        if let Ok(r) = rx.recv_timeout(wait.max(Duration::from_millis(1))) {
-            progress.add(r);
+        if let Ok(r) = crew.rx.recv_timeout(wait.max(Duration::from_millis(1))) {
+            self.progress.add(r);
         }
-        while let Ok(r) = rx.try_recv() {
-            progress.add(r);
+        while let Ok(r) = crew.rx.try_recv() {
+            self.progress.add(r);
         }
-        // With an I/O count, workers end on their own: collect them as they do.
-        while let Ok((w, o)) = done_rx.try_recv() {
-            progress.worker_ended(w);
-            outcomes[w as usize] = Some(o);
-        }
+        crew.collect_ended(&mut self.progress);
         let now = Instant::now();
+        self.show(view, now, crew.outcomes.len());
+        self.steady.as_ref().is_some_and(|t| t.reached()).then_some(now)
+    }
+
+    /// Whether the point ends at `now`, and its measured end if so.
+    fn ends(&mut self, crew: &Crew, now: Instant) -> Option<Instant> {
+        // Past the planned end the point has run its whole time: a signal the
+        // loop sees only now (it came during the last wait, or this thread was
+        // descheduled past the end) cuts nothing short, and the measured
+        // window ends at the plan, as the workers' own does.
+        if let Some(e) = self.edges.end.filter(|&e| now >= e && !crew.ctl.failed.load(Ordering::SeqCst)) {
+            return Some(e);
+        }
+        if self.interrupt.load(Ordering::Relaxed) {
+            self.status = Status::Interrupted;
+            crew.ctl.stop.store(true, Ordering::SeqCst);
+            return Some(if self.stopped_in_set_up { self.edges.measure_start.min(now) } else { now });
+        }
+        if crew.ctl.failed.load(Ordering::SeqCst) {
+            self.status = Status::Failed;
+            return Some(now);
+        }
+        // Under MPI: another rank's point failed, and the cluster's result will say which; this one ends here.
+        if self.shared.cluster.as_ref().is_some_and(|c| c.get().stop_requested()) {
+            crew.ctl.stop.store(true, Ordering::SeqCst);
+            return Some(now);
+        }
+        // With an I/O count workers end on their own; so does a replay that ran out of records.
+        if crew.outcomes.iter().all(Option::is_some) {
+            self.ran_out = self.edges.end.is_some();
+            return Some(now);
+        }
+        None
+    }
+
+    /// The live view at `now`: the ramp's seconds, each measured second that
+    /// every worker has reported, and workers gone silent.
+    fn show(&mut self, view: &mut PointView, now: Instant, workers: usize) {
+        let Edges { t0, measure_start, planned_seconds, .. } = self.edges;
         // The ramp counts the seconds it completed, from 1, as the run does ("ramp 1s/2s, 2s/2s").
         let ramp_done = now.min(measure_start).saturating_duration_since(t0).as_secs();
-        if ramp_done > 0 && ramp_shown.is_none_or(|shown| shown < ramp_done) {
-            ramp_shown = Some(ramp_done);
+        if ramp_done > 0 && self.ramp_shown.is_none_or(|shown| shown < ramp_done) {
+            self.ramp_shown = Some(ramp_done);
             view.ramp(Duration::from_secs(ramp_done));
         }
         // Only seconds that have ended can be complete (an --ios run has no planned end).
         let ended = now.saturating_duration_since(measure_start).as_secs().min(u32::MAX as u64) as u32;
-        for slice in progress.complete(planned_seconds.min(ended)) {
-            if let Some(t) = steady.as_mut() {
+        for slice in self.progress.complete(planned_seconds.min(ended)) {
+            if let Some(t) = self.steady.as_mut() {
                 t.add(&slice);
             }
-            view.second(&slice, planned_duration(spec), progress.in_flight(), now);
-        }
-        if steady.as_ref().is_some_and(|t| t.reached()) {
-            break now;
+            view.second(&slice, planned_duration(self.spec), self.progress.in_flight(), now);
         }
         // A worker blocked inside a system call cannot report its seconds, which
         // holds every line back: say so rather than show nothing.
         if now >= measure_start + SILENCE {
             let second = (now - measure_start).as_secs();
-            let silent = progress.silent(measure_start, now - SILENCE);
-            if silent > 0 && silence_shown != Some(second) {
-                silence_shown = Some(second);
-                view.silent(Duration::from_secs(second), silent, nworkers);
+            let silent = self.progress.silent(measure_start, now - SILENCE);
+            if silent > 0 && self.silence_shown != Some(second) {
+                self.silence_shown = Some(second);
+                view.silent(Duration::from_secs(second), silent, workers);
             }
         }
-    };
-    ctl.stop.store(true, Ordering::SeqCst);
-    let cpu_end = cpu::snapshot();
-    // Workers see the stop within a wait slice, wait at most DRAIN_BUDGET for
-    // what is in flight, and end. After STOP_BUDGET, one that has not drained
-    // and shows no heartbeat (stuck in a system call on a stalled device) is
-    // left behind, so the run still ends on time; one that still beats (only
-    // descheduled on a busy machine) is waited for up to STOP_CAP; one that
-    // drained and is still writing a cache back is waited for. A second
-    // signal stops all waiting.
-    let stopped = Instant::now();
-    let hurry = super::signals::hurry_flag();
-    loop {
-        let waiting: Vec<usize> = (0..nworkers).filter(|&w| outcomes[w].is_none()).collect();
-        if waiting.is_empty() {
-            break;
-        }
-        if hurry.load(Ordering::Relaxed) {
-            ctl.hurry.store(true, Ordering::SeqCst);
-        }
-        if !ctl.keep_waiting(&waiting, stopped, Instant::now()) {
-            break;
-        }
-        if let Ok((w, o)) = done_rx.recv_timeout(Duration::from_millis(20)) {
-            progress.worker_ended(w);
-            outcomes[w as usize] = Some(o);
-        }
     }
-    for r in rx.try_iter() {
-        progress.add(r);
-    }
-    let missing: Vec<usize> = outcomes.iter().enumerate().filter(|(_, o)| o.is_none()).map(|(i, _)| i).collect();
-    let present: Vec<usize> = outcomes.iter().enumerate().filter(|(_, o)| o.is_some()).map(|(i, _)| i).collect();
-    let outcomes: Vec<WorkerOutcome> = outcomes.into_iter().flatten().collect();
-    // With an I/O count: every worker had measured all of its I/Os before the
-    // stop was seen (the loop notices ended workers only between waits), so
-    // the point ran its whole plan.
-    if status == Status::Interrupted && missing.is_empty() && !outcomes.is_empty() && outcomes.iter().all(|o| o.counted_all) {
-        status = Status::Completed;
+}
+
+/// A point whose workers have ended (or were left behind): what it measured.
+struct Ended<'a> {
+    watch: Watch<'a>,
+    crew_targets: Arc<Vec<OpenTarget>>,
+    shapes: Vec<(usize, Vec<usize>, Vec<u32>)>,
+    /// Workers that did not stop in time (left behind), and those that ended.
+    missing: Vec<usize>,
+    present: Vec<usize>,
+    outcomes: Vec<WorkerOutcome>,
+    t_end: Instant,
+    duration_s: f64,
+    /// When the workers were told to stop.
+    stopped: Instant,
+}
+
+impl<'a> Ended<'a> {
+    fn of(crew: Crew, mut watch: Watch<'a>, t_end: Instant, stopped: Instant) -> Ended<'a> {
+        let missing: Vec<usize> = crew.outcomes.iter().enumerate().filter(|(_, o)| o.is_none()).map(|(i, _)| i).collect();
+        let present: Vec<usize> = crew.outcomes.iter().enumerate().filter(|(_, o)| o.is_some()).map(|(i, _)| i).collect();
+        let outcomes: Vec<WorkerOutcome> = crew.outcomes.into_iter().flatten().collect();
+        // With an I/O count: every worker had measured all of its I/Os before the
+        // stop was seen (the loop notices ended workers only between waits), so
+        // the point ran its whole plan.
+        if watch.status == Status::Interrupted && missing.is_empty() && !outcomes.is_empty() && outcomes.iter().all(|o| o.counted_all) {
+            watch.status = Status::Completed;
+        }
+        // With an I/O count the interval ends at the last measured completion.
+        let t_end = if watch.edges.end.is_none() || watch.ran_out {
+            outcomes.iter().filter_map(|o| o.last_measured).max().unwrap_or(t_end)
+        } else {
+            t_end
+        };
+        let duration_s = t_end.saturating_duration_since(watch.edges.measure_start).as_secs_f64();
+        Ended { watch, crew_targets: crew.targets, shapes: crew.shapes, missing, present, outcomes, t_end, duration_s, stopped }
     }
 
-    // With an I/O count the interval ends at the last measured completion.
-    let t_end = if end.is_none() || ran_out { outcomes.iter().filter_map(|o| o.last_measured).max().unwrap_or(t_end) } else { t_end };
-    let duration_s = t_end.saturating_duration_since(measure_start).as_secs_f64();
-    let unix_start = crate::metrics::power::unix_now() - Instant::now().saturating_duration_since(measure_start).as_secs_f64();
-    let usage = cpu_start.as_ref().map(|a| cpu::usage_between(a, &cpu_end)).unwrap_or_default();
-    let pinned_usage = shared.pinning.as_ref().zip(cpu_start.as_ref()).map(|(p, a)| (p, cpu::usage_of(a, &cpu_end, &p.cpus.0)));
-
-    // The seconds not shown yet (the last ones end only when the workers stop);
-    // with a worker left behind they would be incomplete, so they are not shown.
-    if missing.is_empty() {
-        for slice in progress.complete(duration_s.ceil() as u32) {
+    /// The seconds not shown yet (the last ones end only when the workers stop);
+    /// with a worker left behind they would be incomplete, so they are not shown.
+    fn show_last_seconds(&mut self, view: &mut PointView) {
+        if !self.missing.is_empty() {
+            return;
+        }
+        let duration_s = self.duration_s;
+        for slice in self.watch.progress.complete(duration_s.ceil() as u32) {
             // A whole second that ended with the point still counts for steady state.
-            if let Some(t) = steady.as_mut().filter(|_| (slice.index + 1) as f64 <= duration_s + 1e-6) {
+            if let Some(t) = self.watch.steady.as_mut().filter(|_| (slice.index + 1) as f64 <= duration_s + 1e-6) {
                 t.add(&slice);
             }
             // A last second shorter than a row is stored folded into the one before, already shown.
             let folded = slice.index > 0 && crate::results::summarize::row_length(&slice, duration_s) < SHORTEST_ROW_S;
             if !folded {
-                view.second(&slice, duration_s, progress.in_flight(), t_end);
+                view.second(&slice, duration_s, self.watch.progress.in_flight(), self.t_end);
             }
         }
     }
 
+    /// I/Os still in flight at the end; a worker left behind counts with what
+    /// it last reported in flight, all abandoned.
+    fn in_flight_at_end(&self) -> InFlightAtEnd {
+        let stuck: Vec<(u32, Option<Instant>)> = self.missing.iter().map(|&w| self.watch.progress.last_in_flight(w)).collect();
+        let outcomes = &self.outcomes;
+        InFlightAtEnd {
+            ios: outcomes.iter().map(|o| o.in_flight_at_end).chain(stuck.iter().map(|s| s.0 as u64)).sum(),
+            oldest_s: outcomes
+                .iter()
+                .filter_map(|o| o.oldest_in_flight)
+                .chain(stuck.iter().filter_map(|s| s.1))
+                .min()
+                .map(|o| self.t_end.saturating_duration_since(o).as_secs_f64()),
+            abandoned: outcomes.iter().map(|o| o.abandoned).chain(stuck.iter().map(|s| s.0 as u64)).sum(),
+        }
+    }
+
+    /// Why the point did not complete: a worker's failure, workers left behind, or the stop.
+    fn reason(&self) -> Option<String> {
+        let left_behind = (!self.missing.is_empty()).then(|| {
+            format!(
+                "{} of {} workers did not stop within {:.1} s of the end (stuck in a system call on a stalled target?): their figures are missing",
+                self.missing.len(),
+                self.missing.len() + self.present.len(),
+                self.stopped.elapsed().as_secs_f64()
+            )
+        });
+        self.outcomes
+            .iter()
+            .find_map(|o| o.failure.clone())
+            .or(left_behind)
+            .or_else(|| (self.watch.status == Status::Interrupted).then(super::signals::reason))
+    }
+}
+
+/// The point's result, built once from what it measured, in order: the
+/// summary, steady state, pinned CPU, each worker and target with the depth
+/// held, the replay's figures, and the cut-short note.
+fn assemble_point(
+    spec: &WorkloadSpec,
+    params: BTreeMap<String, serde_json::Value>,
+    shared: &PointShared,
+    mut ended: Ended,
+    cpu_end: cpu::CpuSnapshot,
+) -> PointOutcome {
+    let measure_start = ended.watch.edges.measure_start;
+    let duration_s = ended.duration_s;
+    let unix_start = crate::metrics::power::unix_now() - Instant::now().saturating_duration_since(measure_start).as_secs_f64();
+    let cpu_start = ended.watch.cpu_start.take();
+    let usage = cpu_start.as_ref().map(|a| cpu::usage_between(a, &cpu_end)).unwrap_or_default();
+    let pinned_usage = shared.pinning.as_ref().zip(cpu_start.as_ref()).map(|(p, a)| (p, cpu::usage_of(a, &cpu_end, &p.cpus.0)));
     let mut total = Recorder::default();
     let mut by_group = vec![Recorder::default(); spec.groups.len()];
-    for o in &outcomes {
+    for o in &ended.outcomes {
         total += &o.recorder;
         by_group[o.group] += &o.recorder;
     }
-    // A worker left behind still counts with what it last reported in flight: all abandoned.
-    let stuck: Vec<(u32, Option<Instant>)> = missing.iter().map(|&w| progress.last_in_flight(w)).collect();
-    let at_end = InFlightAtEnd {
-        ios: outcomes.iter().map(|o| o.in_flight_at_end).chain(stuck.iter().map(|s| s.0 as u64)).sum(),
-        oldest_s: outcomes
-            .iter()
-            .filter_map(|o| o.oldest_in_flight)
-            .chain(stuck.iter().filter_map(|s| s.1))
-            .min()
-            .map(|o| t_end.saturating_duration_since(o).as_secs_f64()),
-        abandoned: outcomes.iter().map(|o| o.abandoned).chain(stuck.iter().map(|s| s.0 as u64)).sum(),
-    };
-    let left_behind = (!missing.is_empty()).then(|| {
-        format!(
-            "{} of {nworkers} workers did not stop within {:.1} s of the end (stuck in a system call on a stalled target?): their figures are missing",
-            missing.len(),
-            stopped.elapsed().as_secs_f64()
-        )
-    });
-    let reason = outcomes
-        .iter()
-        .find_map(|o| o.failure.clone())
-        .or(left_behind)
-        .or_else(|| (status == Status::Interrupted).then(super::signals::reason));
+    let reason = ended.reason();
+    let mut status = ended.watch.status;
     if reason.is_some() && status == Status::Completed {
         status = Status::Failed;
     }
-    let slices = fill_gaps(progress.into_slices(), duration_s);
-    let (mut summary, groups) = point_summary(&PointFigures {
+    let in_flight = ended.in_flight_at_end();
+    let steady = ended.watch.steady.take();
+    let slices = fill_gaps(std::mem::replace(&mut ended.watch.progress, Progress::new(0)).into_slices(), duration_s);
+    let figures = PointFigures {
         spec: Some(spec),
         total: &total,
         by_group: &by_group,
@@ -360,17 +507,22 @@ pub fn run_point(
         duration_s,
         processes: 1,
         verify: shared.verify.is_some(),
-        in_flight: at_end,
-    });
+        in_flight,
+    };
+    let (mut summary, groups) = point_summary(&figures);
     summary.steady = steady.map(|t| t.outcome());
     if let Some((p, u)) = &pinned_usage {
         summary.cpu.pinned =
             Some(PinnedCpuStats::from_usage(&p.cpus.to_string(), u, summary.iops, summary.bytes_read + summary.bytes_written));
     }
-    let (workers, target_rows) = per_worker_figures(spec, shared, &targets, &shapes, &present, &outcomes, duration_s, &mut summary);
+    let (workers, target_rows) =
+        per_worker_figures(spec, shared, &ended.crew_targets, &ended.shapes, &ended.present, &ended.outcomes, duration_s, &mut summary);
     if let Some(r) = &shared.replay {
-        super::replay::add_outcome(r, outcomes.iter().filter_map(|o| o.replay.as_ref()), &total, &mut summary);
+        super::replay::add_outcome(r, ended.outcomes.iter().filter_map(|o| o.replay.as_ref()), &total, &mut summary);
     }
+    // The kept part of an interrupted point says so, whichever point of the run it was.
+    let cut_short = (status == Status::Interrupted)
+        .then(|| crate::results::cut_short::note(reason.as_deref().unwrap_or("interrupted"), duration_s, &spec.run));
     PointOutcome {
         point: Point {
             params,
@@ -382,9 +534,7 @@ pub fn run_point(
             mpi: None,
             workers,
             targets: target_rows,
-            // The kept part of an interrupted point says so, whichever point of the run it was.
-            cut_short: (status == Status::Interrupted)
-                .then(|| crate::results::cut_short::note(reason.as_deref().unwrap_or("interrupted"), duration_s, &spec.run)),
+            cut_short,
         },
         status,
         reason,

@@ -176,7 +176,8 @@ fn sub_plan(plan: &RunPlan, points: Vec<super::PlannedPoint>) -> RunPlan {
     RunPlan { points, rounds: None, ..plan.clone() }
 }
 
-pub fn execute(plan: &RunPlan, rounds: &Rounds, ctx: &RunContext, observer: &mut dyn RunObserver) -> Result<RunResult> {
+pub fn execute(ready: &super::ReadyPlan, rounds: &Rounds, ctx: &RunContext, observer: &mut dyn RunObserver) -> Result<RunResult> {
+    let plan = ready.plan();
     let watch = check(plan, rounds, ctx)?;
     let first = plan.points[0].spec.clone();
     let mut outcome = RoundsOutcome {
@@ -214,7 +215,8 @@ pub fn execute(plan: &RunPlan, rounds: &Rounds, ctx: &RunContext, observer: &mut
     observer.started(plan);
     let mut gather = Gathering { so_far: None, inner: observer };
     let run = |points: Vec<super::PlannedPoint>, gather: &mut Gathering| -> Result<Status> {
-        let part = super::execute(&sub_plan(plan, points), ctx, gather)?;
+        // Each round is a run of its own, checked as every run is.
+        let part = super::execute(&super::check(sub_plan(plan, points), ctx)?, ctx, gather)?;
         let merged = gather.merged(&part);
         let status = part.status;
         gather.so_far = Some(merged);
