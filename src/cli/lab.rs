@@ -98,107 +98,110 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
         anyhow::bail!("a lab prints its own table and keeps each result in the store: drop --output-format and export them with `lunmark results export ID --format json|fio-json`");
     }
     match study {
-        Study::Protocols(mut a) => {
-            if a.profile_name.is_some() {
-                a.run.profile = a.profile_name.clone();
-            }
-            if !a.run.targets.is_empty() {
-                anyhow::bail!("lab protocols starts its own targets: drop --target");
-            }
-            let request = lab_request(&a.run, &a.lun_size)?;
-            if a.run.dry_run {
-                let text = crate::lab::protocols::plan_text(&request, &a.lun_size)?;
-                print!("{text}{}", request_text(&request, &a.run, &a.lun_size, store_flag)?);
-                return Ok(exit::OK);
-            }
-            // The workload is checked as the first leg (mem:) checks it, before any server starts.
-            crate::lab::protocols::check(&request, &a.lun_size)?;
-            // The store is proved writable before any server starts.
-            let store = ResultStore::choose(&a.run, store_flag)?;
-            store.open()?;
-            // Ctrl-C from here on only asks the lab to stop, so that it returns
-            // through the guards that remove the link and stop the servers.
-            crate::run::signals::interrupt_flag();
-            // Removed when dropped, after the servers in it (run() drops those before it returns).
-            let shaped = crate::lab::protocols::shaped_link(&request)?;
-            if let Some(s) = &shaped {
-                eprintln!("== {}", s.describe());
-            }
-            let mut measure = |plan: &crate::run::RunPlan, ctx: &crate::run::RunContext| {
-                measure_and_keep(plan, ctx, None, &store, false).map(|k| k.result)
-            };
-            let rows = crate::lab::protocols::run(&request, &a.lun_size, shaped.as_ref(), &mut measure, &mut LiveView::notes_only())?;
-            // The rows are saved already: a closed stdout is reported, not a panic.
-            show(&crate::lab::protocols::render(&rows, shaped.as_ref()), json.as_ref());
-            write_json(json.as_ref(), rows.iter().filter_map(|(_, r)| r.as_ref().ok()));
-            drop(shaped);
-            if let Some(code) = interrupted() {
-                return Ok(code);
-            }
-            let failed = rows.iter().any(|(_, r)| r.as_ref().is_ok_and(|r| r.status != crate::results::Status::Completed));
-            Ok(if failed { exit::RUN_FAILED } else { exit::OK })
-        }
-        Study::Cache(mut a) => {
-            if !a.run.link.is_empty() {
-                anyhow::bail!(
-                    "lab cache serves its LUN on a unix socket, so no link is crossed: drop --link (lab protocols --link RATE shapes one)"
-                );
-            }
-            if !a.run.targets.is_empty() || a.run.cache.is_some() || a.run.trace.is_some() {
-                anyhow::bail!(
-                    "lab cache starts its own LUN and sets the cache and trace of each point: drop --target, --cache and --trace"
-                );
-            }
-            let sizes = super::cache_sizes::parse("--cache-sizes", &a.cache_sizes)?;
-            // The error names the flag the value came from: --delay sets both.
-            let delay = |flag: &str, own: &Option<String>, default: &str| {
-                let (flag, text) = match (own, &a.delay) {
-                    (Some(t), _) => (flag, t.as_str()),
-                    (None, Some(t)) => ("--delay", t.as_str()),
-                    (None, None) => (flag, default),
-                };
-                crate::lab::cache::delay_ms(text).map_err(|e| anyhow::anyhow!("{flag}: {e}"))
-            };
-            let read_delay_ms = delay("--read-delay", &a.read_delay, crate::lab::cache::DEFAULT_READ_DELAY)?;
-            let write_delay_ms = delay("--write-delay", &a.write_delay, crate::lab::cache::DEFAULT_WRITE_DELAY)?;
-            if let Some(d) = &a.run.dist {
-                d.parse::<crate::workload::dist::Distribution>().map_err(|e| anyhow::anyhow!("--dist: {e}"))?;
-            }
-            a.run.profile = Some(a.profile_name.clone().unwrap_or_else(|| "jetstress".into()));
-            // A skewed stream unless --dist says otherwise (README: why zipf 0.9).
-            a.run.dist = Some(a.run.dist.clone().unwrap_or_else(|| crate::lab::cache::DEFAULT_DIST.into()));
-            // The cache of every size, from --cache-mode, --cache-dev and --cache-block;
-            // each row sets its size. The request itself has no cache of its own.
-            let cache_tuned = a.run.cache_mode.is_some() || a.run.cache_dev.is_some() || a.run.cache_block.is_some();
-            let cache = RunArgs { cache: Some("100%".into()), ..a.run.clone() }.cache_config()?.expect("a cache was set");
-            (a.run.cache_mode, a.run.cache_dev, a.run.cache_block) = (None, None, None);
-            let opts =
-                crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), read_delay_ms, write_delay_ms, sizes, cache, cache_tuned };
-            let request = lab_request(&a.run, &a.lun_size)?;
-            if a.run.dry_run {
-                let text = crate::lab::cache::plan_text(&request, &opts)?;
-                print!("{text}{}", request_text(&request, &a.run, &a.lun_size, store_flag)?);
-                return Ok(exit::OK);
-            }
-            let store = ResultStore::choose(&a.run, store_flag)?;
-            store.open()?;
-            crate::lab::servers::require("nbdkit", "nbdkit")?;
-            // As in lab protocols: Ctrl-C from here on stops the lab through its guards.
-            crate::run::signals::interrupt_flag();
-            let mut measure = |plan: &crate::run::RunPlan, ctx: &crate::run::RunContext| {
-                measure_and_keep(plan, ctx, None, &store, false).map(|k| k.result)
-            };
-            let points = crate::lab::cache::run(&request, &opts, &mut measure, &mut LiveView::notes_only())?;
-            let rows = crate::lab::cache::rows(&points, &opts);
-            show(&crate::lab::cache::render(&points, &rows, &opts, a.run.dist.as_deref().unwrap_or_default()), json.as_ref());
-            write_json(json.as_ref(), points.iter().filter_map(|p| p.result.as_ref().ok()));
-            if let Some(code) = interrupted() {
-                return Ok(code);
-            }
-            let failed = points.iter().any(|p| p.result.as_ref().map_or(true, |r| r.status != crate::results::Status::Completed));
-            Ok(if failed { exit::RUN_FAILED } else { exit::OK })
-        }
+        Study::Protocols(a) => protocols(*a, json, store_flag),
+        Study::Cache(a) => cache(*a, json, store_flag),
     }
+}
+
+type JsonOut = Option<crate::output_path::Destination>;
+
+/// `lab protocols`: the workload over each protocol's targets, one row a leg.
+fn protocols(mut a: ProtocolsArgs, json: JsonOut, store_flag: Option<&std::path::Path>) -> Result<i32> {
+    if a.profile_name.is_some() {
+        a.run.profile = a.profile_name.clone();
+    }
+    if !a.run.targets.is_empty() {
+        anyhow::bail!("lab protocols starts its own targets: drop --target");
+    }
+    let request = lab_request(&a.run, &a.lun_size)?;
+    if a.run.dry_run {
+        let text = crate::lab::protocols::plan_text(&request, &a.lun_size)?;
+        print!("{text}{}", request_text(&request, &a.run, &a.lun_size, store_flag)?);
+        return Ok(exit::OK);
+    }
+    // The workload is checked as the first leg (mem:) checks it, before any server starts.
+    crate::lab::protocols::check(&request, &a.lun_size)?;
+    // The store is proved writable before any server starts.
+    let store = ResultStore::choose(&a.run, store_flag)?;
+    store.open()?;
+    // Ctrl-C from here on only asks the lab to stop, so that it returns
+    // through the guards that remove the link and stop the servers.
+    crate::run::signals::interrupt_flag();
+    // Removed when dropped, after the servers in it (run() drops those before it returns).
+    let shaped = crate::lab::protocols::shaped_link(&request)?;
+    if let Some(s) = &shaped {
+        eprintln!("== {}", s.describe());
+    }
+    let mut measure =
+        |plan: &crate::run::RunPlan, ctx: &crate::run::RunContext| measure_and_keep(plan, ctx, None, &store, false).map(|k| k.result);
+    let rows = crate::lab::protocols::run(&request, &a.lun_size, shaped.as_ref(), &mut measure, &mut LiveView::notes_only())?;
+    // The rows are saved already: a closed stdout is reported, not a panic.
+    show(&crate::lab::protocols::render(&rows, shaped.as_ref()), json.as_ref());
+    write_json(json.as_ref(), rows.iter().filter_map(|(_, r)| r.as_ref().ok()));
+    drop(shaped);
+    if let Some(code) = interrupted() {
+        return Ok(code);
+    }
+    let failed = rows.iter().any(|(_, r)| r.as_ref().is_ok_and(|r| r.status != crate::results::Status::Completed));
+    Ok(if failed { exit::RUN_FAILED } else { exit::OK })
+}
+
+/// `lab cache`: the workload through a cache of each size in front of a slow LUN.
+fn cache(mut a: CacheArgs, json: JsonOut, store_flag: Option<&std::path::Path>) -> Result<i32> {
+    if !a.run.link.is_empty() {
+        anyhow::bail!(
+            "lab cache serves its LUN on a unix socket, so no link is crossed: drop --link (lab protocols --link RATE shapes one)"
+        );
+    }
+    if !a.run.targets.is_empty() || a.run.cache.is_some() || a.run.trace.is_some() {
+        anyhow::bail!("lab cache starts its own LUN and sets the cache and trace of each point: drop --target, --cache and --trace");
+    }
+    let sizes = super::cache_sizes::parse("--cache-sizes", &a.cache_sizes)?;
+    // The error names the flag the value came from: --delay sets both.
+    let delay = |flag: &str, own: &Option<String>, default: &str| {
+        let (flag, text) = match (own, &a.delay) {
+            (Some(t), _) => (flag, t.as_str()),
+            (None, Some(t)) => ("--delay", t.as_str()),
+            (None, None) => (flag, default),
+        };
+        crate::lab::cache::delay_ms(text).map_err(|e| anyhow::anyhow!("{flag}: {e}"))
+    };
+    let read_delay_ms = delay("--read-delay", &a.read_delay, crate::lab::cache::DEFAULT_READ_DELAY)?;
+    let write_delay_ms = delay("--write-delay", &a.write_delay, crate::lab::cache::DEFAULT_WRITE_DELAY)?;
+    if let Some(d) = &a.run.dist {
+        d.parse::<crate::workload::dist::Distribution>().map_err(|e| anyhow::anyhow!("--dist: {e}"))?;
+    }
+    a.run.profile = Some(a.profile_name.clone().unwrap_or_else(|| "jetstress".into()));
+    // A skewed stream unless --dist says otherwise (README: why zipf 0.9).
+    a.run.dist = Some(a.run.dist.clone().unwrap_or_else(|| crate::lab::cache::DEFAULT_DIST.into()));
+    // The cache of every size, from --cache-mode, --cache-dev and --cache-block;
+    // each row sets its size. The request itself has no cache of its own.
+    let cache_tuned = a.run.cache_mode.is_some() || a.run.cache_dev.is_some() || a.run.cache_block.is_some();
+    let cache = RunArgs { cache: Some("100%".into()), ..a.run.clone() }.cache_config()?.expect("a cache was set");
+    (a.run.cache_mode, a.run.cache_dev, a.run.cache_block) = (None, None, None);
+    let opts = crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), read_delay_ms, write_delay_ms, sizes, cache, cache_tuned };
+    let request = lab_request(&a.run, &a.lun_size)?;
+    if a.run.dry_run {
+        let text = crate::lab::cache::plan_text(&request, &opts)?;
+        print!("{text}{}", request_text(&request, &a.run, &a.lun_size, store_flag)?);
+        return Ok(exit::OK);
+    }
+    let store = ResultStore::choose(&a.run, store_flag)?;
+    store.open()?;
+    crate::lab::servers::require("nbdkit", "nbdkit")?;
+    // As in lab protocols: Ctrl-C from here on stops the lab through its guards.
+    crate::run::signals::interrupt_flag();
+    let mut measure =
+        |plan: &crate::run::RunPlan, ctx: &crate::run::RunContext| measure_and_keep(plan, ctx, None, &store, false).map(|k| k.result);
+    let points = crate::lab::cache::run(&request, &opts, &mut measure, &mut LiveView::notes_only())?;
+    let rows = crate::lab::cache::rows(&points, &opts);
+    show(&crate::lab::cache::render(&points, &rows, &opts, a.run.dist.as_deref().unwrap_or_default()), json.as_ref());
+    write_json(json.as_ref(), points.iter().filter_map(|p| p.result.as_ref().ok()));
+    if let Some(code) = interrupted() {
+        return Ok(code);
+    }
+    let failed = points.iter().any(|p| p.result.as_ref().map_or(true, |r| r.status != crate::results::Status::Completed));
+    Ok(if failed { exit::RUN_FAILED } else { exit::OK })
 }
 
 /// Flags `lab` takes from `run` that a study cannot apply: refused, naming

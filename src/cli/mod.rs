@@ -7,6 +7,7 @@ pub mod cache_curve;
 pub mod cache_sizes;
 pub mod compare;
 pub mod fio_names;
+pub mod flag_reference;
 pub mod keep;
 pub mod lab;
 pub mod live_view;
