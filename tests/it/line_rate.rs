@@ -344,8 +344,7 @@ fn the_shaped_link_is_removed_on_ctrl_c_and_when_lunmark_is_killed() {
             assert!(Command::new("ip").args(["link", "set", &format!("lm{pid}h"), "down"]).status().unwrap().success());
         }
         started.record();
-        // SAFETY: kill(2) on the PID of a child this test spawned and has not reaped.
-        unsafe { libc::kill(pid as libc::pid_t, signal) };
+        signal_pid(pid, signal);
         let status = child.wait().unwrap();
         if signal == libc::SIGINT {
             assert!(status.code().is_some(), "the lab ended by itself after Ctrl-C: {status:?}");
