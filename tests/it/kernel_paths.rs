@@ -91,20 +91,6 @@ fn same_fd_table(pid: u32, tid: u32) -> bool {
     r == 0
 }
 
-/// The thread id of worker 0 (lunmark-w0) of `pid`, once it runs.
-fn worker_tid(pid: u32) -> Option<u32> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < deadline {
-        for t in std::fs::read_dir(format!("/proc/{pid}/task")).ok()?.flatten() {
-            if std::fs::read_to_string(t.path().join("comm")).unwrap_or_default().trim() == "lunmark-w0" {
-                return t.file_name().to_str()?.parse().ok();
-            }
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    None
-}
-
 /// A psync worker runs with a descriptor table of its own (the kernel then
 /// takes no file reference per pread); an io_uring worker, which names its
 /// files by registered index, shares the process's. Both runs complete.
@@ -122,7 +108,7 @@ fn a_psync_worker_has_a_descriptor_table_of_its_own() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let tid = worker_tid(child.id());
+        let tid = worker_tid(child.id(), None).parse::<u32>().ok();
         // Compared while the worker runs (it starts a moment after it is named).
         std::thread::sleep(Duration::from_millis(300));
         let shared = tid.map(|t| same_fd_table(child.id(), t));
