@@ -1,5 +1,10 @@
 //! The cache study: the host-side cache tier against real nbdkit backends,
-//! its hit ratio against exact LRU predictions, traces, and `lab cache`.
+//! its hit ratio against exact LRU predictions, traces, and `lab cache` (its
+//! IOPS predicted without a 0% point). The size lists of `lab cache
+//! --cache-sizes` and `cache-curve --sizes` (and the lab's `--size` and
+//! delays) are refused before anything starts when a size repeats, an entry is
+//! empty or signed, or a delay has no unit; `cache-curve` writes its JSON when
+//! its stdout is closed.
 
 use std::process::{Command, Stdio};
 
@@ -369,4 +374,144 @@ fn a_write_back_cache_says_what_it_could_not_write_back() {
     assert!(fine.status.success(), "{}", stderr(&fine));
     assert_eq!(read_json(&json)["points"][0]["summary"]["cache"]["dirty_lost_blocks"], 0);
     assert!(!stdout(&fine).contains("NOT WRITTEN BACK"));
+}
+
+#[test]
+fn lab_cache_refuses_size_unitless_delays_and_repeated_sizes() {
+    assert_refused(&[
+        (&["lab", "cache", "--size", "1g", "--dry-run"], "--size 1g: lab cache sizes its LUN itself; give --lun-size 1g instead"),
+        (
+            &["lab", "cache", "--size", "1g", "--lun-size", "8m", "--cache-sizes", "0", "--time", "200ms", "--ramp", "0"],
+            "give --lun-size 1g",
+        ),
+        // A bare number was taken as seconds (+5000ms): a unit is required, the flag named.
+        (&["lab", "cache", "--delay", "5", "--dry-run"], "--delay: '5' has no unit"),
+        (&["lab", "cache", "--read-delay", "5", "--dry-run"], "--read-delay: '5' has no unit"),
+        (&["lab", "cache", "--write-delay", "2", "--dry-run"], "--write-delay: '2' has no unit"),
+        (&["lab", "cache", "--cache-sizes", "10,10", "--dry-run"], "--cache-sizes 10,10: 10% is given twice"),
+        (&["lab", "cache", "--cache-sizes", "0,25,25%", "--dry-run"], "25% is given twice"),
+    ]);
+    // With a unit the delay applies, as the dry run shows.
+    let out = lunmark()
+        .env_remove("LUNMARK_STORE")
+        .args(["lab", "cache", "--delay", "5ms", "--cache-sizes", "0,10", "--lun-size", "8m", "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("+5ms read, +5ms write"), "{}", stdout(&out));
+}
+
+/// `lab cache` without a 0% point (here with --flush, as in the user's trial)
+/// predicts IOPS from the point's own queue: a figure, never NaN, near the
+/// measured IOPS since the predicted hit ratio stands beside the measured one.
+#[test]
+fn the_cache_lab_predicts_iops_without_a_zero_point() {
+    let dir = shm_dir();
+    let store = dir.path().join("s.db");
+    let labs = shm_dir();
+    let out = lunmark()
+        .env("LUNMARK_LAB_DIR", labs.path())
+        .args(["--store", store.to_str().unwrap(), "lab", "cache", "--lun-size", "16m", "--read-delay", "2ms", "--write-delay", "1ms"])
+        .args(["--cache-sizes", "50", "--time", "1s", "--ramp", "1s", "-q", "--flush", "4"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    assert!(!text.contains("NaN"), "{text}");
+    let row: Vec<&str> = text
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some("50"))
+        .unwrap_or_else(|| panic!("no row: {text}"))
+        .split_whitespace()
+        .filter(|t| *t != "│")
+        .collect();
+    let (measured, predicted): (f64, f64) = (row[3].parse().unwrap(), row[9].parse().unwrap());
+    assert!(measured > 0.0 && predicted > 0.5 * measured && predicted < 2.0 * measured, "{row:?}");
+    assert_eq!((row[4], row[5]), ("-", "-"), "no 0% point: no change against it");
+    assert_lab_left_nothing(labs.path());
+}
+
+#[test]
+fn a_signed_cache_size_is_refused_like_other_bad_sizes() {
+    for (sizes, says) in [
+        ("10,-0", "--cache-sizes 10,-0: '-0' is not a percentage between 0 and 100: write it without a sign"),
+        ("+25", "--cache-sizes +25: '+25' is not a percentage between 0 and 100: write it without a sign"),
+        ("-5", "--cache-sizes -5: '-5' is not a percentage between 0 and 100"),
+    ] {
+        let out = run(&["lab", "cache", "--cache-sizes", sizes, "--dry-run"]);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "--cache-sizes {sizes} was accepted:\n{}", stdout(&out));
+        assert!(err.contains(says) && err.matches("error:").count() == 1, "{sizes}: {err}");
+    }
+    let out = run(&["lab", "cache", "--cache-sizes", "0,10", "--lun-size", "8m", "--dry-run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// `lab cache --cache-sizes` with a size given twice or an empty entry: refused
+/// with the flag, the value and what is allowed, before the lab starts its LUN
+/// (its directory stays empty, no store is made, no table printed).
+#[test]
+fn lab_cache_refuses_a_repeated_size_and_an_empty_entry_before_it_starts() {
+    let dir = shm_dir();
+    let labs = dir.path().join("labs");
+    std::fs::create_dir(&labs).unwrap();
+    let store = dir.path().join("s.db");
+    for (sizes, says) in
+        [("0,50,50%", "--cache-sizes 0,50,50%: 50% is given twice"), ("0,,50", "--cache-sizes 0,,50: there is an empty entry")]
+    {
+        let out = lunmark()
+            .env("LUNMARK_LAB_DIR", &labs)
+            .arg("--store")
+            .arg(&store)
+            .args(["lab", "cache", "--lun-size", "8m", "--delay", "1ms", "--cache-sizes", sizes, "--time", "1s", "--ramp", "0"])
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "--cache-sizes {sizes}: {err}");
+        assert!(err.contains(says) && err.contains("for example 0,25,50,100"), "--cache-sizes {sizes}: {err}");
+        assert_eq!(err.matches("error:").count(), 1, "one error: {err}");
+        assert!(stdout(&out).is_empty(), "nothing measured: {}", stdout(&out));
+        assert!(!store.exists(), "no store made");
+        assert_lab_left_nothing(&labs);
+    }
+}
+
+/// `cache-curve --sizes` with a size given twice (it was accepted, a row
+/// repeated) or an empty entry: refused before the trace is read or any JSON written.
+#[test]
+fn cache_curve_refuses_a_repeated_size_and_an_empty_entry_before_it_reads() {
+    let dir = shm_dir();
+    let json = dir.path().join("curve.json");
+    for (sizes, says) in [("0,25,25", "--sizes 0,25,25: 25% is given twice"), ("0,25,", "--sizes 0,25,: there is an empty entry")] {
+        let out = run(&["cache-curve", "tests/fixtures/blkparse/sample.txt", "--sizes", sizes, "--json", json.to_str().unwrap()]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "--sizes {sizes}: {err}");
+        assert!(err.contains(says) && err.contains("for example 0,25,50,100"), "--sizes {sizes}: {err}");
+        assert_eq!(err.matches("error:").count(), 1, "one error: {err}");
+        assert!(stdout(&out).is_empty() && !json.exists(), "no curve computed: {}", stdout(&out));
+    }
+    // The same list, each size once, gives the curve.
+    let out = run(&["cache-curve", "tests/fixtures/blkparse/sample.txt", "--sizes", "0,25", "--json", json.to_str().unwrap()]);
+    assert!(out.status.success() && json.exists(), "{}", stderr(&out));
+}
+
+/// `cache-curve --json FILE` with its stdout closed: the table cannot be
+/// printed, which is reported (exit 1, as a run reports it), not a panic, and
+/// the JSON file is still written.
+#[test]
+fn a_closed_stdout_does_not_cost_cache_curve_its_json() {
+    let dir = shm_dir();
+    let json = dir.path().join("curve.json");
+    let out = with_stdout_closed(lunmark().args([
+        "cache-curve",
+        "tests/fixtures/blkparse/sample.txt",
+        "--sizes",
+        "0,50,100",
+        "--json",
+        json.to_str().unwrap(),
+    ]));
+    let err = stderr(&out);
+    assert!(!err.contains("panicked") && out.status.code() == Some(1), "{:?}: {err}", out.status);
+    assert_eq!(err.trim_end(), "error: the summary was not printed: stdout was closed (broken pipe)");
+    assert_eq!(read_json(&json)["rows"].as_array().map(|r| r.len()), Some(3), "the JSON is written all the same");
 }

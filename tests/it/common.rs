@@ -1,5 +1,7 @@
-//! Shared test helpers: the binary under test, scratch directories, and loop
-//! devices that are detached when dropped.
+//! Shared test helpers: the binary under test (alone, with a store of its own,
+//! or with its stdout closed), scratch directories, loop devices that are
+//! detached when dropped, nbdkit servers, signals to a run and its worker
+//! thread, the id and stored row of a result, and headless Chromium.
 
 #![allow(dead_code)]
 
@@ -234,4 +236,105 @@ pub fn assert_lab_left_nothing(dir: &Path) {
 /// between two calls, so comparing two dry runs compares what they plan.
 pub fn plan_text(dry_run_stdout: &str) -> String {
     dry_run_stdout.lines().filter(|l| !l.starts_with("memory:")).map(|l| format!("{l}\n")).collect()
+}
+
+/// Runs lunmark with a store of its own in `dir` (`{dir}` in `args` is
+/// `dir`): the output, and whether the store was created.
+pub fn run_in_store(dir: &Path, args: &[&str]) -> (Output, bool) {
+    let d = dir.display().to_string();
+    let store = dir.join("s.db");
+    let args: Vec<String> = args.iter().map(|a| a.replace("{dir}", &d)).collect();
+    let out = lunmark().env_remove("LUNMARK_STORE").arg("--store").arg(&store).args(&args).output().unwrap();
+    (out, store.exists())
+}
+
+/// Each case is refused with its message, once, exit non-zero, nothing kept.
+pub fn assert_refused(cases: &[(&[&str], &str)]) {
+    let dir = shm_dir();
+    for (args, says) in cases {
+        let (out, stored) = run_in_store(dir.path(), args);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{args:?} was accepted:\n{}{err}", stdout(&out));
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.matches("error:").count(), 1, "{args:?}: said once: {err}");
+        assert!(!stored, "{args:?}: a result was kept before the refusal");
+    }
+}
+
+/// The id a run saved its result as ("saved as ID in PATH").
+pub fn saved_id(out: &Output) -> String {
+    let err = stderr(out);
+    let line = err.lines().find(|l| l.starts_with("saved as ")).unwrap_or_else(|| panic!("no 'saved as' in: {err}"));
+    line.split_whitespace().nth(2).unwrap().to_string()
+}
+
+/// The result the store at `store` keeps under `id`.
+pub fn stored(store: &Path, id: &str) -> serde_json::Value {
+    let out = lunmark().env("LUNMARK_STORE", store).args(["results", "export", id]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Sends `sig` to a child this test spawned.
+pub fn signal(child: &std::process::Child, sig: i32) {
+    signal_pid(child.id(), sig);
+}
+
+/// Sends `sig` to the process `pid`, which this test started (directly or
+/// through a child of its own).
+pub fn signal_pid(pid: u32, sig: i32) {
+    // SAFETY: kill(2) has no memory effects; the callers name processes they started.
+    unsafe { libc::kill(pid as libc::pid_t, sig) };
+}
+
+pub fn sleep_until(t: std::time::Instant) {
+    std::thread::sleep(t.saturating_duration_since(std::time::Instant::now()));
+}
+
+/// The thread id of the run's first worker (`lunmark-w0`) in process `pid`,
+/// once there is one other than `not`.
+pub fn worker_tid(pid: u32, not: Option<String>) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).map(|d| d.flatten().collect::<Vec<_>>()).unwrap_or_default();
+        let w0 = tasks.iter().find(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "lunmark-w0"));
+        if let Some(tid) = w0.map(|t| t.file_name().to_string_lossy().to_string()).filter(|t| Some(t) != not.as_ref()) {
+            return tid;
+        }
+        assert!(std::time::Instant::now() < deadline, "no new worker thread within 60 s");
+        // Short, since the stop tests time their signals from this moment.
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// When the run's first worker thread appeared: its point starts within
+/// moments (the workers are released once each has its buffers).
+pub fn worker_started(child: &std::process::Child) -> std::time::Instant {
+    worker_tid(child.id(), None);
+    std::time::Instant::now()
+}
+
+/// Runs `cmd` with its stdout closed from the start (a reader that went away,
+/// as with `| head -0`).
+pub fn with_stdout_closed(cmd: &mut Command) -> Output {
+    let mut child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
+/// Headless Chromium with a profile of its own, run with `args`.
+pub fn chromium(args: &[&str]) -> Output {
+    let profile = tempfile::tempdir().unwrap();
+    Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"])
+        .args(["--disable-sync", "--no-first-run", "--hide-scrollbars"])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args)
+        .output()
+        .expect("chromium (Debian's chromium package; scripts/setup.sh installs it)")
+}
+
+/// Runs lunmark with the store at `store` (by `LUNMARK_STORE`).
+pub fn with_store(store: &Path, args: &[&str]) -> Output {
+    lunmark().env("LUNMARK_STORE", store).args(args).output().unwrap()
 }

@@ -1,7 +1,9 @@
 //! Access distributions, think time and Poisson arrivals, checked from what
-//! the real binary issued: its `--trace` of a run on a RAM LUN.
+//! the real binary issued: its `--trace` of a run on a RAM LUN. A run of
+//! `--ios N` traces exactly the I/Os it counted.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use lunmark::trace::{load_trace, TraceRecord};
 use lunmark::workload::dist::{Distribution, Layout, Permutation};
@@ -231,4 +233,52 @@ fn the_hot_band_crosses_the_region_with_time() {
         assert!(got > 0.88, "{from_s} s: {got} of the accesses in {lo}..{hi} of the region");
     }
     assert!(share(1.0, 1.2, 0.0, 0.2) < 0.1, "the band has left the start");
+}
+
+/// I/O records of a lunmark trace (time-gap records left out).
+fn trace_records(path: &Path) -> usize {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..8], b"LMTRACE1");
+    bytes[16..].chunks_exact(20).filter(|r| r[4] != 2).count()
+}
+
+/// `--ios N` issues no I/O past the N-th: the trace holds exactly the I/Os the
+/// result counts, per worker, at any depth (before, up to QD-1 more that were
+/// still in flight when the N-th completed).
+#[test]
+fn a_trace_of_an_ios_run_holds_exactly_the_counted_ios() {
+    let dir = shm_dir();
+    for (workers, qd) in [("1", "32"), ("2", "16"), ("1", "1")] {
+        let trace = dir.path().join(format!("t-{workers}-{qd}"));
+        let json = dir.path().join("r.json");
+        let out = run(&[
+            "run",
+            "-q",
+            "--no-store",
+            "-t",
+            "mem:16m",
+            "--bs",
+            "4k",
+            "--read",
+            "70",
+            "--workers",
+            workers,
+            "--qd",
+            qd,
+            "--ios",
+            "1000",
+            "--ramp",
+            "0",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let s = &read_json(&json)["points"][0]["summary"];
+        let counted = s["ios_read"].as_u64().unwrap() + s["ios_written"].as_u64().unwrap();
+        let w: usize = workers.parse().unwrap();
+        assert_eq!(counted, 1000 * w as u64, "{workers} workers at QD {qd}: {s}");
+        assert_eq!(trace_records(&trace), 1000 * w, "{workers} workers at QD {qd}: one record per counted I/O");
+    }
 }

@@ -1,7 +1,9 @@
 //! Trust at the edges (issue 12): region arithmetic that cannot wrap, resources
 //! checked before the run, files lunmark created and could not fill removed,
 //! damaged journals and imports refused with a clear error, reports that finish
-//! on extreme values.
+//! on extreme values. The dry run refuses what the run would refuse where it
+//! is known without opening a target: a region past a target's end, a
+//! misaligned offset under direct I/O, buffers beyond the memory available.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -642,4 +644,71 @@ fn a_run_refused_after_its_file_was_made_leaves_no_file() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("journal"), "{}", stderr(&out));
     assert!(!file.exists(), "the file created for the refused run is removed");
+}
+
+/// Runs `args` as a dry run and as a run: both refuse, once, with `said`, and run nothing.
+fn both_refuse(args: &[&str], said: &[&str]) {
+    for dry in [true, false] {
+        let mut all = vec!["run"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--time", "1s", "--ramp", "0s", "--no-store", "-q"]);
+        if dry {
+            all.push("--dry-run");
+        }
+        let out = run(&all);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "dry={dry} {args:?} passed: {err}{}", crate::common::stdout(&out));
+        assert!(said.iter().all(|s| err.contains(s)), "dry={dry} {args:?}: {err}");
+        assert_eq!(err.matches("error:").count(), 1, "said once: {err}");
+        if dry {
+            assert!(crate::common::stdout(&out).is_empty(), "refused before the plan is printed");
+        }
+    }
+}
+
+#[test]
+fn a_region_past_the_end_of_a_mem_or_null_target_or_a_file_is_refused_by_the_dry_run() {
+    both_refuse(&["-t", "mem:64m", "--offset", "1m", "--size", "64m"], &["mem:64m", "does not fit", "--offset 1048576"]);
+    both_refuse(&["-t", "null:64m", "--offset", "1m", "--size", "64m"], &["null:64m", "does not fit"]);
+    // An existing file's size is read from its metadata, without opening it.
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    std::fs::write(&file, vec![0u8; 1 << 20]).unwrap();
+    let f = file.display().to_string();
+    both_refuse(&["-t", &f, "--offset", "2m"], &[&f, "at or beyond the end"]);
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 1 << 20, "the file is left as it was");
+    // What fits passes the dry run.
+    let ok = run(&["run", "-t", "mem:64m", "--offset", "1m", "--size", "63m", "--dry-run"]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+}
+
+#[test]
+fn a_misaligned_offset_on_a_direct_io_file_is_refused_by_the_dry_run() {
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    let f = file.display().to_string();
+    both_refuse(&["-t", &f, "--offset", "3", "--size", "8m"], &[&f, "offset 3 is not a multiple of the 512-byte", "--buffered"]);
+    assert!(!file.exists(), "refused before the file was created");
+    // Buffered I/O has no alignment rule: the dry run passes it.
+    let ok = run(&["run", "-t", &f, "--offset", "3", "--size", "8m", "--buffered", "--dry-run"]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+}
+
+/// A plan whose buffers do not fit in the memory available: the dry run
+/// refuses it with the real run's message and exit 1 (it printed the plan and
+/// exited 0), before any of the plan is printed, as the ring limit is refused.
+#[test]
+fn the_dry_run_refuses_a_plan_the_run_refuses_for_memory() {
+    let args = ["run", "-q", "--no-store", "-t", "mem:64m", "--workers", "1", "--bs", "64m", "--qd", "32768", "--time", "1s"];
+    let real = run(&args);
+    let dry = run(&[&args[..], &["--dry-run"]].concat());
+    assert_eq!(real.status.code(), Some(1), "{}", stderr(&real));
+    assert_eq!(dry.status.code(), Some(1), "{}", stderr(&dry));
+    let said = stderr(&dry);
+    assert!(said.contains("I/O buffers 2 TiB (1 worker x 32768 slots x 64 MiB)") && said.contains("MemAvailable"), "{said}");
+    assert_eq!(said, stderr(&real), "the dry run says what the run says");
+    assert!(stdout(&dry).is_empty(), "refused before the plan is printed: {}", stdout(&dry));
+    // A plan that fits still passes the dry run.
+    let fits = run(&["run", "--no-store", "-t", "mem:64m", "--bs", "1m", "--qd", "4", "--dry-run"]);
+    assert!(fits.status.success() && stdout(&fits).contains("memory: about"), "{}", stderr(&fits));
 }

@@ -51,18 +51,12 @@ impl Drop for Immutable {
     }
 }
 
-fn with_store(store: &Path, args: &[&str]) -> Output {
+/// lunmark with its store named by `--store` (the flag, not the environment).
+fn with_store_flag(store: &Path, args: &[&str]) -> Output {
     lunmark().arg("--store").arg(store).args(args).output().unwrap()
 }
 
 const SHORT_RUN: &[&str] = &["run", "-q", "-t", "mem:4m", "--read", "100", "--time", "200ms", "--ramp", "0"];
-
-/// The id a run saved its result as ("saved as ID in PATH").
-fn saved_id(out: &Output) -> String {
-    let err = stderr(out);
-    let line = err.lines().find(|l| l.starts_with("saved as ")).unwrap_or_else(|| panic!("no 'saved as' in: {err}"));
-    line.split_whitespace().nth(2).unwrap().to_string()
-}
 
 /// Refused before anything ran: exit 1, no summary, the store's path, the
 /// reason, and both ways out named.
@@ -83,24 +77,24 @@ fn an_unwritable_store_is_refused_before_the_run() {
     let file = dir.path().join("plain-file");
     std::fs::write(&file, b"not a directory").unwrap();
     let store = file.join("results.db");
-    assert_refused_before_the_run(&with_store(&store, SHORT_RUN), &store, "not a directory");
+    assert_refused_before_the_run(&with_store_flag(&store, SHORT_RUN), &store, "not a directory");
 
     // A store on a read-only filesystem, new or existing.
     let fs = Tmpfs::new(dir.path().join("ro"), "4m");
     let existing = fs.path.join("results.db");
-    let made = with_store(&existing, SHORT_RUN);
+    let made = with_store_flag(&existing, SHORT_RUN);
     assert!(made.status.success(), "{}", stderr(&made));
     fs.read_only();
-    assert_refused_before_the_run(&with_store(&existing, SHORT_RUN), &existing, "Read-only file system");
+    assert_refused_before_the_run(&with_store_flag(&existing, SHORT_RUN), &existing, "Read-only file system");
     let new = fs.path.join("new.db");
-    assert_refused_before_the_run(&with_store(&new, SHORT_RUN), &new, "Read-only file system");
+    assert_refused_before_the_run(&with_store_flag(&new, SHORT_RUN), &new, "Read-only file system");
     assert!(!new.exists());
 
     // An immutable store file (root ignores permission bits, not this).
     let other = dir.path().join("immutable.db");
-    assert!(with_store(&other, SHORT_RUN).status.success());
+    assert!(with_store_flag(&other, SHORT_RUN).status.success());
     let _guard = Immutable::new(&other);
-    assert_refused_before_the_run(&with_store(&other, SHORT_RUN), &other, "Operation not permitted");
+    assert_refused_before_the_run(&with_store_flag(&other, SHORT_RUN), &other, "Operation not permitted");
 
     // --no-store runs anyway, says so, and touches no store (even $LUNMARK_STORE's).
     let json = dir.path().join("r.json");
@@ -110,7 +104,7 @@ fn an_unwritable_store_is_refused_before_the_run() {
     assert!(stderr(&out).contains("not kept in a result store (--no-store)"), "{}", stderr(&out));
     assert_eq!(read_json(&json)["status"], "completed");
     // Contradicting flags are refused.
-    let out = with_store(&dir.path().join("s.db"), &[SHORT_RUN, &["--no-store"]].concat());
+    let out = with_store_flag(&dir.path().join("s.db"), &[SHORT_RUN, &["--no-store"]].concat());
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("--no-store and --store"), "{}", stderr(&out));
 }
@@ -127,7 +121,7 @@ fn a_store_on_a_full_filesystem_is_refused_before_the_run() {
         .stderr(Stdio::null())
         .status();
     let store = fs.path.join("results.db");
-    let out = with_store(&store, SHORT_RUN);
+    let out = with_store_flag(&store, SHORT_RUN);
     assert_refused_before_the_run(&out, &store, "full");
 }
 
@@ -137,11 +131,11 @@ fn a_read_only_store_is_listed_shown_exported_compared_and_reported() {
     let dir = shm_dir();
     let fs = Tmpfs::new(dir.path().join("ro"), "8m");
     let store = fs.path.join("results.db");
-    let a = saved_id(&with_store(&store, SHORT_RUN));
-    let b = saved_id(&with_store(&store, SHORT_RUN));
+    let a = saved_id(&with_store_flag(&store, SHORT_RUN));
+    let b = saved_id(&with_store_flag(&store, SHORT_RUN));
     fs.read_only();
     let ok = |args: &[&str]| {
-        let out = with_store(&store, args);
+        let out = with_store_flag(&store, args);
         assert!(out.status.success(), "{args:?} on a read-only store: {}", stderr(&out));
         stdout(&out)
     };
@@ -155,20 +149,20 @@ fn a_read_only_store_is_listed_shown_exported_compared_and_reported() {
     ok(&["report", &a, &b, "-o", report.to_str().unwrap()]);
     assert!(std::fs::read_to_string(&report).unwrap().contains(&b));
     // Changing it is refused, naming the store.
-    let out = with_store(&store, &["results", "delete", &a]);
+    let out = with_store_flag(&store, &["results", "delete", &a]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains(store.to_str().unwrap()) && err.contains("cannot be changed") && err.contains("Read-only file system"), "{err}");
 
     // An immutable store file in a writable directory reads the same way.
     let other = dir.path().join("immutable.db");
-    let c = saved_id(&with_store(&other, SHORT_RUN));
+    let c = saved_id(&with_store_flag(&other, SHORT_RUN));
     let _guard = Immutable::new(&other);
-    let out = with_store(&other, &["results", "list"]);
+    let out = with_store_flag(&other, &["results", "list"]);
     assert!(out.status.success() && stdout(&out).contains(&c), "{}", stderr(&out));
     // A store that does not exist lists as empty and is not created.
     let none = dir.path().join("none.db");
-    let out = with_store(&none, &["results", "list"]);
+    let out = with_store_flag(&none, &["results", "list"]);
     assert!(out.status.success() && stdout(&out).contains("no results yet"), "{}", stderr(&out));
     assert!(!none.exists());
 }
@@ -197,7 +191,7 @@ fn eight_runs_creating_one_store_at_once_are_all_kept() {
         assert!(out.status.success(), "{}", stderr(&out));
         ids.push(saved_id(&out));
     }
-    let list = stdout(&with_store(&store, &["results", "list"]));
+    let list = stdout(&with_store_flag(&store, &["results", "list"]));
     for id in &ids {
         assert!(list.contains(id), "{id} is kept: {list}");
     }

@@ -114,8 +114,8 @@ impl Descendants {
     pub fn kill_left(&self) {
         for (pid, (start, _)) in &self.known {
             if seen(*pid).is_some_and(|s| s.start == *start && s.state != 'Z') {
-                // SAFETY: kill(2) on a PID this test saw as lunmark's descendant, start time checked just above.
-                unsafe { libc::kill(*pid as libc::pid_t, libc::SIGKILL) };
+                // The start time, checked just above, makes the PID still lunmark's descendant.
+                signal_pid(*pid, libc::SIGKILL);
             }
         }
     }
@@ -191,8 +191,7 @@ fn killed_mid_leg(args: &[&str], leg: &str, servers: &[(&str, usize)], cut_link:
     // lunmark's sockets were closed across it (a race the kill can win).
     let host_if = format!("lm{pid}h");
     let cut = (ready && cut_link).then(|| std::process::Command::new("ip").args(["link", "set", &host_if, "down"]).status());
-    // SAFETY: kill(2) on the PID of a child this test spawned and has not reaped.
-    unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+    signal_pid(pid, libc::SIGKILL);
     let _ = child.wait();
     let _ = reader.join();
     assert!(cut.as_ref().is_none_or(|s| s.as_ref().is_ok_and(|s| s.success())), "ip link set {host_if} down: {cut:?}");

@@ -2,7 +2,9 @@
 //! every point of a sweep, the power source's name, and the lab subcommands,
 //! which apply or refuse each run flag: `--dry-run` prints the whole study and
 //! starts nothing, `--json FILE` gets the list of the lab's results, `--label`
-//! prefixes each result's label, and flags a study cannot apply are refused.
+//! prefixes each result's label, and flags a study cannot apply are refused
+//! (`lab protocols` with an engine flag or a cache, with a lab's message). A
+//! lab's dry run ends quietly on a closed stdout.
 
 use std::time::{Duration, Instant};
 
@@ -342,4 +344,43 @@ fn every_flag_changes_the_dry_run_or_is_refused() {
         }
     }
     assert!(ignored.is_empty(), "accepted and ignored (the dry run is the same, nothing refused):\n{}", ignored.join("\n"));
+}
+
+#[test]
+fn lab_protocols_refuses_engine_flags_and_a_cache_with_a_lab_message() {
+    assert_refused(&[
+        (&["lab", "protocols", "--buffered", "--dry-run"], "--buffered: lab protocols chooses the engine of each leg"),
+        (
+            &["lab", "protocols", "--engine", "psync", "--lun-size", "8m", "--time", "200ms", "--ramp", "0"],
+            "--engine psync: lab protocols chooses the engine of each leg",
+        ),
+        (&["lab", "protocols", "--engine", "psync", "--buffered", "--dry-run"], "drop --engine psync"),
+        // Not the run's message about a mem: target the user never named.
+        (&["lab", "protocols", "--sqpoll", "--dry-run"], "--sqpoll: lab protocols chooses the engine of each leg"),
+        (&["lab", "protocols", "--sqpoll=1", "--dry-run"], "drop --sqpoll=1"),
+        (&["lab", "protocols", "--poll", "--dry-run"], "drop --poll"),
+        (&["lab", "protocols", "--cache", "25%", "--dry-run"], "--cache 25%: lab protocols compares what each protocol costs"),
+        (&["lab", "protocols", "--cache", "25%", "--dry-run"], "lunmark lab cache"),
+    ]);
+    let (out, _) = run_in_store(shm_dir().path(), &["lab", "protocols", "--sqpoll", "--dry-run"]);
+    assert!(!stderr(&out).contains("mem:1g"), "{}", stderr(&out));
+}
+
+/// `lab cache --dry-run | head -0`: the plan is only printed, so a closed
+/// stdout ends the process as it ends `run --dry-run` (by SIGPIPE, quietly),
+/// never with a panic and exit 101. The reader is closed before lunmark
+/// writes, so every write meets a closed pipe.
+#[test]
+fn a_closed_stdout_ends_a_lab_dry_run_quietly() {
+    let dir = shm_dir();
+    let store = dir.path().join("s.db");
+    for study in [&["cache", "--cache-sizes", "25.5", "--lun-size", "8m", "--delay", "1ms"][..], &["protocols", "--lun-size", "8m"]] {
+        let out = with_stdout_closed(lunmark().arg("--store").arg(&store).arg("lab").args(study).args(["--time", "1s", "--dry-run"]));
+        let err = stderr(&out);
+        assert!(!err.contains("panicked") && out.status.code() != Some(101), "lab {study:?}: {err}");
+        assert!(err.is_empty(), "lab {study:?} should end quietly: {err}");
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "lab {study:?} ends as run --dry-run does: {:?}", out.status);
+        assert!(!store.exists(), "a dry run keeps nothing");
+    }
 }

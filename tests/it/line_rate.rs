@@ -208,9 +208,7 @@ fn protocols_lab(labs: &std::path::Path, store: &std::path::Path, rate: &str) ->
 fn leg(text: &str, store: &std::path::Path, row: &str) -> (Value, f64, bool) {
     let line = text.lines().find(|l| l.contains(row)).unwrap_or_else(|| panic!("no row {row}:\n{text}"));
     let id = line.split_whitespace().rev().find(|t| t.len() == 12 && t.chars().all(|c| c.is_ascii_hexdigit())).unwrap();
-    let out = lunmark().env("LUNMARK_STORE", store).args(["results", "export", id, "--format", "json"]).output().unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = stored(store, id);
     let s = &r["points"][0]["summary"];
     assert_line_rate(&r["points"][0], "200mbit", 25.0);
     (s["line_rate"].clone(), s["read_mbps"].as_f64().unwrap(), s["cpu"].get("warning").is_some())
@@ -344,8 +342,7 @@ fn the_shaped_link_is_removed_on_ctrl_c_and_when_lunmark_is_killed() {
             assert!(Command::new("ip").args(["link", "set", &format!("lm{pid}h"), "down"]).status().unwrap().success());
         }
         started.record();
-        // SAFETY: kill(2) on the PID of a child this test spawned and has not reaped.
-        unsafe { libc::kill(pid as libc::pid_t, signal) };
+        signal_pid(pid, signal);
         let status = child.wait().unwrap();
         if signal == libc::SIGINT {
             assert!(status.code().is_some(), "the lab ended by itself after Ctrl-C: {status:?}");

@@ -1,4 +1,5 @@
 //! Network LUNs: NBD through libnbd against real nbdkit servers on loopback.
+//! A lost connection is named once, without offering --continue-on-error.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -388,8 +389,7 @@ fn ctrl_c_stops_the_protocol_lab_with_exit_130_in_set_up_and_mid_row() {
             // The lab directory exists (Ctrl-C is caught by then) and the servers are starting.
             wait_for(|| std::fs::read_dir(labs.path()).unwrap().next().is_some());
         }
-        // SAFETY: kill(2) on the PID of a child this test spawned and has not reaped.
-        unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
+        signal_pid(pid, libc::SIGINT);
         let out = child.wait_with_output().unwrap();
         std::io::Read::read_to_string(&mut errors, &mut seen).unwrap();
         let text = stdout(&out);
@@ -403,5 +403,30 @@ fn ctrl_c_stops_the_protocol_lab_with_exit_130_in_set_up_and_mid_row() {
             assert!(!done.contains("interrupted"), "{done}");
         }
         assert_lab_left_nothing(labs.path());
+    }
+}
+
+/// A dead NBD server: the reason names the target once and does not offer
+/// --continue-on-error (a lost connection is not an I/O error it could count),
+/// with or without the flag.
+#[test]
+fn a_lost_connection_is_named_once_without_offering_continue_on_error() {
+    for continue_on_error in [false, true] {
+        let dir = shm_dir();
+        let mut server = Nbdkit::tcp("64M", &[]);
+        let json = dir.path().join("r.json");
+        let mut cmd = lunmark();
+        cmd.args(["run", "-q", "--no-store", "-t", &server.uri, "--time", "30s", "--ramp", "0s", "--json", json.to_str().unwrap()]);
+        if continue_on_error {
+            cmd.arg("--continue-on-error");
+        }
+        let child = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        server.kill();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        let reason = read_json(&json)["status_reason"].as_str().unwrap().to_string();
+        assert_eq!(reason.matches(&server.uri).count(), 1, "continue_on_error {continue_on_error}: {reason}");
+        assert!(!reason.contains("--continue-on-error") && reason.contains("connection"), "{reason}");
     }
 }

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{read_json, run, shm_dir, stderr, LoopDevice, Nbdkit};
+use crate::common::{read_json, run, shm_dir, signal, stderr, LoopDevice, Nbdkit};
 use crate::require_root;
 
 /// 512-byte blocks a file holds (`stat -c %b`): its allocated space.
@@ -308,8 +308,7 @@ fn per_op_counts_add_up_to_the_total_and_each_has_its_latency() {
 /// Asks nbdkit to stop (SIGTERM, so its stats filter writes its file) and waits.
 fn stop(mut server: Nbdkit) {
     let mut child = server.child.take().unwrap();
-    // SAFETY: kill(2) with the PID of a child this test started and has not reaped.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    signal(&child, libc::SIGTERM);
     let _ = child.wait();
 }
 

@@ -1,7 +1,9 @@
 //! Every output flag of every subcommand goes through one guard: a block
 //! device holding ext4, a character device, a FIFO (and a symlink to a device)
 //! are refused before anything runs and left exactly as they were; regular
-//! files are replaced atomically; symlinks are followed. And messages say what
+//! files are replaced atomically; symlinks are followed. An output naming a
+//! file the same command reads (a trace, a profile's replay file) is refused
+//! and the input kept. And messages say what
 //! is wrong once (issue 12, items 1 and 16).
 
 use std::ffi::CString;
@@ -357,5 +359,64 @@ fn an_output_that_is_the_target_is_refused_and_the_target_kept() {
         assert_eq!(out.status.code(), Some(1), "{flag}: {err}");
         assert_eq!(err.matches(&format!("{flag} {}: that is also the target", path.display())).count(), 1, "{err}");
         assert_eq!(crc32c::crc32c(&std::fs::read(&data).unwrap()), before, "{flag}: the target's data is untouched");
+    }
+}
+
+fn fixture_trace(dir: &Path) -> std::path::PathBuf {
+    let trace = dir.join("t1.trace");
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/blkparse/sample.txt"), &trace).unwrap();
+    trace
+}
+
+/// `cache-curve T --json T` replaced the trace with JSON (exit 0), and
+/// `run --replay R --json R` the replay trace: both are refused before
+/// anything runs, naming both flags and the file, and the trace is left whole.
+#[test]
+fn an_output_naming_the_commands_input_is_refused_and_the_input_kept() {
+    let dir = shm_dir();
+    let trace = fixture_trace(dir.path());
+    let before = std::fs::read(&trace).unwrap();
+    let dotted = dir.path().join(".").join("t1.trace");
+    let t = trace.to_str().unwrap();
+    let cases: [(Vec<&str>, &str, &str); 3] = [
+        (vec!["cache-curve", t, "--json", t], "--json", "the FILE argument"),
+        (vec!["run", "-t", "mem:64m", "--time", "1s", "--replay", t, "--json", dotted.to_str().unwrap()], "--json", "--replay"),
+        (vec!["run", "-t", "mem:64m", "--time", "1s", "--replay", t, "--journal", t], "--journal", "--replay"),
+    ];
+    for (args, out_flag, in_flag) in cases {
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(&format!("error: {out_flag} ")), "{args:?}: {err}");
+        assert!(err.contains(&format!("that is also the file this command reads ({in_flag} {t})")), "{args:?}: {err}");
+        assert_eq!(err.matches("error").count(), 1, "said once: {err}");
+        assert_eq!(std::fs::read(&trace).unwrap(), before, "{args:?} left the trace as it was");
+    }
+}
+
+/// A profile's [replay] file is known only once the profile is read: --json
+/// and --journal naming it are refused there, as --trace was.
+#[test]
+fn an_output_naming_a_profiles_replay_trace_is_refused() {
+    let dir = shm_dir();
+    let trace = fixture_trace(dir.path());
+    let before = std::fs::read(&trace).unwrap();
+    let t = trace.to_str().unwrap();
+    let profile = dir.path().join("p.toml");
+    std::fs::write(
+        &profile,
+        format!(
+            "name = \"replayed\"\ndescription = \"a replay\"\n[replay]\nfile = \"{t}\"\n\
+             [[phases]]\nname = \"main\"\n[[phases.groups]]\nname = \"main\"\nworkers = 1\nqd = 1\n\
+             [[phases.groups.access]]\nshare = 100.0\nbs = \"4k\"\nread = 100.0\nrandom = 0.0\n"
+        ),
+    )
+    .unwrap();
+    for flag in ["--json", "--journal", "--trace"] {
+        let o = run(&["run", "--profile-file", profile.to_str().unwrap(), "-t", "mem:1m", "-t", "mem:1m", flag, t]);
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{flag}: {err}");
+        assert!(err.contains(&format!("{flag} {t} names the trace being replayed")), "{flag}: {err}");
+        assert_eq!(std::fs::read(&trace).unwrap(), before, "{flag} left the trace as it was");
     }
 }

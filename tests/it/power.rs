@@ -1,5 +1,6 @@
 //! Power: RAPL through a powercap tree laid out like the kernel's, IPMI DCMI
-//! through recorded output, a command, a meter's log, and no source at all.
+//! through recorded output, a command, a meter's log, and no source at all;
+//! a bad (negative) reading gives no figure and a note naming it.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -299,8 +300,7 @@ fn ctrl_c_during_a_hung_power_reading_ends_promptly() {
     wait_for(|| pids.exists());
     std::thread::sleep(Duration::from_millis(500));
     let sent = Instant::now();
-    // SAFETY: kill has no memory effects; the PID is our own child's.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    signal(&child, libc::SIGINT);
     let out = child.wait_with_output().unwrap();
     let took = sent.elapsed();
     assert_eq!(out.status.code(), Some(130));
@@ -308,4 +308,23 @@ fn ctrl_c_during_a_hung_power_reading_ends_promptly() {
     let p = &read_json(&json)["points"][0]["summary"]["power"];
     assert!(p["avg_watts"].is_null() && p["reason"].is_string(), "{p}");
     assert_no_command_left(&pids);
+}
+
+/// `--power-cmd 'echo -5 W'` gave "power 5.00 W average" and per-watt figures:
+/// the reading is a bad one, so the point has no power figure and says why.
+#[test]
+fn a_negative_power_reading_gives_no_figure_and_a_note_naming_it() {
+    let dir = shm_dir();
+    let json = dir.path().join("r.json");
+    let o = lunmark()
+        .args(["run", "-t", "mem:16m", "--read", "100", "--time", "1s", "--ramp", "0", "-q", "--power-cmd", "echo -5 W"])
+        .args(["--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_json(&json);
+    let power = &r["points"][0]["summary"]["power"];
+    assert!(power["avg_watts"].is_null() && power["iops_per_watt"].is_null(), "{power}");
+    let reason = power["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("bad reading: '-5'"), "{power}");
 }

@@ -2,7 +2,8 @@
 //! figures in the HTML and Markdown reports (a real run, a real SIGINT, the
 //! page read back from headless Chromium); a transfer-size sweep of a profile
 //! whose phases differ only in transfer size labels each point by the size it
-//! ran, with no phase that names another.
+//! ran, with no phase that names another. `compare` and the CSV export say
+//! which points were cut short.
 
 use std::path::Path;
 use std::time::Duration;
@@ -13,7 +14,7 @@ use crate::common::*;
 
 const NOTE: &str = "cut short: interrupted by Ctrl-C (SIGINT) after ";
 
-/// `lunmark` with the store in `dir` (where `polish3::interrupted` keeps its results).
+/// `lunmark` with the store in `dir` (where `stops::interrupted` keeps its results).
 fn in_store(dir: &Path, args: &[&str]) -> std::process::Output {
     let out = lunmark().env_remove("LUNMARK_STORE").arg("--store").arg(dir.join("s.db")).args(args).output().unwrap();
     assert!(out.status.success(), "{args:?}: {}", stderr(&out));
@@ -31,12 +32,7 @@ fn summary_rows_as_shown(html: &Path) -> Vec<String> {
         document.body.appendChild(p);});</script>";
     let text = std::fs::read_to_string(html).unwrap().replace("</body>", &format!("{script}</body>"));
     std::fs::write(&probe, text).unwrap();
-    let out = crate::report_page::chromium(&[
-        "--window-size=1240,900",
-        "--virtual-time-budget=3000",
-        "--dump-dom",
-        &format!("file://{}", probe.display()),
-    ]);
+    let out = chromium(&["--window-size=1240,900", "--virtual-time-budget=3000", "--dump-dom", &format!("file://{}", probe.display())]);
     let dom = stdout(&out);
     let shown = dom.split("<pre id=\"shown\">").nth(1).and_then(|m| m.split("</pre>").next());
     shown.unwrap_or_else(|| panic!("nothing read back: {}", stderr(&out))).lines().map(str::to_string).collect()
@@ -48,7 +44,7 @@ fn summary_rows_as_shown(html: &Path) -> Vec<String> {
 #[test]
 fn reports_say_which_point_was_cut_short() {
     let dir = shm_dir();
-    let (_, r) = crate::polish3::interrupted(dir.path(), &["--sweep", "qd=1,2,4", "--time", "3s"], Duration::from_millis(4500));
+    let (_, r) = crate::stops::interrupted(dir.path(), &["--sweep", "qd=1,2,4", "--time", "3s"], Duration::from_millis(4500));
     assert_eq!(r["points"].as_array().map(Vec::len), Some(2), "{}", r["points"]);
     let id = r["id"].as_str().unwrap();
 
@@ -75,7 +71,7 @@ fn reports_say_which_point_was_cut_short() {
 
     // A plain run: its one point is the one cut short.
     let dir = shm_dir();
-    let (_, r) = crate::polish3::interrupted(dir.path(), &["--time", "10s"], Duration::from_millis(2000));
+    let (_, r) = crate::stops::interrupted(dir.path(), &["--time", "10s"], Duration::from_millis(2000));
     let md = dir.path().join("r.md");
     in_store(dir.path(), &["report", r["id"].as_str().unwrap(), "--format", "md", "-o", md.to_str().unwrap()]);
     let text = std::fs::read_to_string(&md).unwrap();
@@ -252,4 +248,65 @@ fn compare_refuses_a_difference_in_a_later_phase() {
     assert_eq!(out.status.code(), Some(1), "{}{err}", stdout(&out));
     assert!(err.contains("point phase=b: groups[0].access[0].bs: 32k vs 4k"), "{err}");
     assert!(!err.contains("point phase=a"), "phase a is the same: {err}");
+}
+
+/// `lunmark` on the store in `dir`, which must succeed.
+fn stdout_in_store(dir: &Path, args: &[&str]) -> String {
+    let out = lunmark().env_remove("LUNMARK_STORE").arg("--store").arg(dir.join("s.db")).args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// The fields of one CSV line (quoted fields may hold commas).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut fields, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(std::mem::take(&mut field)),
+            c => field.push(c),
+        }
+    }
+    fields.push(field);
+    fields
+}
+
+/// A (3 s planned, Ctrl-C after about 1.5 s) against B (1 s, whole): compare
+/// notes A's point as cut short with its measured time against the plan, in
+/// its text and JSON, naming A as the baseline or not; B gets no note. The CSV
+/// export ends each row with `cut_short`: A's note, empty for B.
+#[test]
+fn compare_and_the_csv_export_say_which_point_was_cut_short() {
+    let dir = shm_dir();
+    let child = crate::stops::start(dir.path(), &["--time", "3s", "--label", "A"]);
+    let t = worker_started(&child);
+    sleep_until(t + Duration::from_millis(1500));
+    signal(&child, libc::SIGINT);
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(130));
+    let a = read_json(&dir.path().join("r.json"));
+    let note = a["points"][0]["cut_short"].as_str().unwrap().to_string();
+    let child = crate::stops::start(dir.path(), &["--time", "1s", "--label", "B"]);
+    assert!(child.wait_with_output().unwrap().status.success());
+    let b = read_json(&dir.path().join("r.json"));
+    let (ida, idb) = (a["id"].as_str().unwrap(), b["id"].as_str().unwrap());
+
+    let want = format!("the baseline A, point 1, was cut short: {note}");
+    assert!(note.contains(" s of the 3s planned"), "{note}");
+    let text = stdout_in_store(dir.path(), &["compare", ida, idb]);
+    assert!(text.contains(&format!("note: {want}\n")), "{text}");
+    assert_eq!(text.matches("cut short").count(), 1, "{text}");
+    let json: Value = serde_json::from_str(&stdout_in_store(dir.path(), &["compare", ida, idb, "--format", "json"])).unwrap();
+    let notes: Vec<&str> = json["notes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert_eq!(notes.iter().copied().filter(|n| n.contains("cut short")).collect::<Vec<_>>(), vec![want.as_str()], "{notes:?}");
+    let md = stdout_in_store(dir.path(), &["compare", idb, ida, "--format", "md"]);
+    assert!(md.contains(&format!("note: A, point 1, was cut short: {note}")), "{md}");
+
+    let csv = stdout_in_store(dir.path(), &["results", "export", ida, idb, "--format", "csv"]);
+    let lines: Vec<Vec<String>> = csv.lines().map(csv_fields).collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert_eq!(lines[0].last().map(String::as_str), Some("cut_short"), "{:?}", lines[0]);
+    assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{csv}");
+    assert_eq!(lines[1][0], ida);
+    assert_eq!(lines[1].last(), Some(&note));
+    assert_eq!(lines[2].last().map(String::as_str), Some(""));
 }

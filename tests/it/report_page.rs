@@ -6,32 +6,14 @@
 //! the DOM, measured by the browser at two window widths).
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use crate::common::*;
 
-fn run_in(store: &Path, args: &[&str]) -> Output {
-    lunmark().env("LUNMARK_STORE", store).args(args).output().unwrap()
-}
-
 /// Runs a measurement, returns the id it was saved as.
 fn measure(store: &Path, args: &[&str]) -> String {
-    let out = run_in(store, &[&["run", "-q"][..], args].concat());
+    let out = with_store(store, &[&["run", "-q"][..], args].concat());
     assert!(out.status.success(), "{}", stderr(&out));
-    let err = stderr(&out);
-    let line = err.lines().find(|l| l.starts_with("saved as ")).unwrap_or_else(|| panic!("no 'saved as' in: {err}"));
-    line.split_whitespace().nth(2).unwrap().to_string()
-}
-
-pub(crate) fn chromium(args: &[&str]) -> Output {
-    let profile = tempfile::tempdir().unwrap();
-    Command::new("chromium")
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"])
-        .args(["--disable-sync", "--no-first-run", "--hide-scrollbars"])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .args(args)
-        .output()
-        .expect("chromium (Debian's chromium package; scripts/setup.sh installs it)")
+    saved_id(&out)
 }
 
 /// The page's layout as the browser computed it at a window width: a copy of
@@ -98,7 +80,7 @@ fn a_qd_by_bs_sweep_report_draws_every_point_and_fits_the_page() {
     let a = measure(&store, &[&["-t", "mem:64m"][..], &sweep].concat());
     let b = measure(&store, &[&["-t", "mem:64m", "--label", "second run"][..], &sweep].concat());
     let html = dir.path().join("report.html");
-    let out = run_in(&store, &["report", &a, &b, "-o", html.to_str().unwrap()]);
+    let out = with_store(&store, &["report", &a, &b, "-o", html.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = std::fs::read_to_string(&html).unwrap();
 
@@ -157,7 +139,7 @@ fn phases_by_transfer_size_and_per_second_charts() {
     let id = measure(&store, &["line-rate", "-t", "mem:64m", "--time", "200ms", "--ramp", "0"]);
     let long = measure(&store, &["-t", "mem:16m", "--bs", "4k", "--read", "100", "--time", "3s", "--ramp", "0"]);
     let html = dir.path().join("report.html");
-    assert!(run_in(&store, &["report", &id, "-o", html.to_str().unwrap()]).status.success());
+    assert!(with_store(&store, &["report", &id, "-o", html.to_str().unwrap()]).status.success());
     let text = std::fs::read_to_string(&html).unwrap();
     let iops = figure(&text, "iops");
     assert!(iops.contains("IOPS by transfer size"), "line-rate not charted by transfer size");
@@ -170,13 +152,13 @@ fn phases_by_transfer_size_and_per_second_charts() {
 
     // The Markdown report: the same human table, numbers right-aligned, charts beside it.
     let md = dir.path().join("lr.md");
-    assert!(run_in(&store, &["report", &id, "--format", "md", "-o", md.to_str().unwrap()]).status.success());
+    assert!(with_store(&store, &["report", &id, "--format", "md", "-o", md.to_str().unwrap()]).status.success());
     let text = std::fs::read_to_string(&md).unwrap();
     assert!(text.contains("| p99.9 latency (µs) |") && text.contains("|:---|:---|:---|---:|"), "{text}");
     assert!(text.contains("| bs 256k, 0% read, 100% random, QD 4, 1 worker, 1 target |"), "{text}");
     assert!(dir.path().join("lr-iops.svg").exists() && text.contains("](lr-iops.svg)"));
 
-    assert!(run_in(&store, &["report", &long, "-o", html.to_str().unwrap()]).status.success());
+    assert!(with_store(&store, &["report", &long, "-o", html.to_str().unwrap()]).status.success());
     let text = std::fs::read_to_string(&html).unwrap();
     let svg = figure(&text, "per-second-1");
     assert!(svg.contains("IOPS") && svg.contains("p99 latency (µs)"), "per-second panels");

@@ -1,7 +1,7 @@
 //! Results: the store, browsing, compare, and the HTML report in a real browser.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -21,15 +21,13 @@ impl Store {
         self.dir.path().join("results.db")
     }
     fn run(&self, args: &[&str]) -> Output {
-        lunmark().env("LUNMARK_STORE", self.path()).args(args).output().unwrap()
+        with_store(&self.path(), args)
     }
     /// Runs lunmark, returns the id it saved the result as.
     fn measure(&self, args: &[&str]) -> String {
         let out = self.run(&[&["run", "-q"][..], args].concat());
         assert!(out.status.success(), "{}", stderr(&out));
-        let err = stderr(&out);
-        let line = err.lines().find(|l| l.starts_with("saved as ")).unwrap_or_else(|| panic!("no 'saved as' in: {err}"));
-        line.split_whitespace().nth(2).unwrap().to_string()
+        saved_id(&out)
     }
     fn json(&self, args: &[&str]) -> Value {
         let out = self.run(args);
@@ -165,8 +163,7 @@ fn sigkill_mid_sweep_leaves_a_readable_store_with_finished_points() {
         assert!(std::time::Instant::now() < deadline, "the sweep stored two points within 60 s");
         std::thread::sleep(Duration::from_millis(100));
     }
-    // SAFETY: kill(2) on the child we spawned.
-    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    signal(&child, libc::SIGKILL);
     let _ = child.wait_with_output();
     let list = stdout(&s.run(&["results", "list"]));
     assert!(list.contains(&earlier), "earlier result intact: {list}");
@@ -309,24 +306,6 @@ fn compare_without_repeats_and_with_other_run_times() {
     assert_eq!(c["notes"].as_array().unwrap().len(), 1, "{c}");
 }
 
-fn chromium(args: &[&str]) -> Output {
-    let profile = tempfile::tempdir().unwrap();
-    Command::new("chromium")
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .args(["--no-first-run", "--hide-scrollbars", "--enable-logging=stderr", "--v=1"])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .args(args)
-        .output()
-        .expect("chromium (Debian's chromium package; scripts/setup.sh installs it)")
-}
-
 /// The report opened in real headless Chromium: no console errors, every chart's
 /// SVG present with data marks, and a screenshot that is not blank.
 #[test]
@@ -346,7 +325,7 @@ fn the_report_renders_in_a_real_browser() {
     }
 
     let url = format!("file://{}", html.display());
-    let dom = chromium(&["--dump-dom", &url]);
+    let dom = chromium(&["--enable-logging=stderr", "--v=1", "--dump-dom", &url]);
     let dom_text = stdout(&dom);
     let log = stderr(&dom);
     assert!(!log.lines().any(|l| l.contains("CONSOLE") && (l.contains("rror") || l.contains("Uncaught"))), "console errors: {log}");
@@ -363,7 +342,7 @@ fn the_report_renders_in_a_real_browser() {
     }
 
     let png = s.dir.path().join("report.png");
-    let shot = chromium(&["--window-size=1240,3400", &format!("--screenshot={}", png.display()), &url]);
+    let shot = chromium(&["--enable-logging=stderr", "--v=1", "--window-size=1240,3400", &format!("--screenshot={}", png.display()), &url]);
     assert!(png.exists(), "{}", stderr(&shot));
     let (colors, ink) = picture_stats(&png);
     assert!(colors > 8, "a blank screenshot: {colors} colours");
@@ -417,10 +396,8 @@ fn picture_stats(path: &Path) -> (usize, f64) {
 
 /// Spawns lunmark with stdout piped and the pipe closed at once (as `| head -0`
 /// would), then waits: the output of the command on stderr, and its exit.
-fn with_stdout_closed(s: &Store, args: &[&str]) -> (String, std::process::ExitStatus) {
-    let mut child = lunmark().env("LUNMARK_STORE", s.path()).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
+fn closed_stdout_in(s: &Store, args: &[&str]) -> (String, std::process::ExitStatus) {
+    let out = with_stdout_closed(lunmark().env("LUNMARK_STORE", s.path()).args(args));
     (stderr(&out), out.status)
 }
 
@@ -428,12 +405,12 @@ fn with_stdout_closed(s: &Store, args: &[&str]) -> (String, std::process::ExitSt
 fn a_closed_stdout_ends_listing_quietly_and_a_run_still_saves() {
     let s = Store::new();
     let id = s.measure(&["-t", "mem:16m", "--time", "300ms", "--ramp", "0"]);
-    let (err, status) = with_stdout_closed(&s, &["results", "list"]);
+    let (err, status) = closed_stdout_in(&s, &["results", "list"]);
     assert!(!err.contains("panicked"), "results list panicked on a closed stdout: {err}");
     assert_ne!(status.code(), Some(101), "{err}");
     assert!(err.is_empty(), "results list should end quietly on a closed stdout: {err}");
 
-    let (err, status) = with_stdout_closed(&s, &["run", "-t", "mem:16m", "--time", "1s", "--ramp", "0"]);
+    let (err, status) = closed_stdout_in(&s, &["run", "-t", "mem:16m", "--time", "1s", "--ramp", "0"]);
     assert!(!err.contains("panicked"), "run panicked on a closed stdout: {err}");
     assert_ne!(status.code(), Some(101), "{err}");
     assert!(err.contains("stdout was closed"), "the failed print is not reported: {err}");

@@ -4,22 +4,11 @@
 //! restated, fio's flag names and a profile name cut short).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 
 use crate::common::*;
-
-/// A store of this test's own.
-fn with_store(store: &Path, args: &[&str]) -> Output {
-    lunmark().env("LUNMARK_STORE", store).args(args).output().unwrap()
-}
-
-fn saved_id(out: &Output) -> String {
-    let err = stderr(out);
-    let line = err.lines().find(|l| l.starts_with("saved as ")).unwrap_or_else(|| panic!("no 'saved as' in: {err}"));
-    line.split_whitespace().nth(2).unwrap().to_string()
-}
 
 /// What a script written for fio does with fio's JSON: the first job's read
 /// IOPS, its p99 completion latency (ns) and its bandwidth (KiB/s), printed as JSON.

@@ -192,8 +192,7 @@ fn kill_nine_then_verify_finds_nothing_corrupt() {
     while std::fs::metadata(&journal).map_or(0, |m| m.len()) < 200_000 && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    // SAFETY: kill(2) on the child we spawned.
-    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    signal(&child, libc::SIGKILL);
     let _ = child.wait_with_output();
     let out = run(&["verify", file.to_str().unwrap(), "--journal", journal.to_str().unwrap()]);
     let text = stdout(&out);

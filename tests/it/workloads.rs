@@ -118,46 +118,6 @@ fn two_sweeps_give_the_cartesian_product_in_order() {
     }
 }
 
-/// Ctrl-C during point 3 keeps points 1 and 2 in the JSON written so far.
-#[test]
-fn sigint_during_point_three_keeps_points_one_and_two() {
-    let dir = shm_dir();
-    let json = dir.path().join("r.json");
-    let child = lunmark()
-        .args([
-            "run",
-            "-q",
-            "-t",
-            "mem:16m",
-            "--read",
-            "100",
-            "--sweep",
-            "qd=1,2,4,8",
-            "--time",
-            "1s",
-            "--ramp",
-            "0",
-            "--json",
-            json.to_str().unwrap(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(2500));
-    // SAFETY: kill(2) on the child we spawned.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130));
-    let r = read_json(&json);
-    assert_eq!(r["status"], "interrupted");
-    let points = r["points"].as_array().unwrap();
-    assert!(points.len() >= 2, "points kept: {}", points.len());
-    assert_eq!(points[0]["params"]["qd"], 1);
-    assert_eq!(points[1]["params"]["qd"], 2);
-    assert!((points[1]["summary"]["duration_s"].as_f64().unwrap() - 1.0).abs() < 0.05, "point 2 complete");
-}
-
 #[test]
 fn repeats_report_spread_and_the_picked_run() {
     let (out, r) =
