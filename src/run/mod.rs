@@ -124,7 +124,9 @@ fn new_result(plan: &RunPlan, ctx: &RunContext) -> RunResult {
 /// the run with a status and keeps what was measured (`stop::settle` decides what).
 pub fn execute(ready: &ReadyPlan, ctx: &RunContext, observer: &mut dyn RunObserver) -> Result<RunResult> {
     if let Some(r) = &ready.rounds {
-        return rounds::execute(ready, r, ctx, observer);
+        // Each round is a run of its own, checked as every run is.
+        let mut run_part = |part: RunPlan, observer: &mut dyn RunObserver| execute(&check(part, ctx)?, ctx, observer);
+        return rounds::execute(ready, r, ctx, observer, &mut run_part);
     }
     let interrupt = signals::interrupt_flag();
     let mut result = new_result(ready, ctx);

@@ -290,156 +290,209 @@ pub struct PlanRequest {
 pub const DEFAULT_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 pub const DEFAULT_RAMP: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// What applies to every point of a plan, worked out once from the profile
+/// and the flags before the points are built.
+struct Common {
+    sweeps: Vec<Sweep>,
+    combos: Vec<Vec<(&'static str, sweep::SweepValue)>>,
+    repeat: u32,
+    criteria: Vec<Criterion>,
+    /// With --rate, or a profile's mailboxes: the total rate, spread over the groups.
+    total_rate: Option<f64>,
+    data: Option<DataReduction>,
+    data_written: AsWritten,
+    steady: Option<SteadySpec>,
+    /// A sync every N writes: the flags', else the profile's.
+    sync: Option<crate::workload::SyncEvery>,
+}
+
+impl Common {
+    fn of(req: &PlanRequest) -> Result<Common, PlanError> {
+        let (p, o) = (&req.profile, &req.overrides);
+        let mut sweeps: Vec<Sweep> = p.sweep.iter().map(|t| sweep::parse(t)).collect::<Result<_, _>>()?;
+        sweeps.retain(|s| !req.sweeps.iter().any(|c| c.key == s.key));
+        sweeps.extend(req.sweeps.iter().cloned());
+        let combos = sweep::product(&sweeps)?;
+        let repeat = req.repeat.or(p.repeat).unwrap_or(1);
+        if repeat == 0 {
+            return Err(PlanError::ZeroRepeat);
+        }
+        let criteria = match req.pass.as_deref().or(p.pass.as_deref()) {
+            Some(text) => pass::parse(text)?,
+            None => Vec::new(),
+        };
+        let total_rate = o.rate.or(p.rate).or_else(|| {
+            let mailboxes = o.mailboxes.or(p.mailboxes)?;
+            Some(mailboxes as f64 * o.iops_per_mailbox.or(p.iops_per_mailbox).unwrap_or(1.0))
+        });
+        if o.thinktime_blocks.or(p.thinktime_blocks).is_some() && o.thinktime.or(p.thinktime).is_none() {
+            return Err(SpecError::BurstWithoutDelay { field: "thinktime_blocks".into() }.into());
+        }
+        let data = o.data(p.data.as_ref());
+        // The data settings are checked once, as they apply (the flags over the
+        // profile's [data]), each named where it was written.
+        let data_written = AsWritten::merge(&o.data_written, &p.data_written);
+        if let Some(d) = &data {
+            check_unit_applies(d, &data_written).map_err(SpecError::Setting)?;
+        }
+        let steady = o.steady(p.steady.as_ref())?;
+        if let Some(r) = &p.rounds {
+            r.check().map_err(SpecError::Setting)?;
+            // The profile's time per point is the maximum of a steady point: said as the profile's, not as a --time never given.
+            if let (Some(s), None, Some(time)) = (&steady, &o.run, p.time) {
+                s.check_against(Some(time), "the profile's time per point").map_err(SpecError::Setting)?;
+            }
+        }
+        let sync = match o.sync {
+            Some(s) => Some(s),
+            None => p.sync().map_err(PlanError::Ops)?,
+        };
+        Ok(Common { sweeps, combos, repeat, criteria, total_rate, data, data_written, steady, sync })
+    }
+}
+
 /// Builds the points: every phase of the profile, times the product of the
 /// sweeps, with the command line's overrides applied.
 pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
+    let common = Common::of(&req)?;
     let p = &req.profile;
-    let o = &req.overrides;
-    let mut sweeps: Vec<Sweep> = p.sweep.iter().map(|t| sweep::parse(t)).collect::<Result<_, _>>()?;
-    sweeps.retain(|s| !req.sweeps.iter().any(|c| c.key == s.key));
-    sweeps.extend(req.sweeps.iter().cloned());
-    let combos = sweep::product(&sweeps)?;
-    let repeat = req.repeat.or(p.repeat).unwrap_or(1);
-    if repeat == 0 {
-        return Err(PlanError::ZeroRepeat);
-    }
-    let criteria = match req.pass.as_deref().or(p.pass.as_deref()) {
-        Some(text) => pass::parse(text)?,
-        None => Vec::new(),
-    };
-    let total_rate = o.rate.or(p.rate).or_else(|| {
-        let mailboxes = o.mailboxes.or(p.mailboxes)?;
-        Some(mailboxes as f64 * o.iops_per_mailbox.or(p.iops_per_mailbox).unwrap_or(1.0))
-    });
-
-    if o.thinktime_blocks.or(p.thinktime_blocks).is_some() && o.thinktime.or(p.thinktime).is_none() {
-        return Err(SpecError::BurstWithoutDelay { field: "thinktime_blocks".into() }.into());
-    }
-    let data = o.data(p.data.as_ref());
-    // The data settings are checked once, as they apply (the flags over the
-    // profile's [data]), each named where it was written.
-    let data_written = AsWritten::merge(&o.data_written, &p.data_written);
-    if let Some(d) = &data {
-        check_unit_applies(d, &data_written).map_err(SpecError::Setting)?;
-    }
-    let steady = o.steady(p.steady.as_ref())?;
-    if let Some(r) = &p.rounds {
-        r.check().map_err(SpecError::Setting)?;
-        // The profile's time per point is the maximum of a steady point: said as the profile's, not as a --time never given.
-        if let (Some(s), None, Some(time)) = (&steady, &o.run, p.time) {
-            s.check_against(Some(time), "the profile's time per point").map_err(SpecError::Setting)?;
-        }
-    }
     let mut points = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
-    // --target replaces a profile's own targets; its groups then drive every --target.
-    let own_targets_replaced = req.targets_given && !p.targets.is_empty();
-    let targets = &req.targets;
     for phase in &p.phases {
-        let mut base = WorkloadSpec {
-            targets: targets.iter().map(|t| t.text.clone()).collect(),
-            size: o.size.or(p.size),
-            offset: o.offset.or(p.offset).unwrap_or_default(),
-            ramp: o.ramp.or(p.ramp).unwrap_or(DEFAULT_RAMP),
-            run: o.run.unwrap_or(match p.ios {
-                Some(n) => RunLength::Ios(n),
-                None => RunLength::Time(p.time.unwrap_or(DEFAULT_TIME)),
-            }),
-            seed: o.seed.or(p.seed).unwrap_or(1),
-            engine: o.engine.or(p.engine).unwrap_or_default(),
-            buffered: o.buffered || p.buffered,
-            connections: o.connections.unwrap_or(1),
-            sync: match o.sync {
-                Some(s) => Some(s),
-                None => p.sync().map_err(PlanError::Ops)?,
-            },
-            polling: crate::workload::polling::Polling { sqpoll: o.polling.sqpoll.or(p.sqpoll), poll: o.polling.poll || p.poll },
-            groups: phase.groups.clone(),
-            data: data.clone(),
-            steady: steady.clone(),
-            replay: None,
-        };
-        for g in &mut base.groups {
-            if own_targets_replaced {
-                g.targets.clear();
-                g.worker_per_target = false;
-            }
-            g.workers = o.workers.unwrap_or(g.workers);
-            g.qd = o.qd.unwrap_or(g.qd);
-            if let Some(t) = o.thinktime.or(p.thinktime) {
-                g.thinktime = Some(t);
-                g.thinktime_blocks = o.thinktime_blocks.or(p.thinktime_blocks);
-            }
-            for l in &mut g.access {
-                // --dist replaces every line's; the profile's fills lines without their own.
-                l.dist = o.dist.clone().or(l.dist.take()).or(p.dist.clone());
-                l.bs = o.bs.unwrap_or(l.bs);
-                l.read = o.read.unwrap_or(l.read);
-                l.trim = o.trim.unwrap_or(l.trim);
-                l.random = o.random.unwrap_or(l.random);
-                l.align = o.align.or(l.align);
-            }
-        }
-        for combo in &combos {
-            let mut spec = base.clone();
-            let mut params = BTreeMap::new();
-            if p.phases.len() > 1 {
-                params.insert("phase".to_string(), serde_json::Value::from(phase.name.clone()));
-            }
-            for (key, value) in combo {
-                sweep::set(&mut spec, key, *value)?;
-                params.insert(key.to_string(), value.to_json());
-            }
-            if let Some(rate) = total_rate {
-                spread_rate(&mut spec, rate);
-            }
-            if let Some(arrivals) = o.arrivals.or(p.arrivals) {
-                if arrivals == crate::workload::timing::Arrivals::Poisson && spec.groups.iter().all(|g| g.rate.is_none()) {
-                    return Err(PlanError::PoissonWithoutRate);
-                }
-                for g in spec.groups.iter_mut().filter(|g| g.rate.is_some()) {
-                    g.arrivals = arrivals;
-                }
-            }
-            if let Some(d) = &spec.data {
-                d.check_as_written(&spec.write_sizes(), &data_written).map_err(SpecError::Setting)?;
-            }
-            let asked_qd = spec.groups.iter().map(|g| g.qd).collect();
-            // A targets=N sweep keeps the first N targets.
-            let point_targets = targets[..spec.targets.len()].to_vec();
-            let (spec, w) = effective(spec, &point_targets)?;
+        let base = phase_spec(&req, &common, phase);
+        for combo in &common.combos {
+            let (point, w) = point_of(&req, &common, phase, &base, combo)?;
             for w in w {
                 if !warnings.contains(&w) {
                     warnings.push(w);
                 }
             }
-            let label = label_of(&params);
-            points.push(PlannedPoint { params, label, spec, asked_qd, targets: point_targets });
+            points.push(point);
         }
     }
     if p.phases.len() > 1 {
-        let swept = |key: &str| sweeps.iter().any(|s| s.key == key);
+        let o = &req.overrides;
+        let swept = |key: &str| common.sweeps.iter().any(|s| s.key == key);
         let overridden = Overridden {
             size: o.bs.is_some() || swept("bs"),
             direction: o.read.is_some() || swept("read"),
             order: o.random.is_some() || swept("random"),
             depth: o.qd.is_some() || swept("qd"),
         };
-        points = fold_phases(points, &p.phases, combos.len(), overridden);
+        points = fold_phases(points, &p.phases, common.combos.len(), overridden);
     }
-    if let Some(d) = o.dist.as_ref().filter(|d| !d.is_uniform()) {
+    check_points(&req, &common, &points)?;
+    let Common { repeat, criteria, .. } = common;
+    Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name, replay: None, rounds: p.rounds.clone() })
+}
+
+/// A phase's workload with the flags applied, before any sweep.
+fn phase_spec(req: &PlanRequest, common: &Common, phase: &Phase) -> WorkloadSpec {
+    let (p, o) = (&req.profile, &req.overrides);
+    let mut base = WorkloadSpec {
+        targets: req.targets.iter().map(|t| t.text.clone()).collect(),
+        size: o.size.or(p.size),
+        offset: o.offset.or(p.offset).unwrap_or_default(),
+        ramp: o.ramp.or(p.ramp).unwrap_or(DEFAULT_RAMP),
+        run: o.run.unwrap_or(match p.ios {
+            Some(n) => RunLength::Ios(n),
+            None => RunLength::Time(p.time.unwrap_or(DEFAULT_TIME)),
+        }),
+        seed: o.seed.or(p.seed).unwrap_or(1),
+        engine: o.engine.or(p.engine).unwrap_or_default(),
+        buffered: o.buffered || p.buffered,
+        connections: o.connections.unwrap_or(1),
+        sync: common.sync,
+        polling: crate::workload::polling::Polling { sqpoll: o.polling.sqpoll.or(p.sqpoll), poll: o.polling.poll || p.poll },
+        groups: phase.groups.clone(),
+        data: common.data.clone(),
+        steady: common.steady.clone(),
+        replay: None,
+    };
+    // --target replaces a profile's own targets; its groups then drive every --target.
+    let own_targets_replaced = req.targets_given && !p.targets.is_empty();
+    for g in &mut base.groups {
+        if own_targets_replaced {
+            g.targets.clear();
+            g.worker_per_target = false;
+        }
+        g.workers = o.workers.unwrap_or(g.workers);
+        g.qd = o.qd.unwrap_or(g.qd);
+        if let Some(t) = o.thinktime.or(p.thinktime) {
+            g.thinktime = Some(t);
+            g.thinktime_blocks = o.thinktime_blocks.or(p.thinktime_blocks);
+        }
+        for l in &mut g.access {
+            // --dist replaces every line's; the profile's fills lines without their own.
+            l.dist = o.dist.clone().or(l.dist.take()).or(p.dist.clone());
+            l.bs = o.bs.unwrap_or(l.bs);
+            l.read = o.read.unwrap_or(l.read);
+            l.trim = o.trim.unwrap_or(l.trim);
+            l.random = o.random.unwrap_or(l.random);
+            l.align = o.align.or(l.align);
+        }
+    }
+    base
+}
+
+/// One point: the phase's workload at one combination of the swept values,
+/// made effective on its targets (with the warnings that came of it).
+fn point_of(
+    req: &PlanRequest,
+    common: &Common,
+    phase: &Phase,
+    base: &WorkloadSpec,
+    combo: &[(&'static str, sweep::SweepValue)],
+) -> Result<(PlannedPoint, Vec<String>), PlanError> {
+    let (p, o) = (&req.profile, &req.overrides);
+    let mut spec = base.clone();
+    let mut params = BTreeMap::new();
+    if p.phases.len() > 1 {
+        params.insert("phase".to_string(), serde_json::Value::from(phase.name.clone()));
+    }
+    for (key, value) in combo {
+        sweep::set(&mut spec, key, *value)?;
+        params.insert(key.to_string(), value.to_json());
+    }
+    if let Some(rate) = common.total_rate {
+        spread_rate(&mut spec, rate);
+    }
+    if let Some(arrivals) = o.arrivals.or(p.arrivals) {
+        if arrivals == crate::workload::timing::Arrivals::Poisson && spec.groups.iter().all(|g| g.rate.is_none()) {
+            return Err(PlanError::PoissonWithoutRate);
+        }
+        for g in spec.groups.iter_mut().filter(|g| g.rate.is_some()) {
+            g.arrivals = arrivals;
+        }
+    }
+    if let Some(d) = &spec.data {
+        d.check_as_written(&spec.write_sizes(), &common.data_written).map_err(SpecError::Setting)?;
+    }
+    let asked_qd = spec.groups.iter().map(|g| g.qd).collect();
+    // A targets=N sweep keeps the first N targets.
+    let point_targets = req.targets[..spec.targets.len()].to_vec();
+    let (spec, warnings) = effective(spec, &point_targets)?;
+    let label = label_of(&params);
+    Ok((PlannedPoint { params, label, spec, asked_qd, targets: point_targets }, warnings))
+}
+
+/// What only the whole set of points can show: a skew with nothing random,
+/// data reduction with nothing written, a run of rounds that watches no point.
+fn check_points(req: &PlanRequest, common: &Common, points: &[PlannedPoint]) -> Result<(), PlanError> {
+    let p = &req.profile;
+    if let Some(d) = req.overrides.dist.as_ref().filter(|d| !d.is_uniform()) {
         let random = points.iter().flat_map(|p| p.spec.groups.iter().flat_map(|g| g.access.iter())).any(|l| l.random > 0.0);
         if !random {
             return Err(PlanError::DistWithoutRandom { dist: d.to_string() });
         }
     }
-    if data.is_some() && !points.iter().any(|p: &PlannedPoint| p.spec.has_writes()) {
+    if common.data.is_some() && !points.iter().any(|p: &PlannedPoint| p.spec.has_writes()) {
         return Err(SpecError::Setting(DataReduction::writes_nothing()).into());
     }
     if let Some(r) = &p.rounds {
-        rounds_judge_one_point(r, &points, &p.name, &p.sweep)?;
+        rounds_judge_one_point(r, points, &p.name, &p.sweep)?;
     }
-    Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name, replay: None, rounds: p.rounds.clone() })
+    Ok(())
 }
 
 /// "qd=8 bs=4k": a point's parameters as its label.

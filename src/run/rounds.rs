@@ -176,8 +176,17 @@ fn sub_plan(plan: &RunPlan, points: Vec<super::PlannedPoint>) -> RunPlan {
     RunPlan { points, rounds: None, ..plan.clone() }
 }
 
-pub fn execute(ready: &super::ReadyPlan, rounds: &Rounds, ctx: &RunContext, observer: &mut dyn RunObserver) -> Result<RunResult> {
-    let plan = ready.plan();
+/// A part of the run (the preconditioning, a round): its points, run as a run
+/// of their own (checked, then executed) and told to the observer given.
+pub type RunPart<'a> = dyn FnMut(RunPlan, &mut dyn RunObserver) -> Result<RunResult> + 'a;
+
+pub fn execute(
+    plan: &RunPlan,
+    rounds: &Rounds,
+    ctx: &RunContext,
+    observer: &mut dyn RunObserver,
+    run_part: &mut RunPart,
+) -> Result<RunResult> {
     let watch = check(plan, rounds, ctx)?;
     let first = plan.points[0].spec.clone();
     let mut outcome = RoundsOutcome {
@@ -214,9 +223,8 @@ pub fn execute(ready: &super::ReadyPlan, rounds: &Rounds, ctx: &RunContext, obse
     }
     observer.started(plan);
     let mut gather = Gathering { so_far: None, inner: observer };
-    let run = |points: Vec<super::PlannedPoint>, gather: &mut Gathering| -> Result<Status> {
-        // Each round is a run of its own, checked as every run is.
-        let part = super::execute(&super::check(sub_plan(plan, points), ctx)?, ctx, gather)?;
+    let mut run = |points: Vec<super::PlannedPoint>, gather: &mut Gathering| -> Result<Status> {
+        let part = run_part(sub_plan(plan, points), gather)?;
         let merged = gather.merged(&part);
         let status = part.status;
         gather.so_far = Some(merged);
