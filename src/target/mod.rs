@@ -21,6 +21,7 @@ use mem_lun::MemLun;
 
 pub mod cache_store;
 pub mod created;
+pub mod existing;
 pub use crate::transport::credentials;
 pub mod mem_lun;
 pub mod no_atime;
@@ -137,6 +138,12 @@ pub enum TargetError {
     /// The server took some of the run's connections but not all.
     #[error("{message}")]
     TooFewClients { message: String },
+    /// A read-only workload's region on an existing file ends past the file's end.
+    #[error("{path}: the region (--offset plus --size) ends at byte {end}, past the end of this existing file ({len} bytes). A workload that only reads never grows or writes a file lunmark did not create: lower --offset or --size, or name a new file for lunmark to create and fill")]
+    ReadPastFile { path: String, end: u64, len: u64 },
+    /// A read-only workload's region on an existing file holds holes (see `existing`).
+    #[error("{path}: the region to read (bytes {start} to {end}) holds {bytes} bytes of holes (sparse ranges never written; the first at byte {first}). A hole reads as zeros without touching the storage, so the result would flatter it, and a workload that only reads never writes into a file lunmark did not create. Write data into the file first, narrow --offset/--size to a part that holds data, or name a new file with --size for lunmark to create and fill")]
+    HolesInRead { path: String, start: u64, end: u64, bytes: u64, first: u64 },
     /// A file target's path no longer names the file an earlier point of the run opened.
     #[error("{uri}: {what}; lunmark stops rather than measure the remaining points on another file. The points measured so far are kept; keep the file in place for the whole run")]
     FileReplaced { uri: String, what: String },
@@ -193,9 +200,19 @@ pub fn preflight(specs: &[&WorkloadSpec], flags: SafetyFlags) -> Result<(), Targ
 /// what the run would refuse when it opens the target. The dry run calls it
 /// too, so it does not pass what the run then refuses.
 pub fn check_regions(specs: &[&WorkloadSpec]) -> Result<(), TargetError> {
+    // A file some point of the run writes gets its region's holes filled when
+    // that point opens it; a point that only reads is checked when it opens it.
+    let written: Vec<&String> = specs.iter().filter(|s| s.has_writes()).flat_map(|s| s.targets.iter()).collect();
     for spec in specs {
         for uri in &spec.targets {
             check_region(uri, spec)?;
+            if !spec.has_writes() && !written.contains(&uri) {
+                if let TargetUri::File(path) = parse(uri)? {
+                    if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                        existing::preflight_read(uri, &path, spec)?;
+                    }
+                }
+            }
             if let (false, TargetUri::File(path)) = (spec.buffered, parse(uri)?) {
                 // A block device named by path learns its sector size when opened: checked then.
                 if !std::fs::metadata(&path).is_ok_and(|m| m.file_type().is_block_device()) {
@@ -357,15 +374,16 @@ pub struct RunTargets {
 /// later point opens the same file or stops. A file deleted mid-run would
 /// otherwise be created and filled anew, and the rest of the run measured on
 /// another file than the one it started with.
+/// Each also says whether this run created it (its holes are lunmark's to fill).
 #[derive(Default)]
-struct FileIdentities(HashMap<PathBuf, (u64, u64)>);
+struct FileIdentities(HashMap<PathBuf, (u64, u64, bool)>);
 
 impl FileIdentities {
     /// Err when an earlier point opened another file at `path`: the file is
     /// gone (`now` is None) or another one took its place.
     fn check(&self, uri: &str, path: &Path, now: Option<&std::fs::Metadata>) -> Result<(), TargetError> {
         use std::os::unix::fs::MetadataExt;
-        let Some(&(dev, ino)) = self.0.get(path) else { return Ok(()) };
+        let Some(&(dev, ino, _)) = self.0.get(path) else { return Ok(()) };
         let what = match now {
             None => format!("the file this run opened before, at an earlier point or repeat (device {dev}, inode {ino}), was deleted or renamed"),
             Some(m) if (m.dev(), m.ino()) != (dev, ino) => format!(
@@ -378,14 +396,20 @@ impl FileIdentities {
         Err(TargetError::FileReplaced { uri: uri.into(), what })
     }
 
-    /// Remembers the file `path` names now, the first time it is opened.
-    fn remember(&mut self, path: &Path, file: &File) -> io::Result<()> {
+    /// Remembers the file `path` names now, the first time it is opened, and
+    /// whether this run `created` it.
+    fn remember(&mut self, path: &Path, file: &File, created: bool) -> io::Result<()> {
         use std::os::unix::fs::MetadataExt;
         if !self.0.contains_key(path) {
             let m = file.metadata()?;
-            self.0.insert(path.to_path_buf(), (m.dev(), m.ino()));
+            self.0.insert(path.to_path_buf(), (m.dev(), m.ino(), created));
         }
         Ok(())
+    }
+
+    /// True when this run created the file at `path` (at an earlier point).
+    fn made(&self, path: &Path) -> bool {
+        self.0.get(path).is_some_and(|e| e.2)
     }
 }
 
@@ -471,14 +495,15 @@ fn open_file(
     if created.is_some() {
         pending.push(created::Pending::created(path));
     }
-    let fill = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(io_err(path))?;
-    let current = fill.metadata().map_err(io_err(path))?.len();
-    let size = wanted.unwrap_or(current).max(current);
-    if created.is_none() && size > current {
-        pending.push(created::Pending::grown(path, current));
-    }
-    fill_holes(&fill, size, spec.seed).map_err(io_err(path))?;
-    drop(fill);
+    let size = if created.is_some() || identities.made(path) || writes {
+        prepare(uri, path, spec, created.is_some() || identities.made(path), pending)?
+    } else {
+        // The user's file, only read: opened read-only, never grown or filled.
+        let file = File::open(path).map_err(io_err(path))?;
+        let len = file.metadata().map_err(io_err(path))?.len();
+        existing::check_read_region(uri, path, &file, spec, len)?;
+        len
+    };
 
     let file = open_for_io(path, writes, spec.buffered).map_err(|e| {
         if e.raw_os_error() == Some(libc::EINVAL) && !spec.buffered {
@@ -490,8 +515,26 @@ fn open_file(
     // The file the I/O goes to, checked again and remembered from its own
     // descriptor: a swap between the check above and the open is caught too.
     identities.check(uri, path, Some(&file.metadata().map_err(io_err(path))?))?;
-    identities.remember(path, &file).map_err(io_err(path))?;
+    identities.remember(path, &file, created.is_some()).map_err(io_err(path))?;
     finish(uri, TargetKind::File, size, spec, Handle::Fd(file.into()), created, None, filesystem_of(path))
+}
+
+/// Makes a file target ready for a workload that writes, or for a file lunmark
+/// created (`own`): grows it to the region's end and fills its holes, all of
+/// them in a file of lunmark's own, only the region's in the user's file (the
+/// workload writes there anyway). Returns the file's size.
+fn prepare(uri: &str, path: &Path, spec: &WorkloadSpec, own: bool, pending: &mut Vec<created::Pending>) -> Result<u64, TargetError> {
+    let fill = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(io_err(path))?;
+    let current = fill.metadata().map_err(io_err(path))?.len();
+    let size = region::requested_end(uri, spec)?.unwrap_or(current).max(current);
+    if size > current {
+        // (A file created just now has its removal pending already: cutting it back then finds nothing.)
+        pending.push(created::Pending::grown(path, current));
+        fill.set_len(size).map_err(io_err(path))?;
+    }
+    let range = if own { 0..size } else { region::resolve(uri, spec, size).map(|r| r.start..r.start + r.len)? };
+    fill_holes_in(&fill, range, spec.seed).map_err(io_err(path))?;
+    Ok(size)
 }
 
 /// Opens a file target for the run's I/O: direct unless buffered, and without
@@ -513,16 +556,20 @@ fn open_for_io(path: &Path, writes: bool, buffered: bool) -> io::Result<File> {
 /// `size` bytes, so that no read in the run ever hits a hole: reading a hole costs
 /// the filesystem nothing and would flatter the result.
 pub fn fill_holes(file: &File, size: u64, seed: u64) -> io::Result<()> {
-    use std::os::unix::fs::FileExt;
-    let current = file.metadata()?.len();
-    if current < size {
+    if file.metadata()?.len() < size {
         file.set_len(size)?;
     }
+    fill_holes_in(file, 0..size, seed)
+}
+
+/// Writes incompressible data over every hole of `range` (which lies inside the file).
+fn fill_holes_in(file: &File, range: std::ops::Range<u64>, seed: u64) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
     let fd = file.as_raw_fd();
     let mut chunk = vec![0u8; 1 << 20];
     let mut rng = Rng::for_stream(seed, 0xF111);
     let mut wrote = false;
-    let mut pos = 0u64;
+    let (mut pos, size) = (range.start, range.end);
     while pos < size {
         // SAFETY: lseek on an open fd with valid whence values has no memory effects.
         let hole = unsafe { libc::lseek(fd, pos as libc::off_t, libc::SEEK_HOLE) };
