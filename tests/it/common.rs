@@ -235,3 +235,20 @@ pub fn assert_lab_left_nothing(dir: &Path) {
 pub fn plan_text(dry_run_stdout: &str) -> String {
     dry_run_stdout.lines().filter(|l| !l.starts_with("memory:")).map(|l| format!("{l}\n")).collect()
 }
+
+/// Runs `cmd` with its output piped, killing it (by its own handle) and
+/// failing the test if it has not ended within `secs` seconds.
+pub fn output_within(cmd: &mut Command, secs: u64) -> Output {
+    use std::process::Stdio;
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(secs) {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("{cmd:?} still ran after {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
