@@ -81,7 +81,7 @@ impl RunObserver for LiveView {
         if let Some(bar) = &self.bar {
             bar.set_message(format!("{}{}", self.whose, Self::line(figures)));
         } else if self.plain {
-            eprintln!("{}{}", self.whose, Self::line(figures));
+            crate::ewriteln!("{}{}", self.whose, Self::line(figures));
         }
     }
 
@@ -89,7 +89,7 @@ impl RunObserver for LiveView {
     fn note(&mut self, text: &str) {
         match &self.bar {
             Some(bar) => bar.println(text),
-            None => eprintln!("{text}"),
+            None => crate::ewriteln!("{text}"),
         }
     }
 

@@ -95,7 +95,7 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
             record: journal::RECORD,
         }),
     };
-    print!("{}", crate::report::verify_text::render(&outcome));
+    crate::tprint!("{}", crate::report::verify_text::render(&outcome));
     Ok(if corrupt.is_empty() { exit::OK } else { exit::CORRUPT })
 }
 
