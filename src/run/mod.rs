@@ -186,6 +186,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
     };
     // NBD connections and RAM LUNs live for the whole run: opened before a point, reused by the next.
     let mut run_targets = target::RunTargets::default();
+    run_targets.stop = Some(interrupt.clone());
     'points: for (i, p) in plan.points.iter().enumerate() {
         let mut outcomes: Vec<point::PointOutcome> = Vec::new();
         for r in 0..plan.repeat {
@@ -221,6 +222,16 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             };
             let targets = match opened {
                 Ok(t) => t,
+                // A stop while a file was filled: as a stop before the point (the file lunmark created is gone).
+                Err(_) if interrupt.load(Ordering::Relaxed) => {
+                    result.status = Status::Interrupted;
+                    result.status_reason =
+                        Some(stop_reason::before(&signals::reason(), i, plan.points.len(), r as usize, plan.repeat as usize));
+                    if outcomes.is_empty() {
+                        break 'points;
+                    }
+                    break;
+                }
                 Err(e) if i == 0 && r == 0 => return Err(e),
                 Err(e) if outcomes.is_empty() => {
                     result.status = Status::Failed;

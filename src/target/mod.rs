@@ -144,6 +144,9 @@ pub enum TargetError {
     /// A read-only workload's region on an existing file holds holes (see `existing`).
     #[error("{path}: the region to read (bytes {start} to {end}) holds {bytes} bytes of holes (sparse ranges never written; the first at byte {first}). A hole reads as zeros without touching the storage, so the result would flatter it, and a workload that only reads never writes into a file lunmark did not create. Write data into the file first, narrow --offset/--size to a part that holds data, or name a new file with --size for lunmark to create and fill")]
     HolesInRead { path: String, start: u64, end: u64, bytes: u64, first: u64 },
+    /// The run was asked to stop while lunmark filled a file.
+    #[error("{path}: stopped while lunmark filled the file, before anything was measured")]
+    Stopped { path: String },
     /// A file target's path no longer names the file an earlier point of the run opened.
     #[error("{uri}: {what}; lunmark stops rather than measure the remaining points on another file. The points measured so far are kept; keep the file in place for the whole run")]
     FileReplaced { uri: String, what: String },
@@ -343,7 +346,7 @@ pub fn open_targets(
                 let model = Some(format!("iSCSI LUN, {}-byte blocks", session.block_size));
                 finish(uri, TargetKind::Iscsi, session.size, spec, Handle::Remote(u), None, model, None)?
             }
-            TargetUri::File(path) => open_file(uri, &path, spec, writes, &mut pending, &mut run.files)?,
+            TargetUri::File(path) => open_file(uri, &path, spec, writes, &mut pending, run)?,
             TargetUri::Device(path) => open_device(uri, &path, spec, writes, flags)?,
         };
         if target.region.len < max_bs {
@@ -368,6 +371,9 @@ pub struct RunTargets {
     mem: HashMap<(String, usize), Arc<MemLun>>,
     /// Each file target's identity when the run first opened it.
     files: FileIdentities,
+    /// The run's stop flag (Ctrl-C, SIGTERM): a file being filled stops within
+    /// a 1 MiB chunk of it, rather than after the whole fill.
+    pub stop: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The (device, inode) of each file target the run has opened, by path: a
@@ -460,8 +466,10 @@ fn open_file(
     spec: &WorkloadSpec,
     writes: bool,
     pending: &mut Vec<created::Pending>,
-    identities: &mut FileIdentities,
+    run: &mut RunTargets,
 ) -> Result<OpenTarget, TargetError> {
+    let stop = run.stop.clone();
+    let identities = &mut run.files;
     let display = path.display().to_string();
     if !spec.buffered {
         // Checked before anything is created: a rejected run leaves no file behind.
@@ -496,7 +504,7 @@ fn open_file(
         pending.push(created::Pending::created(path));
     }
     let size = if created.is_some() || identities.made(path) || writes {
-        prepare(uri, path, spec, created.is_some() || identities.made(path), pending)?
+        prepare(uri, path, spec, created.is_some() || identities.made(path), pending, stop.as_deref())?
     } else {
         // The user's file, only read: opened read-only, never grown or filled.
         let file = File::open(path).map_err(io_err(path))?;
@@ -523,7 +531,14 @@ fn open_file(
 /// created (`own`): grows it to the region's end and fills its holes, all of
 /// them in a file of lunmark's own, only the region's in the user's file (the
 /// workload writes there anyway). Returns the file's size.
-fn prepare(uri: &str, path: &Path, spec: &WorkloadSpec, own: bool, pending: &mut Vec<created::Pending>) -> Result<u64, TargetError> {
+fn prepare(
+    uri: &str,
+    path: &Path,
+    spec: &WorkloadSpec,
+    own: bool,
+    pending: &mut Vec<created::Pending>,
+    stop: Option<&std::sync::atomic::AtomicBool>,
+) -> Result<u64, TargetError> {
     let fill = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(io_err(path))?;
     let current = fill.metadata().map_err(io_err(path))?.len();
     let size = region::requested_end(uri, spec)?.unwrap_or(current).max(current);
@@ -533,7 +548,10 @@ fn prepare(uri: &str, path: &Path, spec: &WorkloadSpec, own: bool, pending: &mut
         fill.set_len(size).map_err(io_err(path))?;
     }
     let range = if own { 0..size } else { region::resolve(uri, spec, size).map(|r| r.start..r.start + r.len)? };
-    fill_holes_in(&fill, range, spec.seed).map_err(io_err(path))?;
+    fill_holes_in(&fill, range, spec.seed, stop).map_err(|e| match e.kind() {
+        io::ErrorKind::Interrupted => TargetError::Stopped { path: path.display().to_string() },
+        _ => io_err(path)(e),
+    })?;
     Ok(size)
 }
 
@@ -559,11 +577,12 @@ pub fn fill_holes(file: &File, size: u64, seed: u64) -> io::Result<()> {
     if file.metadata()?.len() < size {
         file.set_len(size)?;
     }
-    fill_holes_in(file, 0..size, seed)
+    fill_holes_in(file, 0..size, seed, None)
 }
 
-/// Writes incompressible data over every hole of `range` (which lies inside the file).
-fn fill_holes_in(file: &File, range: std::ops::Range<u64>, seed: u64) -> io::Result<()> {
+/// Writes incompressible data over every hole of `range` (which lies inside the
+/// file). Ends with `ErrorKind::Interrupted` when `stop` is set (checked every MiB).
+fn fill_holes_in(file: &File, range: std::ops::Range<u64>, seed: u64, stop: Option<&std::sync::atomic::AtomicBool>) -> io::Result<()> {
     use std::os::unix::fs::FileExt;
     let fd = file.as_raw_fd();
     let mut chunk = vec![0u8; 1 << 20];
@@ -582,6 +601,9 @@ fn fill_holes_in(file: &File, range: std::ops::Range<u64>, seed: u64) -> io::Res
         let hole_end = if data < 0 { size } else { (data as u64).min(size) };
         let mut at = hole;
         while at < hole_end {
+            if stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
             let n = ((hole_end - at) as usize).min(chunk.len());
             rng.fill(&mut chunk[..n]);
             file.write_all_at(&chunk[..n], at)?;

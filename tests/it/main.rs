@@ -14,6 +14,7 @@ mod fio;
 mod flag_walk;
 mod input_files;
 mod inputs5;
+mod interrupts;
 mod kept;
 mod kernel_paths;
 mod lab_exit;
