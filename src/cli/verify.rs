@@ -65,19 +65,24 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
             continue;
         }
         file.read_exact_at(&mut buf, offset).with_context(|| format!("reading {path} at offset {offset}"))?;
-        checked += 1;
         let expect = Expect { stamp: h.stamp, target: ti as u32, offset, generation: rec.generation };
-        if let Some(m) = block::check(&buf, expect, &args.target) {
-            // A cut-short journal is a prefix of the run's records: the block
-            // may hold a later write the lost records described. A newer
-            // generation of this very block is that, not corruption; an older
-            // one is still a lost write.
-            let newer =
-                m.found.is_some_and(|f| f.stamp == h.stamp && f.target == ti as u32 && f.offset == offset && f.generation > rec.generation);
-            if replay.torn_tail > 0 && newer {
-                uncertain.push(offset);
-            } else {
-                corrupt.push(m);
+        // Each block is counted once: checked (sound or corrupt), uncertain or not checked.
+        match block::check(&buf, expect, &args.target) {
+            None => checked += 1,
+            Some(m) => {
+                // A cut-short journal is a prefix of the run's records: the block
+                // may hold a later write the lost records described. A newer
+                // generation of this very block is that, not corruption; an older
+                // one is still a lost write.
+                let newer = m
+                    .found
+                    .is_some_and(|f| f.stamp == h.stamp && f.target == ti as u32 && f.offset == offset && f.generation > rec.generation);
+                if replay.torn_tail > 0 && newer {
+                    uncertain.push(offset);
+                } else {
+                    checked += 1;
+                    corrupt.push(m);
+                }
             }
         }
     }
