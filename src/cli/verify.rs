@@ -41,6 +41,15 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
         Some(p) => p.clone(),
         None => local_path(h, &h.targets[ti].uri),
     };
+    // Checked before the open: a FIFO would block it, a character device (/dev/zero) holds no copy.
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let m = std::fs::metadata(&path).with_context(|| format!("{} to verify", path.display()))?;
+        if !m.is_file() && !m.file_type().is_block_device() {
+            let flag = if args.from.is_some() { "--from " } else { "" };
+            bail!("{flag}{} is neither a regular file nor a block device: verify reads the target, or an image of it taken with dd or nbdcopy", path.display());
+        }
+    }
     let path = path.display().to_string();
     let path = path.as_str();
     // Without access-time updates, as the run opened it: checking a file is no use of it.

@@ -108,6 +108,8 @@ pub enum TargetError {
     NoDevice { path: String },
     #[error("{path} is a directory: name a file inside it, for example {path}/lunmark.dat")]
     Directory { path: String },
+    #[error("{path} is neither a regular file nor a block device (a FIFO, a socket or a character device): a target is a file, a block device, or a URI such as mem:1g")]
+    NotAFile { path: String },
     #[error("{path}: the filesystem refuses O_DIRECT (direct I/O). Add --buffered to go through the page cache (the results then measure the cache, not the device)")]
     NoDirect { path: String },
     #[error("{path} is a block device and this workload writes to it, which destroys its data. Add --destructive if you mean it, or use --read 100 for a read-only run")]
@@ -185,6 +187,9 @@ pub fn preflight(specs: &[&WorkloadSpec], flags: SafetyFlags) -> Result<(), Targ
                 }
                 TargetUri::File(path) => match std::fs::metadata(&path) {
                     Ok(m) if m.is_dir() => return Err(TargetError::Directory { path: path.display().to_string() }),
+                    Ok(m) if !m.is_file() && !m.file_type().is_block_device() => {
+                        return Err(TargetError::NotAFile { path: path.display().to_string() })
+                    }
                     Err(e) if e.kind() == io::ErrorKind::NotFound && spec.size.is_none() => {
                         let hint = "Give --size (for example --size 1G) and lunmark creates and fills it".to_string();
                         return Err(TargetError::Missing { path: path.display().to_string(), hint });
@@ -262,6 +267,7 @@ fn check_region(uri: &str, spec: &WorkloadSpec) -> Result<(), TargetError> {
                     fits(size)?;
                 }
             }
+            Ok(m) if !m.is_file() && !m.is_dir() => return Err(TargetError::NotAFile { path: path.display().to_string() }),
             Ok(m) if end.is_none_or(|e| e <= m.len()) => fits(m.len())?,
             _ => {
                 // lunmark creates the file or grows it to `end`.
@@ -486,6 +492,8 @@ fn open_file(
     let created = match meta {
         Ok(m) if m.is_dir() => return Err(TargetError::Directory { path: display }),
         Ok(m) if m.file_type().is_block_device() => return open_device(uri, path, spec, writes, SafetyFlags::default()),
+        // A FIFO would block the open; a character device or socket holds no region to measure.
+        Ok(m) if !m.is_file() => return Err(TargetError::NotAFile { path: display }),
         Ok(_) => None,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             if wanted.is_none() {

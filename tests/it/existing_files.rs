@@ -131,3 +131,23 @@ fn another_user_reads_a_world_readable_file() {
         stderr(&dry)
     );
 }
+
+/// A FIFO named as a file target is refused at once, by the run and the dry
+/// run (opening it to read would wait for a writer forever).
+#[test]
+fn a_fifo_as_a_target_is_refused_not_opened() {
+    let dir = shm_dir();
+    let fifo = dir.path().join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo reads the NUL-terminated path only.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    for extra in [&[][..], &["--dry-run"]] {
+        let out = output_within(
+            lunmark().args(["run", "-q", "--no-store", "-t", fifo.to_str().unwrap(), "--read", "100", "--time", "1s"]).args(extra),
+            20,
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
+        assert!(err.contains("neither a regular file nor a block device"), "{extra:?}: {err}");
+    }
+}
