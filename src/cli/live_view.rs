@@ -79,7 +79,7 @@ impl RunObserver for LiveView {
 
     fn tick(&mut self, figures: &LiveFigures<'_>) {
         if let Some(bar) = &self.bar {
-            bar.set_message(format!("{}{}", self.whose, Self::line(figures)));
+            bar.set_message(crate::report::escape::terminal(&format!("{}{}", self.whose, Self::line(figures))));
         } else if self.plain {
             crate::ewriteln!("{}{}", self.whose, Self::line(figures));
         }
@@ -88,7 +88,7 @@ impl RunObserver for LiveView {
     /// Printed above the live line.
     fn note(&mut self, text: &str) {
         match &self.bar {
-            Some(bar) => bar.println(text),
+            Some(bar) => bar.println(crate::report::escape::terminal(text)),
             None => crate::ewriteln!("{text}"),
         }
     }

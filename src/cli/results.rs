@@ -98,8 +98,8 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
             let runs = filter.apply(store.list()?);
             if runs.is_empty() && args.format == ListFormat::Table {
                 match filter.describe() {
-                    d if d.is_empty() => println!("no results yet in {}: `lunmark run` saves every run there", path.display()),
-                    d => println!("no result in {} matches {d}", path.display()),
+                    d if d.is_empty() => crate::tprint!("no results yet in {}: `lunmark run` saves every run there\n", path.display()),
+                    d => crate::tprint!("no result in {} matches {d}\n", path.display()),
                 }
                 return Ok(exit::OK);
             }
@@ -133,11 +133,11 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
                 bail!("result {} is already in {}: delete it first to replace it", r.id, path.display());
             }
             store.save(&r)?;
-            println!("imported {} ({})", r.id, crate::units::counted(r.points.len() as u64, "point"));
+            crate::tprint!("imported {} ({})\n", r.id, crate::units::counted(r.points.len() as u64, "point"));
         }
         ResultsAction::Delete { id } => {
             let id = store.delete(&id)?;
-            println!("deleted {id}");
+            crate::tprint!("deleted {id}\n");
         }
     }
     Ok(exit::OK)

@@ -780,7 +780,7 @@ pub fn execute_with(
     profile.targets = profile_targets?;
     for t in told.iter().filter(|_| root) {
         if args.dry_run {
-            println!("{t}");
+            crate::tprint!("{t}\n");
         } else {
             crate::ewriteln!("{t}");
         }
