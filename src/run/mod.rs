@@ -222,11 +222,14 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
             };
             let targets = match opened {
                 Ok(t) => t,
-                // A stop while a file was filled: as a stop before the point (the file lunmark created is gone).
+                // A stop while a file was filled: the point measured nothing, as after a stop
+                // in its ramp (the file lunmark created is gone); finished repeats are kept.
                 Err(_) if interrupt.load(Ordering::Relaxed) => {
                     result.status = Status::Interrupted;
-                    result.status_reason =
-                        Some(stop_reason::before(&signals::reason(), i, plan.points.len(), r as usize, plan.repeat as usize));
+                    result.status_reason = Some(match r {
+                        0 => stop_reason::in_ramp(&signals::reason(), i, plan.points.len()),
+                        _ => stop_reason::before(&signals::reason(), i, plan.points.len(), r as usize, plan.repeat as usize),
+                    });
                     if outcomes.is_empty() {
                         break 'points;
                     }

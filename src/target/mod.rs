@@ -214,10 +214,14 @@ pub fn check_regions(specs: &[&WorkloadSpec]) -> Result<(), TargetError> {
     for spec in specs {
         for uri in &spec.targets {
             check_region(uri, spec)?;
-            if !spec.has_writes() && !written.contains(&uri) {
-                if let TargetUri::File(path) = parse(uri)? {
-                    if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+            if let TargetUri::File(path) = parse(uri)? {
+                if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                    if !spec.has_writes() && !written.contains(&uri) {
                         existing::preflight_read(uri, &path, spec)?;
+                    } else if spec.has_writes() {
+                        // Opened for writing as the run will (nothing is written):
+                        // a file the user may not write is refused by the dry run too.
+                        OpenOptions::new().read(true).write(true).open(&path).map_err(io_err(&path))?;
                     }
                 }
             }

@@ -109,21 +109,30 @@ fn another_user_reads_a_world_readable_file() {
     let as_nobody = |extra: &[&str]| {
         std::process::Command::new("setpriv")
             .args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_lunmark")])
-            .args(["run", "-q", "--no-store", "-t", f, "--read", "100", "--bs", "4k", "--time", "1s", "--ramp", "0"])
+            .args(["run", "-q", "--no-store", "-t", f, "--bs", "4k", "--time", "1s", "--ramp", "0"])
             .args(extra)
             .env("HOME", home.path())
             .output()
             .unwrap()
     };
     let json = home.path().join("r.json");
-    let out = as_nobody(&["--json", json.to_str().unwrap()]);
+    let out = as_nobody(&["--read", "100", "--json", json.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(read_json(&json)["points"][0]["summary"]["ios_read"].as_u64().unwrap() > 1000);
-    let dry = as_nobody(&["--dry-run"]);
+    let dry = as_nobody(&["--read", "100", "--dry-run"]);
     assert!(dry.status.success(), "{}", stderr(&dry));
 
+    // A workload that writes needs write permission: refused by both, alike.
+    let (out, dry) = (as_nobody(&["--read", "50"]), as_nobody(&["--read", "50", "--dry-run"]));
+    assert!(!out.status.success() && stderr(&out).contains("ermission denied"), "{}", stderr(&out));
+    assert!(
+        !dry.status.success() && stderr(&dry).contains("ermission denied"),
+        "the dry run passed what the run refuses: {}",
+        stderr(&dry)
+    );
+
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let (out, dry) = (as_nobody(&[]), as_nobody(&["--dry-run"]));
+    let (out, dry) = (as_nobody(&["--read", "100"]), as_nobody(&["--read", "100", "--dry-run"]));
     assert!(!out.status.success() && stderr(&out).contains("ermission denied"), "{}", stderr(&out));
     assert!(
         !dry.status.success() && stderr(&dry).contains("ermission denied"),
