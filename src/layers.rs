@@ -18,28 +18,33 @@ use std::path::Path;
 const ALLOWED: &[(&str, &[&str])] = &[
     ("units", &[]),
     ("output_path", &[]),
-    ("workload", &["units", "output_path"]),
+    // Every input file's rule (a regular file within its kind's limit).
+    ("input_path", &["units", "output_path"]),
+    ("workload", &["units", "output_path", "input_path"]),
     // I/O traces: lunmark's binary format (written by the run), blkparse text
     // and MSR Cambridge CSV; records of workload operations.
-    ("trace", &["workload", "units", "output_path"]),
+    ("trace", &["workload", "units", "output_path", "input_path"]),
     // Trace-based cache sizing: miss-ratio curves and predictions from traces.
-    ("sizing", &["trace", "workload", "units", "output_path"]),
-    ("verify", &["workload", "units", "output_path"]),
-    ("metrics", &["verify", "workload", "units", "output_path"]),
+    ("sizing", &["trace", "workload", "units", "output_path", "input_path"]),
+    ("verify", &["workload", "units", "output_path", "input_path"]),
+    ("metrics", &["verify", "workload", "units", "output_path", "input_path"]),
     ("transport", &["units"]),
-    ("target", &["transport", "metrics", "workload", "units", "output_path"]),
-    ("engine", &["target", "transport", "metrics", "workload", "units", "output_path"]),
+    ("target", &["transport", "metrics", "workload", "units", "output_path", "input_path"]),
+    ("engine", &["target", "transport", "metrics", "workload", "units", "output_path", "input_path"]),
     // The result schema and what builds it from recorders: reads what the run produced.
-    ("results", &["engine", "target", "metrics", "verify", "workload", "units", "output_path"]),
-    ("run", &["results", "engine", "target", "metrics", "verify", "trace", "workload", "units", "output_path"]),
+    ("results", &["engine", "target", "metrics", "verify", "workload", "units", "output_path", "input_path"]),
+    ("run", &["results", "engine", "target", "metrics", "verify", "trace", "workload", "units", "output_path", "input_path"]),
     // The exporters and the renderers. `verify` sits below `metrics`, which
     // imports it: the verify report reads its blocks and options as they are.
-    ("report", &["results", "metrics", "verify", "workload", "units", "output_path"]),
+    ("report", &["results", "metrics", "verify", "workload", "units", "output_path", "input_path"]),
     // MPI ranks of one run: launch detection, the world, reducing each point's
     // figures to rank 0. Drives the run through its `Cluster` hooks; the run
     // never imports it. Only the command line calls it.
-    ("mpi", &["run", "results", "metrics", "verify", "workload", "units", "output_path"]),
-    ("lab", &["run", "report", "results", "engine", "target", "metrics", "sizing", "trace", "workload", "units", "output_path"]),
+    ("mpi", &["run", "results", "metrics", "verify", "workload", "units", "output_path", "input_path"]),
+    (
+        "lab",
+        &["run", "report", "results", "engine", "target", "metrics", "sizing", "trace", "workload", "units", "output_path", "input_path"],
+    ),
     (
         "cli",
         &[
@@ -58,6 +63,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "workload",
             "units",
             "output_path",
+            "input_path",
         ],
     ),
     // Property tests of the parsers, which sit in several layers.

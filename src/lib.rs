@@ -11,6 +11,7 @@
 
 pub mod cli;
 pub mod engine;
+pub mod input_path;
 pub mod lab;
 #[cfg(test)]
 mod layers;

@@ -169,7 +169,7 @@ pub fn build(args: &CacheCurveArgs) -> Result<CurveReport> {
     if let Some(size) = region {
         let reached = records.iter().map(|r| r.offset.saturating_add(r.len as u64)).max().unwrap_or(0);
         if reached > size.get() {
-            eprintln!(
+            crate::ewriteln!(
                 "warning: the trace reaches byte {reached}, beyond --region {size}; cache % are of a region smaller than what is used"
             );
         }

@@ -37,7 +37,7 @@ pub fn execute(args: CompareArgs, store_flag: Option<&std::path::Path>) -> Resul
     let refs: Vec<_> = results.iter().collect();
     let c = compare::compare(&refs);
     let text = match args.format.as_str() {
-        "table" => compare::render_table(&c),
+        "table" => crate::report::escape::terminal(&compare::render_table(&c)),
         "md" => compare::render_markdown(&c),
         "csv" => compare::render_csv(&c),
         "json" => compare::render_json(&c),

@@ -116,7 +116,7 @@ fn protocols(mut a: ProtocolsArgs, json: JsonOut, store_flag: Option<&std::path:
     let request = lab_request(&a.run, &a.lun_size)?;
     if a.run.dry_run {
         let text = crate::lab::protocols::plan_text(&request, &a.lun_size)?;
-        print!("{text}{}", request_text(&request, &a.run, &a.lun_size, store_flag)?);
+        crate::tprint!("{text}{}", request_text(&request, &a.run, &a.lun_size, store_flag)?);
         return Ok(exit::OK);
     }
     // The workload is checked as the first leg (mem:) checks it, before any server starts.
@@ -130,7 +130,7 @@ fn protocols(mut a: ProtocolsArgs, json: JsonOut, store_flag: Option<&std::path:
     // Removed when dropped, after the servers in it (run() drops those before it returns).
     let shaped = crate::lab::protocols::shaped_link(&request)?;
     if let Some(s) = &shaped {
-        eprintln!("== {}", s.describe());
+        crate::ewriteln!("== {}", s.describe());
     }
     let mut measure =
         |plan: &crate::run::RunPlan, ctx: &crate::run::RunContext| measure_and_keep(plan, ctx, None, &store, false).map(|k| k.result);
@@ -183,7 +183,7 @@ fn cache(mut a: CacheArgs, json: JsonOut, store_flag: Option<&std::path::Path>) 
     let request = lab_request(&a.run, &a.lun_size)?;
     if a.run.dry_run {
         let text = crate::lab::cache::plan_text(&request, &opts)?;
-        print!("{text}{}", request_text(&request, &a.run, &a.lun_size, store_flag)?);
+        crate::tprint!("{text}{}", request_text(&request, &a.run, &a.lun_size, store_flag)?);
         return Ok(exit::OK);
     }
     let store = ResultStore::choose(&a.run, store_flag)?;
@@ -318,9 +318,9 @@ fn request_text(request: &RunRequest, run: &RunArgs, lun_size: &str, store_flag:
 /// (`--json -`). A closed stdout is reported, not a panic: the rows are saved.
 fn show(table: &str, json: Option<&crate::output_path::Destination>) {
     if json == Some(&crate::output_path::Destination::Stdout) {
-        eprint!("{table}");
+        crate::ewrite!("{table}");
     } else if let Err(e) = super::print_out(table) {
-        eprintln!("error: {e}");
+        crate::ewriteln!("error: {e}");
     }
 }
 
@@ -334,7 +334,7 @@ fn write_json<'a>(json: Option<&crate::output_path::Destination>, results: impl 
         crate::output_path::Destination::File(f) => f.replace_with(text.as_bytes()).map_err(anyhow::Error::from),
     };
     if let Err(e) = written {
-        eprintln!("error: {e:#}");
+        crate::ewriteln!("error: {e:#}");
     }
 }
 

@@ -79,17 +79,17 @@ impl RunObserver for LiveView {
 
     fn tick(&mut self, figures: &LiveFigures<'_>) {
         if let Some(bar) = &self.bar {
-            bar.set_message(format!("{}{}", self.whose, Self::line(figures)));
+            bar.set_message(crate::report::escape::terminal(&format!("{}{}", self.whose, Self::line(figures))));
         } else if self.plain {
-            eprintln!("{}{}", self.whose, Self::line(figures));
+            crate::ewriteln!("{}{}", self.whose, Self::line(figures));
         }
     }
 
     /// Printed above the live line.
     fn note(&mut self, text: &str) {
         match &self.bar {
-            Some(bar) => bar.println(text),
-            None => eprintln!("{text}"),
+            Some(bar) => bar.println(crate::report::escape::terminal(text)),
+            None => crate::ewriteln!("{text}"),
         }
     }
 

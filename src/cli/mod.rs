@@ -93,13 +93,13 @@ pub fn main() -> i32 {
     let matches = command.clone().try_get_matches().unwrap_or_else(|e| fio_names::explain(e).exit());
     // Every output the command line names is judged before anything runs.
     if let Err(e) = paths::check(&command, &matches) {
-        eprintln!("error: {e}");
+        crate::ewriteln!("error: {e}");
         return exit::ERROR;
     }
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     // Applied or refused: --store means nothing to a subcommand that keeps and reads no results.
     if let (Some(store), Some(name)) = (&cli.store, without_store(&cli.command)) {
-        eprintln!("error: --store {}: `lunmark {name}` reads and keeps no results: drop --store", store.display());
+        crate::ewriteln!("error: --store {}: `lunmark {name}` reads and keeps no results: drop --store", store.display());
         return exit::ERROR;
     }
     if only_prints(&cli.command) {
@@ -119,7 +119,7 @@ pub fn main() -> i32 {
     match outcome {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", message::once(&e));
+            crate::ewriteln!("error: {}", message::once(&e));
             exit::ERROR
         }
     }
@@ -150,6 +150,36 @@ fn only_prints(command: &Option<Command>) -> bool {
     }
 }
 
+/// `eprintln!` that ignores a failed write: a closed stderr (`run ... 2>&1 |
+/// head -1`) must not panic a run whose remaining points are still to run,
+/// nor lose its result. The text is made safe for a terminal
+/// (`report::escape::terminal`: a label's escape sequences do not act).
+/// Every line the command line writes to stderr goes through it (or `ewrite!`).
+#[macro_export]
+macro_rules! ewriteln {
+    ($($t:tt)*) => {{
+        $crate::ewrite!("{}\n", format_args!($($t)*));
+    }};
+}
+
+/// `eprint!` that ignores a failed write (see `ewriteln!`).
+#[macro_export]
+macro_rules! ewrite {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = std::io::stderr().write_all($crate::report::escape::terminal(&format!($($t)*)).as_bytes());
+    }};
+}
+
+/// `print!` of text for the terminal (`report::escape::terminal`): every
+/// printer of a table or summary with user text in it goes through it.
+#[macro_export]
+macro_rules! tprint {
+    ($($t:tt)*) => {{
+        print!("{}", $crate::report::escape::terminal(&format!($($t)*)));
+    }};
+}
+
 /// Restores SIGPIPE's default action, so that writing to a closed stdout ends
 /// the process silently as other Unix tools do (Rust ignores SIGPIPE, and
 /// `println!` then panics on EPIPE).
@@ -166,7 +196,7 @@ fn end_quietly_on_closed_stdout() {
 pub fn print_out(text: &str) -> anyhow::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes()).and_then(|_| out.flush()).map_err(|e| {
+    out.write_all(crate::report::escape::terminal(text).as_bytes()).and_then(|_| out.flush()).map_err(|e| {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             anyhow::anyhow!("the summary was not printed: stdout was closed (broken pipe)")
         } else {

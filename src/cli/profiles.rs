@@ -50,7 +50,7 @@ pub fn execute(action: Option<ProfilesAction>) -> Result<i32> {
             let options = fio_map::ImportOptions { sections: section, lenient: fio_lenient, run_length_given: false };
             let imported = fio_map::import_file(&file, &options)?;
             for s in &imported.skipped {
-                eprintln!("warning: {s}");
+                crate::ewriteln!("warning: {s}");
             }
             // Comments, so the output still reads back with --profile-file.
             for n in &imported.notes {

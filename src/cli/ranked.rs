@@ -8,7 +8,7 @@ use crate::mpi::launcher::Launched;
 
 #[cfg(not(feature = "mpi"))]
 pub fn main(launched: Launched) -> i32 {
-    eprintln!("error: {}", crate::mpi::launcher::refusal(&launched));
+    crate::ewriteln!("error: {}", crate::mpi::launcher::refusal(&launched));
     exit::ERROR
 }
 
@@ -25,7 +25,7 @@ pub fn main(_launched: Launched) -> i32 {
     let world = match World::start() {
         Ok(w) => Rc::new(w),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            crate::ewriteln!("error: {e:#}");
             return exit::ERROR;
         }
     };
@@ -81,11 +81,11 @@ fn report(world: &crate::mpi::world::World, e: anyhow::Error) -> i32 {
     let together = world.agreed() || e.downcast_ref::<crate::mpi::world::Agreed>().is_some();
     if together {
         if world.is_root() {
-            eprintln!("error: {}", super::message::once(&e));
+            crate::ewriteln!("error: {}", super::message::once(&e));
         }
         return exit::ERROR;
     }
-    eprintln!("error: rank {} on {}: {}", world.rank(), world.host(), super::message::once(&e));
+    crate::ewriteln!("error: rank {} on {}: {}", world.rank(), world.host(), super::message::once(&e));
     world.abort(exit::ERROR)
 }
 

@@ -46,6 +46,6 @@ pub fn execute(args: ReportArgs, store_flag: Option<&std::path::Path>) -> Result
         }
         other => bail!("unknown report format '{other}': choose html or md"),
     }
-    eprintln!("wrote {}", args.output.display());
+    crate::ewriteln!("wrote {}", args.output.display());
     Ok(exit::OK)
 }

@@ -98,14 +98,19 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
             let runs = filter.apply(store.list()?);
             if runs.is_empty() && args.format == ListFormat::Table {
                 match filter.describe() {
-                    d if d.is_empty() => println!("no results yet in {}: `lunmark run` saves every run there", path.display()),
-                    d => println!("no result in {} matches {d}", path.display()),
+                    d if d.is_empty() => crate::tprint!("no results yet in {}: `lunmark run` saves every run there\n", path.display()),
+                    d => crate::tprint!("no result in {} matches {d}\n", path.display()),
                 }
                 return Ok(exit::OK);
             }
-            print!("{}", listing::render(&runs, args.format));
+            let text = listing::render(&runs, args.format);
+            match args.format {
+                ListFormat::Table => crate::tprint!("{text}"),
+                // CSV and JSON keep the text as stored (each with its own escaping) for programs.
+                _ => print!("{text}"),
+            }
         }
-        ResultsAction::Show { id, detail } => print!("{}", report::table::render_with(&store.load(&id)?, detail)),
+        ResultsAction::Show { id, detail } => crate::tprint!("{}", report::table::render_with(&store.load(&id)?, detail)),
         ResultsAction::Export { ids, format } => {
             let results: Vec<RunResult> = ids.iter().map(|id| store.load(id)).collect::<Result<_>>()?;
             print!("{}", export(&results.iter().collect::<Vec<_>>(), format));
@@ -128,11 +133,11 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
                 bail!("result {} is already in {}: delete it first to replace it", r.id, path.display());
             }
             store.save(&r)?;
-            println!("imported {} ({})", r.id, crate::units::counted(r.points.len() as u64, "point"));
+            crate::tprint!("imported {} ({})\n", r.id, crate::units::counted(r.points.len() as u64, "point"));
         }
         ResultsAction::Delete { id } => {
             let id = store.delete(&id)?;
-            println!("deleted {id}");
+            crate::tprint!("deleted {id}\n");
         }
     }
     Ok(exit::OK)
@@ -155,40 +160,7 @@ pub fn export(results: &[&RunResult], format: ExportFormat) -> String {
     }
 }
 
-/// The largest file `results import` reads: a result of many points is a few
-/// MB, so anything this big is not one (and would be read whole into memory).
-const IMPORT_CAP: u64 = 1 << 30;
-
-/// Reads the file to import, refusing what is not a regular file (a device
-/// such as /dev/zero, a FIFO or a directory would hang or fail obscurely) or
-/// is larger than `IMPORT_CAP`.
+/// Reads the file to import (a regular file within `input_path::RESULT`'s limit).
 fn read_import(file: &std::path::Path) -> Result<String> {
-    let meta = std::fs::metadata(file).with_context(|| format!("reading {}", file.display()))?;
-    let ft = meta.file_type();
-    if !ft.is_file() {
-        use std::os::unix::fs::FileTypeExt;
-        let what = if ft.is_dir() {
-            "a directory"
-        } else if ft.is_char_device() {
-            "a character device"
-        } else if ft.is_block_device() {
-            "a block device"
-        } else if ft.is_fifo() {
-            "a FIFO (named pipe)"
-        } else if ft.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        };
-        bail!("{} is {what}: results import reads a regular file, a JSON result as written by --json or results export", file.display());
-    }
-    if meta.len() > IMPORT_CAP {
-        bail!(
-            "{} is {} bytes, larger than the {} bytes a result file can be: it is not a lunmark result (JSON as written by --json)",
-            file.display(),
-            meta.len(),
-            IMPORT_CAP
-        );
-    }
-    std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))
+    Ok(crate::input_path::read_to_string(file, &crate::input_path::RESULT)?)
 }

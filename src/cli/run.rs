@@ -417,7 +417,7 @@ impl RunArgs {
     pub fn request(&self, targets: Vec<String>) -> Result<RunRequest> {
         let (profile, profile_name, told) = self.base_profile()?;
         for t in told {
-            eprintln!("{t}");
+            crate::ewriteln!("{t}");
         }
         self.request_from(profile, profile_name, targets)
     }
@@ -780,9 +780,9 @@ pub fn execute_with(
     profile.targets = profile_targets?;
     for t in told.iter().filter(|_| root) {
         if args.dry_run {
-            println!("{t}");
+            crate::tprint!("{t}\n");
         } else {
-            eprintln!("{t}");
+            crate::ewriteln!("{t}");
         }
     }
     // A profile that checks data (one imported from a fio job with verify=) asks for --verify.
@@ -822,7 +822,7 @@ pub fn execute_with(
         let plan = ready.plan();
         let link = &ctx.link;
         let store = ResultStore::choose(&args, store_flag)?;
-        print!("{}", crate::lab::plan_view::describe(plan));
+        crate::tprint!("{}", crate::lab::plan_view::describe(plan));
         if let Some(m) = cluster.get().facts() {
             println!(
                 "mpi: {} on {} ({}), {}; each rank runs this plan on its own targets (above: rank 0's), \
@@ -834,7 +834,7 @@ pub fn execute_with(
             );
         }
         println!("{}", run::resources::describe(plan, ctx.resource_extras()));
-        print!("{}", super::request_text::render(&ctx, plan, store.path()));
+        crate::tprint!("{}", super::request_text::render(&ctx, plan, store.path()));
         if let Some(link) = link {
             println!("{}", link.describe());
         }
@@ -1024,17 +1024,8 @@ fn label_text(text: &str) -> std::result::Result<String, String> {
 /// runs: it is read after each point, and a missing one only gave "power: not
 /// measured" on every point of a run that had already taken its time.
 fn check_power_log(log: &std::path::Path) -> Result<()> {
-    let how = "it is read after each point; create it first or give a path that exists";
-    match std::fs::metadata(log) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            anyhow::bail!("--power-log {}: the file does not exist ({how})", log.display())
-        }
-        Err(e) => anyhow::bail!("--power-log {}: {e} ({how})", log.display()),
-        Ok(m) if !m.is_file() => anyhow::bail!("--power-log {}: not a regular file ({how})", log.display()),
-        Ok(_) => {
-            std::fs::File::open(log).map(drop).map_err(|e| anyhow::anyhow!("--power-log {}: cannot be read: {e} ({how})", log.display()))
-        }
-    }
+    crate::input_path::check(log, &crate::input_path::POWER_LOG)
+        .map_err(|e| anyhow::anyhow!("--power-log {e} (it is read after each point; create it first or give a path that exists)"))
 }
 
 /// A run's result and the outputs it could not be written to (each already reported).
@@ -1103,16 +1094,16 @@ pub fn measure_and_keep_as(
     }
     let errors = problems.into_list();
     for e in &errors {
-        eprintln!("error: {e}");
+        crate::ewriteln!("error: {e}");
     }
     match store {
         ResultStore::NotKept if json.is_none() && print => {
-            eprintln!("not kept in a result store (--no-store): the summary above is all there is")
+            crate::ewriteln!("not kept in a result store (--no-store): the summary above is all there is")
         }
-        ResultStore::NotKept => eprintln!("not kept in a result store (--no-store)"),
-        ResultStore::At(path) if !store_failed => eprintln!("saved as {} in {}", result.id, path.display()),
+        ResultStore::NotKept => crate::ewriteln!("not kept in a result store (--no-store)"),
+        ResultStore::At(path) if !store_failed => crate::ewriteln!("saved as {} in {}", result.id, path.display()),
         ResultStore::At(_) if json.is_none() => {
-            eprintln!("the result was printed above but not saved anywhere: rerun with --json FILE, or fix the store (--store PATH)")
+            crate::ewriteln!("the result was printed above but not saved anywhere: rerun with --json FILE, or fix the store (--store PATH)")
         }
         ResultStore::At(_) => {}
     }
@@ -1128,7 +1119,7 @@ fn emit(result: &RunResult, json: Option<&str>, shape: JsonShape, detail: bool) 
     let table = report::table::render_with(result, detail);
     match json {
         Some("-") => {
-            eprint!("{table}");
+            crate::ewrite!("{table}");
             super::print_out(&shape.render(result))
         }
         _ => super::print_out(&table),

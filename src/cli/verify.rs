@@ -41,6 +41,15 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
         Some(p) => p.clone(),
         None => local_path(h, &h.targets[ti].uri),
     };
+    // Checked before the open: a FIFO would block it, a character device (/dev/zero) holds no copy.
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let m = std::fs::metadata(&path).with_context(|| format!("{} to verify", path.display()))?;
+        if !m.is_file() && !m.file_type().is_block_device() {
+            let flag = if args.from.is_some() { "--from " } else { "" };
+            bail!("{flag}{} is neither a regular file nor a block device: verify reads the target, or an image of it taken with dd or nbdcopy", path.display());
+        }
+    }
     let path = path.display().to_string();
     let path = path.as_str();
     // Without access-time updates, as the run opened it: checking a file is no use of it.
@@ -65,19 +74,24 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
             continue;
         }
         file.read_exact_at(&mut buf, offset).with_context(|| format!("reading {path} at offset {offset}"))?;
-        checked += 1;
         let expect = Expect { stamp: h.stamp, target: ti as u32, offset, generation: rec.generation };
-        if let Some(m) = block::check(&buf, expect, &args.target) {
-            // A cut-short journal is a prefix of the run's records: the block
-            // may hold a later write the lost records described. A newer
-            // generation of this very block is that, not corruption; an older
-            // one is still a lost write.
-            let newer =
-                m.found.is_some_and(|f| f.stamp == h.stamp && f.target == ti as u32 && f.offset == offset && f.generation > rec.generation);
-            if replay.torn_tail > 0 && newer {
-                uncertain.push(offset);
-            } else {
-                corrupt.push(m);
+        // Each block is counted once: checked (sound or corrupt), uncertain or not checked.
+        match block::check(&buf, expect, &args.target) {
+            None => checked += 1,
+            Some(m) => {
+                // A cut-short journal is a prefix of the run's records: the block
+                // may hold a later write the lost records described. A newer
+                // generation of this very block is that, not corruption; an older
+                // one is still a lost write.
+                let newer = m
+                    .found
+                    .is_some_and(|f| f.stamp == h.stamp && f.target == ti as u32 && f.offset == offset && f.generation > rec.generation);
+                if replay.torn_tail > 0 && newer {
+                    uncertain.push(offset);
+                } else {
+                    checked += 1;
+                    corrupt.push(m);
+                }
             }
         }
     }
@@ -95,7 +109,7 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
             record: journal::RECORD,
         }),
     };
-    print!("{}", crate::report::verify_text::render(&outcome));
+    crate::tprint!("{}", crate::report::verify_text::render(&outcome));
     Ok(if corrupt.is_empty() { exit::OK } else { exit::CORRUPT })
 }
 

@@ -127,9 +127,12 @@ pub fn ring_bytes(entries: u32) -> u64 {
     entries as u64 * (64 + 4) + 2 * entries as u64 * 16
 }
 
-/// True when this kernel lets us set up a ring (io_uring may be disabled by sysctl).
+/// True when this kernel lets us set up a ring (io_uring may be disabled by
+/// sysctl). Probed once per process: `--engine auto` asks for every target of
+/// every point, and each probe set up and tore down a ring.
 pub fn available() -> bool {
-    IoUring::new(2).is_ok()
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| IoUring::new(2).is_ok())
 }
 
 /// The 16 command bytes of a discard: the length in `addr3`, the rest zero.

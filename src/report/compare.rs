@@ -420,20 +420,22 @@ pub fn render_table(c: &Comparison) -> String {
 }
 
 pub fn render_markdown(c: &Comparison) -> String {
+    use super::escape::markdown as md;
+    let cells = |v: Vec<String>| v.iter().map(|t| md(t)).collect::<Vec<_>>().join(" | ");
     let mut out = String::new();
     for p in &c.points {
         let h = header(c);
-        out += &format!("### point {}\n\n| {} |\n|{}\n", p.params, h.join(" | "), "---|".repeat(h.len()));
+        out += &format!("### point {}\n\n| {} |\n|{}\n", md(&p.params), cells(h.clone()), "---|".repeat(h.len()));
         for row in &p.rows {
-            out += &format!("| {} |\n", body(row).join(" | "));
+            out += &format!("| {} |\n", cells(body(row)));
         }
         out.push('\n');
     }
     for u in &c.unmatched {
-        out += &format!("- not compared: {u}\n");
+        out += &format!("- not compared: {}\n", md(u));
     }
     for line in footer(c) {
-        out += &format!("\n{line}\n");
+        out += &format!("\n{}\n", md(&line));
     }
     out
 }
@@ -443,13 +445,14 @@ pub fn render_csv(c: &Comparison) -> String {
     for p in &c.points {
         for row in &p.rows {
             for (name, v) in c.results[1..].iter().zip(&row.versus) {
+                use super::escape::csv_field as q;
                 out += &format!(
-                    "\"{}\",{},{},{:?},\"{}\",{},{},{},{},{},{},{}\n",
-                    p.params,
+                    "{},{},{},{:?},{},{},{},{},{},{},{},{}\n",
+                    q(&p.params),
                     row.metric,
                     row.unit,
                     row.better,
-                    name,
+                    q(name),
                     v.value,
                     row.baseline,
                     v.diff_pct.map(|d| d.to_string()).unwrap_or_default(),

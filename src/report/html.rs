@@ -8,9 +8,7 @@ use super::figures::charts;
 use super::report_tables::{self, Table};
 use crate::results::model::RunResult;
 
-fn escape(t: &str) -> String {
-    t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
+use super::escape::html as escape;
 
 const STYLE: &str = "body{font-family:sans-serif;margin:24px auto;padding:0 16px;color:#222;max-width:1200px}\
      .scroll{overflow-x:auto;max-width:100%}\

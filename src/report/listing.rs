@@ -110,7 +110,7 @@ fn object(l: &Listing) -> serde_json::Value {
 }
 
 fn csv(runs: &[Listing]) -> String {
-    let quote = |f: &str| if f.contains([',', '"', '\n']) { format!("\"{}\"", f.replace('"', "\"\"")) } else { f.to_string() };
+    let quote = super::escape::csv_field;
     let mut out = String::from("id,started_at,status,label,profile,targets,points,headline_point,headline_params,iops,mbps,p99_us\n");
     for l in runs {
         let fields = [

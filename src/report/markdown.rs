@@ -6,10 +6,10 @@ use super::figures::charts;
 use super::report_tables::{self, Table};
 use crate::results::model::RunResult;
 
-/// A table cell: pipes escaped; a further line (a point's "cut short" note)
-/// after a `<br>`, the line break a Markdown table cell takes.
+/// A table cell: its text escaped (`escape::markdown`); a further line (a
+/// point's "cut short" note) after a `<br>`, the line break a cell takes.
 fn cell(t: &str) -> String {
-    t.replace('|', "\\|").replace('\n', "<br>")
+    super::escape::markdown(t)
 }
 
 fn table(t: &Table) -> String {
@@ -45,7 +45,7 @@ pub fn markdown(results: &[&RunResult], stem: &str) -> (String, Vec<(String, Str
     let mut files = Vec::new();
     for c in charts(results) {
         let file = format!("{stem}-{}.svg", c.id);
-        md += &format!("\n![{}]({file})\n", c.caption.replace(['[', ']'], ""));
+        md += &format!("\n![{}]({file})\n", super::escape::markdown(&c.caption));
         files.push((file, c.svg));
     }
     (md, files)

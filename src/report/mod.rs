@@ -6,6 +6,7 @@ pub mod cache_curve_table;
 pub mod cells;
 pub mod charts;
 pub mod compare;
+pub mod escape;
 pub mod figures;
 pub mod fio_json;
 pub mod html;

@@ -115,9 +115,8 @@ pub fn iops_tables(results: &[&RunResult]) -> Vec<IopsTable> {
     out
 }
 
-fn escape(t: &str) -> String {
-    t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
-}
+use super::escape::html as escape;
+use super::escape::markdown as md;
 
 /// The IOPS tables as an HTML section (empty when no result ran in rounds).
 pub fn html(results: &[&RunResult]) -> String {
@@ -165,12 +164,13 @@ pub fn markdown(results: &[&RunResult]) -> String {
     );
     for (t, r) in tables.iter().zip(results.iter().filter(|r| r.rounds.is_some())) {
         if let Some(o) = &r.rounds {
-            out += &format!("\n{}\n", crate::report::table::rounds_line(o).trim());
+            out += &format!("\n{}\n", md(crate::report::table::rounds_line(o).trim()));
         }
-        out += &format!("\n{}\n\n| read/write | {} |\n|:---|{}\n", t.title, t.columns.join(" | "), "---:|".repeat(t.columns.len()));
+        let columns: Vec<String> = t.columns.iter().map(|c| md(c)).collect();
+        out += &format!("\n{}\n\n| read/write | {} |\n|:---|{}\n", md(&t.title), columns.join(" | "), "---:|".repeat(t.columns.len()));
         for (mix, values) in &t.rows {
             let cells: Vec<String> = values.iter().map(|v| v.map(number).unwrap_or_else(|| "-".into())).collect();
-            out += &format!("| {mix} | {} |\n", cells.join(" | "));
+            out += &format!("| {} | {} |\n", md(mix), cells.join(" | "));
         }
     }
     out

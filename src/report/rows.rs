@@ -87,14 +87,7 @@ pub fn rows(r: &RunResult) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// A CSV field, quoted when it holds a comma, quote or newline.
-fn quote(f: &str) -> String {
-    if f.contains([',', '"', '\n']) {
-        format!("\"{}\"", f.replace('"', "\"\""))
-    } else {
-        f.to_string()
-    }
-}
+use super::escape::csv_field as quote;
 
 /// One figure read from a latency distribution.
 pub type LatencyFigure = fn(&LatencyStats) -> f64;
@@ -198,7 +191,7 @@ pub fn markdown(results: &[&RunResult]) -> String {
     let mut out = format!("| {} |\n|{}\n", COLUMNS.join(" | "), "---|".repeat(COLUMNS.len()));
     for r in results {
         for row in rows(r) {
-            out += &format!("| {} |\n", row.iter().map(|f| f.replace('|', "\\|")).collect::<Vec<_>>().join(" | "));
+            out += &format!("| {} |\n", row.iter().map(|f| super::escape::markdown(f)).collect::<Vec<_>>().join(" | "));
         }
     }
     out

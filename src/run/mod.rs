@@ -210,6 +210,10 @@ impl Repeats<'_, '_, '_> {
             }
             let targets = match self.session.open_point(at.point, p) {
                 Ok(t) => t,
+                // A stop while a file was filled: the point measured nothing, as after a stop in its ramp.
+                Err(_) if self.interrupt.load(Ordering::Relaxed) => {
+                    return (outcomes, stop::RepeatsEnd::StopInSetUp { why: signals::reason() }, None)
+                }
                 Err(e) => return (outcomes, stop::RepeatsEnd::SetUpFailed { error: e.to_string() }, Some(e)),
             };
             // A sweep over targets uses more of them at later points: each is recorded once, when first opened.

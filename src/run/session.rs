@@ -31,13 +31,16 @@ pub struct Session<'a> {
 
 impl<'a> Session<'a> {
     /// Resolves the power source (measuring idle power when asked) and creates the trace.
-    pub fn open(ready: &'a ReadyPlan, ctx: &'a RunContext, interrupt: &AtomicBool, observer: &mut dyn RunObserver) -> Result<Self> {
+    pub fn open(ready: &'a ReadyPlan, ctx: &'a RunContext, interrupt: &Arc<AtomicBool>, observer: &mut dyn RunObserver) -> Result<Self> {
         let meter = PowerMeter::new(&ctx.power, interrupt, observer);
         let trace = match &ctx.trace {
             Some(path) => Some(Arc::new(TraceSink::create(path).map_err(anyhow::Error::msg)?)),
             None => None,
         };
-        Ok(Session { ready, ctx, targets: target::RunTargets::default(), verify: None, trace, meter })
+        // A file being filled stops within a chunk of it at a Ctrl-C, rather than after the whole fill.
+        let mut targets = target::RunTargets::default();
+        targets.stop = Some(interrupt.clone());
+        Ok(Session { ready, ctx, targets, verify: None, trace, meter })
     }
 
     /// Opens the targets of point `index` (0-based) with its cache tier, agreed

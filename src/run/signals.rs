@@ -1,4 +1,5 @@
-//! Ctrl-C (SIGINT) and SIGTERM. The first asks the run to stop: it ends within
+//! Ctrl-C (SIGINT), SIGTERM and SIGHUP (a closed terminal or ssh session: the
+//! run is kept as after SIGTERM, not lost with its scratch file). The first asks the run to stop: it ends within
 //! a second, abandoning I/Os a stalled target still holds, and writes its result
 //! (status "interrupted"). A second one hurries that: nothing more is waited
 //! for, but the result of what was measured is still written. Only a third
@@ -27,7 +28,7 @@ fn signals() -> &'static Signals {
             count: Arc::new(AtomicUsize::new(0)),
             first: Arc::new(AtomicI32::new(0)),
         };
-        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
             let (interrupt, hurry, count, first) = (s.interrupt.clone(), s.hurry.clone(), s.count.clone(), s.first.clone());
             let handler = move || {
                 let n = count.fetch_add(1, Ordering::SeqCst) + 1;
@@ -64,6 +65,7 @@ pub fn reason() -> String {
     let name = match s.first.load(Ordering::SeqCst) {
         signal_hook::consts::SIGTERM => "SIGTERM",
         signal_hook::consts::SIGINT => "Ctrl-C (SIGINT)",
+        signal_hook::consts::SIGHUP => "SIGHUP (the terminal or session closed)",
         _ => "a signal",
     };
     if s.count.load(Ordering::SeqCst) > 1 {

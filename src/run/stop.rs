@@ -34,6 +34,9 @@ pub enum RepeatsEnd {
     Ran,
     /// A stop (`why`: the signal) was seen before the next repeat started.
     StopBefore { why: String },
+    /// A stop came while the next repeat was set up (a file being filled): it
+    /// measured nothing, and the file lunmark created for it is gone.
+    StopInSetUp { why: String },
     /// The next repeat could not be set up (its targets, a replay or verify check).
     SetUpFailed { error: String },
 }
@@ -79,6 +82,11 @@ pub fn settle(at: At, runs: &[RepeatEnd], end: &RepeatsEnd) -> Stop {
             let kept = if done == 0 { Kept::Nothing } else { Kept::Repeats(done) };
             ended(kept, Status::Interrupted, Some(reason))
         }
+        RepeatsEnd::StopInSetUp { why } if done == 0 => {
+            ended(Kept::Nothing, Status::Interrupted, Some(stop_reason::in_ramp(why, at.point, at.points)))
+        }
+        // Finished repeats are kept, as after a stop between repeats.
+        RepeatsEnd::StopInSetUp { why } => settle(at, runs, &RepeatsEnd::StopBefore { why: why.clone() }),
         RepeatsEnd::Ran => settle_ran(at, runs),
     }
 }
@@ -203,6 +211,29 @@ mod tests {
                     Status::Interrupted,
                     "interrupted by Ctrl-C (SIGINT) during repeat 2 of 2 of point 1 of 2; the 1 finished repeat of this point is kept; point 2 did not run"
                 ))
+            )
+        );
+    }
+
+    /// A stop while a new file was filled for the point: the point measured nothing.
+    #[test]
+    fn a_stop_in_the_set_up_drops_the_point_and_keeps_finished_repeats() {
+        let in_set_up = RepeatsEnd::StopInSetUp { why: WHY.into() };
+        assert_eq!(
+            settle(at(0, 1, 1), &[], &in_set_up),
+            settled(
+                Kept::Nothing,
+                Some((
+                    Status::Interrupted,
+                    "interrupted by Ctrl-C (SIGINT) before point 1 of 1 measured anything (in its set-up or ramp), so it was dropped"
+                ))
+            )
+        );
+        assert_eq!(
+            settle(at(0, 1, 3), &[completed()], &in_set_up),
+            settled(
+                Kept::Repeats(1),
+                Some((Status::Interrupted, "interrupted by Ctrl-C (SIGINT) after repeat 1 of 3; the 1 finished repeat of this point is kept"))
             )
         );
     }

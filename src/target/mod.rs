@@ -21,6 +21,7 @@ use mem_lun::MemLun;
 
 pub mod cache_store;
 pub mod created;
+pub mod existing;
 pub use crate::transport::credentials;
 pub mod mem_lun;
 pub mod no_atime;
@@ -107,6 +108,8 @@ pub enum TargetError {
     NoDevice { path: String },
     #[error("{path} is a directory: name a file inside it, for example {path}/lunmark.dat")]
     Directory { path: String },
+    #[error("{path} is neither a regular file nor a block device (a FIFO, a socket or a character device): a target is a file, a block device, or a URI such as mem:1g")]
+    NotAFile { path: String },
     #[error("{path}: the filesystem refuses O_DIRECT (direct I/O). Add --buffered to go through the page cache (the results then measure the cache, not the device)")]
     NoDirect { path: String },
     #[error("{path} is a block device and this workload writes to it, which destroys its data. Add --destructive if you mean it, or use --read 100 for a read-only run")]
@@ -137,6 +140,15 @@ pub enum TargetError {
     /// The server took some of the run's connections but not all.
     #[error("{message}")]
     TooFewClients { message: String },
+    /// A read-only workload's region on an existing file ends past the file's end.
+    #[error("{path}: the region (--offset plus --size) ends at byte {end}, past the end of this existing file ({len} bytes). A workload that only reads never grows or writes a file lunmark did not create: lower --offset or --size, or name a new file for lunmark to create and fill")]
+    ReadPastFile { path: String, end: u64, len: u64 },
+    /// A read-only workload's region on an existing file holds holes (see `existing`).
+    #[error("{path}: the region to read (bytes {start} to {end}) holds {bytes} bytes of holes (sparse ranges never written; the first at byte {first}). A hole reads as zeros without touching the storage, so the result would flatter it, and a workload that only reads never writes into a file lunmark did not create. Write data into the file first, narrow --offset/--size to a part that holds data, or name a new file with --size for lunmark to create and fill")]
+    HolesInRead { path: String, start: u64, end: u64, bytes: u64, first: u64 },
+    /// The run was asked to stop while lunmark filled a file.
+    #[error("{path}: stopped while lunmark filled the file, before anything was measured")]
+    Stopped { path: String },
     /// A file target's path no longer names the file an earlier point of the run opened.
     #[error("{uri}: {what}; lunmark stops rather than measure the remaining points on another file. The points measured so far are kept; keep the file in place for the whole run")]
     FileReplaced { uri: String, what: String },
@@ -175,6 +187,9 @@ pub fn preflight(specs: &[&WorkloadSpec], flags: SafetyFlags) -> Result<(), Targ
                 }
                 TargetUri::File(path) => match std::fs::metadata(&path) {
                     Ok(m) if m.is_dir() => return Err(TargetError::Directory { path: path.display().to_string() }),
+                    Ok(m) if !m.is_file() && !m.file_type().is_block_device() => {
+                        return Err(TargetError::NotAFile { path: path.display().to_string() })
+                    }
                     Err(e) if e.kind() == io::ErrorKind::NotFound && spec.size.is_none() => {
                         let hint = "Give --size (for example --size 1G) and lunmark creates and fills it".to_string();
                         return Err(TargetError::Missing { path: path.display().to_string(), hint });
@@ -193,9 +208,23 @@ pub fn preflight(specs: &[&WorkloadSpec], flags: SafetyFlags) -> Result<(), Targ
 /// what the run would refuse when it opens the target. The dry run calls it
 /// too, so it does not pass what the run then refuses.
 pub fn check_regions(specs: &[&WorkloadSpec]) -> Result<(), TargetError> {
+    // A file some point of the run writes gets its region's holes filled when
+    // that point opens it; a point that only reads is checked when it opens it.
+    let written: Vec<&String> = specs.iter().filter(|s| s.has_writes()).flat_map(|s| s.targets.iter()).collect();
     for spec in specs {
         for uri in &spec.targets {
             check_region(uri, spec)?;
+            if let TargetUri::File(path) = parse(uri)? {
+                if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                    if !spec.has_writes() && !written.contains(&uri) {
+                        existing::preflight_read(uri, &path, spec)?;
+                    } else if spec.has_writes() {
+                        // Opened for writing as the run will (nothing is written):
+                        // a file the user may not write is refused by the dry run too.
+                        OpenOptions::new().read(true).write(true).open(&path).map_err(io_err(&path))?;
+                    }
+                }
+            }
             if let (false, TargetUri::File(path)) = (spec.buffered, parse(uri)?) {
                 // A block device named by path learns its sector size when opened: checked then.
                 if !std::fs::metadata(&path).is_ok_and(|m| m.file_type().is_block_device()) {
@@ -242,6 +271,7 @@ fn check_region(uri: &str, spec: &WorkloadSpec) -> Result<(), TargetError> {
                     fits(size)?;
                 }
             }
+            Ok(m) if !m.is_file() && !m.is_dir() => return Err(TargetError::NotAFile { path: path.display().to_string() }),
             Ok(m) if end.is_none_or(|e| e <= m.len()) => fits(m.len())?,
             _ => {
                 // lunmark creates the file or grows it to `end`.
@@ -326,7 +356,7 @@ pub fn open_targets(
                 let model = Some(format!("iSCSI LUN, {}-byte blocks", session.block_size));
                 finish(uri, TargetKind::Iscsi, session.size, spec, Handle::Remote(u), None, model, None)?
             }
-            TargetUri::File(path) => open_file(uri, &path, spec, writes, &mut pending, &mut run.files)?,
+            TargetUri::File(path) => open_file(uri, &path, spec, writes, &mut pending, run)?,
             TargetUri::Device(path) => open_device(uri, &path, spec, writes, flags)?,
         };
         if target.region.len < max_bs {
@@ -351,21 +381,25 @@ pub struct RunTargets {
     mem: HashMap<(String, usize), Arc<MemLun>>,
     /// Each file target's identity when the run first opened it.
     files: FileIdentities,
+    /// The run's stop flag (Ctrl-C, SIGTERM): a file being filled stops within
+    /// a 1 MiB chunk of it, rather than after the whole fill.
+    pub stop: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The (device, inode) of each file target the run has opened, by path: a
 /// later point opens the same file or stops. A file deleted mid-run would
 /// otherwise be created and filled anew, and the rest of the run measured on
 /// another file than the one it started with.
+/// Each also says whether this run created it (its holes are lunmark's to fill).
 #[derive(Default)]
-struct FileIdentities(HashMap<PathBuf, (u64, u64)>);
+struct FileIdentities(HashMap<PathBuf, (u64, u64, bool)>);
 
 impl FileIdentities {
     /// Err when an earlier point opened another file at `path`: the file is
     /// gone (`now` is None) or another one took its place.
     fn check(&self, uri: &str, path: &Path, now: Option<&std::fs::Metadata>) -> Result<(), TargetError> {
         use std::os::unix::fs::MetadataExt;
-        let Some(&(dev, ino)) = self.0.get(path) else { return Ok(()) };
+        let Some(&(dev, ino, _)) = self.0.get(path) else { return Ok(()) };
         let what = match now {
             None => format!("the file this run opened before, at an earlier point or repeat (device {dev}, inode {ino}), was deleted or renamed"),
             Some(m) if (m.dev(), m.ino()) != (dev, ino) => format!(
@@ -378,14 +412,20 @@ impl FileIdentities {
         Err(TargetError::FileReplaced { uri: uri.into(), what })
     }
 
-    /// Remembers the file `path` names now, the first time it is opened.
-    fn remember(&mut self, path: &Path, file: &File) -> io::Result<()> {
+    /// Remembers the file `path` names now, the first time it is opened, and
+    /// whether this run `created` it.
+    fn remember(&mut self, path: &Path, file: &File, created: bool) -> io::Result<()> {
         use std::os::unix::fs::MetadataExt;
         if !self.0.contains_key(path) {
             let m = file.metadata()?;
-            self.0.insert(path.to_path_buf(), (m.dev(), m.ino()));
+            self.0.insert(path.to_path_buf(), (m.dev(), m.ino(), created));
         }
         Ok(())
+    }
+
+    /// True when this run created the file at `path` (at an earlier point).
+    fn made(&self, path: &Path) -> bool {
+        self.0.get(path).is_some_and(|e| e.2)
     }
 }
 
@@ -436,8 +476,10 @@ fn open_file(
     spec: &WorkloadSpec,
     writes: bool,
     pending: &mut Vec<created::Pending>,
-    identities: &mut FileIdentities,
+    run: &mut RunTargets,
 ) -> Result<OpenTarget, TargetError> {
+    let stop = run.stop.clone();
+    let identities = &mut run.files;
     let display = path.display().to_string();
     if !spec.buffered {
         // Checked before anything is created: a rejected run leaves no file behind.
@@ -454,6 +496,8 @@ fn open_file(
     let created = match meta {
         Ok(m) if m.is_dir() => return Err(TargetError::Directory { path: display }),
         Ok(m) if m.file_type().is_block_device() => return open_device(uri, path, spec, writes, SafetyFlags::default()),
+        // A FIFO would block the open; a character device or socket holds no region to measure.
+        Ok(m) if !m.is_file() => return Err(TargetError::NotAFile { path: display }),
         Ok(_) => None,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             if wanted.is_none() {
@@ -471,14 +515,15 @@ fn open_file(
     if created.is_some() {
         pending.push(created::Pending::created(path));
     }
-    let fill = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(io_err(path))?;
-    let current = fill.metadata().map_err(io_err(path))?.len();
-    let size = wanted.unwrap_or(current).max(current);
-    if created.is_none() && size > current {
-        pending.push(created::Pending::grown(path, current));
-    }
-    fill_holes(&fill, size, spec.seed).map_err(io_err(path))?;
-    drop(fill);
+    let size = if created.is_some() || identities.made(path) || writes {
+        prepare(uri, path, spec, created.is_some() || identities.made(path), pending, stop.as_deref())?
+    } else {
+        // The user's file, only read: opened read-only, never grown or filled.
+        let file = File::open(path).map_err(io_err(path))?;
+        let len = file.metadata().map_err(io_err(path))?.len();
+        existing::check_read_region(uri, path, &file, spec, len)?;
+        len
+    };
 
     let file = open_for_io(path, writes, spec.buffered).map_err(|e| {
         if e.raw_os_error() == Some(libc::EINVAL) && !spec.buffered {
@@ -490,8 +535,36 @@ fn open_file(
     // The file the I/O goes to, checked again and remembered from its own
     // descriptor: a swap between the check above and the open is caught too.
     identities.check(uri, path, Some(&file.metadata().map_err(io_err(path))?))?;
-    identities.remember(path, &file).map_err(io_err(path))?;
+    identities.remember(path, &file, created.is_some()).map_err(io_err(path))?;
     finish(uri, TargetKind::File, size, spec, Handle::Fd(file.into()), created, None, filesystem_of(path))
+}
+
+/// Makes a file target ready for a workload that writes, or for a file lunmark
+/// created (`own`): grows it to the region's end and fills its holes, all of
+/// them in a file of lunmark's own, only the region's in the user's file (the
+/// workload writes there anyway). Returns the file's size.
+fn prepare(
+    uri: &str,
+    path: &Path,
+    spec: &WorkloadSpec,
+    own: bool,
+    pending: &mut Vec<created::Pending>,
+    stop: Option<&std::sync::atomic::AtomicBool>,
+) -> Result<u64, TargetError> {
+    let fill = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(io_err(path))?;
+    let current = fill.metadata().map_err(io_err(path))?.len();
+    let size = region::requested_end(uri, spec)?.unwrap_or(current).max(current);
+    if size > current {
+        // (A file created just now has its removal pending already: cutting it back then finds nothing.)
+        pending.push(created::Pending::grown(path, current));
+        fill.set_len(size).map_err(io_err(path))?;
+    }
+    let range = if own { 0..size } else { region::resolve(uri, spec, size).map(|r| r.start..r.start + r.len)? };
+    fill_holes_in(&fill, range, spec.seed, stop).map_err(|e| match e.kind() {
+        io::ErrorKind::Interrupted => TargetError::Stopped { path: path.display().to_string() },
+        _ => io_err(path)(e),
+    })?;
+    Ok(size)
 }
 
 /// Opens a file target for the run's I/O: direct unless buffered, and without
@@ -513,16 +586,21 @@ fn open_for_io(path: &Path, writes: bool, buffered: bool) -> io::Result<File> {
 /// `size` bytes, so that no read in the run ever hits a hole: reading a hole costs
 /// the filesystem nothing and would flatter the result.
 pub fn fill_holes(file: &File, size: u64, seed: u64) -> io::Result<()> {
-    use std::os::unix::fs::FileExt;
-    let current = file.metadata()?.len();
-    if current < size {
+    if file.metadata()?.len() < size {
         file.set_len(size)?;
     }
+    fill_holes_in(file, 0..size, seed, None)
+}
+
+/// Writes incompressible data over every hole of `range` (which lies inside the
+/// file). Ends with `ErrorKind::Interrupted` when `stop` is set (checked every MiB).
+fn fill_holes_in(file: &File, range: std::ops::Range<u64>, seed: u64, stop: Option<&std::sync::atomic::AtomicBool>) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
     let fd = file.as_raw_fd();
     let mut chunk = vec![0u8; 1 << 20];
     let mut rng = Rng::for_stream(seed, 0xF111);
     let mut wrote = false;
-    let mut pos = 0u64;
+    let (mut pos, size) = (range.start, range.end);
     while pos < size {
         // SAFETY: lseek on an open fd with valid whence values has no memory effects.
         let hole = unsafe { libc::lseek(fd, pos as libc::off_t, libc::SEEK_HOLE) };
@@ -535,6 +613,9 @@ pub fn fill_holes(file: &File, size: u64, seed: u64) -> io::Result<()> {
         let hole_end = if data < 0 { size } else { (data as u64).min(size) };
         let mut at = hole;
         while at < hole_end {
+            if stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
             let n = ((hole_end - at) as usize).min(chunk.len());
             rng.fill(&mut chunk[..n]);
             file.write_all_at(&chunk[..n], at)?;

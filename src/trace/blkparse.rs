@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
 use super::record::TraceRecord;
 use crate::workload::Op;
@@ -140,7 +140,7 @@ pub fn parse_blkparse_full(text: &str, name: &str) -> Result<BlkparseTrace> {
 
 /// Reads a `blkparse` text file (see the module doc).
 pub fn read_blkparse(path: &Path) -> Result<Vec<TraceRecord>> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = crate::input_path::read(path, &crate::input_path::TEXT_TRACE)?;
     parse_blkparse(&String::from_utf8_lossy(&bytes), &path.display().to_string())
 }
 

@@ -2,8 +2,9 @@
 //! (told by its magic), MSR Cambridge CSV (by the shape of its first line) or
 //! `blkparse` text, detected or as the user names it (`--replay-format`).
 
-use std::fs::File;
 use std::path::Path;
+
+use crate::input_path::{BINARY_TRACE, TEXT_TRACE};
 
 use super::lunmark::{read_full, TraceReader, MAGIC};
 use super::record::TraceRecord;
@@ -64,7 +65,9 @@ pub fn load_trace(path: &Path) -> anyhow::Result<(TraceKind, Vec<TraceRecord>)> 
 pub fn load_trace_as(path: &Path, kind: Option<TraceKind>) -> anyhow::Result<LoadedTrace> {
     use crate::output_path::describe_io;
     let mut start = [0u8; 8];
-    let mut file = File::open(path).map_err(|e| anyhow::anyhow!("opening the trace {}: {}", path.display(), describe_io(&e)))?;
+    // The limit is the text formats' until the magic tells a binary trace (whose reader checks its own).
+    let limit = if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > TEXT_TRACE.limit) { &BINARY_TRACE } else { &TEXT_TRACE };
+    let mut file = crate::input_path::open(path, limit)?;
     let got = read_full(&mut file, &mut start).map_err(|e| anyhow::anyhow!("reading the trace {}: {}", path.display(), describe_io(&e)))?;
     let binary = got == start.len() && &start == MAGIC;
     let name = path.display().to_string();
@@ -84,7 +87,7 @@ pub fn load_trace_as(path: &Path, kind: Option<TraceKind>) -> anyhow::Result<Loa
             kind.map_or("", |k| k.name())
         );
     }
-    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("reading the trace {}: {}", path.display(), describe_io(&e)))?;
+    let bytes = crate::input_path::read(path, &TEXT_TRACE)?;
     let text = String::from_utf8_lossy(&bytes);
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     let is_msr = super::msr::looks_like_msr(first);

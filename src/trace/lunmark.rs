@@ -56,6 +56,9 @@ pub enum TraceError {
     /// The io::Error is in the message and deliberately not a `source` (printed once).
     #[error("{path}: {}", crate::output_path::describe_io(.error))]
     Io { path: PathBuf, error: io::Error },
+    /// Not a regular file within the limit (`input_path`).
+    #[error(transparent)]
+    Input(Box<crate::input_path::InputError>),
     #[error("{path} is not a lunmark binary trace: it starts with {found:?}, not \"LMTRACE1\"")]
     BadMagic { path: PathBuf, found: String },
     #[error(
@@ -165,7 +168,7 @@ pub struct TraceReader<R: Read> {
 impl TraceReader<BufReader<File>> {
     /// Opens `path` and checks its header.
     pub fn open(path: &Path) -> Result<Self, TraceError> {
-        let file = File::open(path).map_err(|error| TraceError::Io { path: path.to_path_buf(), error })?;
+        let file = crate::input_path::open(path, &crate::input_path::BINARY_TRACE).map_err(|e| TraceError::Input(Box::new(e)))?;
         TraceReader::new(BufReader::with_capacity(1 << 16, file), path)
     }
 }

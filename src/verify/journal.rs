@@ -110,7 +110,7 @@ impl Replay {
 }
 
 pub fn replay(path: &Path) -> Result<Replay> {
-    let f = File::open(path).with_context(|| format!("opening the journal {}", path.display()))?;
+    let f = crate::input_path::open(path, &crate::input_path::JOURNAL).context("the journal")?;
     read(BufReader::new(f), &path.display().to_string())
 }
 

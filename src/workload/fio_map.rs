@@ -128,8 +128,9 @@ pub enum FioError {
     NoJobs { origin: String, known: Vec<String> },
     #[error("the profile made from {origin} does not check: {source}")]
     Profile { origin: String, source: Box<ProfileError> },
-    #[error("{path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    /// Not a regular file within the limit, or unreadable (`input_path`).
+    #[error(transparent)]
+    Read(#[from] crate::input_path::InputError),
 }
 
 fn list(problems: &[Problem]) -> String {
@@ -148,7 +149,7 @@ fn hint(problems: &[Problem]) -> String {
 
 /// Reads and maps a job file from disk, `${VAR}` from this process's environment.
 pub fn import_file(path: &std::path::Path, options: &ImportOptions) -> Result<Imported, FioError> {
-    let text = std::fs::read_to_string(path).map_err(|source| FioError::Read { path: path.display().to_string(), source })?;
+    let text = crate::input_path::read_to_string(path, &crate::input_path::FIO_JOB)?;
     let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "fio".into());
     import(&text, &path.display().to_string(), &name, &|k| std::env::var(k).ok(), options)
 }
@@ -438,7 +439,7 @@ fn polling(set: &Settings, job: &str, problems: &mut Problems) -> super::polling
 /// Where a job file asks for completion polling, as "FILE, job 'J', line N: hipri=1"
 /// (the first chosen job with hipri on), for a refusal of polling at the run to name.
 pub fn poll_origin(path: &std::path::Path, options: &ImportOptions) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::input_path::read_to_string(path, &crate::input_path::FIO_JOB).ok()?;
     let origin = path.display().to_string();
     let sections = fio_job::parse(&text, &origin, &|k| std::env::var(k).ok()).ok()?;
     let mut problems = Problems::default();

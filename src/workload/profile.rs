@@ -163,9 +163,9 @@ pub enum ProfileError {
     Settings { origin: String, message: String },
     #[error("{origin}: the profile has no phases: add at least one [[phases]] with a [[phases.groups]]")]
     NoPhases { origin: String },
-    /// The io::Error is in the message and deliberately not a `source` (printed once).
-    #[error("{path}: {}", crate::output_path::describe_io(.error))]
-    Read { path: String, error: std::io::Error },
+    /// Not a regular file within the limit, or unreadable (`input_path`).
+    #[error(transparent)]
+    Read(#[from] crate::input_path::InputError),
 }
 
 /// A built-in profile by name.
@@ -177,7 +177,7 @@ pub fn builtin(name: &str) -> Result<Profile, ProfileError> {
 }
 
 pub fn load_file(path: &Path) -> Result<Profile, ProfileError> {
-    let text = std::fs::read_to_string(path).map_err(|error| ProfileError::Read { path: path.display().to_string(), error })?;
+    let text = crate::input_path::read_to_string(path, &crate::input_path::PROFILE)?;
     parse(&text, &path.display().to_string())
 }
 

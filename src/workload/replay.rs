@@ -98,6 +98,11 @@ impl ReplaySpeed {
     }
 }
 
+/// The slowest and fastest replay factors: beyond them a record's scaled time
+/// leaves what the schedule can hold, or is below a nanosecond for any trace.
+pub const MIN_SPEED: f64 = 1e-3;
+pub const MAX_SPEED: f64 = 1e6;
+
 impl FromStr for ReplaySpeed {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
@@ -107,7 +112,10 @@ impl FromStr for ReplaySpeed {
         }
         // "2x" reads as 2.
         match t.strip_suffix(['x', 'X']).unwrap_or(t).parse::<f64>() {
-            Ok(f) if f.is_finite() && f > 0.0 => Ok(ReplaySpeed::Factor(f)),
+            Ok(f) if (MIN_SPEED..=MAX_SPEED).contains(&f) => Ok(ReplaySpeed::Factor(f)),
+            Ok(f) if f.is_finite() && f > 0.0 => Err(format!(
+                "'{s}' is outside the replay speeds lunmark keeps to, {MIN_SPEED} (1000 times slower than recorded) to {MAX_SPEED}: give a factor in that range, or max"
+            )),
             _ => Err(format!(
                 "'{s}' is not a replay speed: give 1 (the recorded timing), a factor such as 2 (twice as fast) or 0.5, or max (as fast as the queue allows)"
             )),

@@ -300,6 +300,9 @@ impl WorkloadSpec {
                 if !(rate.is_finite() && rate > 0.0) {
                     return Err(SpecError::BadRate { group: g.name.clone(), value: rate });
                 }
+                if rate < MIN_RATE {
+                    return Err(SpecError::RateTooLow { group: g.name.clone(), value: rate });
+                }
             }
             if let Some(f) = &g.follow {
                 if f.group == g.name || !self.groups.iter().any(|o| o.name == f.group && o.follow.is_none()) {
@@ -365,6 +368,11 @@ impl WorkloadSpec {
 
 /// The deepest queue a group may keep per worker and target.
 pub const MAX_QD: u32 = 65_536;
+
+/// The lowest group rate (I/Os per second): one I/O every 1000 s. Below it a
+/// worker's interval (workers / rate) leaves what a Duration can hold
+/// (`--rate 1e-300` panicked), and no run would issue an I/O anyway.
+pub const MIN_RATE: f64 = 1e-3;
 /// The largest transfer size of an access line (64 MiB).
 pub const MAX_BS: u64 = 64 * Bytes::MIB;
 
@@ -390,6 +398,8 @@ pub enum SpecError {
     BadTargetIndex { group: String, index: usize, count: usize },
     #[error("group '{group}': rate {value} is not a positive number of I/Os per second")]
     BadRate { group: String, value: f64 },
+    #[error("group '{group}': rate {value:e} is below the lowest rate lunmark paces, {MIN_RATE} I/Os per second (one I/O every 1000 s): give a rate of at least {MIN_RATE}")]
+    RateTooLow { group: String, value: f64 },
     #[error("group '{group}' follows '{leader}', which is not another group of this workload that itself follows none")]
     BadFollow { group: String, leader: String },
     #[error("unknown engine '{value}': choose auto, io_uring or psync")]

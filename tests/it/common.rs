@@ -338,3 +338,19 @@ pub fn chromium(args: &[&str]) -> Output {
 pub fn with_store(store: &Path, args: &[&str]) -> Output {
     lunmark().env("LUNMARK_STORE", store).args(args).output().unwrap()
 }
+/// Runs `cmd` with its output piped, killing it (by its own handle) and
+/// failing the test if it has not ended within `secs` seconds.
+pub fn output_within(cmd: &mut Command, secs: u64) -> Output {
+    use std::process::Stdio;
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(secs) {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("{cmd:?} still ran after {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}

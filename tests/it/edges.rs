@@ -486,6 +486,13 @@ fn damaged_journals_cut_mid_record_are_uncertain_not_corrupt() {
         assert!(text.contains(&format!("the journal ends mid-record at byte {whole}")) && text.contains("it was cut short"), "{text}");
         assert!(text.contains("the last write it describes is uncertain"), "{text}");
         assert!(text.contains("uncertain: offset"), "{text}");
+        // Each block once: checked, uncertain or not checked, never two of them.
+        let blocks = |records: &[u8]| -> std::collections::HashSet<u64> {
+            records.chunks(24).filter(|r| r.len() >= 16).map(|r| u64::from_le_bytes(r[8..16].try_into().unwrap())).collect()
+        };
+        let counted = verify_count(&text, " checked against") + verify_count(&text, " uncertain (") + verify_count(&text, " not checked");
+        let (whole_blocks, all_blocks) = (blocks(&bytes[records_at..whole]).len(), blocks(&bytes[records_at..len]).len());
+        assert!((whole_blocks..=all_blocks).contains(&counted), "{counted} blocks counted, {whole_blocks} in the journal: {text}");
     }
 
     // Damage a block the cut journal records: still corrupt, exit 5.
@@ -497,6 +504,13 @@ fn damaged_journals_cut_mid_record_are_uncertain_not_corrupt() {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(5), "{text}{}", stderr(&out));
     assert!(text.contains(&format!("CORRUPT: offset {}", start + block * 4096)), "{text}");
+}
+
+/// The number just before `words` in verify's summary line ("12 blocks checked against": 12).
+fn verify_count(text: &str, words: &str) -> usize {
+    let before = &text[..text.find(words).unwrap_or_else(|| panic!("no '{words}' in {text}"))];
+    let before = before.trim_end_matches(" blocks").trim_end_matches(" block");
+    before.rsplit([' ', ',']).next().unwrap().parse().unwrap_or_else(|_| panic!("no count before '{words}' in {text}"))
 }
 
 /// `lunmark verify lun` run from another directory checks the `lun` of the

@@ -74,3 +74,31 @@ fn two_paced_workers_spread_evenly_over_shared_targets() {
     assert_even(&per_target(&result), "--rate 500 --workers 2");
     assert_eq!(result["points"][0]["targets"][0]["workers"], 2, "both workers drive every target");
 }
+
+/// A rate too low to pace (`--rate 1e-300`, `rate = 1e-300` in a profile) or
+/// a replay speed out of range is refused with the field and the bound, by
+/// the dry run and the run alike, never a panic (exit 101).
+#[test]
+fn extreme_rates_are_refused_before_anything_runs() {
+    let dir = shm_dir();
+    let profile = dir.path().join("p.toml");
+    std::fs::write(&profile, "name = \"s\"\ndescription = \"d\"\n[[phases]]\nname = \"slow\"\n[[phases.groups]]\nname = \"g\"\nworkers = 1\nqd = 1\nrate = 1e-300\naccess = [{ share = 100, bs = \"4k\", read = 100, random = 100 }]\n")
+        .unwrap();
+    let p = profile.to_str().unwrap();
+    for args in [&["--rate", "1e-300"][..], &["--profile-file", p]] {
+        for dry in [false, true] {
+            let mut all = vec!["run", "--no-store", "-t", "mem:16m", "--time", "1s", "--ramp", "0"];
+            all.extend_from_slice(args);
+            if dry {
+                all.push("--dry-run");
+            }
+            let out = run(&all);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(1), "{all:?}: {err}");
+            assert!(err.contains("rate 1e-300") && err.contains("at least 0.001"), "{all:?}: {err}");
+        }
+    }
+    let out = run(&["run", "--no-store", "-t", "mem:16m", "--replay", p, "--replay-speed", "1e-300", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("replay speed"), "{}", stderr(&out));
+}

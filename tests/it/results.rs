@@ -422,16 +422,7 @@ fn a_closed_stdout_ends_listing_quietly_and_a_run_still_saves() {
 
 /// Runs lunmark, killing it (by its own handle) if it has not ended in 20 s.
 fn run_bounded(s: &Store, args: &[&str]) -> Output {
-    let mut child = lunmark().env("LUNMARK_STORE", s.path()).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(20) {
-            child.kill().unwrap();
-            panic!("lunmark {args:?} hung");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
+    output_within(lunmark().env("LUNMARK_STORE", s.path()).args(args), 20)
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 pub fn read(path: &Path) -> Result<Vec<(f64, f64)>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = crate::input_path::read_to_string(path, &crate::input_path::POWER_LOG).map_err(|e| e.to_string())?;
     parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
