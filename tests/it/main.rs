@@ -40,6 +40,7 @@ mod results;
 mod scripts;
 mod stalls;
 mod steady;
+mod store;
 mod trial_fixes_1;
 mod trial_fixes_2;
 mod trial_fixes_3;
