@@ -131,8 +131,11 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
             println!("imported {} ({})", r.id, crate::units::counted(r.points.len() as u64, "point"));
         }
         ResultsAction::Delete { id } => {
-            let id = store.delete(&id)?;
+            let (id, status) = store.delete(&id)?;
             println!("deleted {id}");
+            if status == "running" {
+                println!("it was marked running: if its run is still going, that run saves nothing more of it (and says so when it ends)");
+            }
         }
     }
     Ok(exit::OK)

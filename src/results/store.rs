@@ -368,7 +368,21 @@ impl Store {
 
     /// Saves a run as it stands (insert or update), with all its points, in one transaction.
     pub fn save(&mut self, result: &RunResult) -> Result<()> {
+        self.save_as(result, false).map(|_| ())
+    }
+
+    /// Saves a run again that was saved before: false, and nothing written,
+    /// when its row is gone (`results delete` during the run), so that a
+    /// deleted result does not come back with the next point.
+    pub fn save_again(&mut self, result: &RunResult) -> Result<bool> {
+        self.save_as(result, true)
+    }
+
+    fn save_as(&mut self, result: &RunResult, only_if_stored: bool) -> Result<bool> {
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if only_if_stored && tx.query_row("SELECT 1 FROM runs WHERE id = ?1", [&result.id], |_| Ok(())).optional()?.is_none() {
+            return Ok(false);
+        }
         let mut head = result.clone();
         head.points.clear();
         let targets = result.targets.iter().map(|t| t.uri.clone()).collect::<Vec<_>>().join(", ");
@@ -394,7 +408,28 @@ impl Store {
             )?;
         }
         tx.commit()?;
+        Ok(true)
+    }
+
+    /// Marks how a run ended when its whole result could not be saved (a
+    /// full disk): the smallest write there is, the status column alone,
+    /// which `load` and `list` read over the JSON's.
+    pub fn mark_ended(&mut self, id: &str, status: super::model::Status) -> Result<()> {
+        let status = serde_json::to_value(status)?;
+        self.conn.execute("UPDATE runs SET status = ?2 WHERE id = ?1", params![id, status.as_str().unwrap_or("failed")])?;
         Ok(())
+    }
+
+    /// What the store holds of a run: its status and how many points, None
+    /// when it holds nothing of it.
+    pub fn kept(&self, id: &str) -> Result<Option<(String, usize)>> {
+        let row = self
+            .conn
+            .query_row("SELECT status, (SELECT count(*) FROM points WHERE run_id = ?1) FROM runs WHERE id = ?1", [id], |r| {
+                Ok((r.get(0)?, r.get::<_, i64>(1)? as usize))
+            })
+            .optional();
+        row.map_err(|e| self.read_failed(&format!("result {id}"), e))
     }
 
     /// The full id for a unique prefix (like git's short hashes).
@@ -468,13 +503,16 @@ impl Store {
         Ok(result)
     }
 
-    pub fn delete(&mut self, prefix: &str) -> Result<String> {
+    /// Removes a result: its id and the status it had (`running` while a run
+    /// may still be saving it, which then saves nothing more: `save_again`).
+    pub fn delete(&mut self, prefix: &str) -> Result<(String, String)> {
         let id = self.resolve(prefix)?;
+        let status = self.kept(&id)?.map(|(s, _)| s).unwrap_or_default();
         let tx = self.conn.transaction()?;
         tx.execute("DELETE FROM points WHERE run_id = ?1", [&id])?;
         tx.execute("DELETE FROM runs WHERE id = ?1", [&id])?;
         tx.commit()?;
-        Ok(id)
+        Ok((id, status))
     }
 
     /// Every run, oldest first. A row that cannot be read fails the listing
