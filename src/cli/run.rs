@@ -1045,6 +1045,7 @@ fn label_text(text: &str) -> std::result::Result<String, String> {
     if text.trim().is_empty() {
         return Err("a label cannot be empty: give text that names the run (--label 'FC 8G port 1'), or leave --label out".into());
     }
+    crate::units::check_length("the label", text, crate::units::MAX_LABEL_CHARS)?;
     Ok(text.to_string())
 }
 

@@ -24,6 +24,9 @@ pub enum InvalidResult {
     Absurd { field: String, value: String, why: &'static str },
     #[error("{field}: the percentiles are out of order ({detail})")]
     PercentilesOutOfOrder { field: String, detail: String },
+    /// A text longer than lunmark stores (the message names it and the limit).
+    #[error("{0}")]
+    TooLong(String),
     /// Figures that no run could have measured together.
     #[error("{field} is {value}, {why}")]
     Inconsistent { field: String, value: String, why: String },
@@ -48,6 +51,7 @@ pub fn check(r: &RunResult) -> Result<(), InvalidResult> {
     if r.schema_version == 0 {
         return Err(InvalidResult::UnknownSchema { found: 0 });
     }
+    texts(r)?;
     times(r)?;
     if r.status == super::model::Status::Completed && r.points.is_empty() {
         return Err(InvalidResult::Inconsistent {
@@ -75,6 +79,15 @@ pub fn check(r: &RunResult) -> Result<(), InvalidResult> {
         }
         per_worker(p, &format!("points[{i}]"))?;
     }
+    Ok(())
+}
+
+/// The label and names are bounded as a run bounds them.
+fn texts(r: &RunResult) -> Result<(), InvalidResult> {
+    use crate::units::{check_length, MAX_LABEL_CHARS, MAX_NAME_CHARS};
+    let long = InvalidResult::TooLong;
+    check_length("label", r.label.as_deref().unwrap_or_default(), MAX_LABEL_CHARS).map_err(long)?;
+    check_length("profile", r.profile.as_deref().unwrap_or_default(), MAX_NAME_CHARS).map_err(long)?;
     Ok(())
 }
 

@@ -38,6 +38,7 @@ mod report_cut;
 mod report_page;
 mod results;
 mod scripts;
+mod sizes;
 mod stalls;
 mod steady;
 mod store;
