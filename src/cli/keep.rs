@@ -55,32 +55,155 @@ impl RunObserver for JsonWriter<'_> {
     }
 }
 
-/// Saves the result in the store after each point and at the end.
+/// Saves the result in the store after each point and at the end. What the
+/// store holds at the end is what is reported: a save that failed (a lock held
+/// past the busy timeout) and a later one that succeeded leave the whole
+/// result, which is said as a note, not as a loss.
 pub struct StoreKeeper<'p> {
     pub store: Store,
     pub problems: &'p Problems,
-    /// A save failed at least once: the result is not (wholly) in the store.
+    /// The last save failed: the result is not (wholly) in the store.
     pub failed: bool,
     /// The id of an MPI job's result kept early was said (`announce_kept`).
     pub announced: bool,
+    /// The first save that failed, with when ("after point 3") and why.
+    missed: Option<String>,
+    /// Saved at least once: later saves only update the result's row.
+    saved: bool,
+    /// The result was deleted from the store during its run (`results
+    /// delete`): it is not saved again.
+    pub deleted: bool,
+    /// What to say beside the outcome (a save that failed and was made good).
+    pub notes: Vec<String>,
+    reserve: Reserve,
 }
 
-impl StoreKeeper<'_> {
-    fn save(&mut self, result: &RunResult) {
-        if let Err(e) = self.store.save(result) {
-            self.failed = true;
-            self.problems.push_once(format!("could not save the result in the store {}: {e:#}", self.store.path().display()));
+/// Room kept beside the store while a run saves into it: a file of
+/// `RESERVE_BYTES` removed when a save fails, so that on a full filesystem the
+/// run can still mark how it ended (SQLite needs a few pages for any write)
+/// instead of leaving its row `running`. Removed at the end in any case.
+struct Reserve(Option<std::path::PathBuf>);
+
+const RESERVE_BYTES: usize = 64 << 10;
+
+impl Reserve {
+    /// Best effort: a filesystem without even this room fails the first save,
+    /// which is then reported as any failed save is.
+    fn beside(store: &std::path::Path) -> Reserve {
+        let name = store.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let path = store.with_file_name(format!(".{name}.reserve-{}", std::process::id()));
+        // Written, not sized: a sparse file would hold no room at all.
+        match std::fs::write(&path, vec![0u8; RESERVE_BYTES]) {
+            Ok(()) => Reserve(Some(path)),
+            Err(_) => {
+                let _ = std::fs::remove_file(&path);
+                Reserve(None)
+            }
         }
+    }
+
+    fn release(&mut self) {
+        if let Some(path) = self.0.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+impl Drop for Reserve {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+impl<'p> StoreKeeper<'p> {
+    pub fn new(store: Store, problems: &'p Problems) -> Self {
+        let reserve = Reserve::beside(store.path());
+        StoreKeeper {
+            store,
+            problems,
+            failed: false,
+            announced: false,
+            missed: None,
+            saved: false,
+            deleted: false,
+            notes: Vec::new(),
+            reserve,
+        }
+    }
+
+    /// One save; Err with SQLite's words when it failed.
+    fn save(&mut self, result: &RunResult) -> Result<(), String> {
+        if self.deleted {
+            return Ok(());
+        }
+        let saved = if self.saved { self.store.save_again(result) } else { self.store.save(result).map(|_| true) };
+        match saved {
+            Ok(true) => {
+                (self.saved, self.failed) = (true, false);
+                Ok(())
+            }
+            Ok(false) => {
+                self.deleted = true;
+                self.notes.push(format!(
+                    "result {} was deleted from the store {} during its run (results delete): the rest of the run was not saved there",
+                    result.id,
+                    self.store.path().display()
+                ));
+                Ok(())
+            }
+            Err(e) => {
+                self.failed = true;
+                Err(format!("{e:#}"))
+            }
+        }
+    }
+
+    /// At the end: what the store keeps, said exactly. A result that could
+    /// not be saved whole is marked with how the run ended (never left
+    /// `running`), and the message says how many of its points the store holds.
+    fn finish(&mut self, result: &RunResult, error: String) {
+        use crate::results::model::Status;
+        let path = self.store.path().display().to_string();
+        self.reserve.release();
+        // A completed run whose points are all kept is marked completed (only
+        // the end's own save was lost); one missing points, failed.
+        let all_kept = matches!(self.store.kept(&result.id), Ok(Some((_, n))) if n == result.points.len());
+        let ended = if result.status == Status::Completed && !all_kept { Status::Failed } else { result.status };
+        let marked = self.saved && self.store.mark_ended(&result.id, ended).is_ok();
+        let measured = crate::units::counted(result.points.len() as u64, "point");
+        let kept = match self.store.kept(&result.id) {
+            Ok(None) => "it holds nothing of this run".to_string(),
+            Ok(Some((status, n))) if marked => {
+                format!("it keeps result {} with {n} of the {measured} measured, marked {status}", result.id)
+            }
+            Ok(Some((status, n))) => format!("it keeps result {} with {n} of the {measured} measured, still marked {status}", result.id),
+            Err(e) => format!("what it keeps could not be read back: {e:#}"),
+        };
+        self.problems.push_once(format!("could not save the result in the store {path} at the end ({error}); {kept}"));
     }
 }
 
 impl RunObserver for StoreKeeper<'_> {
     fn point_finished(&mut self, result: &RunResult) {
-        self.save(result);
+        if let Err(e) = self.save(result) {
+            self.missed.get_or_insert_with(|| format!("after point {} ({e})", result.points.len()));
+        }
         self.announce_kept(result);
     }
     fn finished(&mut self, result: &RunResult) {
-        self.save(result);
+        match self.save(result) {
+            Err(e) => self.finish(result, e),
+            Ok(()) if self.deleted => {}
+            Ok(()) => {
+                if let Some(missed) = self.missed.take() {
+                    self.notes.push(format!(
+                        "the save {missed} failed; the saves after it kept the whole result ({}) in the store {}",
+                        crate::units::counted(result.points.len() as u64, "point"),
+                        self.store.path().display()
+                    ));
+                }
+            }
+        }
     }
 }
 

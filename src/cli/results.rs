@@ -118,7 +118,12 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
         ResultsAction::Import { file } => {
             let text = read_import(&file)?;
             // The schema version first: a newer lunmark's result may not parse as this one's.
-            let version = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v.get("schema_version")?.as_u64());
+            let value = serde_json::from_str::<serde_json::Value>(&text).ok();
+            let all = match &value {
+                Some(serde_json::Value::Array(many)) => many.iter().collect(),
+                one => one.iter().collect::<Vec<_>>(),
+            };
+            let version = all.iter().filter_map(|v| v.get("schema_version")?.as_u64()).max();
             if let Some(v) = version.filter(|&v| v > crate::results::SCHEMA_VERSION as u64) {
                 bail!(
                     "{}: it was written by a newer lunmark (schema_version {v}; this lunmark reads up to {}): import it with that version, or upgrade lunmark",
@@ -126,21 +131,40 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
                     crate::results::SCHEMA_VERSION
                 );
             }
-            let r: RunResult = serde_json::from_str(&text)
-                .with_context(|| format!("{} is not a lunmark result (JSON as written by --json)", file.display()))?;
-            crate::results::validate::check(&r).with_context(|| format!("{} cannot be imported", file.display()))?;
-            if store.contains(&r.id)? {
-                bail!("result {} is already in {}: delete it first to replace it", r.id, path.display());
-            }
-            store.save(&r)?;
-            crate::tprint!("imported {} ({})\n", r.id, crate::units::counted(r.points.len() as u64, "point"));
+            import(&mut store, &file, &text)?;
         }
         ResultsAction::Delete { id } => {
-            let id = store.delete(&id)?;
+            let (id, status) = store.delete(&id)?;
             crate::tprint!("deleted {id}\n");
+            if status == "running" {
+                crate::tprint!("it was marked running: if its run is still going, that run saves nothing more of it (and says so when it ends)\n");
+            }
         }
     }
     Ok(exit::OK)
+}
+
+/// Adds the results of an import file (one, or an array as `results export`
+/// writes several): every one is checked, and none is added unless all can be.
+fn import(store: &mut Store, file: &std::path::Path, text: &str) -> Result<()> {
+    let results = crate::results::validate::parse_import(text)
+        .map_err(|e| anyhow::anyhow!("{} is not a lunmark result (JSON as written by --json or results export): {e}", file.display()))?;
+    if results.is_empty() {
+        bail!("{} holds an empty array: there is no result to import", file.display());
+    }
+    let many = results.len() > 1;
+    for (i, r) in results.iter().enumerate() {
+        let at = if many { format!(" (result [{i}])") } else { String::new() };
+        crate::results::validate::check(r).with_context(|| format!("{}{at} cannot be imported", file.display()))?;
+        if store.contains(&r.id)? || results[..i].iter().any(|o| o.id == r.id) {
+            bail!("result {}{at} is already in {}: delete it first to replace it", r.id, store.path().display());
+        }
+    }
+    for r in &results {
+        store.save(r)?;
+        crate::tprint!("imported {} ({})\n", r.id, crate::units::counted(r.points.len() as u64, "point"));
+    }
+    Ok(())
 }
 
 /// Results in an export format: json and fio-json give one document for one

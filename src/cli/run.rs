@@ -1017,6 +1017,7 @@ fn label_text(text: &str) -> std::result::Result<String, String> {
     if text.trim().is_empty() {
         return Err("a label cannot be empty: give text that names the run (--label 'FC 8G port 1'), or leave --label out".into());
     }
+    crate::units::check_length("the label", text, crate::units::MAX_LABEL_CHARS)?;
     Ok(text.to_string())
 }
 
@@ -1080,12 +1081,12 @@ pub fn measure_and_keep_as(
         live = live.of_rank_0(m.ranks);
     }
     let mut writer = json_file.map(|out| JsonWriter { out, render: Box::new(move |r: &RunResult| shape.render(r)), problems: &problems });
-    let mut keeper = opened.map(|store| StoreKeeper { store, problems: &problems, failed: false, announced: false });
+    let mut keeper = opened.map(|store| StoreKeeper::new(store, &problems));
     let mut observers: Vec<&mut dyn RunObserver> = vec![&mut live];
     observers.extend(writer.as_mut().map(|w| w as &mut dyn RunObserver));
     observers.extend(keeper.as_mut().map(|k| k as &mut dyn RunObserver));
     let result = run::execute(plan, ctx, &mut run::Fanout(observers))?;
-    let store_failed = keeper.is_some_and(|k| k.failed);
+    let (store_failed, deleted, notes) = keeper.map(|k| (k.failed, k.deleted, k.notes)).unwrap_or_default();
     drop(writer);
     if print {
         if let Err(e) = emit(&result, json, shape, detail) {
@@ -1096,15 +1097,21 @@ pub fn measure_and_keep_as(
     for e in &errors {
         crate::ewriteln!("error: {e}");
     }
+    for n in &notes {
+        crate::ewriteln!("note: {n}");
+    }
     match store {
         ResultStore::NotKept if json.is_none() && print => {
             crate::ewriteln!("not kept in a result store (--no-store): the summary above is all there is")
         }
         ResultStore::NotKept => crate::ewriteln!("not kept in a result store (--no-store)"),
+        // Deleted during the run: the note said so.
+        ResultStore::At(_) if deleted => {}
         ResultStore::At(path) if !store_failed => crate::ewriteln!("saved as {} in {}", result.id, path.display()),
-        ResultStore::At(_) if json.is_none() => {
-            crate::ewriteln!("the result was printed above but not saved anywhere: rerun with --json FILE, or fix the store (--store PATH)")
-        }
+        ResultStore::At(_) if json.is_none() => crate::ewriteln!(
+            "the whole result is only in the summary printed above (the error says what the store keeps): \
+             rerun with --json FILE, or fix the store (--store PATH)"
+        ),
         ResultStore::At(_) => {}
     }
     Ok(Kept { result, unwritten: errors })

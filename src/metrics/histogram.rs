@@ -72,9 +72,18 @@ impl LatencyHistogram {
 
     /// Bytes a histogram of `digits` significant digits holds (its counts), for
     /// the memory estimate made before a run.
+    /// Computed once per number of digits: building a histogram to count its
+    /// buckets allocates all of them, and a plan of 100 K points asks per point.
     pub fn footprint_bytes(digits: u8) -> u64 {
+        static KNOWN: std::sync::Mutex<Vec<(u8, u64)>> = std::sync::Mutex::new(Vec::new());
+        let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&(_, bytes)) = known.iter().find(|(d, _)| *d == digits) {
+            return bytes;
+        }
         let h = Histogram::<u64>::new_with_bounds(1, MAX_NS, digits).expect("valid histogram bounds");
-        (h.distinct_values() * std::mem::size_of::<u64>() + std::mem::size_of::<LatencyHistogram>()) as u64
+        let bytes = (h.distinct_values() * std::mem::size_of::<u64>() + std::mem::size_of::<LatencyHistogram>()) as u64;
+        known.push((digits, bytes));
+        bytes
     }
 
     /// The histogram in HdrHistogram's V2 encoding, and the exact sum of what

@@ -39,6 +39,18 @@ fn when(l: &Listing) -> String {
     l.started_at.chars().take(16).collect::<String>().replace('T', " ")
 }
 
+/// The most characters of a text cell the table shows: longer texts end in
+/// an ellipsis (json and csv keep them whole). The table wraps what it
+/// shows, and its wrapping of an unbroken word is quadratic in the word.
+pub const CELL_CHARS: usize = 200;
+
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(CELL_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
 fn table(runs: &[Listing]) -> String {
     let right = |t: String| Cell::new(t).set_alignment(CellAlignment::Right);
     let mut t = Table::new();
@@ -59,9 +71,9 @@ fn table(runs: &[Listing]) -> String {
             Cell::new(&r.id),
             Cell::new(when(r)),
             Cell::new(&r.status),
-            Cell::new(r.label.clone().unwrap_or_default()),
-            Cell::new(r.profile.clone().unwrap_or_default()),
-            Cell::new(&r.targets),
+            Cell::new(cut(r.label.as_deref().unwrap_or_default())),
+            Cell::new(cut(r.profile.as_deref().unwrap_or_default())),
+            Cell::new(cut(&r.targets)),
             right(if r.points == 0 { "-/0".into() } else { format!("{}/{}", r.headline_point, r.points) }),
             right(format!("{:.0}", r.iops)),
             right(format!("{:.1}", r.mbps)),

@@ -124,6 +124,82 @@ fn newer_schema(path: &Path, version: usize) -> String {
     )
 }
 
+/// What a database file is, judged by its tables before anything is written.
+enum Kind {
+    /// No tables yet: an empty file or a new store.
+    New,
+    /// It has lunmark's tables (`runs` and `points` with their columns).
+    Lunmark,
+    /// It has tables, not lunmark's: another program's database (its tables named).
+    Foreign(Vec<String>),
+}
+
+/// The columns of version 1 that every later version keeps.
+const RUNS_COLUMNS: &[&str] = &["id", "started_at", "status", "label", "profile", "targets", "engine", "result"];
+const POINTS_COLUMNS: &[&str] = &["run_id", "idx", "point"];
+
+fn kind(conn: &Connection) -> rusqlite::Result<Kind> {
+    let mut stmt = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")?;
+    let tables: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    if tables.is_empty() {
+        return Ok(Kind::New);
+    }
+    let columns = |table: &str| -> rusqlite::Result<Vec<String>> {
+        let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
+        let names = stmt.query_map([table], |r| r.get(0))?.collect();
+        names
+    };
+    let has = |table: &str, wanted: &[&str]| -> rusqlite::Result<bool> {
+        let found = columns(table)?;
+        Ok(wanted.iter().all(|w| found.iter().any(|f| f == w)))
+    };
+    if has("runs", RUNS_COLUMNS)? && has("points", POINTS_COLUMNS)? {
+        Ok(Kind::Lunmark)
+    } else {
+        Ok(Kind::Foreign(tables))
+    }
+}
+
+/// SQLite's quick check of the whole file (every page's structure, not the
+/// indexes' contents): Err with the first problems it names.
+fn integrity(conn: &Connection) -> Result<(), String> {
+    let found: rusqlite::Result<Vec<String>> =
+        conn.prepare("PRAGMA quick_check(4)").and_then(|mut stmt| stmt.query_map([], |r| r.get(0))?.collect());
+    match found {
+        Ok(lines) if lines == ["ok"] => Ok(()),
+        // Its first line names the schema ("*** in database main ***"); the problems follow.
+        Ok(lines) => Err(lines.iter().flat_map(|l| l.lines()).filter(|l| !l.starts_with("***")).collect::<Vec<_>>().join("; ")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn foreign(path: &Path, tables: &[String]) -> String {
+    let mut named = tables.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+    if tables.len() > 5 {
+        named += &format!(" and {} more", tables.len() - 5);
+    }
+    format!(
+        "{} is not a lunmark result store: it is a SQLite database of another program (its tables: {named}), \
+         and lunmark leaves it as it is. Give --store the path of a lunmark store or of a new file",
+        path.display()
+    )
+}
+
+fn not_sqlite(path: &Path, e: rusqlite::Error) -> anyhow::Error {
+    anyhow::anyhow!("{} is not a lunmark result store: SQLite cannot read it ({e})", path.display())
+}
+
+/// `why` says what was found: SQLite's check, or a row not as lunmark wrote it.
+fn damaged(path: &Path, why: &str) -> String {
+    format!(
+        "the result store {} is damaged ({why}): its figures cannot be trusted, so none is shown \
+         and nothing is added to it. Restore it from a backup, or save what is readable with `sqlite3 {} .recover`, \
+         and give --store another path meanwhile",
+        path.display(),
+        path.display()
+    )
+}
+
 /// One line of `results list`.
 #[derive(Clone, Debug)]
 pub struct Listing {
@@ -150,13 +226,25 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Store {
     /// Opens the store for reading and writing, creating it (and its directory)
-    /// when missing and moving its schema forward.
+    /// when missing and moving its schema forward. What the file is comes
+    /// first: another program's database, a damaged store or a file that is
+    /// not SQLite is refused before anything in it changes (no tables added,
+    /// its journal mode and `user_version` as they were).
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating the store directory {}", dir.display()))?;
         }
         let conn = Connection::open(path).with_context(|| format!("opening the result store {}", path.display()))?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        match kind(&conn).map_err(|e| not_sqlite(path, e))? {
+            Kind::Foreign(tables) => bail!(foreign(path, &tables)),
+            Kind::New => {}
+            Kind::Lunmark => {
+                if let Err(found) = integrity(&conn) {
+                    bail!(damaged(path, &format!("SQLite's check finds: {found}")));
+                }
+            }
+        }
         when_not_busy(|| conn.pragma_update(None, "journal_mode", "WAL"))
             .with_context(|| format!("{}: setting WAL mode", path.display()))?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
@@ -232,6 +320,11 @@ impl Store {
                 return Err(e).with_context(|| format!("{} is not a lunmark result store (SQLite) or cannot be read", path.display()))
             }
         };
+        match kind(&conn).map_err(|e| not_sqlite(path, e))? {
+            Kind::Foreign(tables) => bail!(foreign(path, &tables)),
+            Kind::New => return empty(),
+            Kind::Lunmark => {}
+        }
         match version {
             0 => empty(),
             v if v > MIGRATIONS.len() => bail!(newer_schema(path, v)),
@@ -275,7 +368,21 @@ impl Store {
 
     /// Saves a run as it stands (insert or update), with all its points, in one transaction.
     pub fn save(&mut self, result: &RunResult) -> Result<()> {
+        self.save_as(result, false).map(|_| ())
+    }
+
+    /// Saves a run again that was saved before: false, and nothing written,
+    /// when its row is gone (`results delete` during the run), so that a
+    /// deleted result does not come back with the next point.
+    pub fn save_again(&mut self, result: &RunResult) -> Result<bool> {
+        self.save_as(result, true)
+    }
+
+    fn save_as(&mut self, result: &RunResult, only_if_stored: bool) -> Result<bool> {
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if only_if_stored && tx.query_row("SELECT 1 FROM runs WHERE id = ?1", [&result.id], |_| Ok(())).optional()?.is_none() {
+            return Ok(false);
+        }
         let mut head = result.clone();
         head.points.clear();
         let targets = result.targets.iter().map(|t| t.uri.clone()).collect::<Vec<_>>().join(", ");
@@ -301,7 +408,28 @@ impl Store {
             )?;
         }
         tx.commit()?;
+        Ok(true)
+    }
+
+    /// Marks how a run ended when its whole result could not be saved (a
+    /// full disk): the smallest write there is, the status column alone,
+    /// which `load` and `list` read over the JSON's.
+    pub fn mark_ended(&mut self, id: &str, status: super::model::Status) -> Result<()> {
+        let status = serde_json::to_value(status)?;
+        self.conn.execute("UPDATE runs SET status = ?2 WHERE id = ?1", params![id, status.as_str().unwrap_or("failed")])?;
         Ok(())
+    }
+
+    /// What the store holds of a run: its status and how many points, None
+    /// when it holds nothing of it.
+    pub fn kept(&self, id: &str) -> Result<Option<(String, usize)>> {
+        let row = self
+            .conn
+            .query_row("SELECT status, (SELECT count(*) FROM points WHERE run_id = ?1) FROM runs WHERE id = ?1", [id], |r| {
+                Ok((r.get(0)?, r.get::<_, i64>(1)? as usize))
+            })
+            .optional();
+        row.map_err(|e| self.read_failed(&format!("result {id}"), e))
     }
 
     /// The full id for a unique prefix (like git's short hashes).
@@ -309,9 +437,11 @@ impl Store {
         if prefix.is_empty() || !prefix.chars().all(|c| c.is_ascii_alphanumeric()) {
             bail!("'{prefix}' is not a result id: ids are hex digits, see `lunmark results list`");
         }
-        let mut stmt = self.conn.prepare("SELECT id, started_at, label FROM runs WHERE id LIKE ?1 || '%' ORDER BY started_at")?;
-        let rows: Vec<(String, String, Option<String>)> =
-            stmt.query_map([prefix], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?;
+        let rows: Vec<(String, String, Option<String>)> = self
+            .conn
+            .prepare("SELECT id, started_at, label FROM runs WHERE id LIKE ?1 || '%' ORDER BY started_at")
+            .and_then(|mut stmt| stmt.query_map([prefix], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect())
+            .map_err(|e| self.read_failed("the ids of results", e))?;
         match rows.len() {
             0 => bail!("no result with id '{prefix}' in {}: `lunmark results list` shows the ids", self.path.display()),
             1 => Ok(rows[0].0.clone()),
@@ -326,52 +456,98 @@ impl Store {
         }
     }
 
+    /// A read that failed. The store is checked then: a damaged one is said to
+    /// be damaged, by its path, instead of passing SQLite's words on alone. A
+    /// row whose text is not valid (bytes changed inside it, which the check
+    /// does not see) is damage too: lunmark only ever writes valid text.
+    fn read_failed(&self, what: &str, e: rusqlite::Error) -> anyhow::Error {
+        match integrity(&self.conn) {
+            Err(found) => anyhow::anyhow!(damaged(&self.path, &format!("SQLite's check finds: {found}"))),
+            Ok(()) if matches!(e, rusqlite::Error::FromSqlConversionFailure(..) | rusqlite::Error::Utf8Error(_)) => {
+                anyhow::anyhow!(damaged(&self.path, &format!("{what} is not text as lunmark wrote it: {e}")))
+            }
+            Ok(()) => anyhow::anyhow!("the result store {} cannot be read ({what}): {e}", self.path.display()),
+        }
+    }
+
+    /// A stored row parsed: one that is not the JSON lunmark wrote is damage.
+    fn parse<T: serde::de::DeserializeOwned>(&self, what: &str, text: &str) -> Result<T> {
+        serde_json::from_str(text).map_err(|e| anyhow::anyhow!(damaged(&self.path, &format!("{what} is not the JSON lunmark wrote: {e}"))))
+    }
+
+    /// A result's points as stored (text), in order.
+    fn point_rows(&self, id: &str) -> Result<Vec<String>> {
+        let what = format!("a point of result {id}");
+        let rows = self
+            .conn
+            .prepare_cached("SELECT point FROM points WHERE run_id = ?1 ORDER BY idx")
+            .and_then(|mut stmt| stmt.query_map([id], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>());
+        rows.map_err(|e| self.read_failed(&what, e))
+    }
+
     pub fn load(&self, prefix: &str) -> Result<RunResult> {
         let id = self.resolve(prefix)?;
-        let head: String = self.conn.query_row("SELECT result FROM runs WHERE id = ?1", [&id], |r| r.get(0))?;
-        let mut result: RunResult = serde_json::from_str(&head).with_context(|| format!("result {id} in the store is not readable"))?;
-        let mut stmt = self.conn.prepare("SELECT point FROM points WHERE run_id = ?1 ORDER BY idx")?;
-        let points: Vec<String> = stmt.query_map([&id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-        result.points = points.iter().map(|p| serde_json::from_str::<Point>(p)).collect::<Result<_, _>>()?;
+        let (head, status): (String, String) = self
+            .conn
+            .query_row("SELECT result, status FROM runs WHERE id = ?1", [&id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.read_failed(&format!("result {id}"), e))?;
+        let mut result: RunResult = self.parse(&format!("result {id}"), &head)?;
+        // The column is the last word: a run that could not save its whole
+        // result at the end (a full disk) still marks how it ended there.
+        if let Ok(Some(s)) = serde_json::from_value(serde_json::Value::String(status)) {
+            result.status = s;
+        }
+        let rows = self.point_rows(&id)?;
+        result.points =
+            rows.iter().enumerate().map(|(i, p)| self.parse(&format!("point {} of result {id}", i + 1), p)).collect::<Result<_>>()?;
         Ok(result)
     }
 
-    pub fn delete(&mut self, prefix: &str) -> Result<String> {
+    /// Removes a result: its id and the status it had (`running` while a run
+    /// may still be saving it, which then saves nothing more: `save_again`).
+    pub fn delete(&mut self, prefix: &str) -> Result<(String, String)> {
         let id = self.resolve(prefix)?;
+        let status = self.kept(&id)?.map(|(s, _)| s).unwrap_or_default();
         let tx = self.conn.transaction()?;
         tx.execute("DELETE FROM points WHERE run_id = ?1", [&id])?;
         tx.execute("DELETE FROM runs WHERE id = ?1", [&id])?;
         tx.commit()?;
-        Ok(id)
+        Ok((id, status))
     }
 
-    /// Every run, oldest first.
+    /// Every run, oldest first. A row that cannot be read fails the listing
+    /// (naming the store and the damage): a run is never shown with figures
+    /// made up for what could not be read.
     pub fn list(&self) -> Result<Vec<Listing>> {
-        let mut stmt = self.conn.prepare("SELECT id, started_at, status, label, profile, targets FROM runs ORDER BY started_at, id")?;
-        let mut out: Vec<Listing> = stmt
-            .query_map([], |r| {
-                Ok(Listing {
-                    id: r.get(0)?,
-                    started_at: r.get(1)?,
-                    status: r.get(2)?,
-                    label: r.get(3)?,
-                    profile: r.get(4)?,
-                    targets: r.get(5)?,
-                    points: 0,
-                    headline_point: 0,
-                    headline_params: String::new(),
-                    iops: 0.0,
-                    mbps: 0.0,
-                    p99_us: 0.0,
-                })
-            })?
-            .collect::<rusqlite::Result<_>>()?;
-        let mut stmt = self.conn.prepare("SELECT point FROM points WHERE run_id = ?1 ORDER BY idx")?;
+        let heads = self.conn.prepare("SELECT id, started_at, status, label, profile, targets FROM runs ORDER BY started_at, id").and_then(
+            |mut stmt| {
+                stmt.query_map([], |r| {
+                    Ok(Listing {
+                        id: r.get(0)?,
+                        started_at: r.get(1)?,
+                        status: r.get(2)?,
+                        label: r.get(3)?,
+                        profile: r.get(4)?,
+                        targets: r.get(5)?,
+                        points: 0,
+                        headline_point: 0,
+                        headline_params: String::new(),
+                        iops: 0.0,
+                        mbps: 0.0,
+                        p99_us: 0.0,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            },
+        );
+        let mut out = heads.map_err(|e| self.read_failed("the list of results", e))?;
         for l in &mut out {
-            let points: Vec<Point> = stmt
-                .query_map([&l.id], |r| r.get::<_, String>(0))?
-                .filter_map(|p| p.ok().and_then(|p| serde_json::from_str(&p).ok()))
-                .collect();
+            let rows = self.point_rows(&l.id)?;
+            let points: Vec<Point> = rows
+                .iter()
+                .enumerate()
+                .map(|(i, p)| self.parse(&format!("point {} of result {}", i + 1, l.id), p))
+                .collect::<Result<_>>()?;
             // One point gives all three headline figures, so they describe the same run of I/O.
             let best = points.iter().enumerate().max_by(|a, b| a.1.summary.iops.total_cmp(&b.1.summary.iops));
             l.points = points.len();
@@ -389,7 +565,8 @@ impl Store {
 
     /// Whether a run with this exact id is stored.
     pub fn contains(&self, id: &str) -> Result<bool> {
-        Ok(self.conn.query_row("SELECT 1 FROM runs WHERE id = ?1", [id], |_| Ok(())).optional()?.is_some())
+        let found = self.conn.query_row("SELECT 1 FROM runs WHERE id = ?1", [id], |_| Ok(())).optional();
+        Ok(found.map_err(|e| self.read_failed(&format!("result {id}"), e))?.is_some())
     }
 }
 

@@ -24,7 +24,21 @@ pub enum InvalidResult {
     Absurd { field: String, value: String, why: &'static str },
     #[error("{field}: the percentiles are out of order ({detail})")]
     PercentilesOutOfOrder { field: String, detail: String },
+    /// A text longer than lunmark stores (the message names it and the limit).
+    #[error("{0}")]
+    TooLong(String),
+    /// Figures that no run could have measured together.
+    #[error("{field} is {value}, {why}")]
+    Inconsistent { field: String, value: String, why: String },
 }
+
+/// How far a point's IOPS may lie from its I/Os over its measured time: the
+/// two are one division apart when lunmark writes them (also under MPI, where
+/// both are the job's over its span), so anything beyond rounding is an edit.
+const IOPS_TOLERANCE: f64 = 0.01;
+
+/// The earliest start a result can have: lunmark did not exist before.
+const EARLIEST_YEAR: i32 = 2000;
 
 /// Every check, in order; the first problem found is returned.
 pub fn check(r: &RunResult) -> Result<(), InvalidResult> {
@@ -36,6 +50,18 @@ pub fn check(r: &RunResult) -> Result<(), InvalidResult> {
     }
     if r.schema_version == 0 {
         return Err(InvalidResult::UnknownSchema { found: 0 });
+    }
+    texts(r)?;
+    times(r)?;
+    if r.status == super::model::Status::Completed && r.points.is_empty() {
+        return Err(InvalidResult::Inconsistent {
+            field: "points".into(),
+            value: "empty".into(),
+            why: "but status is completed: a completed run measured at least one point".into(),
+        });
+    }
+    for (i, p) in r.points.iter().enumerate() {
+        rates(&p.summary, &format!("points[{i}].summary"))?;
     }
     // Whatever fields later versions add: no number anywhere may be
     // non-finite or beyond what any run measures.
@@ -52,6 +78,75 @@ pub fn check(r: &RunResult) -> Result<(), InvalidResult> {
             latency_by_op(&g.latency_us, &format!("{at}.latency_us"))?;
         }
         per_worker(p, &format!("points[{i}]"))?;
+    }
+    Ok(())
+}
+
+/// The label and names are bounded as a run bounds them.
+fn texts(r: &RunResult) -> Result<(), InvalidResult> {
+    use crate::units::{check_length, MAX_LABEL_CHARS, MAX_NAME_CHARS};
+    let long = InvalidResult::TooLong;
+    check_length("label", r.label.as_deref().unwrap_or_default(), MAX_LABEL_CHARS).map_err(long)?;
+    check_length("profile", r.profile.as_deref().unwrap_or_default(), MAX_NAME_CHARS).map_err(long)?;
+    Ok(())
+}
+
+/// `started_at` and `finished_at` are RFC 3339 times, the start after 2000
+/// and not in the future (a day's grace for clocks), the end not before it.
+fn times(r: &RunResult) -> Result<(), InvalidResult> {
+    use chrono::{DateTime, Datelike, Utc};
+    let parse = |field: &str, text: &str| {
+        DateTime::parse_from_rfc3339(text).map(|t| t.with_timezone(&Utc)).map_err(|e| InvalidResult::Inconsistent {
+            field: field.into(),
+            value: format!("'{text}'"),
+            why: format!("not an RFC 3339 date-time such as 2026-11-23T14:00:00Z ({e})"),
+        })
+    };
+    let start = parse("started_at", &r.started_at)?;
+    let latest = Utc::now() + chrono::Duration::days(1);
+    if start.year() < EARLIEST_YEAR || start > latest {
+        return Err(InvalidResult::Inconsistent {
+            field: "started_at".into(),
+            value: r.started_at.clone(),
+            why: format!("which no run started at: it must lie between {EARLIEST_YEAR}-01-01 and now"),
+        });
+    }
+    if let Some(end) = &r.finished_at {
+        if parse("finished_at", end)? < start {
+            return Err(InvalidResult::Inconsistent {
+                field: "finished_at".into(),
+                value: end.clone(),
+                why: format!("before started_at {}: a run ends after it starts", r.started_at),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A point's IOPS are its I/Os over its measured time: none without time,
+/// and within `IOPS_TOLERANCE` of the count's rate.
+fn rates(s: &Summary, at: &str) -> Result<(), InvalidResult> {
+    let ios = s.ios_read + s.ios_written + s.ios_trimmed;
+    if s.duration_s <= 0.0 && (ios > 0 || s.iops > 0.0) {
+        return Err(InvalidResult::Inconsistent {
+            field: format!("{at}.duration_s"),
+            value: s.duration_s.to_string(),
+            why: format!("but the point has {ios} I/Os at {} IOPS: I/Os take measured time", s.iops),
+        });
+    }
+    if s.duration_s <= 0.0 {
+        return Ok(());
+    }
+    let expected = ios as f64 / s.duration_s;
+    if (s.iops - expected).abs() > IOPS_TOLERANCE * expected.max(1.0) {
+        return Err(InvalidResult::Inconsistent {
+            field: format!("{at}.iops"),
+            value: s.iops.to_string(),
+            why: format!(
+                "but its {ios} I/Os (ios_read + ios_written + ios_trimmed) over duration_s {} make {expected:.1} IOPS",
+                s.duration_s
+            ),
+        });
     }
     Ok(())
 }
@@ -208,6 +303,92 @@ fn all_numbers_sane(v: &serde_json::Value, at: &str) -> Result<(), InvalidResult
         serde_json::Value::Object(map) => map.iter().try_for_each(|(k, item)| all_numbers_sane(item, &format!("{at}.{k}"))),
         _ => Ok(()),
     }
+}
+
+/// The results of an import file: one result (as `--json` writes it) or an
+/// array of them (as `results export` writes several). A result that does not
+/// parse is refused naming the JSON path of the field at fault
+/// (`[1].points[0].summary.iops`), not only a line and column.
+pub fn parse_import(text: &str) -> Result<Vec<RunResult>, String> {
+    let many = text.trim_start().starts_with('[');
+    let parsed = if many { serde_json::from_str::<Vec<RunResult>>(text) } else { serde_json::from_str::<RunResult>(text).map(|r| vec![r]) };
+    parsed.map_err(|e| {
+        let (line, column) = (e.line(), e.column());
+        let text_of = e.to_string();
+        // serde's words without its position, which the path replaces.
+        let what = text_of.split(" at line ").next().unwrap_or(&text_of).to_string();
+        let missing = what.strip_prefix("missing field `").and_then(|f| f.strip_suffix('`'));
+        // A missing field is found at its object's closing brace: the path is that object's.
+        let offset = byte_offset(text, line, column).saturating_sub(usize::from(missing.is_some()));
+        let mut path = path_at(text, offset, missing.is_none());
+        if let Some(field) = missing {
+            path = if path.is_empty() { field.to_string() } else { format!("{path}.{field}") };
+        }
+        match path.is_empty() {
+            true => format!("{what} (line {line}, column {column})"),
+            false => format!("{path}: {what} (line {line}, column {column})"),
+        }
+    })
+}
+
+fn byte_offset(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    (start + column).min(text.len())
+}
+
+/// The JSON path of the value being read at byte `offset` of `text`: the keys
+/// and indices of the objects and arrays open there, with the innermost
+/// object's last key or without it (the path of the object itself). One pass,
+/// no parsing of values: strings are skipped with their escapes.
+fn path_at(text: &str, offset: usize, innermost_key: bool) -> String {
+    enum Frame {
+        Object { key: Option<String>, wants_key: bool },
+        Array(usize),
+    }
+    let bytes = &text.as_bytes()[..offset.min(text.len())];
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Frame::Object { key, wants_key }) = stack.last_mut() {
+                    if *wants_key {
+                        *key = Some(String::from_utf8_lossy(&bytes[start..i.min(bytes.len())]).into_owned());
+                        *wants_key = false;
+                    }
+                }
+            }
+            b'{' => stack.push(Frame::Object { key: None, wants_key: true }),
+            b'[' => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array(n)) => *n += 1,
+                Some(Frame::Object { wants_key, .. }) => *wants_key = true,
+                None => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut path = String::new();
+    let last = stack.len().saturating_sub(1);
+    for (depth, f) in stack.iter().enumerate() {
+        match f {
+            Frame::Array(n) => path += &format!("[{n}]"),
+            Frame::Object { key: Some(k), wants_key: false } if depth < last || innermost_key => {
+                path += &if path.is_empty() { k.clone() } else { format!(".{k}") };
+            }
+            Frame::Object { .. } => {}
+        }
+    }
+    path
 }
 
 #[cfg(test)]

@@ -41,13 +41,26 @@ pub struct PhasePoint<'a> {
 pub fn distinct(phases: &[PhasePoint], overridden: Overridden) -> Vec<(usize, Option<String>)> {
     // Phases that ended up the same workload, in order of first appearance; a
     // phase never joins a group holding one written like it.
+    // Phases are matched through their workload's text, found in a map (a
+    // search of every group for every phase made 100 K phases quadratic).
+    // The groups of one workload that hold a given `written_as` are always
+    // the first ones made, so the next phase written as it joins the group
+    // after them: the count of such phases so far is its place.
     let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut by_spec: std::collections::HashMap<String, Vec<usize>> = std::collections::HashMap::new();
+    let mut seen: std::collections::HashMap<(String, usize), usize> = std::collections::HashMap::new();
     for (i, p) in phases.iter().enumerate() {
-        let joins = groups.iter_mut().find(|g| phases[g[0]].spec == p.spec && g.iter().all(|&m| phases[m].written_as != p.written_as));
-        match joins {
-            Some(g) => g.push(i),
-            None => groups.push(vec![i]),
+        let text = serde_json::to_string(p.spec).expect("a workload serialises");
+        let place = seen.entry((text.clone(), p.written_as)).or_default();
+        let alike = by_spec.entry(text).or_default();
+        match alike.get(*place) {
+            Some(&g) => groups[g].push(i),
+            None => {
+                alike.push(groups.len());
+                groups.push(vec![i]);
+            }
         }
+        *place += 1;
     }
     if groups.len() == 1 {
         return vec![(0, None)];
@@ -62,7 +75,11 @@ pub fn distinct(phases: &[PhasePoint], overridden: Overridden) -> Vec<(usize, Op
         .collect();
     // A name left empty, or one two groups share, is told apart by the place
     // of its first phase in the profile ("#2", "randread#3").
-    let unique = |n: &String| !n.is_empty() && named.iter().filter(|m| *m == n).count() == 1;
+    let mut uses: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for n in &named {
+        *uses.entry(n).or_default() += 1;
+    }
+    let unique = |n: &String| !n.is_empty() && uses[n.as_str()] == 1;
     groups.iter().zip(&named).map(|(g, n)| (g[0], Some(if unique(n) { n.clone() } else { format!("{n}#{}", g[0] + 1) }))).collect()
 }
 

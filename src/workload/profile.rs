@@ -190,6 +190,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
     if profile.phases.is_empty() {
         return Err(ProfileError::NoPhases { origin: origin.to_string() });
     }
+    names_bounded(&profile).map_err(|message| ProfileError::Settings { origin: origin.to_string(), message })?;
     if let Err(message) = profile.sync() {
         return Err(ProfileError::Settings { origin: origin.to_string(), message });
     }
@@ -219,6 +220,20 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
         }
     }
     Ok(profile)
+}
+
+/// The profile's names (its own, its phases', its groups') are stored with
+/// every result: each is bounded, named by its key when refused.
+fn names_bounded(p: &Profile) -> Result<(), String> {
+    use crate::units::{check_length, MAX_NAME_CHARS};
+    check_length("name", &p.name, MAX_NAME_CHARS)?;
+    for (i, ph) in p.phases.iter().enumerate() {
+        check_length(&format!("phases[{i}].name"), &ph.name, MAX_NAME_CHARS)?;
+        for (k, g) in ph.groups.iter().enumerate() {
+            check_length(&format!("phases[{i}].groups[{k}].name"), &g.name, MAX_NAME_CHARS)?;
+        }
+    }
+    Ok(())
 }
 
 /// The keys of `[data]` as the file writes them (`dedupe_unit = "4k"` as

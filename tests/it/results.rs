@@ -445,3 +445,66 @@ fn import_refuses_what_is_not_a_regular_file_of_sane_size() {
     let err = stderr(&out);
     assert!(err.contains(&format!("big.json is {size} bytes")), "{err}");
 }
+
+/// A result edited so that its figures disagree (or a field is missing) is
+/// refused, each naming the field by its JSON path; nothing is imported.
+#[test]
+fn import_refuses_inconsistent_figures_and_names_each_field() {
+    let s = Store::new();
+    let golden = format!("{}/tests/golden/result-a.json", env!("CARGO_MANIFEST_DIR"));
+    let base: Value = serde_json::from_str(&std::fs::read_to_string(golden).unwrap()).unwrap();
+    type Edit = fn(&mut Value);
+    let cases: &[(&str, Edit, &str)] = &[
+        ("duration 0", |r| r["points"][0]["summary"]["duration_s"] = 0.into(), "points[0].summary.duration_s is 0, but the point has"),
+        ("iops x10", |r| r["points"][0]["summary"]["iops"] = 44256640.0.into(), "points[0].summary.iops is 44256640, but its 4425664 I/Os"),
+        ("yesterday", |r| r["started_at"] = "yesterday".into(), "started_at is 'yesterday', not an RFC 3339 date-time"),
+        ("year 9999", |r| r["started_at"] = "9999-01-01T00:00:00Z".into(), "started_at is 9999-01-01T00:00:00Z, which no run started at"),
+        ("year 1990", |r| r["started_at"] = "1990-01-01T00:00:00Z".into(), "started_at is 1990-01-01T00:00:00Z, which no run started at"),
+        ("end first", |r| r["finished_at"] = "2026-11-22T18:00:00Z".into(), "finished_at is 2026-11-22T18:00:00Z, before started_at"),
+        ("no points", |r| r["points"] = Value::Array(vec![]), "points is empty, but status is completed"),
+        ("no id", |r| drop(r.as_object_mut().unwrap().remove("id")), "id: missing field `id`"),
+        (
+            "no iops",
+            |r| drop(r["points"][1]["summary"].as_object_mut().unwrap().remove("iops")),
+            "points[1].summary.iops: missing field `iops`",
+        ),
+        (
+            "wrong type",
+            |r| r["points"][0]["summary"]["ios_read"] = "many".into(),
+            "points[0].summary.ios_read: invalid type: string \"many\"",
+        ),
+    ];
+    for (name, edit, said) in cases {
+        let mut r = base.clone();
+        edit(&mut r);
+        let file = s.dir.path().join("edited.json");
+        std::fs::write(&file, serde_json::to_string_pretty(&r).unwrap()).unwrap();
+        let out = s.run(&["results", "import", file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}{}", stdout(&out), stderr(&out));
+        assert!(stderr(&out).contains(said), "{name}: {}", stderr(&out));
+    }
+    assert!(!s.path().exists() || !stdout(&s.run(&["results", "list", "--format", "csv"])).contains(base["id"].as_str().unwrap()));
+}
+
+/// `results export` of several ids writes an array; importing it back adds
+/// every result, refused as a whole when one is already there.
+#[test]
+fn a_multi_result_export_imports_back() {
+    let s = Store::new();
+    let args = ["-t", "mem:16m", "--read", "100", "--time", "100ms", "--ramp", "0"];
+    let (a, b) = (s.measure(&args), s.measure(&args));
+    let file = s.dir.path().join("both.json");
+    let out = s.run(&["results", "export", &a, &b]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(&file, &out.stdout).unwrap();
+    let other = Store::new();
+    let out = other.run(&["results", "import", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), format!("imported {a} (1 point)\nimported {b} (1 point)\n"));
+    let back: Value = other.json(&["results", "export", &a, &b]);
+    let before: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(back, before, "the results changed on the way");
+    let again = other.run(&["results", "import", file.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(stderr(&again).contains(&format!("result {a} (result [0]) is already in")), "{}", stderr(&again));
+}
