@@ -240,9 +240,7 @@ fn value_of(raw: &str, ctx: &Context) -> Result<String, String> {
         return Ok(out);
     }
     let n = arith::eval(&out).map_err(|m| {
-        format!(
-            "'{raw}' is '{out}' with fio's variables; fio hands that to bc, which {m}: write plain numbers (bc knows no k, m or g)"
-        )
+        format!("'{raw}' is '{out}' with fio's variables; fio hands that to bc, which {m}: write plain numbers (bc knows no k, m or g)")
     })?;
     Ok(n.to_string())
 }
@@ -539,7 +537,10 @@ mod tests {
         let jobs = parse(text, "t.fio", &no_env).unwrap();
         let v = |k: &str| jobs[0].get(k).unwrap().value.clone().unwrap();
         assert_eq!(jobs[0].name, "a");
-        assert_eq!((v("runtime"), v("numjobs"), v("filename"), v("rw"), v("description")), ("3".into(), "2".into(), "/tmp/a".into(), "read".into(), "hello".into()));
+        assert_eq!(
+            (v("runtime"), v("numjobs"), v("filename"), v("rw"), v("description")),
+            ("3".into(), "2".into(), "/tmp/a".into(), "read".into(), "hello".into())
+        );
     }
 
     /// fio replaces $ncpus, $pagesize and $mb_memory and hands arithmetic to bc

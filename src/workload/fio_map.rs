@@ -193,9 +193,9 @@ fn hint(problems: &[Problem]) -> String {
     if problems.iter().all(|p| p.skippable) {
         "Remove these options, or add --fio-lenient to run without them (a warning each). docs/fio.md lists what lunmark applies.".into()
     } else if problems.iter().any(|p| p.skippable) {
-        "Fix the values lunmark cannot run; --fio-lenient skips only the options it can run without.".into()
+        "Remove or change the options lunmark cannot run; --fio-lenient skips only those that change no figure. docs/fio.md lists what lunmark applies.".into()
     } else {
-        "Fix these values; --fio-lenient cannot skip them, the workload would not be the one written.".into()
+        "Remove or change these options: each may change the workload, so --fio-lenient cannot skip them. docs/fio.md lists what lunmark applies.".into()
     }
 }
 
@@ -1128,7 +1128,11 @@ fn verify(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> bool {
             true
         }
         Some((s, _)) => {
-            problems.push(s, "not a checksum lunmark maps: use one of md5, crc32c, crc64, sha256, xxhash (they all run as --verify)", false);
+            problems.push(
+                s,
+                "not a checksum lunmark maps: use one of md5, crc32c, crc64, sha256, xxhash (they all run as --verify)",
+                false,
+            );
             false
         }
     }
@@ -1743,9 +1747,21 @@ mod tests {
     #[test]
     fn harmless_options_are_accepted_with_a_note_each() {
         let keys = [
-            "thread", "randrepeat=0", "gtod_reduce=1", "invalidate=1", "refill_buffers", "scramble_buffers=0", "group_reporting=1",
-            "lat_percentiles=1", "clat_percentiles=0", "percentile_list=99.5:99.9", "disk_util=0", "write_bw_log=bw", "write_iops_log=io",
-            "write_lat_log=lat", "log_avg_msec=1000",
+            "thread",
+            "randrepeat=0",
+            "gtod_reduce=1",
+            "invalidate=1",
+            "refill_buffers",
+            "scramble_buffers=0",
+            "group_reporting=1",
+            "lat_percentiles=1",
+            "clat_percentiles=0",
+            "percentile_list=99.5:99.9",
+            "disk_util=0",
+            "write_bw_log=bw",
+            "write_iops_log=io",
+            "write_lat_log=lat",
+            "log_avg_msec=1000",
         ];
         let i = map(&format!("[j]\nsize=1m\ndirect=1\nrw=randread\nnorandommap\n{}\n", keys.join("\n")));
         for (n, k) in keys.iter().enumerate() {
@@ -1781,7 +1797,11 @@ mod tests {
         let i = map(&job("size=25%\noffset=10%\n"));
         assert_eq!((i.profile.size, i.profile.offset), (Some(Bytes(16 << 20)), Some(Bytes(6_713_344))));
         assert_eq!(i.profile.ios, Some(4096), "one pass over the region");
-        assert!(i.notes.iter().any(|n| n.contains("size=25% (line 5): 25% of") && n.contains("16777216 bytes on each file")), "{:?}", i.notes);
+        assert!(
+            i.notes.iter().any(|n| n.contains("size=25% (line 5): 25% of") && n.contains("16777216 bytes on each file")),
+            "{:?}",
+            i.notes
+        );
         // The size stops where the file ends.
         let p = map(&job("size=100%\noffset=75%\n")).profile;
         assert_eq!((p.size, p.offset), (Some(Bytes(16 << 20)), Some(Bytes(48 << 20))));

@@ -53,7 +53,7 @@ fn dry_run_shows_the_mapped_workload() {
 }
 
 #[test]
-fn every_unsupported_option_is_named_with_its_line_and_lenient_runs_without_them() {
+fn every_unsupported_option_is_named_with_its_line_and_lenient_skips_only_what_changes_no_figure() {
     let dir = shm_dir();
     let f = fixture("unsupported.fio");
     let out = run_in(dir.path(), &["run", "--fio", f.to_str().unwrap()]);
@@ -71,18 +71,28 @@ fn every_unsupported_option_is_named_with_its_line_and_lenient_runs_without_them
     assert_eq!(err.matches("error:").count(), 1, "one message: {err}");
     assert!(!dir.path().join("u.dat").exists(), "refused before anything ran");
 
+    // Each of these changes the workload: --fio-lenient refuses them too.
+    let out = run_in(dir.path(), &["run", "--fio", f.to_str().unwrap(), "--fio-lenient", "--dry-run"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("line 12: exec_prerun=true") && err.contains("--fio-lenient cannot skip"), "{err}");
+    // Options that change no figure are skipped with a warning each; offset_increment
+    // (four workers on the same blocks without it) is refused even then.
+    let job = dir.path().join("lenient.fio");
+    let body = "[l]\nioengine=null\nsize=1g\nrw=randread\nnumjobs=4\nruntime=300ms\ntime_based\nunlink=1\nstats=1\n";
+    std::fs::write(&job, format!("{body}offset_increment=256m\n")).unwrap();
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--fio-lenient", "--dry-run"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("line 10: offset_increment=256m: job 'l' gives each of its 4 clones its own region"), "{err}");
+    std::fs::write(&job, body).unwrap();
     let json = dir.path().join("r.json");
-    let out = run_in(
-        dir.path(),
-        &["run", "--fio", f.to_str().unwrap(), "--fio-lenient", "--time", "300ms", "-q", "--json", json.to_str().unwrap()],
-    );
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--fio-lenient", "-q", "--json", json.to_str().unwrap()]);
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
-    assert_eq!(err.matches("(skipped: --fio-lenient)").count(), 4, "{err}");
-    let r = read_json(&json);
-    assert_eq!(r["profile"], "unsupported");
-    assert_eq!(r["workload"]["groups"].as_array().unwrap().len(), 2);
-    assert!(r["points"][0]["summary"]["iops"].as_f64().unwrap() > 0.0);
+    assert_eq!(err.matches("(skipped: --fio-lenient)").count(), 2, "{err}");
+    assert!(err.contains("line 8: unlink=1") && err.contains("line 9: stats=1"), "{err}");
+    assert!(read_json(&json)["points"][0]["summary"]["iops"].as_f64().unwrap() > 0.0);
 
     // --fio cannot be combined with a profile.
     let out = run(&["run", "quick", "--fio", f.to_str().unwrap(), "--dry-run"]);
@@ -411,4 +421,109 @@ fn polling_pinning_and_data_reduction_of_a_job_file_apply() {
     );
     assert!(e.contains("Drop hipri from the job") && !e.contains("--poll"), "{e}");
     assert!(!dir.path().join("h.dat").exists(), "nothing ran");
+}
+
+/// fio's own reading of a job file: `fio --showcmd` prints every option as
+/// fio resolved it (comments cut, ${VAR}, $ncpus arithmetic, includes read).
+fn fio_showcmd(dir: &Path, job: &Path, env: &[(&str, &str)]) -> std::collections::HashMap<String, String> {
+    let out = Command::new("fio").envs(env.iter().copied()).current_dir(dir).arg("--showcmd").arg(job).output().expect("run fio");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success() && text.starts_with("fio "), "fio --showcmd: {text}{}", String::from_utf8_lossy(&out.stderr));
+    text.split_whitespace()
+        .skip(1)
+        .filter_map(|a| a.strip_prefix("--"))
+        .map(|a| {
+            let (k, v) = a.split_once('=').unwrap_or((a, ""));
+            (k.to_string(), v.to_string())
+        })
+        .collect()
+}
+
+/// The profile lunmark imports from a job file, as TOML.
+fn imported(dir: &Path, job: &Path, env: &[(&str, &str)]) -> toml::Value {
+    let out =
+        lunmark().envs(env.iter().copied()).current_dir(dir).args(["profiles", "import-fio", job.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out).parse().expect("import-fio prints TOML")
+}
+
+/// Inline comments, ${VAR}, fio's $ncpus/$pagesize arithmetic, an include
+/// relative to the including file (not the working directory) holding
+/// another include, and empty trailing parts: lunmark reads each value as
+/// `fio --showcmd` resolves it (a user's trial: 0 of 3 everyday files ran).
+#[test]
+fn job_file_grammar_reads_as_fio_reads_it() {
+    let dir = shm_dir();
+    let jobs = dir.path().join("jobs");
+    std::fs::create_dir_all(jobs.join("inc")).unwrap();
+    std::fs::write(jobs.join("inc/common.inc"), "direct=1  # O_DIRECT\ninclude more.inc\n").unwrap();
+    std::fs::write(jobs.join("inc/more.inc"), "rate_iops=100*$ncpus ; per CPU\n").unwrap();
+    let job = jobs.join("grammar.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=null    ; fio's null engine\nsize=${SIZE}     # from the environment\nruntime=3        # seconds\ntime_based\ninclude inc/common.inc\n\n[grammar] ; the job\nrw=randread,\nnumjobs=$ncpus/2+1 ; half the CPUs and one\niodepth=$ncpus*4\nbs=$pagesize*2\nnorandommap\n",
+    )
+    .unwrap();
+    let env = [("SIZE", "1g")];
+    let fio = fio_showcmd(dir.path(), &job, &env);
+    let p = imported(dir.path(), &job, &env);
+    let g = &p["phases"][0]["groups"][0];
+    let n = |k: &str| fio[k].parse::<i64>().unwrap_or_else(|_| panic!("{k}={}", fio[k]));
+    assert_eq!(g["workers"].as_integer(), Some(n("numjobs")), "{p}");
+    assert_eq!(g["qd"].as_integer(), Some(n("iodepth")), "{p}");
+    assert_eq!(g["rate"].as_float(), Some((n("rate_iops") * n("numjobs")) as f64), "fio's rate_iops is per clone: {p}");
+    let bs = g["access"][0]["bs"].as_str().unwrap();
+    assert_eq!(bs.strip_suffix('k').map(|k| k.parse::<i64>().unwrap() * 1024), Some(n("bs")), "{p}");
+    assert_eq!(p["time"].as_str(), Some(format!("{}s", fio["runtime"]).as_str()));
+    assert_eq!(p["targets"][0].as_str(), Some(format!("null:{}", fio["size"]).as_str()));
+    assert_eq!((g["access"][0]["read"].as_float(), g["access"][0]["random"].as_float()), (Some(100.0), Some(100.0)), "rw=randread,");
+    assert!(fio.contains_key("direct") && fio.contains_key("norandommap"), "{fio:?}");
+
+    // A cycle, a device and an oversized file are refused, naming the line.
+    std::fs::write(jobs.join("inc/more.inc"), "include common.inc\n").unwrap();
+    let out = lunmark().env("SIZE", "1g").args(["run", "--fio", job.to_str().unwrap(), "--dry-run"]).output().unwrap();
+    assert!(stderr(&out).contains("includes itself"), "{}", stderr(&out));
+    for (name, says) in [("/dev/zero", "is not a regular file"), ("big.inc", "an included job file may be at most 1048576 bytes")] {
+        std::fs::write(jobs.join("big.inc"), vec![b'#'; (1 << 20) + 1]).unwrap();
+        std::fs::write(&job, format!("[j]\nioengine=null\nsize=1g\ninclude {name}\n")).unwrap();
+        let out = lunmark().args(["run", "--fio", job.to_str().unwrap(), "--dry-run"]).output().unwrap();
+        let e = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{e}");
+        assert!(e.contains(&format!("{}, line 4: include {name}:", job.display())) && e.contains(says), "{e}");
+    }
+}
+
+/// size=P% and offset=P% of the file: fio's iolog shows where its job reads;
+/// lunmark's region is the same (a user's trial found them refused).
+#[test]
+fn shares_of_the_file_match_fios_region() {
+    let dir = shm_dir();
+    let data = dir.path().join("f.dat");
+    std::fs::File::create(&data).unwrap().set_len(64 << 20).unwrap();
+    let job = dir.path().join("pct.fio");
+    let log = dir.path().join("io.log");
+    std::fs::write(
+        &job,
+        format!("[pct]\nfilename={}\nrw=read\nbs=64k\nsize=25%\noffset=10%\nwrite_iolog={}\n", data.display(), log.display()),
+    )
+    .unwrap();
+    let out = Command::new("fio").arg("--output-format=json").arg(&job).output().unwrap();
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    let reads: Vec<u64> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().collect::<Vec<_>>().get(2..4).filter(|w| w[0] == "read").map(|w| w[1].parse().unwrap()))
+        .collect();
+    // lunmark writes no iolog: without the option the job is the same.
+    let text = std::fs::read_to_string(&job).unwrap().lines().filter(|l| !l.starts_with("write_iolog")).collect::<Vec<_>>().join("\n");
+    std::fs::write(&job, text).unwrap();
+    let p = imported(dir.path(), &job, &[]);
+    let (offset, size) = (p["offset"].as_str().unwrap().to_string(), p["size"].as_str().unwrap().to_string());
+    let bytes = |s: &str| -> u64 {
+        let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+        num.parse::<u64>().unwrap() << (10 * ["", "k", "m", "g", "t"].iter().position(|u| *u == unit.to_lowercase()).unwrap())
+    };
+    assert_eq!(bytes(&offset), reads[0], "fio's first read is at the offset: {p}");
+    assert_eq!(bytes(&size), reads.len() as u64 * 65536, "fio reads the region once: {p}");
+    assert_eq!(p["ios"].as_integer(), Some(reads.len() as i64));
 }
