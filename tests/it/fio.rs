@@ -527,3 +527,87 @@ fn shares_of_the_file_match_fios_region() {
     assert_eq!(bytes(&size), reads.len() as u64 * 65536, "fio reads the region once: {p}");
     assert_eq!(p["ios"].as_integer(), Some(reads.len() as i64));
 }
+
+/// fio-plot from PyPI, in the venv scripts/setup.sh makes.
+fn fio_plot() -> PathBuf {
+    let venv = std::env::var_os("LUNMARK_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(&std::env::var_os("HOME").expect("HOME")).join(".cache/lunmark-venv"));
+    let bin = venv.join("bin/fio-plot");
+    assert!(bin.exists(), "{} is missing: run scripts/setup.sh (it installs fio-plot from PyPI into a venv)", bin.display());
+    bin
+}
+
+/// fio-plot (what many fio users chart with) crashed on lunmark's fio-json
+/// (KeyError: 'iops_stddev'). The same job file run by fio and by lunmark: the
+/// same charts drawn from each JSON without an error, and lunmark's JSON has
+/// every key fio's has but those docs/fio-json.md lists as not computed.
+#[test]
+fn fio_plot_draws_the_same_charts_from_fios_json_and_lunmarks() {
+    let plot = fio_plot();
+    let dir = shm_dir();
+    let job = dir.path().join("randread.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[randread]\nfilename={}/fp.dat\nsize=16m\nrw=randread\nbs=4k\niodepth=4\nnumjobs=1\nioengine=io_uring\ndirect=1\nruntime=1\ntime_based\n",
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    // fio-plot finds its files by their job options: rw, iodepth and numjobs.
+    let name = "randread-iodepth-4-numjobs-1.json";
+    let (fio_dir, lunmark_dir) = (dir.path().join("fio"), dir.path().join("lunmark"));
+    std::fs::create_dir_all(&fio_dir).unwrap();
+    std::fs::create_dir_all(&lunmark_dir).unwrap();
+    let out = Command::new("fio")
+        .arg("--output-format=json")
+        .arg(format!("--output={}", fio_dir.join(name).display()))
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--output-format", "fio-json", "--no-store", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(lunmark_dir.join(name), &out.stdout).unwrap();
+
+    let (fio, ours) = (read_json(&fio_dir.join(name)), read_json(&lunmark_dir.join(name)));
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<std::collections::BTreeSet<String>>();
+    let missing = |a: &Value, b: &Value| keys(a).difference(&keys(b)).cloned().collect::<Vec<_>>().join(" ");
+    let (fj, oj) = (&fio["jobs"][0], &ours["jobs"][0]);
+    assert_eq!(missing(oj, fj), "", "lunmark writes only fio's keys");
+    assert_eq!(
+        missing(fj, oj),
+        "ctx elapsed error eta iodepth_complete iodepth_level iodepth_submit latency_depth latency_percentile latency_target latency_window majf minf sync"
+    );
+    assert_eq!(missing(&fj["read"], &oj["read"]), "drop_ios short_ios slat_ns");
+    assert_eq!(missing(&fj["read"]["lat_ns"], &oj["read"]["lat_ns"]), "");
+    assert_eq!(oj["jobname"], fj["jobname"], "the job's name as written");
+    assert!(oj["read"]["clat_ns"]["percentile"]["95.000000"].as_u64().unwrap() > 0);
+    let pct: f64 = ["latency_ns", "latency_us", "latency_ms"]
+        .iter()
+        .flat_map(|k| oj[k].as_object().unwrap().values())
+        .map(|v| v.as_f64().unwrap())
+        .sum();
+    assert!((pct - 100.0).abs() < 1e-6, "the latency ranges hold every I/O: {pct}");
+
+    // -l: IOPS and latency (with their standard deviations) by queue depth; -H: the latency ranges.
+    for (mode, args) in [("bargraph2d-qd", vec!["-l", "-d", "4", "-n", "1"]), ("histogram", vec!["-H", "-d", "4", "-n", "1"])] {
+        for input in [&fio_dir, &lunmark_dir] {
+            let png = dir.path().join(format!("{mode}-{}.png", input.file_name().unwrap().to_string_lossy()));
+            let out = Command::new(&plot)
+                .current_dir(dir.path())
+                .args(["-i", input.to_str().unwrap(), "-T", "randread", "-r", "randread", "-o", png.to_str().unwrap()])
+                .args(&args)
+                .output()
+                .unwrap();
+            let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            assert!(out.status.success() && !text.contains("Traceback"), "fio-plot {mode} on {}: {text}", input.display());
+            assert!(
+                std::fs::metadata(&png).map(|m| m.len() > 10_000).unwrap_or(false),
+                "fio-plot {mode} drew no chart from {}: {text}",
+                input.display()
+            );
+        }
+    }
+}
