@@ -352,6 +352,8 @@ struct Job {
     /// buffer_compress_percentage and dedupe_percentage, percent.
     compress: Option<f64>,
     dedupe: Option<f64>,
+    /// offset_increment, bytes.
+    offset_increment: Option<u64>,
 }
 
 /// The settings in force for a job, one per key, with alias keys folded.
@@ -457,11 +459,11 @@ impl Job {
         let mut place = place(&set, &name, numjobs, kb_base, problems, notes);
         let min_bs = lines.iter().map(|l| l.bs.get()).min().unwrap_or(4096);
         let offset = shares_of_the_file(&set, &mut place, kb_base, min_bs, problems, notes);
+        let offset_increment = offset_increment(&set, &name, numjobs, &mut place, problems, notes);
         let qd = queue_depth(&set, &name, place.files, problems, notes);
         let end = run_end(&set, &name, kb_base, &lines, &place, problems, notes);
         refuse_what_lunmark_lacks(&set, &name, random, problems, notes);
         harmless(&set, &name, place.file_engine.is_some_and(|(_, b)| b), problems, notes);
-        offset_increment(&set, &name, numjobs, problems);
         let (cpus, cpus_policy) = pinning(&set, problems);
         let (compress, dedupe) = data_reduction(&set, &lines, problems, notes);
         Job {
@@ -475,6 +477,7 @@ impl Job {
             per_clone: place.per_clone,
             file_size: place.file_size,
             offset,
+            offset_increment,
             end,
             ramp: set.time("ramp_time", problems).unwrap_or(Duration::ZERO),
             seed: set.number::<u64>("randseed", problems),
@@ -998,19 +1001,53 @@ fn harmless(set: &Settings, name: &str, buffered: bool, problems: &mut Problems,
 }
 
 /// `offset_increment`: fio starts clone N of a job at offset + N x increment,
-/// each clone on its own part of the file. lunmark's workers of a group share
-/// one region, so without it they would read the same offsets (on an array,
-/// from its cache): refused, even with --fio-lenient.
-fn offset_increment(set: &Settings, name: &str, numjobs: u32, problems: &mut Problems) {
-    let Some((s, v)) = set.value("offset_increment") else { return };
-    if numjobs <= 1 || parse_size(v, 1024).is_ok_and(|n| n == 0) {
-        return;
+/// each clone on its own part of the file (without it, lunmark's workers
+/// would read the same blocks: from an array's cache). lunmark's group gets
+/// the same `offset_increment`, and the region on each file grows to hold
+/// every clone's part. Needs a size, and one file shared by the clones.
+fn offset_increment(
+    set: &Settings,
+    name: &str,
+    numjobs: u32,
+    place: &mut Place,
+    problems: &mut Problems,
+    notes: &mut Notes,
+) -> Option<u64> {
+    let (s, v) = set.value("offset_increment")?;
+    let inc = parse_size(v, 1024).map_err(|m| problems.push(s, m, false)).ok()?;
+    if numjobs <= 1 || inc == 0 {
+        return None;
     }
-    problems.push(
-        s,
-        format!("job '{name}' gives each of its {numjobs} clones its own region, from offset + N x {}; lunmark's workers of a group share one region (they would read the same blocks), so it cannot run this: give each clone its own target, or use numjobs=1", v.trim()),
-        false,
-    );
+    if place.per_clone {
+        problems.push(
+            s,
+            format!("job '{name}' gives each clone a file of its own (no filename=), and fio moves clone N's part N x {} into its own file; lunmark cannot: give filename= to share one file", v.trim()),
+            false,
+        );
+        return None;
+    }
+    let Some(size) = place.file_size else {
+        problems.push(
+            s,
+            format!(
+                "job '{name}' gives each of its {numjobs} clones its own part from offset + N x {}: give size= (each clone's part) as well",
+                v.trim()
+            ),
+            false,
+        );
+        return None;
+    };
+    let spread = inc.saturating_mul(numjobs as u64 - 1);
+    place.file_size = Some(size.saturating_add(spread));
+    notes.push(format!(
+        "{} ({}): each of the {numjobs} workers of job '{name}' does its I/O on its own {} from offset + N x {}; the region on each file is {} to hold them",
+        show(s),
+        s.place(),
+        Bytes(size),
+        Bytes(inc),
+        Bytes(size.saturating_add(spread))
+    ));
+    Some(inc)
 }
 
 /// `random_distribution=`: random, zipf:THETA, pareto:H and zoned:A/R:... mean
@@ -1408,6 +1445,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
             arrivals: job.arrivals,
             thinktime: job.thinktime,
             thinktime_blocks: job.thinktime_blocks,
+            offset_increment: job.offset_increment.map(Bytes),
             access: job.lines.clone(),
         });
     }
@@ -1727,7 +1765,7 @@ mod tests {
         let e = import(text, "t.fio", "t", &env, &lenient).unwrap_err().to_string();
         assert!(e.contains("line 9: startdelay=5") && e.contains("cannot skip"), "{e}");
         let e = import("[a]\nsize=1m\nnumjobs=4\noffset_increment=1m\n", "t.fio", "t", &env, &lenient).unwrap_err().to_string();
-        assert!(e.contains("line 4: offset_increment=1m: job 'a' gives each of its 4 clones its own region"), "{e}");
+        assert!(e.contains("line 4: offset_increment=1m: job 'a' gives each clone a file of its own"), "{e}");
         // Options that change no figure are skipped, a warning each.
         let text = "[global]\nsize=1m\nunlink=1\n[a]\nstats=0\n";
         assert!(refused(text).contains("line 3: unlink=1"));
@@ -1738,7 +1776,19 @@ mod tests {
         let e = import("[a]\nsize=1m\nrw=trimwrite\nfsync=x\n", "t.fio", "t", &env, &lenient).unwrap_err().to_string();
         assert!(e.contains("line 3: rw=trimwrite") && e.contains("line 4: fsync=x"), "{e}");
         // offset_increment of one clone, or of 0, moves nothing.
-        assert_eq!(map("[a]\nsize=1m\noffset_increment=1m\n").profile.offset, None);
+        let p = map("[a]\nsize=1m\noffset_increment=1m\n").profile;
+        assert_eq!((p.offset, p.phases[0].groups[0].offset_increment), (None, None));
+        // On a shared file each clone gets its own part; the region holds them all.
+        let i = map("[a]\nfilename=/dev/shm/x\nsize=1m\noffset=64k\nnumjobs=4\noffset_increment=1m\n");
+        let g = group(&i.profile, 0, 0);
+        assert_eq!(
+            (i.profile.size, i.profile.offset, g.offset_increment),
+            (Some(Bytes(4 << 20)), Some(Bytes(65536)), Some(Bytes(1 << 20)))
+        );
+        assert_eq!(i.profile.ios, Some(256), "one pass over each clone's own 1m");
+        assert!(i.notes.iter().any(|n| n.contains("each of the 4 workers of job 'a' does its I/O on its own 1m")), "{:?}", i.notes);
+        let e = refused("[a]\nfilename=/dev/shm/x\nnumjobs=2\noffset_increment=1m\nruntime=1\ntime_based\n");
+        assert!(e.contains("line 4: offset_increment=1m") && e.contains("give size="), "{e}");
     }
 
     /// Options that change nothing lunmark measures run without --fio-lenient,

@@ -77,14 +77,16 @@ fn every_unsupported_option_is_named_with_its_line_and_lenient_skips_only_what_c
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("line 12: exec_prerun=true") && err.contains("--fio-lenient cannot skip"), "{err}");
     // Options that change no figure are skipped with a warning each; offset_increment
-    // (four workers on the same blocks without it) is refused even then.
+    // lunmark cannot apply (a file per clone: four workers' parts it cannot place) is
+    // refused even then (a trial found it dropped: four workers on the same blocks).
     let job = dir.path().join("lenient.fio");
-    let body = "[l]\nioengine=null\nsize=1g\nrw=randread\nnumjobs=4\nruntime=300ms\ntime_based\nunlink=1\nstats=1\n";
-    std::fs::write(&job, format!("{body}offset_increment=256m\n")).unwrap();
+    let per_clone = "[l]\ndirectory=${SCRATCH}\nsize=1m\nrw=read\nnumjobs=4\nunlink=1\noffset_increment=1m\n";
+    std::fs::write(&job, per_clone).unwrap();
     let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--fio-lenient", "--dry-run"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("line 10: offset_increment=256m: job 'l' gives each of its 4 clones its own region"), "{err}");
+    assert!(err.contains("line 7: offset_increment=1m: job 'l' gives each clone a file of its own"), "{err}");
+    let body = "[l]\nioengine=null\nsize=1g\nrw=randread\nnumjobs=4\nruntime=300ms\ntime_based\nunlink=1\nstats=1\n";
     std::fs::write(&job, body).unwrap();
     let json = dir.path().join("r.json");
     let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--fio-lenient", "-q", "--json", json.to_str().unwrap()]);
@@ -610,4 +612,48 @@ fn fio_plot_draws_the_same_charts_from_fios_json_and_lunmarks() {
             );
         }
     }
+}
+
+/// offset_increment: fio's four sequential clones each read their own part of
+/// the file (its iolog: every 4k block of 4 MiB from 64k once); lunmark's
+/// trace of the same job file shows the same blocks, each once (a trial
+/// found it dropped: four workers reading the same offsets).
+#[test]
+fn offset_increment_gives_each_worker_its_own_part_as_in_fio() {
+    let dir = shm_dir();
+    let job = dir.path().join("oi.fio");
+    let text = format!(
+        "[oi]\nfilename={}/oi.dat\nrw=read\nbs=4k\nsize=1m\nnumjobs=4\noffset_increment=1m\noffset=64k\nioengine=psync\n",
+        dir.path().display()
+    );
+    std::fs::write(&job, &text).unwrap();
+    // fio's io debug log names each I/O's offset as its clone (process) fills it in
+    // (its write_iolog is one file the four clones overwrite each other in).
+    let out = Command::new("fio").arg("--debug=io").arg(&job).output().unwrap();
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let mut by_clone: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+    for l in log.lines().filter(|l| l.contains(" fill: ")) {
+        let pid = l.split_whitespace().nth(1).unwrap().to_string();
+        let off = l.split("off=0x").nth(1).unwrap().split(',').next().unwrap();
+        by_clone.entry(pid).or_default().push(u64::from_str_radix(off, 16).unwrap());
+    }
+    let mut starts: Vec<u64> = by_clone.values().map(|o| *o.iter().min().unwrap()).collect();
+    starts.sort_unstable();
+    assert_eq!(starts, [65536, 65536 + (1 << 20), 65536 + (2 << 20), 65536 + (3 << 20)], "fio's four clones start 1m apart");
+    let mut fio: Vec<u64> = by_clone.into_values().flatten().collect();
+    fio.sort_unstable();
+    let want: Vec<u64> = (0..1024).map(|k| 65536 + k * 4096).collect();
+    assert_eq!(fio, want, "fio reads each block of the four parts once");
+
+    std::fs::write(&job, &text).unwrap();
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
+    let plan = stdout(&out);
+    assert!(plan.contains("offset_increment 1m: each worker on its own 1m: worker 0 from offset 64k, worker 1 from offset 1088k, worker 2 from offset 2112k, worker 3 from offset 3136k"), "{plan}{}", stderr(&out));
+    let trace = dir.path().join("oi.trace");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--no-store", "--trace", trace.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut ours: Vec<u64> = lunmark::trace::load_trace(&trace).unwrap().1.iter().map(|r| r.offset).collect();
+    ours.sort_unstable();
+    assert_eq!(ours, want, "lunmark's four workers read the same blocks as fio's four clones, each once");
 }
