@@ -75,6 +75,10 @@ const KNOWN: &[&str] = &[
     "buffer_compress_percentage",
     "dedupe_percentage",
     "offset_increment",
+    "rate",
+    "loops",
+    "blockalign",
+    "ba",
 ];
 
 /// Options that change nothing lunmark measures: accepted, each with a note
@@ -125,7 +129,7 @@ const NO_FIGURE: &[&str] = &[
 
 /// Options whose value may hold one part per direction (`a,b[,c]`); elsewhere
 /// a trailing comma is an empty part fio drops.
-const PER_DIRECTION: &[&str] = &["bs", "bssplit", "bsrange", "rate_iops", "random_distribution"];
+const PER_DIRECTION: &[&str] = &["bs", "bssplit", "bsrange", "rate_iops", "rate", "blockalign", "random_distribution"];
 
 /// Most access lines one job may map to (bsrange makes one per size).
 const MAX_LINES: usize = 256;
@@ -370,6 +374,7 @@ impl<'a> Settings<'a> {
                 "io_limit" => "io_size",
                 "timeout" => "runtime",
                 "wait_for_previous" => "stonewall",
+                "ba" => "blockalign",
                 k => match KNOWN.iter().chain(HARMLESS).find(|n| **n == k) {
                     Some(n) => *n,
                     None if NO_FIGURE.contains(&k) => {
@@ -451,6 +456,7 @@ impl Job {
         for l in lines.iter_mut().filter(|_| trim > 0.0) {
             l.trim = trim;
         }
+        block_align(&set, &mut lines, kb_base, problems);
         let dist = distribution(&set, problems);
         for l in &mut lines {
             l.dist = dist.clone();
@@ -461,11 +467,12 @@ impl Job {
         let offset = shares_of_the_file(&set, &mut place, kb_base, min_bs, problems, notes);
         let offset_increment = offset_increment(&set, &name, numjobs, &mut place, problems, notes);
         let qd = queue_depth(&set, &name, place.files, problems, notes);
-        let end = run_end(&set, &name, kb_base, &lines, &place, problems, notes);
+        let end = loops(&set, &name, run_end(&set, &name, kb_base, &lines, &place, problems, notes), problems, notes);
         refuse_what_lunmark_lacks(&set, &name, random, problems, notes);
         harmless(&set, &name, place.file_engine.is_some_and(|(_, b)| b), problems, notes);
         let (cpus, cpus_policy) = pinning(&set, problems);
         let (compress, dedupe) = data_reduction(&set, &lines, problems, notes);
+        let rate = rate(&set, &lines, kb_base, read, numjobs, problems, notes);
         Job {
             line: section.line,
             numjobs,
@@ -482,7 +489,7 @@ impl Job {
             ramp: set.time("ramp_time", problems).unwrap_or(Duration::ZERO),
             seed: set.number::<u64>("randseed", problems),
             file_engine: place.file_engine,
-            rate: rate(&set, read, numjobs, problems),
+            rate,
             verify: verify(&set, problems, notes),
             thinktime: thinktime(&set, problems, notes).filter(|t| !t.is_zero()),
             thinktime_blocks: set.number::<u32>("thinktime_blocks", problems).filter(|_| set.get("thinktime").is_some()),
@@ -950,6 +957,31 @@ fn run_end(
     }
 }
 
+/// `loops=N`: fio repeats the job's I/O N times; a job that ends after a
+/// number of I/Os does N times as many. A timed job runs for its time (fio's
+/// loops end at the runtime too).
+fn loops(set: &Settings, name: &str, end: End, problems: &mut Problems, notes: &mut Notes) -> End {
+    let Some(n) = set.number::<u64>("loops", problems) else { return end };
+    if n == 0 {
+        problems.push(set.get("loops").expect("given"), "loops must be at least 1", false);
+        return end;
+    }
+    match end {
+        End::Ios(ios) if n > 1 => {
+            notes.push(format!("job '{name}': loops={n}: {n} passes of {ios} I/Os per worker, {} in all", ios * n));
+            End::Ios(ios * n)
+        }
+        End::Time(t) if n > 1 => {
+            notes.push(format!(
+                "job '{name}': loops={n} with a runtime: it runs for {} (fio ends at the runtime too)",
+                crate::units::format_duration(t)
+            ));
+            End::Time(t)
+        }
+        e => e,
+    }
+}
+
 /// Options lunmark reads but cannot apply yet, and the random map fio keeps.
 fn refuse_what_lunmark_lacks(set: &Settings, name: &str, random: f64, problems: &mut Problems, notes: &mut Notes) {
     if set.time("startdelay", problems).is_some_and(|t| !t.is_zero()) {
@@ -1175,26 +1207,97 @@ fn verify(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> bool {
     }
 }
 
-/// `rate_iops`: fio caps each job (clone), so the group's rate is N x numjobs.
-fn rate(set: &Settings, read: f64, numjobs: u32, problems: &mut Problems) -> Option<f64> {
-    let (s, v) = set.value("rate_iops")?;
-    if v.contains(',') {
-        problems.push(s, "separate read/write rates are not supported: give one number (or use --rate)", false);
+/// `rate_iops=N` or `rate=BYTES` (a second's bytes, at the job's mean transfer
+/// size): fio caps each job (clone), so the group's rate is N x numjobs. Both
+/// take `READ,WRITE`: a job that only reads takes the first part, one that
+/// only writes the second (`rate=,4m`); an empty part is no cap. On a job that
+/// does both fio caps each direction apart, which lunmark does not do.
+fn rate(
+    set: &Settings,
+    lines: &[AccessLine],
+    kb_base: u64,
+    read: f64,
+    numjobs: u32,
+    problems: &mut Problems,
+    notes: &mut Notes,
+) -> Option<f64> {
+    if let (Some(_), Some(s)) = (set.get("rate_iops"), set.get("rate")) {
+        problems.push(s, "give one of rate and rate_iops", false);
         return None;
     }
-    match v.trim().parse::<f64>() {
-        Ok(r) if r > 0.0 && r.is_finite() => {
-            if read > 0.0 && read < 100.0 {
-                problems.push(s, "on a job that reads and writes fio caps each direction apart; lunmark caps the total: use --rate", false);
-                return None;
-            }
-            Some(r * numjobs as f64)
-        }
+    let (s, v) = set.value("rate_iops").or(set.value("rate"))?;
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    let part = match (parts.len(), read) {
+        (1, _) => parts[0],
+        (_, r) if r >= 100.0 => parts[0],
+        (_, r) if r <= 0.0 => parts[1],
         _ => {
-            problems.push(s, format!("'{v}' is not a positive number of I/Os per second"), false);
-            None
+            problems.push(s, "separate read and write rates on a job that does both: lunmark caps the total (use --rate)", false);
+            return None;
+        }
+    };
+    if part.is_empty() {
+        return None;
+    }
+    if read > 0.0 && read < 100.0 {
+        problems.push(s, "on a job that reads and writes fio caps each direction apart; lunmark caps the total: use --rate", false);
+        return None;
+    }
+    let per_job = if s.key == "rate" {
+        let bytes = parse_size(part, kb_base).map_err(|m| problems.push(s, m, false)).ok()? as f64;
+        let mean_bs: f64 = lines.iter().map(|l| l.share / 100.0 * l.bs.get() as f64).sum();
+        if lines.windows(2).any(|w| w[0].bs != w[1].bs) {
+            notes.push(format!(
+                "{} ({}): fio caps the bytes; lunmark caps the I/Os, {:.1} a second at the mean transfer size ({:.0} bytes): the same bytes on average",
+                show(s),
+                s.place(),
+                bytes / mean_bs,
+                mean_bs
+            ));
+        }
+        bytes / mean_bs
+    } else {
+        part.parse::<f64>().unwrap_or(f64::NAN)
+    };
+    if !(per_job > 0.0 && per_job.is_finite()) {
+        problems.push(s, format!("'{part}' is not a positive rate"), false);
+        return None;
+    }
+    Some(per_job * numjobs as f64)
+}
+
+/// `blockalign=N` (`ba`): random offsets aligned to N (fio's default is the
+/// transfer size, lunmark's too); `READ,WRITE` apart.
+fn block_align(set: &Settings, lines: &mut Vec<AccessLine>, kb_base: u64, problems: &mut Problems) {
+    let Some((s, v)) = set.value("blockalign") else { return };
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    if parts.len() > 2 {
+        problems.push(s, "a trim alignment of its own is not supported: give READ[,WRITE]", false);
+        return;
+    }
+    let mut sizes = [None, None];
+    for (i, p) in parts.iter().enumerate().filter(|(_, p)| !p.is_empty()) {
+        match parse_size(p, kb_base) {
+            Ok(n) if n > 0 => sizes[i] = Some(Bytes(n)),
+            Ok(_) => problems.push(s, "an alignment must be above 0", false),
+            Err(m) => problems.push(s, m, false),
         }
     }
+    if parts.len() == 1 {
+        sizes[1] = sizes[0];
+    }
+    let mut out = Vec::new();
+    for l in lines.drain(..) {
+        if l.read > 0.0 && l.read < 100.0 && l.trim == 0.0 && sizes[0] != sizes[1] {
+            // One line of reads and writes, aligned apart: a line per direction.
+            out.push(AccessLine { share: l.share * l.read / 100.0, read: 100.0, align: sizes[0].or(l.align), ..l.clone() });
+            out.push(AccessLine { share: l.share * (100.0 - l.read) / 100.0, read: 0.0, align: sizes[1].or(l.align), ..l });
+            continue;
+        }
+        let dir = if l.read >= 100.0 { 0 } else { 1 };
+        out.push(AccessLine { align: sizes[dir].or(l.align), ..l });
+    }
+    *lines = out;
 }
 
 /// The access lines of a job: transfer sizes (bs, bssplit or bsrange, apart for
@@ -1789,6 +1892,38 @@ mod tests {
         assert!(i.notes.iter().any(|n| n.contains("each of the 4 workers of job 'a' does its I/O on its own 1m")), "{:?}", i.notes);
         let e = refused("[a]\nfilename=/dev/shm/x\nnumjobs=2\noffset_increment=1m\nruntime=1\ntime_based\n");
         assert!(e.contains("line 4: offset_increment=1m") && e.contains("give size="), "{e}");
+    }
+
+    #[test]
+    fn loops_rate_and_blockalign_map_to_ios_rate_and_alignment() {
+        let i = map("[j]\nsize=1m\nbs=4k\nrw=read\nloops=3\n");
+        assert_eq!(i.profile.ios, Some(768));
+        assert!(i.notes.iter().any(|n| n.contains("loops=3: 3 passes of 256 I/Os per worker")), "{:?}", i.notes);
+        assert_eq!(map("[j]\nsize=1m\nloops=3\nruntime=2\ntime_based\n").profile.time, Some(Duration::from_secs(2)));
+        // rate is bytes a second per clone: at 4k, 4m is 1,024 I/Os; READ,WRITE parts by direction.
+        let g = |t: &str| group(&map(t).profile, 0, 0).rate;
+        assert_eq!(g("[j]\nsize=1m\nbs=4k\nrw=randread\nrate=4m\nnumjobs=2\n"), Some(2048.0));
+        assert_eq!(g("[j]\nsize=1m\nbs=4k\nrw=randwrite\nrate=,1m\n"), Some(256.0));
+        assert_eq!(g("[j]\nsize=1m\nbs=4k\nrw=randread\nrate_iops=500,\n"), Some(500.0));
+        assert_eq!(g("[j]\nsize=1m\nbs=4k\nrw=randwrite\nrate_iops=500,\n"), None, "no cap on writes");
+        let i = map("[j]\nsize=1m\nrw=randread\nbssplit=4k/50:12k/50\nrate=8m\n");
+        assert_eq!(group(&i.profile, 0, 0).rate, Some(1024.0));
+        assert!(i.notes.iter().any(|n| n.contains("mean transfer size (8192 bytes)")), "{:?}", i.notes);
+        for (job, says) in [
+            ("rw=randrw\nrate=4m\n", "caps each direction apart"),
+            ("rw=randrw\nrate=4m,1m\n", "separate read and write rates"),
+            ("rw=read\nrate=4m\nrate_iops=10\n", "give one of rate and rate_iops"),
+            ("rw=read\nrate=x\n", "not a size"),
+            ("rw=read\nloops=0\n", "at least 1"),
+            ("rw=read\nblockalign=4k,4k,4k\n", "trim alignment"),
+        ] {
+            let e = refused(&format!("[j]\nsize=1m\n{job}"));
+            assert!(e.contains(says), "{job}: {e}");
+        }
+        let p = map("[j]\nsize=1m\nrw=randrw\nbs=4k\nblockalign=512,1k\n").profile;
+        let aligns: Vec<Option<Bytes>> = group(&p, 0, 0).access.iter().map(|l| l.align).collect();
+        assert_eq!(aligns, vec![Some(Bytes(512)), Some(Bytes(1024))]);
+        assert_eq!(group(&map("[j]\nsize=1m\nrw=randread\nba=512\n").profile, 0, 0).access[0].align, Some(Bytes(512)));
     }
 
     /// Options that change nothing lunmark measures run without --fio-lenient,

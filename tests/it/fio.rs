@@ -657,3 +657,60 @@ fn offset_increment_gives_each_worker_its_own_part_as_in_fio() {
     ours.sort_unstable();
     assert_eq!(ours, want, "lunmark's four workers read the same blocks as fio's four clones, each once");
 }
+
+/// fio's JSON for a job file (one job, or the group's sum).
+fn fio_json(job: &Path) -> Value {
+    let out = Command::new("fio").arg("--output-format=json").arg(job).output().unwrap();
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("fio's JSON")
+}
+
+/// loops, rate (bytes a second) and blockalign, each as fio 3.33 runs them on
+/// its null engine (a trial found them refused): loops=3 moves three passes,
+/// rate=4m at 4k with two clones is 2,048 IOPS, blockalign=512 puts random
+/// offsets on 512-byte boundaries (most of them off 4 KiB ones).
+#[test]
+fn loops_rate_and_blockalign_apply_as_in_fio() {
+    let dir = shm_dir();
+    let job = dir.path().join("j.fio");
+    let lunmark_json = |extra: &[&str]| {
+        let json = dir.path().join("r.json");
+        let mut args = vec!["run", "--fio", job.to_str().unwrap(), "-q", "--no-store", "--json", json.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let out = run_in(dir.path(), &args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        read_json(&json)
+    };
+    std::fs::write(&job, "[l]\nioengine=null\nsize=1m\nbs=4k\nrw=read\nloops=3\n").unwrap();
+    let fio = fio_json(&job)["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+    assert_eq!(fio, 768);
+    assert_eq!(lunmark_json(&[])["points"][0]["summary"]["ios_read"].as_u64(), Some(fio));
+
+    std::fs::write(&job, "[r]\nioengine=null\nsize=1g\nbs=4k\nrw=randread\nrate=4m\nruntime=2\ntime_based\nnumjobs=2\ngroup_reporting\n")
+        .unwrap();
+    let fio = fio_json(&job)["jobs"][0]["read"]["iops"].as_f64().unwrap();
+    let ours = lunmark_json(&[])["points"][0]["summary"]["read_iops"].as_f64().unwrap();
+    assert!((fio / 2048.0 - 1.0).abs() < 0.05 && (ours / 2048.0 - 1.0).abs() < 0.05, "fio {fio:.0} IOPS, lunmark {ours:.0}");
+
+    std::fs::write(&job, "[b]\nioengine=null\nsize=1g\nbs=4k\nrw=randread\nblockalign=512\nnumber_ios=2000\nnorandommap\n").unwrap();
+    let trace = dir.path().join("b.trace");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--no-store", "--trace", trace.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let offsets: Vec<u64> = lunmark::trace::load_trace(&trace).unwrap().1.iter().map(|r| r.offset).collect();
+    let off_4k = offsets.iter().filter(|o| *o % 4096 != 0).count() as f64 / offsets.len() as f64;
+    assert!(offsets.len() == 2000 && offsets.iter().all(|o| o % 512 == 0), "{} offsets", offsets.len());
+    assert!(off_4k > 0.8, "with 512-byte alignment most offsets miss 4 KiB boundaries (7 in 8): {off_4k:.3}");
+    let out = Command::new("fio").arg("--debug=io").arg(&job).output().unwrap();
+    let log = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    let fio: Vec<u64> = log
+        .lines()
+        .filter(|l| l.contains(" fill: "))
+        .map(|l| u64::from_str_radix(l.split("off=0x").nth(1).unwrap().split(',').next().unwrap(), 16).unwrap())
+        .collect();
+    let fio_off_4k = fio.iter().filter(|o| *o % 4096 != 0).count() as f64 / fio.len() as f64;
+    assert!(
+        fio.len() == 2000 && fio.iter().all(|o| o % 512 == 0) && fio_off_4k > 0.8,
+        "fio: {} offsets, {fio_off_4k:.3} off 4k",
+        fio.len()
+    );
+}
