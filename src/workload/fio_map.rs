@@ -79,6 +79,12 @@ const KNOWN: &[&str] = &[
     "loops",
     "blockalign",
     "ba",
+    "steadystate",
+    "ss",
+    "ss_dur",
+    "steadystate_duration",
+    "ss_ramp",
+    "steadystate_ramp_time",
 ];
 
 /// Options that change nothing lunmark measures: accepted, each with a note
@@ -375,6 +381,9 @@ impl<'a> Settings<'a> {
                 "timeout" => "runtime",
                 "wait_for_previous" => "stonewall",
                 "ba" => "blockalign",
+                "steadystate" => "ss",
+                "steadystate_duration" => "ss_dur",
+                "steadystate_ramp_time" => "ss_ramp",
                 k => match KNOWN.iter().chain(HARMLESS).find(|n| **n == k) {
                     Some(n) => *n,
                     None if NO_FIGURE.contains(&k) => {
@@ -470,6 +479,7 @@ impl Job {
         let end = loops(&set, &name, run_end(&set, &name, kb_base, &lines, &place, problems, notes), problems, notes);
         refuse_what_lunmark_lacks(&set, &name, random, problems, notes);
         harmless(&set, &name, place.file_engine.is_some_and(|(_, b)| b), problems, notes);
+        steady_state(&set, problems);
         let (cpus, cpus_policy) = pinning(&set, problems);
         let (compress, dedupe) = data_reduction(&set, &lines, problems, notes);
         let rate = rate(&set, &lines, kb_base, read, numjobs, problems, notes);
@@ -953,6 +963,23 @@ fn run_end(
                 "job '{name}': fio would make one pass over the whole target; lunmark cannot know its size here and runs its default time (set runtime= with time_based, or --time)"
             ));
             End::Unknown
+        }
+    }
+}
+
+/// fio's `ss`/`ss_dur`/`ss_ramp`: fio ends a job when every sample of the
+/// window lies within a deviation of the mean (`iops:10%`), or when the
+/// window's slope is within a limit (`iops_slope:0.1%`), one criterion at a
+/// time. lunmark's `--steady` judges the window's range and its slope
+/// excursion together, so it would end at another point: refused, naming it.
+fn steady_state(set: &Settings, problems: &mut Problems) {
+    for key in ["ss", "ss_dur", "ss_ramp"] {
+        if let Some(s) = set.get(key) {
+            problems.push(
+                s,
+                "fio's steady state checks one criterion (each sample's deviation from the mean, or the slope); lunmark's --steady checks the window's range and slope excursion together, so the point would end elsewhere: drop it and give --steady iops|bw|lat with --steady-window, --steady-range and --steady-slope (docs/fio.md)",
+                false,
+            );
         }
     }
 }
@@ -1924,6 +1951,17 @@ mod tests {
         let aligns: Vec<Option<Bytes>> = group(&p, 0, 0).access.iter().map(|l| l.align).collect();
         assert_eq!(aligns, vec![Some(Bytes(512)), Some(Bytes(1024))]);
         assert_eq!(group(&map("[j]\nsize=1m\nrw=randread\nba=512\n").profile, 0, 0).access[0].align, Some(Bytes(512)));
+    }
+
+    #[test]
+    fn fio_steady_state_is_refused_naming_lunmarks() {
+        let e = refused("[j]\nsize=1m\nruntime=60\ntime_based\nss=iops:10%\nss_dur=30\nsteadystate_ramp_time=5\n");
+        for line in ["line 5: ss=iops:10%", "line 6: ss_dur=30", "line 7: steadystate_ramp_time=5"] {
+            assert!(e.contains(line), "{line}: {e}");
+        }
+        assert!(e.contains("give --steady iops|bw|lat"), "{e}");
+        let lenient = ImportOptions { lenient: true, ..Default::default() };
+        assert!(import("[j]\nsize=1m\nss=iops:10%\n", "t.fio", "t", &env, &lenient).is_err(), "it changes when the point ends");
     }
 
     /// Options that change nothing lunmark measures run without --fio-lenient,
