@@ -2,7 +2,7 @@
 # Installs what lunmark's build, tests and labs use, when missing: Debian
 # packages (as root or through sudo) and a Rust toolchain.
 set -euo pipefail
-packages=(build-essential curl ca-certificates iproute2 nbdkit libnbd-dev libnbd-bin qemu-utils tgt libiscsi-dev libiscsi-bin fio chromium util-linux e2fsprogs pkg-config sqlite3 libopenmpi-dev openmpi-bin libclang-dev)
+packages=(build-essential curl ca-certificates iproute2 python3-venv nbdkit libnbd-dev libnbd-bin qemu-utils tgt libiscsi-dev libiscsi-bin fio chromium util-linux e2fsprogs pkg-config sqlite3 libopenmpi-dev openmpi-bin libclang-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -36,4 +36,12 @@ fi
 if ! command -v cargo >/dev/null && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
   echo "no Debian Rust >= $min_rust: installing Rust (rustup, stable, minimal profile) for $(id -un)" >&2
   curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal --default-toolchain stable >/dev/null
+fi
+# fio-plot (PyPI), which tests/it/fio.rs draws the same chart with from fio's
+# JSON and lunmark's fio-json: in a venv of its own, where the test looks.
+venv="${LUNMARK_VENV:-$HOME/.cache/lunmark-venv}"
+if [ ! -x "$venv/bin/fio-plot" ]; then
+  echo "installing fio-plot (PyPI) into $venv" >&2
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q fio-plot
 fi

@@ -34,6 +34,8 @@ pub struct CpuSnapshot {
     pub core_ids: Vec<u32>,
     /// Process user + system time, seconds.
     pub process_s: f64,
+    /// Of which user time, seconds.
+    pub process_user_s: f64,
     /// The other user-space processes' times.
     pub others: super::others::ProcessTable,
     pub at: Instant,
@@ -46,9 +48,9 @@ pub fn snapshot() -> CpuSnapshot {
     let text = std::fs::read_to_string("/proc/stat").unwrap_or_default();
     let (all, cores) = parse_proc_stat(&text);
     let core_ids = core_ids(&text);
-    let process_s = process_cpu_seconds();
+    let (process_user_s, process_sys_s) = process_cpu_seconds();
     let others = super::others::scan(std::process::id() as i32, ticks_per_second());
-    CpuSnapshot { all, cores, core_ids, process_s, others, at }
+    CpuSnapshot { all, cores, core_ids, process_s: process_user_s + process_sys_s, process_user_s, others, at }
 }
 
 pub fn parse_proc_stat(text: &str) -> (CpuTicks, Vec<CpuTicks>) {
@@ -114,7 +116,8 @@ pub fn usage_of(a: &CpuSnapshot, b: &CpuSnapshot, cpus: &[u32]) -> SomeCpusUsage
     }
 }
 
-fn process_cpu_seconds() -> f64 {
+/// lunmark's own user and system CPU time, seconds.
+fn process_cpu_seconds() -> (f64, f64) {
     // SAFETY: getrusage writes one rusage struct into the zeroed local we pass.
     let usage = unsafe {
         let mut u: libc::rusage = std::mem::zeroed();
@@ -122,7 +125,7 @@ fn process_cpu_seconds() -> f64 {
         u
     };
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    tv(usage.ru_utime) + tv(usage.ru_stime)
+    (tv(usage.ru_utime), tv(usage.ru_stime))
 }
 
 fn ticks_per_second() -> f64 {
@@ -148,6 +151,9 @@ pub struct CpuUsage {
     pub busy_cpu_s: f64,
     /// lunmark's own user+system CPU-seconds.
     pub process_cpu_s: f64,
+    /// Of which user time (the rest is system time).
+    #[serde(default)]
+    pub process_user_cpu_s: f64,
     /// CPU-seconds of other user-space processes (kernel threads and what
     /// lunmark started apart); None when /proc could not be read.
     pub other_processes_cpu_s: Option<f64>,
@@ -179,6 +185,7 @@ pub fn usage_between(a: &CpuSnapshot, b: &CpuSnapshot) -> CpuUsage {
         process_pct: if wall > 0.0 { process_cpu_s * 100.0 / (wall * ncores) } else { 0.0 },
         busy_cpu_s: b.all.busy.saturating_sub(a.all.busy) as f64 / ticks_per_second(),
         process_cpu_s,
+        process_user_cpu_s: (b.process_user_s - a.process_user_s).clamp(0.0, process_cpu_s),
         other_processes_cpu_s: scanned.then_some(other_s),
         other_processes_pct: scanned.then(|| other_s * 100.0 / capacity_s),
         other_processes_top: if scanned { super::others::top(&by_name, capacity_s, 3) } else { Vec::new() },
@@ -202,7 +209,15 @@ mod tests {
     fn some_cpus_are_counted_by_number_not_position() {
         let snap = |text: &str| {
             let (all, cores) = parse_proc_stat(text);
-            CpuSnapshot { all, cores, core_ids: core_ids(text), process_s: 0.0, others: Default::default(), at: Instant::now() }
+            CpuSnapshot {
+                all,
+                cores,
+                core_ids: core_ids(text),
+                process_s: 0.0,
+                process_user_s: 0.0,
+                others: Default::default(),
+                at: Instant::now(),
+            }
         };
         // CPU 1 is offline: CPU 2 is the second per-CPU line.
         let a = snap(

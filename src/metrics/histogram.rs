@@ -107,6 +107,28 @@ impl LatencyHistogram {
         Ok(out)
     }
 
+    /// Standard deviation of the recorded values (population), from the
+    /// buckets: each value within RELATIVE_ERROR.
+    pub fn stddev_ns(&self) -> f64 {
+        if self.count() == 0 {
+            return 0.0;
+        }
+        self.h.stdev()
+    }
+
+    /// Counts of the recorded values below each bound (ns) and from the
+    /// previous bound: `counts[i]` holds values in [bounds[i-1], bounds[i]),
+    /// the last entry those at or above the last bound. A value counts where
+    /// its bucket's middle falls (within RELATIVE_ERROR).
+    pub fn counts_below(&self, bounds: &[u64]) -> Vec<u64> {
+        let mut counts = vec![0u64; bounds.len() + 1];
+        for v in self.h.iter_recorded() {
+            let x = self.h.median_equivalent(v.value_iterated_to());
+            counts[bounds.partition_point(|b| *b <= x)] += v.count_at_value();
+        }
+        counts
+    }
+
     pub fn max_ns(&self) -> u64 {
         self.h.max()
     }
@@ -119,6 +141,21 @@ impl LatencyHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// fio's latency ranges: [1, 2) µs is its latency_us "2", [10, 20) µs its "20",
+    /// 2 s and more its latency_ms ">=2000".
+    #[test]
+    fn counts_fall_in_fios_latency_ranges() {
+        let mut h = LatencyHistogram::default();
+        for v in [1, 1_500, 15_000, 19_990, 3_000_000_000] {
+            h.record(v);
+        }
+        let c = h.counts_below(&crate::results::model::LATENCY_BUCKET_BOUNDS_NS);
+        assert_eq!(c.len(), 32);
+        assert_eq!((c[0], c[10], c[13], c[31]), (1, 1, 2, 1), "{c:?}");
+        assert_eq!(c.iter().sum::<u64>(), 5);
+        assert!((h.stddev_ns() - 1.2e9).abs() < 1.2e9 * 0.001, "{}", h.stddev_ns());
+    }
 
     #[test]
     fn a_histogram_survives_its_v2_encoding_exactly() {

@@ -228,6 +228,7 @@ fn machine_usage(reports: &[RankReport], machines: &[MachineFigures]) -> CpuUsag
             / n,
         busy_cpu_s: machines.iter().map(|m| m.busy_cpu_s).sum(),
         process_cpu_s: reports.iter().map(|r| r.usage.process_cpu_s).sum(),
+        process_user_cpu_s: reports.iter().map(|r| r.usage.process_user_cpu_s).sum(),
         other_processes_cpu_s: None,
         other_processes_pct: None,
         other_processes_top: Vec::new(),

@@ -180,6 +180,11 @@ pub struct Summary {
     pub latency_us: LatencyByOp,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_latency_us: Option<LatencyByOp>,
+    /// How many I/Os (all directions) took a latency in each range of
+    /// LATENCY_BUCKET_BOUNDS_NS: entry i counts [bound i-1, bound i), the last
+    /// entry 2 s and more. Empty in older results.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_buckets: Vec<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<RateOutcome>,
     pub cpu: CpuStats,
@@ -292,6 +297,24 @@ fn is_zero_f64(v: &f64) -> bool {
     *v == 0.0
 }
 
+/// The upper bounds (ns) of `Summary::latency_buckets`: fio's latency
+/// ranges (2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 in ns, then in µs,
+/// then in ms up to 2000 ms), so that fio's `latency_ns`, `latency_us` and
+/// `latency_ms` can be filled from them.
+pub const LATENCY_BUCKET_BOUNDS_NS: [u64; 31] = {
+    const STEPS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+    let mut b = [0u64; 31];
+    let mut i = 0;
+    while i < 10 {
+        b[i] = STEPS[i];
+        b[10 + i] = STEPS[i] * 1_000;
+        b[20 + i] = STEPS[i] * 1_000_000;
+        i += 1;
+    }
+    b[30] = 2_000_000_000;
+    b
+};
+
 /// Submit-to-completion latency, microseconds. All zero when count is 0.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencyStats {
@@ -304,6 +327,12 @@ pub struct LatencyStats {
     pub p99_9: f64,
     pub p99_99: f64,
     pub max: f64,
+    /// The 95th percentile, and the standard deviation of the latencies, both
+    /// from the histogram (within its 0.1%); absent in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p95: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stddev: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -323,6 +352,10 @@ pub struct CpuStats {
     pub busy_cpu_s: f64,
     /// lunmark's own CPU-seconds during the interval.
     pub process_cpu_s: f64,
+    /// Of which user time (the rest is system time); absent in results
+    /// written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_user_cpu_s: Option<f64>,
     /// Other user-space processes' CPU time as a share of all host CPUs, percent
     /// (kernel threads, lunmark and what it started apart).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -387,6 +420,7 @@ impl CpuStats {
             service_demand_us_per_kb: (bytes > 0).then(|| usage.busy_cpu_s * 1e6 / (bytes as f64 / 1024.0)),
             busy_cpu_s: usage.busy_cpu_s,
             process_cpu_s: usage.process_cpu_s,
+            process_user_cpu_s: Some(usage.process_user_cpu_s),
             other_processes_pct: usage.other_processes_pct,
             other_processes_cpu_s: usage.other_processes_cpu_s,
             other_processes_top: usage.other_processes_top.clone(),
@@ -429,6 +463,11 @@ pub struct Interval {
     pub mbps: f64,
     pub lat_mean_us: f64,
     pub lat_p99_us: f64,
+    /// MB/s of reads and of writes in this slice; absent in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_mbps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_mbps: Option<f64>,
     /// Average watts in this second, when power is measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watts: Option<f64>,

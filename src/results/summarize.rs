@@ -24,6 +24,8 @@ pub fn latency_stats(h: &LatencyHistogram) -> LatencyStats {
         p99_9: us(h.quantile_ns(0.999)),
         p99_99: us(h.quantile_ns(0.9999)),
         max: us(h.max_ns()),
+        p95: Some(us(h.quantile_ns(0.95))),
+        stddev: Some(h.stddev_ns() / 1e3),
     }
 }
 
@@ -75,6 +77,7 @@ pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, durat
         duration_s,
         latency_us: latency_by_op(rec),
         service_latency_us: None,
+        latency_buckets: rec.all().counts_below(&super::model::LATENCY_BUCKET_BOUNDS_NS),
         rate: None,
         cpu: CpuStats::from_usage(cpu, iops, mbps, bytes),
         power: None,
@@ -167,6 +170,8 @@ fn interval_over(s: &IntervalSlice, len: f64) -> Interval {
         mbps: per_second(s.bytes_read + s.bytes_written, len) / 1e6,
         lat_mean_us: s.latency.mean_ns() / 1e3,
         lat_p99_us: s.latency.quantile_ns(0.99) as f64 / 1e3,
+        read_mbps: Some(per_second(s.bytes_read, len) / 1e6),
+        write_mbps: Some(per_second(s.bytes_written, len) / 1e6),
         watts: None,
     }
 }

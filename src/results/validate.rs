@@ -405,8 +405,18 @@ mod tests {
 
     #[test]
     fn out_of_order_percentiles_are_found_within_the_histogram_error() {
-        let mut l =
-            LatencyStats { count: 10, mean: 50.0, min: 10.0, p50: 40.0, p90: 80.0, p99: 90.0, p99_9: 95.0, p99_99: 99.0, max: 100.0 };
+        let mut l = LatencyStats {
+            count: 10,
+            mean: 50.0,
+            min: 10.0,
+            p50: 40.0,
+            p90: 80.0,
+            p99: 90.0,
+            p99_9: 95.0,
+            p99_99: 99.0,
+            max: 100.0,
+            ..Default::default()
+        };
         assert!(latency(&l, "x").is_ok());
         l.p90 = 90.0 * 1.0005;
         assert!(latency(&l, "x").is_ok(), "within the 0.1% of bucket midpoints");

@@ -69,6 +69,9 @@ pub struct WorkerPlan {
     pub sync: Option<crate::workload::SyncEvery>,
     /// io_uring polling (--sqpoll, --poll).
     pub polling: crate::workload::polling::Polling,
+    /// With the group's offset_increment: how far this worker's part starts
+    /// into each target's region, and how much shorter than the region it is.
+    pub part: Option<(u64, u64)>,
 }
 
 /// The access-line index of a sync's slot: no line's, so think time never counts it.
@@ -324,7 +327,14 @@ impl<'a> WorkerLoop<'a> {
     ) -> Self {
         let ntargets = mine.len() as u32;
         let nslots = (plan.qd * ntargets) as usize;
-        let regions = mine.iter().map(|t| t.region).collect();
+        // Set up once per worker: the loop only ever sees its own regions.
+        let regions = mine
+            .iter()
+            .map(|t| match plan.part {
+                Some((shift, less)) => crate::workload::Region { start: t.region.start + shift, len: t.region.len.saturating_sub(less) },
+                None => t.region,
+            })
+            .collect();
         let gen = match &plan.replay {
             Some(r) => OpSource::Replayed(super::replay::ReplayCursor::new(r.clone(), &plan.targets, regions, t0)),
             None => OpSource::Generated(Generator::new(plan.seed, plan.index as u64, &plan.access, regions)),

@@ -74,7 +74,68 @@ const KNOWN: &[&str] = &[
     "cpus_allowed_policy",
     "buffer_compress_percentage",
     "dedupe_percentage",
+    "offset_increment",
+    "rate",
+    "loops",
+    "blockalign",
+    "ba",
+    "steadystate",
+    "ss",
+    "ss_dur",
+    "steadystate_duration",
+    "ss_ramp",
+    "steadystate_ramp_time",
 ];
+
+/// Options that change nothing lunmark measures: accepted, each with a note
+/// saying why (docs/fio.md lists them). `harmless` writes the notes.
+const HARMLESS: &[&str] = &[
+    "thread",
+    "randrepeat",
+    "gtod_reduce",
+    "invalidate",
+    "refill_buffers",
+    "scramble_buffers",
+    "group_reporting",
+    "lat_percentiles",
+    "clat_percentiles",
+    "slat_percentiles",
+    "percentile_list",
+    "disk_util",
+    "write_bw_log",
+    "write_iops_log",
+    "write_lat_log",
+    "write_hist_log",
+    "log_avg_msec",
+    "log_hist_msec",
+    "per_job_logs",
+    "log_offset",
+    "significant_figures",
+];
+
+/// Options lunmark does not apply that change no figure it reports (fio's
+/// housekeeping and output): `--fio-lenient` may skip these, and only these.
+const NO_FIGURE: &[&str] = &[
+    "unlink",
+    "unlink_each_loop",
+    "stats",
+    "unified_rw_reporting",
+    "log_compression",
+    "log_store_compressed",
+    "log_unix_epoch",
+    "log_alternate_epoch",
+    "log_max_value",
+    "log_hist_coarseness",
+    "exec_postrun",
+    "allow_file_create",
+    "allow_mounted_write",
+    "create_serialize",
+    "clocksource",
+];
+
+/// Options whose value may hold one part per direction (`a,b[,c]`); elsewhere
+/// a trailing comma is an empty part fio drops.
+const PER_DIRECTION: &[&str] = &["bs", "bssplit", "bsrange", "rate_iops", "rate", "blockalign", "random_distribution"];
 
 /// Most access lines one job may map to (bsrange makes one per size).
 const MAX_LINES: usize = 256;
@@ -105,6 +166,8 @@ pub struct Imported {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
     pub line: usize,
+    /// "line N", or "FILE, line N" for a line of an included file.
+    pub place: String,
     pub option: String,
     pub message: String,
     /// The job runs without it (`--fio-lenient`); false when leaving it out would
@@ -114,7 +177,7 @@ pub struct Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}: {}", self.line, self.option, self.message)
+        write!(f, "{}: {}: {}", self.place, self.option, self.message)
     }
 }
 
@@ -141,20 +204,50 @@ fn hint(problems: &[Problem]) -> String {
     if problems.iter().all(|p| p.skippable) {
         "Remove these options, or add --fio-lenient to run without them (a warning each). docs/fio.md lists what lunmark applies.".into()
     } else if problems.iter().any(|p| p.skippable) {
-        "Fix the values lunmark cannot run; --fio-lenient skips only the options it can run without.".into()
+        "Remove or change the options lunmark cannot run; --fio-lenient skips only those that change no figure. docs/fio.md lists what lunmark applies.".into()
     } else {
-        "Fix these values; --fio-lenient cannot skip them, the workload would not be the one written.".into()
+        "Remove or change these options: each may change the workload, so --fio-lenient cannot skip them. docs/fio.md lists what lunmark applies.".into()
     }
+}
+
+/// Largest file `include` reads: job files are a few KiB; this keeps a
+/// mistaken include of a device or a log from being read whole.
+pub const MAX_INCLUDE_BYTES: u64 = 1 << 20;
+
+/// Reads an included file as fio finds it: a relative name is relative to the
+/// including file's directory. Only a regular file of at most MAX_INCLUDE_BYTES.
+fn read_include(name: &str, including: &str) -> Result<fio_job::Included, String> {
+    let base = std::path::Path::new(including).parent().unwrap_or(std::path::Path::new("."));
+    let path = if name.starts_with('/') { std::path::PathBuf::from(name) } else { base.join(name) };
+    // The rule of every input file (a regular file within the job files' limit, read no further), and the include's own.
+    let meta = std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if meta.is_file() && meta.len() > MAX_INCLUDE_BYTES {
+        return Err(format!("{} is {} bytes: an included job file may be at most {MAX_INCLUDE_BYTES} bytes", path.display(), meta.len()));
+    }
+    let text = crate::input_path::read_to_string(&path, &crate::input_path::FIO_JOB).map_err(|e| e.to_string())?;
+    let identity = std::fs::canonicalize(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(fio_job::Included { shown: path.display().to_string(), identity: identity.display().to_string(), text })
+}
+
+/// Parses a job file on disk with this process's environment and host.
+fn parse_file(path: &std::path::Path) -> Result<(String, Vec<JobSection>), FioError> {
+    let text = crate::input_path::read_to_string(path, &crate::input_path::FIO_JOB)?;
+    let origin = path.display().to_string();
+    // Cycles are found by canonical path; the job file itself is the first link.
+    let identity = std::fs::canonicalize(path).map(|p| p.display().to_string()).unwrap_or_else(|_| origin.clone());
+    let ctx = fio_job::Context { env: &|k| std::env::var(k).ok(), host: fio_job::HostVars::of_this_host(), include: &read_include };
+    let sections = fio_job::parse_as(&text, &origin, &identity, &ctx)?;
+    Ok((origin, sections))
 }
 
 /// Reads and maps a job file from disk, `${VAR}` from this process's environment.
 pub fn import_file(path: &std::path::Path, options: &ImportOptions) -> Result<Imported, FioError> {
-    let text = crate::input_path::read_to_string(path, &crate::input_path::FIO_JOB)?;
     let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "fio".into());
-    import(&text, &path.display().to_string(), &name, &|k| std::env::var(k).ok(), options)
+    let (origin, sections) = parse_file(path)?;
+    import_sections(sections, &origin, &name, options)
 }
 
-/// Maps a job file's text to a profile named `name`.
+/// Maps a job file's text to a profile named `name` (no includes: they need a file on disk).
 pub fn import(
     text: &str,
     origin: &str,
@@ -162,7 +255,12 @@ pub fn import(
     env: &dyn Fn(&str) -> Option<String>,
     options: &ImportOptions,
 ) -> Result<Imported, FioError> {
-    let sections = fio_job::parse(text, origin, env)?;
+    let no_include = |_: &str, _: &str| Err("include needs the job file on disk (run --fio FILE)".to_string());
+    let ctx = fio_job::Context { env, host: fio_job::HostVars::of_this_host(), include: &no_include };
+    import_sections(fio_job::parse(text, origin, &ctx)?, origin, name, options)
+}
+
+fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options: &ImportOptions) -> Result<Imported, FioError> {
     let known: Vec<String> = sections.iter().map(|s| s.name.clone()).collect();
     let chosen: Vec<&JobSection> = sections.iter().filter(|s| options.sections.is_empty() || options.sections.contains(&s.name)).collect();
     if chosen.is_empty() {
@@ -193,7 +291,7 @@ struct Problems(Vec<Problem>);
 
 impl Problems {
     fn push(&mut self, s: &Setting, message: impl Into<String>, skippable: bool) {
-        let p = Problem { line: s.line, option: show(s), message: message.into(), skippable };
+        let p = Problem { line: s.line, place: s.place(), option: show(s), message: message.into(), skippable };
         if !self.0.contains(&p) {
             self.0.push(p);
         }
@@ -263,6 +361,8 @@ struct Job {
     /// buffer_compress_percentage and dedupe_percentage, percent.
     compress: Option<f64>,
     dedupe: Option<f64>,
+    /// offset_increment, bytes.
+    offset_increment: Option<u64>,
 }
 
 /// The settings in force for a job, one per key, with alias keys folded.
@@ -279,10 +379,22 @@ impl<'a> Settings<'a> {
                 "io_limit" => "io_size",
                 "timeout" => "runtime",
                 "wait_for_previous" => "stonewall",
-                k => match KNOWN.iter().find(|n| **n == k) {
+                "ba" => "blockalign",
+                "steadystate" => "ss",
+                "steadystate_duration" => "ss_dur",
+                "steadystate_ramp_time" => "ss_ramp",
+                k => match KNOWN.iter().chain(HARMLESS).find(|n| **n == k) {
                     Some(n) => *n,
+                    None if NO_FIGURE.contains(&k) => {
+                        problems.push(s, "not an option lunmark applies (it changes no figure lunmark reports)", true);
+                        continue;
+                    }
                     None => {
-                        problems.push(s, "not an option lunmark applies", true);
+                        problems.push(
+                            s,
+                            "not an option lunmark applies, and it may change the workload, so --fio-lenient cannot skip it either",
+                            false,
+                        );
                         continue;
                     }
                 },
@@ -296,14 +408,20 @@ impl<'a> Settings<'a> {
         self.0.get(key).copied()
     }
 
+    /// The value; a trailing `,` (an empty part fio drops) is left out except
+    /// where the parts are per direction.
     fn value(&self, key: &str) -> Option<(&'a Setting, &'a str)> {
-        self.get(key).map(|s| (s, s.value.as_deref().unwrap_or("")))
+        let trim = !PER_DIRECTION.contains(&key);
+        self.get(key).map(|s| {
+            let v = s.value.as_deref().unwrap_or("");
+            (s, if trim { v.trim_end().trim_end_matches(',') } else { v })
+        })
     }
 
     fn switch(&self, key: &str, problems: &mut Problems) -> bool {
-        match self.get(key) {
+        match self.value(key) {
             None => false,
-            Some(s) => parse_bool(s.value.as_deref()).unwrap_or_else(|m| {
+            Some((s, v)) => parse_bool(s.value.as_ref().map(|_| v)).unwrap_or_else(|m| {
                 problems.push(s, m, false);
                 false
             }),
@@ -346,17 +464,24 @@ impl Job {
         for l in lines.iter_mut().filter(|_| trim > 0.0) {
             l.trim = trim;
         }
+        block_align(&set, &mut lines, kb_base, problems);
         let dist = distribution(&set, problems);
         for l in &mut lines {
             l.dist = dist.clone();
         }
         let sync = sync(&set, problems);
-        let place = place(&set, &name, numjobs, kb_base, problems, notes);
+        let mut place = place(&set, &name, numjobs, kb_base, problems, notes);
+        let min_bs = lines.iter().map(|l| l.bs.get()).min().unwrap_or(4096);
+        let offset = shares_of_the_file(&set, &mut place, kb_base, min_bs, problems, notes);
+        let offset_increment = offset_increment(&set, &name, numjobs, &mut place, problems, notes);
         let qd = queue_depth(&set, &name, place.files, problems, notes);
-        let end = run_end(&set, &name, kb_base, &lines, &place, problems, notes);
+        let end = loops(&set, &name, run_end(&set, &name, kb_base, &lines, &place, problems, notes), problems, notes);
         refuse_what_lunmark_lacks(&set, &name, random, problems, notes);
+        harmless(&set, &name, place.file_engine.is_some_and(|(_, b)| b), problems, notes);
+        steady_state(&set, problems);
         let (cpus, cpus_policy) = pinning(&set, problems);
         let (compress, dedupe) = data_reduction(&set, &lines, problems, notes);
+        let rate = rate(&set, &lines, kb_base, read, numjobs, problems, notes);
         Job {
             line: section.line,
             numjobs,
@@ -367,12 +492,13 @@ impl Job {
             targets: place.targets,
             per_clone: place.per_clone,
             file_size: place.file_size,
-            offset: set.size("offset", kb_base, problems),
+            offset,
+            offset_increment,
             end,
             ramp: set.time("ramp_time", problems).unwrap_or(Duration::ZERO),
             seed: set.number::<u64>("randseed", problems),
             file_engine: place.file_engine,
-            rate: rate(&set, read, numjobs, problems),
+            rate,
             verify: verify(&set, problems, notes),
             thinktime: thinktime(&set, problems, notes).filter(|t| !t.is_zero()),
             thinktime_blocks: set.number::<u32>("thinktime_blocks", problems).filter(|_| set.get("thinktime").is_some()),
@@ -403,7 +529,7 @@ fn polling(set: &Settings, job: &str, problems: &mut Problems) -> super::polling
             } else {
                 format!("{} is an option of ioengine=io_uring only (lunmark's --sqpoll and --poll are io_uring's too)", s.key)
             };
-            problems.push(s, message, true);
+            problems.push(s, message, false);
         }
         return Polling::default();
     }
@@ -439,9 +565,7 @@ fn polling(set: &Settings, job: &str, problems: &mut Problems) -> super::polling
 /// Where a job file asks for completion polling, as "FILE, job 'J', line N: hipri=1"
 /// (the first chosen job with hipri on), for a refusal of polling at the run to name.
 pub fn poll_origin(path: &std::path::Path, options: &ImportOptions) -> Option<String> {
-    let text = crate::input_path::read_to_string(path, &crate::input_path::FIO_JOB).ok()?;
-    let origin = path.display().to_string();
-    let sections = fio_job::parse(&text, &origin, &|k| std::env::var(k).ok()).ok()?;
+    let (origin, sections) = parse_file(path).ok()?;
     let mut problems = Problems::default();
     sections.iter().filter(|s| options.sections.is_empty() || options.sections.contains(&s.name)).find_map(|section| {
         let set = Settings::of(section, &mut problems);
@@ -598,7 +722,8 @@ struct Place {
 fn place(set: &Settings, name: &str, numjobs: u32, kb_base: u64, problems: &mut Problems, notes: &mut Notes) -> Place {
     let engine = set.value("ioengine").map(|(s, v)| (s, v.trim().to_string()));
     let engine_name = engine.as_ref().map(|(_, e)| e.as_str()).unwrap_or("psync");
-    let size = set.size("size", kb_base, problems);
+    // A share of the file (size=50%) is resolved once the files are known.
+    let size = set.value("size").filter(|(_, v)| fio_job::parse_percent(v).is_none()).and_then(|_| set.size("size", kb_base, problems));
     let filesize = set.size("filesize", kb_base, problems);
     let direct = set.switch("direct", problems);
     let buffered_given = set.get("buffered").map(|_| set.switch("buffered", problems));
@@ -689,6 +814,73 @@ fn place(set: &Settings, name: &str, numjobs: u32, kb_base: u64, problems: &mut 
     place
 }
 
+/// `size=P%` and `offset=P%`: shares of each file's real size, as fio takes
+/// them: the offset rounded up to the smallest transfer, the size rounded
+/// down to it and cut where the file ends. The files must exist (and be of
+/// one size: lunmark holds one region per run). Returns the offset in bytes.
+fn shares_of_the_file(
+    set: &Settings,
+    place: &mut Place,
+    kb_base: u64,
+    min_bs: u64,
+    problems: &mut Problems,
+    notes: &mut Notes,
+) -> Option<u64> {
+    let pct = |key: &str, problems: &mut Problems| {
+        let (s, v) = set.value(key)?;
+        let p = fio_job::parse_percent(v)?;
+        p.map_err(|m| problems.push(s, m, false)).ok().map(|p| (s, p))
+    };
+    let size_pct = pct("size", problems);
+    let offset_pct = pct("offset", problems);
+    let explicit =
+        set.value("offset").filter(|(_, v)| fio_job::parse_percent(v).is_none()).and_then(|_| set.size("offset", kb_base, problems));
+    let Some((s, _)) = size_pct.or(offset_pct) else { return explicit };
+    let real = match place.file_engine.is_some().then(|| real_size(&place.targets)) {
+        Some(Ok(n)) => n,
+        Some(Err(m)) => {
+            problems.push(s, format!("a share of the file needs the file's size: {m}"), false);
+            return None;
+        }
+        None => {
+            problems.push(s, "a share of the file applies to files and devices; give this engine's size in bytes", false);
+            return None;
+        }
+    };
+    let offset = match offset_pct {
+        Some((_, p)) => ((real as f64 * p / 100.0) as u64).div_ceil(min_bs) * min_bs,
+        None => explicit.unwrap_or(0),
+    };
+    if let Some((s, p)) = size_pct {
+        let region = ((real as f64 * p / 100.0) as u64).min(real.saturating_sub(offset));
+        let region = region - region % min_bs;
+        place.file_size = Some(region);
+        place.pass_bytes = Some(region * place.files as u64);
+        notes.push(format!("{} ({}): {p}% of {} ({} bytes) is {} bytes on each file", show(s), s.place(), place.targets[0], real, region));
+    }
+    if let Some((s, p)) = offset_pct {
+        notes.push(format!("{} ({}): {p}% of {} ({} bytes) is offset {offset}", show(s), s.place(), place.targets[0], real));
+    }
+    offset_pct.map(|_| offset).or(explicit)
+}
+
+/// The size of existing files or devices, all alike.
+fn real_size(targets: &[String]) -> Result<u64, String> {
+    use std::io::{Seek, SeekFrom};
+    let mut sizes = Vec::new();
+    for t in targets {
+        // A block device's size is where a seek to its end lands; a file's is its length.
+        let n = std::fs::File::open(t)
+            .and_then(|mut f| f.seek(SeekFrom::End(0)))
+            .map_err(|e| format!("{t}: {e} (fio too needs it to exist; or give the size in bytes)"))?;
+        sizes.push((t, n));
+    }
+    match sizes.iter().find(|(_, n)| *n != sizes[0].1) {
+        Some((t, n)) => Err(format!("{} is {} bytes and {t} is {n}: lunmark holds one region for every file", sizes[0].0, sizes[0].1)),
+        None => sizes.first().map(|(_, n)| *n).ok_or_else(|| "the job names no file".to_string()),
+    }
+}
+
 /// fio's iodepth is the job's, over all its files; lunmark's is per file.
 fn queue_depth(set: &Settings, name: &str, files: u32, problems: &mut Problems, notes: &mut Notes) -> u32 {
     let Some(iodepth) = set.number::<u32>("iodepth", problems).map(|d| d.max(1)) else {
@@ -774,16 +966,146 @@ fn run_end(
     }
 }
 
+/// fio's `ss`/`ss_dur`/`ss_ramp`: fio ends a job when every sample of the
+/// window lies within a deviation of the mean (`iops:10%`), or when the
+/// window's slope is within a limit (`iops_slope:0.1%`), one criterion at a
+/// time. lunmark's `--steady` judges the window's range and its slope
+/// excursion together, so it would end at another point: refused, naming it.
+fn steady_state(set: &Settings, problems: &mut Problems) {
+    for key in ["ss", "ss_dur", "ss_ramp"] {
+        if let Some(s) = set.get(key) {
+            problems.push(
+                s,
+                "fio's steady state checks one criterion (each sample's deviation from the mean, or the slope); lunmark's --steady checks the window's range and slope excursion together, so the point would end elsewhere: drop it and give --steady iops|bw|lat with --steady-window, --steady-range and --steady-slope (docs/fio.md)",
+                false,
+            );
+        }
+    }
+}
+
+/// `loops=N`: fio repeats the job's I/O N times; a job that ends after a
+/// number of I/Os does N times as many. A timed job runs for its time (fio's
+/// loops end at the runtime too).
+fn loops(set: &Settings, name: &str, end: End, problems: &mut Problems, notes: &mut Notes) -> End {
+    let Some(n) = set.number::<u64>("loops", problems) else { return end };
+    if n == 0 {
+        problems.push(set.get("loops").expect("given"), "loops must be at least 1", false);
+        return end;
+    }
+    match end {
+        End::Ios(ios) if n > 1 => {
+            notes.push(format!("job '{name}': loops={n}: {n} passes of {ios} I/Os per worker, {} in all", ios * n));
+            End::Ios(ios * n)
+        }
+        End::Time(t) if n > 1 => {
+            notes.push(format!(
+                "job '{name}': loops={n} with a runtime: it runs for {} (fio ends at the runtime too)",
+                crate::units::format_duration(t)
+            ));
+            End::Time(t)
+        }
+        e => e,
+    }
+}
+
 /// Options lunmark reads but cannot apply yet, and the random map fio keeps.
 fn refuse_what_lunmark_lacks(set: &Settings, name: &str, random: f64, problems: &mut Problems, notes: &mut Notes) {
     if set.time("startdelay", problems).is_some_and(|t| !t.is_zero()) {
-        problems.push(set.get("startdelay").expect("given"), "not supported yet: lunmark starts every group of a phase together", true);
+        problems.push(
+            set.get("startdelay").expect("given"),
+            "lunmark starts every group of a phase together: drop it, or start the job after the others end with stonewall (a phase of its own)",
+            false,
+        );
     }
     if random > 0.0 && !set.switch("norandommap", problems) {
         notes.push(format!(
             "job '{name}': fio's random map visits each block once per pass and shortens transfers that would overlap blocks already done; lunmark draws every offset afresh and keeps the sizes, as fio does with norandommap"
         ));
     }
+}
+
+/// Options that change nothing lunmark measures: a note each, saying why.
+/// `invalidate=1` on a buffered job is the exception: fio drops the file's
+/// cached pages before the job, lunmark does not, so the cache would differ.
+fn harmless(set: &Settings, name: &str, buffered: bool, problems: &mut Problems, notes: &mut Notes) {
+    let why = |key: &str| -> Option<&'static str> {
+        Some(match key {
+            "thread" => "fio runs the job in threads instead of processes; lunmark's workers are always threads",
+            "randrepeat" => "it chooses whether fio's random offsets repeat from run to run; lunmark draws from its own stream (randseed= sets its seed), with the same distribution",
+            "gtod_reduce" => "it makes fio read the clock less (and drop its latency figures); lunmark times every I/O anyway",
+            "invalidate" => "fio drops the file's cached pages before the job; with direct=1 nothing is read from the page cache",
+            "refill_buffers" | "scramble_buffers" => "it changes what fio writes, not how much or where; lunmark writes incompressible random data (a target that deduplicates or compresses could tell them apart: --dedupe and --compress set that)",
+            "group_reporting" => "it sums fio's jobs in its report; lunmark reports each group and the point",
+            "lat_percentiles" | "clat_percentiles" | "slat_percentiles" | "percentile_list" | "significant_figures" => "it chooses what fio prints; lunmark reports p50, p90, p99, p99.9 and p99.99 of every I/O's latency",
+            "disk_util" => "it makes fio print the disks' own counters; lunmark does not read them",
+            "write_bw_log" | "write_iops_log" | "write_lat_log" | "write_hist_log" | "log_avg_msec" | "log_hist_msec" | "per_job_logs" | "log_offset" => "fio writes log files; lunmark writes none, its per-second figures are in the result (summary.intervals)",
+            _ => return None,
+        })
+    };
+    for key in HARMLESS {
+        let Some((s, v)) = set.value(key) else { continue };
+        if *key == "invalidate" && buffered && parse_bool(s.value.as_ref().map(|_| v)).unwrap_or(true) {
+            problems.push(
+                s,
+                format!("job '{name}' goes through the page cache, which fio empties of the file before the job and lunmark does not: set direct=1, or invalidate=0 to run on what is cached, as lunmark does"),
+                false,
+            );
+            continue;
+        }
+        if let Some(reason) = why(key) {
+            notes.push(format!("{} ({}): accepted, it changes nothing lunmark measures: {reason}", show(s), s.place()));
+        }
+    }
+}
+
+/// `offset_increment`: fio starts clone N of a job at offset + N x increment,
+/// each clone on its own part of the file (without it, lunmark's workers
+/// would read the same blocks: from an array's cache). lunmark's group gets
+/// the same `offset_increment`, and the region on each file grows to hold
+/// every clone's part. Needs a size, and one file shared by the clones.
+fn offset_increment(
+    set: &Settings,
+    name: &str,
+    numjobs: u32,
+    place: &mut Place,
+    problems: &mut Problems,
+    notes: &mut Notes,
+) -> Option<u64> {
+    let (s, v) = set.value("offset_increment")?;
+    let inc = parse_size(v, 1024).map_err(|m| problems.push(s, m, false)).ok()?;
+    if numjobs <= 1 || inc == 0 {
+        return None;
+    }
+    if place.per_clone {
+        problems.push(
+            s,
+            format!("job '{name}' gives each clone a file of its own (no filename=), and fio moves clone N's part N x {} into its own file; lunmark cannot: give filename= to share one file", v.trim()),
+            false,
+        );
+        return None;
+    }
+    let Some(size) = place.file_size else {
+        problems.push(
+            s,
+            format!(
+                "job '{name}' gives each of its {numjobs} clones its own part from offset + N x {}: give size= (each clone's part) as well",
+                v.trim()
+            ),
+            false,
+        );
+        return None;
+    };
+    let spread = inc.saturating_mul(numjobs as u64 - 1);
+    place.file_size = Some(size.saturating_add(spread));
+    notes.push(format!(
+        "{} ({}): each of the {numjobs} workers of job '{name}' does its I/O on its own {} from offset + N x {}; the region on each file is {} to hold them",
+        show(s),
+        s.place(),
+        Bytes(size),
+        Bytes(inc),
+        Bytes(size.saturating_add(spread))
+    ));
+    Some(inc)
 }
 
 /// `random_distribution=`: random, zipf:THETA, pareto:H and zoned:A/R:... mean
@@ -807,7 +1129,7 @@ fn distribution(set: &Settings, problems: &mut Problems) -> Option<crate::worklo
             }
         },
         "zipf" | "pareto" => {
-            problems.push(s, "a centre for zipf or pareto is not supported: give zipf:THETA or pareto:H", true);
+            problems.push(s, "a centre for zipf or pareto is not supported: give zipf:THETA or pareto:H", false);
             None
         }
         "zoned" if !v.contains(',') => match format!("{v}:contiguous").parse::<Distribution>() {
@@ -818,19 +1140,19 @@ fn distribution(set: &Settings, problems: &mut Problems) -> Option<crate::worklo
             }
         },
         "zoned" => {
-            problems.push(s, "zones apart for reads, writes and trims are not supported: give one set of zones for all I/O", true);
+            problems.push(s, "zones apart for reads, writes and trims are not supported: give one set of zones for all I/O", false);
             None
         }
         "normal" => {
             problems.push(
                 s,
                 "fio's normal is a sum of uniform draws whose spread is not P% of the file, and lunmark's normal:SIGMA% is a true bell curve: set dist = \"normal:SIGMA%\" in the imported profile instead",
-                true,
+                false,
             );
             None
         }
         _ => {
-            problems.push(s, format!("'{v}' is not a distribution lunmark has: use random, zipf:THETA, pareto:H or zoned:A/R:..."), true);
+            problems.push(s, format!("'{v}' is not a distribution lunmark has: use random, zipf:THETA, pareto:H or zoned:A/R:..."), false);
             None
         }
     }
@@ -901,32 +1223,107 @@ fn verify(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> bool {
             true
         }
         Some((s, _)) => {
-            problems.push(s, "not a checksum lunmark maps: use one of md5, crc32c, crc64, sha256, xxhash (they all run as --verify)", true);
+            problems.push(
+                s,
+                "not a checksum lunmark maps: use one of md5, crc32c, crc64, sha256, xxhash (they all run as --verify)",
+                false,
+            );
             false
         }
     }
 }
 
-/// `rate_iops`: fio caps each job (clone), so the group's rate is N x numjobs.
-fn rate(set: &Settings, read: f64, numjobs: u32, problems: &mut Problems) -> Option<f64> {
-    let (s, v) = set.value("rate_iops")?;
-    if v.contains(',') {
-        problems.push(s, "separate read/write rates are not supported: give one number (or use --rate)", true);
+/// `rate_iops=N` or `rate=BYTES` (a second's bytes, at the job's mean transfer
+/// size): fio caps each job (clone), so the group's rate is N x numjobs. Both
+/// take `READ,WRITE`: a job that only reads takes the first part, one that
+/// only writes the second (`rate=,4m`); an empty part is no cap. On a job that
+/// does both fio caps each direction apart, which lunmark does not do.
+fn rate(
+    set: &Settings,
+    lines: &[AccessLine],
+    kb_base: u64,
+    read: f64,
+    numjobs: u32,
+    problems: &mut Problems,
+    notes: &mut Notes,
+) -> Option<f64> {
+    if let (Some(_), Some(s)) = (set.get("rate_iops"), set.get("rate")) {
+        problems.push(s, "give one of rate and rate_iops", false);
         return None;
     }
-    match v.trim().parse::<f64>() {
-        Ok(r) if r > 0.0 && r.is_finite() => {
-            if read > 0.0 && read < 100.0 {
-                problems.push(s, "on a job that reads and writes fio caps each direction apart; lunmark caps the total: use --rate", true);
-                return None;
-            }
-            Some(r * numjobs as f64)
-        }
+    let (s, v) = set.value("rate_iops").or(set.value("rate"))?;
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    let part = match (parts.len(), read) {
+        (1, _) => parts[0],
+        (_, r) if r >= 100.0 => parts[0],
+        (_, r) if r <= 0.0 => parts[1],
         _ => {
-            problems.push(s, format!("'{v}' is not a positive number of I/Os per second"), false);
-            None
+            problems.push(s, "separate read and write rates on a job that does both: lunmark caps the total (use --rate)", false);
+            return None;
+        }
+    };
+    if part.is_empty() {
+        return None;
+    }
+    if read > 0.0 && read < 100.0 {
+        problems.push(s, "on a job that reads and writes fio caps each direction apart; lunmark caps the total: use --rate", false);
+        return None;
+    }
+    let per_job = if s.key == "rate" {
+        let bytes = parse_size(part, kb_base).map_err(|m| problems.push(s, m, false)).ok()? as f64;
+        let mean_bs: f64 = lines.iter().map(|l| l.share / 100.0 * l.bs.get() as f64).sum();
+        if lines.windows(2).any(|w| w[0].bs != w[1].bs) {
+            notes.push(format!(
+                "{} ({}): fio caps the bytes; lunmark caps the I/Os, {:.1} a second at the mean transfer size ({:.0} bytes): the same bytes on average",
+                show(s),
+                s.place(),
+                bytes / mean_bs,
+                mean_bs
+            ));
+        }
+        bytes / mean_bs
+    } else {
+        part.parse::<f64>().unwrap_or(f64::NAN)
+    };
+    if !(per_job > 0.0 && per_job.is_finite()) {
+        problems.push(s, format!("'{part}' is not a positive rate"), false);
+        return None;
+    }
+    Some(per_job * numjobs as f64)
+}
+
+/// `blockalign=N` (`ba`): random offsets aligned to N (fio's default is the
+/// transfer size, lunmark's too); `READ,WRITE` apart.
+fn block_align(set: &Settings, lines: &mut Vec<AccessLine>, kb_base: u64, problems: &mut Problems) {
+    let Some((s, v)) = set.value("blockalign") else { return };
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    if parts.len() > 2 {
+        problems.push(s, "a trim alignment of its own is not supported: give READ[,WRITE]", false);
+        return;
+    }
+    let mut sizes = [None, None];
+    for (i, p) in parts.iter().enumerate().filter(|(_, p)| !p.is_empty()) {
+        match parse_size(p, kb_base) {
+            Ok(n) if n > 0 => sizes[i] = Some(Bytes(n)),
+            Ok(_) => problems.push(s, "an alignment must be above 0", false),
+            Err(m) => problems.push(s, m, false),
         }
     }
+    if parts.len() == 1 {
+        sizes[1] = sizes[0];
+    }
+    let mut out = Vec::new();
+    for l in lines.drain(..) {
+        if l.read > 0.0 && l.read < 100.0 && l.trim == 0.0 && sizes[0] != sizes[1] {
+            // One line of reads and writes, aligned apart: a line per direction.
+            out.push(AccessLine { share: l.share * l.read / 100.0, read: 100.0, align: sizes[0].or(l.align), ..l.clone() });
+            out.push(AccessLine { share: l.share * (100.0 - l.read) / 100.0, read: 0.0, align: sizes[1].or(l.align), ..l });
+            continue;
+        }
+        let dir = if l.read >= 100.0 { 0 } else { 1 };
+        out.push(AccessLine { align: sizes[dir].or(l.align), ..l });
+    }
+    *lines = out;
 }
 
 /// The access lines of a job: transfer sizes (bs, bssplit or bsrange, apart for
@@ -996,7 +1393,7 @@ fn per_direction(
         problems.push(s, "give at most three comma-separated values: reads, writes, trims", false);
     }
     if parts.get(2).is_some_and(|p| !p.is_empty()) {
-        problems.push(s, "a transfer size of its own for trims is not supported (trims take the write size): drop the third value", true);
+        problems.push(s, "a transfer size of its own for trims is not supported (trims take the write size): drop the third value", false);
     }
     let default = || vec![(4096, 100.0)];
     let mut get = |part: Option<&&str>, problems: &mut Problems| match part {
@@ -1098,7 +1495,7 @@ fn bsrange(s: &Setting, part: &str, kb_base: u64, problems: &mut Problems) -> Op
 fn agree_among(jobs: &[&Job], what: &str, key: &str, same: &dyn Fn(&Job, &Job) -> bool, problems: &mut Problems) {
     let Some(first) = jobs.first() else { return };
     if let Some(j) = jobs.iter().find(|j| !same(j, first)) {
-        let s = Setting { key: key.into(), value: None, line: j.line };
+        let s = Setting { key: key.into(), value: None, line: j.line, file: None };
         problems.push(
             &s,
             format!(
@@ -1119,7 +1516,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
     for job in jobs {
         let new_phase = match &job.wait_for {
             Some((other, line)) if !jobs.iter().take_while(|j| !std::ptr::eq(*j, job)).any(|j| &j.name == other) => {
-                let setting = Setting { key: "wait_for".into(), value: Some(other.clone()), line: *line };
+                let setting = Setting { key: "wait_for".into(), value: Some(other.clone()), line: *line, file: None };
                 problems.push(&setting, format!("no job '{other}' comes before this one"), false);
                 phases.is_empty()
             }
@@ -1127,7 +1524,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
             _ if job.stonewall => true,
             Some((other, line)) => {
                 let current = &phases.last().expect("not empty").0;
-                let setting = Setting { key: "wait_for".into(), value: Some(other.clone()), line: *line };
+                let setting = Setting { key: "wait_for".into(), value: Some(other.clone()), line: *line, file: None };
                 if current.contains(other) && current.len() > 1 {
                     problems.push(
                         &setting,
@@ -1177,6 +1574,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
             arrivals: job.arrivals,
             thinktime: job.thinktime,
             thinktime_blocks: job.thinktime_blocks,
+            offset_increment: job.offset_increment.map(Bytes),
             access: job.lines.clone(),
         });
     }
@@ -1221,7 +1619,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
     if let Some(f) = files.first() {
         for j in &files {
             if j.file_engine != f.file_engine {
-                let s = Setting { key: "ioengine/direct".into(), value: None, line: j.line };
+                let s = Setting { key: "ioengine/direct".into(), value: None, line: j.line, file: None };
                 problems.push(
                     &s,
                     format!(
@@ -1490,14 +1888,148 @@ mod tests {
             assert!(e.contains(want), "{want} missing from: {e}");
         }
         assert_eq!(e.matches("zonemode").count(), 1, "a [global] option is named once: {e}");
-        let i = import(text, "t.fio", "t", &env, &ImportOptions { lenient: true, ..Default::default() }).unwrap();
-        assert_eq!(i.skipped.len(), 5, "{:?}", i.skipped);
-        assert!(i.skipped[0].contains("line 3: zonemode=zbd") && i.skipped[0].contains("skipped"));
+        let lenient = ImportOptions { lenient: true, ..Default::default() };
+        // Each of these changes the workload: --fio-lenient refuses them too (a user's
+        // trial found offset_increment dropped with a warning: four workers on the same blocks).
+        let e = import(text, "t.fio", "t", &env, &lenient).unwrap_err().to_string();
+        assert!(e.contains("line 9: startdelay=5") && e.contains("cannot skip"), "{e}");
+        let e = import("[a]\nsize=1m\nnumjobs=4\noffset_increment=1m\n", "t.fio", "t", &env, &lenient).unwrap_err().to_string();
+        assert!(e.contains("line 4: offset_increment=1m: job 'a' gives each clone a file of its own"), "{e}");
+        // Options that change no figure are skipped, a warning each.
+        let text = "[global]\nsize=1m\nunlink=1\n[a]\nstats=0\n";
+        assert!(refused(text).contains("line 3: unlink=1"));
+        let i = import(text, "t.fio", "t", &env, &lenient).unwrap();
+        assert_eq!(i.skipped.len(), 2, "{:?}", i.skipped);
+        assert!(i.skipped[0].contains("line 3: unlink=1") && i.skipped[0].contains("skipped"));
         // A value that would change the workload cannot be skipped.
-        let e = import("[a]\nsize=1m\nrw=trimwrite\nfsync=x\n", "t.fio", "t", &env, &ImportOptions { lenient: true, ..Default::default() })
-            .unwrap_err()
-            .to_string();
+        let e = import("[a]\nsize=1m\nrw=trimwrite\nfsync=x\n", "t.fio", "t", &env, &lenient).unwrap_err().to_string();
         assert!(e.contains("line 3: rw=trimwrite") && e.contains("line 4: fsync=x"), "{e}");
+        // offset_increment of one clone, or of 0, moves nothing.
+        let p = map("[a]\nsize=1m\noffset_increment=1m\n").profile;
+        assert_eq!((p.offset, p.phases[0].groups[0].offset_increment), (None, None));
+        // On a shared file each clone gets its own part; the region holds them all.
+        let i = map("[a]\nfilename=/dev/shm/x\nsize=1m\noffset=64k\nnumjobs=4\noffset_increment=1m\n");
+        let g = group(&i.profile, 0, 0);
+        assert_eq!(
+            (i.profile.size, i.profile.offset, g.offset_increment),
+            (Some(Bytes(4 << 20)), Some(Bytes(65536)), Some(Bytes(1 << 20)))
+        );
+        assert_eq!(i.profile.ios, Some(256), "one pass over each clone's own 1m");
+        assert!(i.notes.iter().any(|n| n.contains("each of the 4 workers of job 'a' does its I/O on its own 1m")), "{:?}", i.notes);
+        let e = refused("[a]\nfilename=/dev/shm/x\nnumjobs=2\noffset_increment=1m\nruntime=1\ntime_based\n");
+        assert!(e.contains("line 4: offset_increment=1m") && e.contains("give size="), "{e}");
+    }
+
+    #[test]
+    fn loops_rate_and_blockalign_map_to_ios_rate_and_alignment() {
+        let i = map("[j]\nsize=1m\nbs=4k\nrw=read\nloops=3\n");
+        assert_eq!(i.profile.ios, Some(768));
+        assert!(i.notes.iter().any(|n| n.contains("loops=3: 3 passes of 256 I/Os per worker")), "{:?}", i.notes);
+        assert_eq!(map("[j]\nsize=1m\nloops=3\nruntime=2\ntime_based\n").profile.time, Some(Duration::from_secs(2)));
+        // rate is bytes a second per clone: at 4k, 4m is 1,024 I/Os; READ,WRITE parts by direction.
+        let g = |t: &str| group(&map(t).profile, 0, 0).rate;
+        assert_eq!(g("[j]\nsize=1m\nbs=4k\nrw=randread\nrate=4m\nnumjobs=2\n"), Some(2048.0));
+        assert_eq!(g("[j]\nsize=1m\nbs=4k\nrw=randwrite\nrate=,1m\n"), Some(256.0));
+        assert_eq!(g("[j]\nsize=1m\nbs=4k\nrw=randread\nrate_iops=500,\n"), Some(500.0));
+        assert_eq!(g("[j]\nsize=1m\nbs=4k\nrw=randwrite\nrate_iops=500,\n"), None, "no cap on writes");
+        let i = map("[j]\nsize=1m\nrw=randread\nbssplit=4k/50:12k/50\nrate=8m\n");
+        assert_eq!(group(&i.profile, 0, 0).rate, Some(1024.0));
+        assert!(i.notes.iter().any(|n| n.contains("mean transfer size (8192 bytes)")), "{:?}", i.notes);
+        for (job, says) in [
+            ("rw=randrw\nrate=4m\n", "caps each direction apart"),
+            ("rw=randrw\nrate=4m,1m\n", "separate read and write rates"),
+            ("rw=read\nrate=4m\nrate_iops=10\n", "give one of rate and rate_iops"),
+            ("rw=read\nrate=x\n", "not a size"),
+            ("rw=read\nloops=0\n", "at least 1"),
+            ("rw=read\nblockalign=4k,4k,4k\n", "trim alignment"),
+        ] {
+            let e = refused(&format!("[j]\nsize=1m\n{job}"));
+            assert!(e.contains(says), "{job}: {e}");
+        }
+        let p = map("[j]\nsize=1m\nrw=randrw\nbs=4k\nblockalign=512,1k\n").profile;
+        let aligns: Vec<Option<Bytes>> = group(&p, 0, 0).access.iter().map(|l| l.align).collect();
+        assert_eq!(aligns, vec![Some(Bytes(512)), Some(Bytes(1024))]);
+        assert_eq!(group(&map("[j]\nsize=1m\nrw=randread\nba=512\n").profile, 0, 0).access[0].align, Some(Bytes(512)));
+    }
+
+    #[test]
+    fn fio_steady_state_is_refused_naming_lunmarks() {
+        let e = refused("[j]\nsize=1m\nruntime=60\ntime_based\nss=iops:10%\nss_dur=30\nsteadystate_ramp_time=5\n");
+        for line in ["line 5: ss=iops:10%", "line 6: ss_dur=30", "line 7: steadystate_ramp_time=5"] {
+            assert!(e.contains(line), "{line}: {e}");
+        }
+        assert!(e.contains("give --steady iops|bw|lat"), "{e}");
+        let lenient = ImportOptions { lenient: true, ..Default::default() };
+        assert!(import("[j]\nsize=1m\nss=iops:10%\n", "t.fio", "t", &env, &lenient).is_err(), "it changes when the point ends");
+    }
+
+    /// Options that change nothing lunmark measures run without --fio-lenient,
+    /// each with a note that says why; invalidate on a buffered job does change
+    /// what is cached, and is refused.
+    #[test]
+    fn harmless_options_are_accepted_with_a_note_each() {
+        let keys = [
+            "thread",
+            "randrepeat=0",
+            "gtod_reduce=1",
+            "invalidate=1",
+            "refill_buffers",
+            "scramble_buffers=0",
+            "group_reporting=1",
+            "lat_percentiles=1",
+            "clat_percentiles=0",
+            "percentile_list=99.5:99.9",
+            "disk_util=0",
+            "write_bw_log=bw",
+            "write_iops_log=io",
+            "write_lat_log=lat",
+            "log_avg_msec=1000",
+        ];
+        let i = map(&format!("[j]\nsize=1m\ndirect=1\nrw=randread\nnorandommap\n{}\n", keys.join("\n")));
+        for (n, k) in keys.iter().enumerate() {
+            let want = format!("{k} (line {}): accepted, it changes nothing lunmark measures", n + 6);
+            assert!(i.notes.iter().any(|x| x.starts_with(&want)), "{want} missing: {:#?}", i.notes);
+        }
+        let e = refused("[j]\nsize=1m\ninvalidate=1\n");
+        assert!(e.contains("line 3: invalidate=1: job 'j' goes through the page cache") && e.contains("invalidate=0"), "{e}");
+        assert!(map("[j]\nsize=1m\ninvalidate=0\n").notes.iter().any(|n| n.starts_with("invalidate=0 (line 3)")));
+    }
+
+    /// fio drops an empty trailing part (`rw=randread,`, `numjobs=2,`) and an
+    /// empty list entry (`bssplit=4k/50:8k/50:`), as fio 3.33 runs them.
+    #[test]
+    fn empty_trailing_separators_are_what_fio_tolerates() {
+        let p = map("[j]\nsize=1m\nrw=randread,\nnumjobs=2,\niodepth=4,\nbssplit=4k/50:8k/50:\ndirect=1,\n").profile;
+        let g = group(&p, 0, 0);
+        assert_eq!((g.workers, g.qd, g.access.len(), g.access[0].random, p.buffered), (2, 4, 2, 100.0, false));
+        // bs=8k, is 8k for reads and fio's default for writes: the parts stay per direction.
+        let p = map("[j]\nsize=1m\nrw=randrw\nbs=8k,\n").profile;
+        let sizes: Vec<u64> = group(&p, 0, 0).access.iter().map(|l| l.bs.get()).collect();
+        assert_eq!(sizes, vec![8192, 4096]);
+    }
+
+    /// size=P% and offset=P% of an existing file, as fio 3.33 takes them (its
+    /// iolog: size=25% offset=10% of 64 MiB reads 16 MiB from 6,713,344).
+    #[test]
+    fn shares_of_the_file_become_bytes_of_the_file() {
+        let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+        let f = dir.path().join("f.dat");
+        std::fs::File::create(&f).unwrap().set_len(64 << 20).unwrap();
+        let job = |extra: &str| format!("[j]\nfilename={}\nrw=read\nbs=4k\n{extra}", f.display());
+        let i = map(&job("size=25%\noffset=10%\n"));
+        assert_eq!((i.profile.size, i.profile.offset), (Some(Bytes(16 << 20)), Some(Bytes(6_713_344))));
+        assert_eq!(i.profile.ios, Some(4096), "one pass over the region");
+        assert!(
+            i.notes.iter().any(|n| n.contains("size=25% (line 5): 25% of") && n.contains("16777216 bytes on each file")),
+            "{:?}",
+            i.notes
+        );
+        // The size stops where the file ends.
+        let p = map(&job("size=100%\noffset=75%\n")).profile;
+        assert_eq!((p.size, p.offset), (Some(Bytes(16 << 20)), Some(Bytes(48 << 20))));
+        let e = refused(&job("size=50%\n").replace("f.dat", "missing.dat"));
+        assert!(e.contains("line 5: size=50%: a share of the file needs the file's size") && e.contains("missing.dat"), "{e}");
+        assert!(refused(&job("size=150%\n")).contains("above 0 and up to 100"));
     }
 
     #[test]

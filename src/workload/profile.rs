@@ -213,7 +213,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
         // Check each phase as a workload on stand-in targets; real targets come later.
         let ntargets = phase.groups.iter().flat_map(|g| g.targets.iter()).max().map(|m| m + 1).unwrap_or(1).max(profile.targets.len());
         // Data reduction and steady state are checked by the plan, where the flags and the run length are known.
-        let spec = WorkloadSpec::plain(vec!["mem:1m".into(); ntargets], phase.groups.clone());
+        let mut spec = WorkloadSpec::plain(vec!["mem:1m".into(); ntargets], phase.groups.clone());
+        // offset_increment splits the region: checked against the profile's size (the plan checks it again with --size).
+        spec.size = profile.size;
         if let Err(error) = spec.validate() {
             let line = locate(text, &phase.name, &error);
             return Err(ProfileError::Invalid { origin: origin.to_string(), line, phase: phase.name.clone(), error });

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use super::generator::Region;
 use super::timing::ThinkRule;
 use crate::units::Bytes;
 
@@ -83,6 +84,11 @@ pub struct WorkerGroup {
     /// fio's thinktime_blocks (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinktime_blocks: Option<u32>,
+    /// fio's offset_increment: worker i of the group does its I/O on its own
+    /// part of the region, from `i x offset_increment` after its start, each
+    /// part the region's length less `(workers - 1) x offset_increment`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset_increment: Option<Bytes>,
     pub access: Vec<AccessLine>,
 }
 
@@ -257,6 +263,38 @@ impl WorkloadSpec {
     }
 
     /// Checks everything that can be checked without touching a target.
+    /// The part of `region` worker `i` of group `g` uses: all of it, or with
+    /// `offset_increment` its own part (checked by `validate` to hold a transfer).
+    pub fn worker_region(&self, g: &WorkerGroup, i: u32, region: Region) -> Region {
+        match g.offset_increment {
+            None => region,
+            Some(inc) => {
+                let spread = inc.get() * (self.group_workers(g).saturating_sub(1)) as u64;
+                Region { start: region.start + inc.get() * i as u64, len: region.len.saturating_sub(spread) }
+            }
+        }
+    }
+
+    /// offset_increment needs a region size, and each worker's part must hold its largest transfer.
+    fn check_offset_increment(&self, g: &WorkerGroup, inc: Bytes) -> Result<(), SpecError> {
+        let field = format!("group '{}' offset_increment", g.name);
+        let Some(size) = self.size else {
+            return Err(SpecError::Setting(format!("{field} splits the region among the workers: give the region's size (--size)")));
+        };
+        let spread = inc.get().checked_mul(self.group_workers(g).saturating_sub(1) as u64);
+        let part = spread.and_then(|s| size.get().checked_sub(s)).unwrap_or(0);
+        let max_bs = g.access.iter().map(|l| l.bs.get()).max().unwrap_or(0);
+        if inc.get() == 0 || part < max_bs {
+            return Err(SpecError::Setting(format!(
+                "{field} is {inc} with {} workers: each worker's part of the {size} region would be {} bytes, less than a {} transfer; give a larger size or a smaller increment",
+                self.group_workers(g),
+                part,
+                Bytes(max_bs)
+            )));
+        }
+        Ok(())
+    }
+
     pub fn validate(&self) -> Result<(), SpecError> {
         if self.targets.is_empty() {
             return Err(SpecError::NoTargets);
@@ -325,6 +363,9 @@ impl WorkloadSpec {
             }
             if g.thinktime_blocks.is_some() && g.thinktime.is_none() {
                 return Err(SpecError::BurstWithoutDelay { field: at("thinktime_blocks") });
+            }
+            if let Some(inc) = g.offset_increment {
+                self.check_offset_increment(g, inc)?;
             }
             let thinks = g.thinktime.is_some() || g.access.iter().any(|l| l.delay.is_some());
             if thinks && (g.rate.is_some() || g.follow.is_some()) {

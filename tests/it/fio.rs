@@ -53,7 +53,7 @@ fn dry_run_shows_the_mapped_workload() {
 }
 
 #[test]
-fn every_unsupported_option_is_named_with_its_line_and_lenient_runs_without_them() {
+fn every_unsupported_option_is_named_with_its_line_and_lenient_skips_only_what_changes_no_figure() {
     let dir = shm_dir();
     let f = fixture("unsupported.fio");
     let out = run_in(dir.path(), &["run", "--fio", f.to_str().unwrap()]);
@@ -71,18 +71,30 @@ fn every_unsupported_option_is_named_with_its_line_and_lenient_runs_without_them
     assert_eq!(err.matches("error:").count(), 1, "one message: {err}");
     assert!(!dir.path().join("u.dat").exists(), "refused before anything ran");
 
+    // Each of these changes the workload: --fio-lenient refuses them too.
+    let out = run_in(dir.path(), &["run", "--fio", f.to_str().unwrap(), "--fio-lenient", "--dry-run"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("line 12: exec_prerun=true") && err.contains("--fio-lenient cannot skip"), "{err}");
+    // Options that change no figure are skipped with a warning each; offset_increment
+    // lunmark cannot apply (a file per clone: four workers' parts it cannot place) is
+    // refused even then (a trial found it dropped: four workers on the same blocks).
+    let job = dir.path().join("lenient.fio");
+    let per_clone = "[l]\ndirectory=${SCRATCH}\nsize=1m\nrw=read\nnumjobs=4\nunlink=1\noffset_increment=1m\n";
+    std::fs::write(&job, per_clone).unwrap();
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--fio-lenient", "--dry-run"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("line 7: offset_increment=1m: job 'l' gives each clone a file of its own"), "{err}");
+    let body = "[l]\nioengine=null\nsize=1g\nrw=randread\nnumjobs=4\nruntime=300ms\ntime_based\nunlink=1\nstats=1\n";
+    std::fs::write(&job, body).unwrap();
     let json = dir.path().join("r.json");
-    let out = run_in(
-        dir.path(),
-        &["run", "--fio", f.to_str().unwrap(), "--fio-lenient", "--time", "300ms", "-q", "--json", json.to_str().unwrap()],
-    );
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--fio-lenient", "-q", "--json", json.to_str().unwrap()]);
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
-    assert_eq!(err.matches("(skipped: --fio-lenient)").count(), 4, "{err}");
-    let r = read_json(&json);
-    assert_eq!(r["profile"], "unsupported");
-    assert_eq!(r["workload"]["groups"].as_array().unwrap().len(), 2);
-    assert!(r["points"][0]["summary"]["iops"].as_f64().unwrap() > 0.0);
+    assert_eq!(err.matches("(skipped: --fio-lenient)").count(), 2, "{err}");
+    assert!(err.contains("line 8: unlink=1") && err.contains("line 9: stats=1"), "{err}");
+    assert!(read_json(&json)["points"][0]["summary"]["iops"].as_f64().unwrap() > 0.0);
 
     // --fio cannot be combined with a profile.
     let out = run(&["run", "quick", "--fio", f.to_str().unwrap(), "--dry-run"]);
@@ -411,4 +423,294 @@ fn polling_pinning_and_data_reduction_of_a_job_file_apply() {
     );
     assert!(e.contains("Drop hipri from the job") && !e.contains("--poll"), "{e}");
     assert!(!dir.path().join("h.dat").exists(), "nothing ran");
+}
+
+/// fio's own reading of a job file: `fio --showcmd` prints every option as
+/// fio resolved it (comments cut, ${VAR}, $ncpus arithmetic, includes read).
+fn fio_showcmd(dir: &Path, job: &Path, env: &[(&str, &str)]) -> std::collections::HashMap<String, String> {
+    let out = Command::new("fio").envs(env.iter().copied()).current_dir(dir).arg("--showcmd").arg(job).output().expect("run fio");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success() && text.starts_with("fio "), "fio --showcmd: {text}{}", String::from_utf8_lossy(&out.stderr));
+    text.split_whitespace()
+        .skip(1)
+        .filter_map(|a| a.strip_prefix("--"))
+        .map(|a| {
+            let (k, v) = a.split_once('=').unwrap_or((a, ""));
+            (k.to_string(), v.to_string())
+        })
+        .collect()
+}
+
+/// The profile lunmark imports from a job file, as TOML.
+fn imported(dir: &Path, job: &Path, env: &[(&str, &str)]) -> toml::Value {
+    let out =
+        lunmark().envs(env.iter().copied()).current_dir(dir).args(["profiles", "import-fio", job.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out).parse().expect("import-fio prints TOML")
+}
+
+/// Inline comments, ${VAR}, fio's $ncpus/$pagesize arithmetic, an include
+/// relative to the including file (not the working directory) holding
+/// another include, and empty trailing parts: lunmark reads each value as
+/// `fio --showcmd` resolves it (a user's trial: 0 of 3 everyday files ran).
+#[test]
+fn job_file_grammar_reads_as_fio_reads_it() {
+    let dir = shm_dir();
+    let jobs = dir.path().join("jobs");
+    std::fs::create_dir_all(jobs.join("inc")).unwrap();
+    std::fs::write(jobs.join("inc/common.inc"), "direct=1  # O_DIRECT\ninclude more.inc\n").unwrap();
+    std::fs::write(jobs.join("inc/more.inc"), "rate_iops=100*$ncpus ; per CPU\n").unwrap();
+    let job = jobs.join("grammar.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=null    ; fio's null engine\nsize=${SIZE}     # from the environment\nruntime=3        # seconds\ntime_based\ninclude inc/common.inc\n\n[grammar] ; the job\nrw=randread,\nnumjobs=$ncpus/2+1 ; half the CPUs and one\niodepth=$ncpus*4\nbs=$pagesize*2\nnorandommap\n",
+    )
+    .unwrap();
+    let env = [("SIZE", "1g")];
+    let fio = fio_showcmd(dir.path(), &job, &env);
+    let p = imported(dir.path(), &job, &env);
+    let g = &p["phases"][0]["groups"][0];
+    let n = |k: &str| fio[k].parse::<i64>().unwrap_or_else(|_| panic!("{k}={}", fio[k]));
+    assert_eq!(g["workers"].as_integer(), Some(n("numjobs")), "{p}");
+    assert_eq!(g["qd"].as_integer(), Some(n("iodepth")), "{p}");
+    assert_eq!(g["rate"].as_float(), Some((n("rate_iops") * n("numjobs")) as f64), "fio's rate_iops is per clone: {p}");
+    let bs = g["access"][0]["bs"].as_str().unwrap();
+    assert_eq!(bs.strip_suffix('k').map(|k| k.parse::<i64>().unwrap() * 1024), Some(n("bs")), "{p}");
+    assert_eq!(p["time"].as_str(), Some(format!("{}s", fio["runtime"]).as_str()));
+    assert_eq!(p["targets"][0].as_str(), Some(format!("null:{}", fio["size"]).as_str()));
+    assert_eq!((g["access"][0]["read"].as_float(), g["access"][0]["random"].as_float()), (Some(100.0), Some(100.0)), "rw=randread,");
+    assert!(fio.contains_key("direct") && fio.contains_key("norandommap"), "{fio:?}");
+
+    // A cycle, a device and an oversized file are refused, naming the line.
+    std::fs::write(jobs.join("inc/more.inc"), "include common.inc\n").unwrap();
+    let out = lunmark().env("SIZE", "1g").args(["run", "--fio", job.to_str().unwrap(), "--dry-run"]).output().unwrap();
+    assert!(stderr(&out).contains("includes itself"), "{}", stderr(&out));
+    for (name, says) in [("/dev/zero", "is not a regular file"), ("big.inc", "an included job file may be at most 1048576 bytes")] {
+        std::fs::write(jobs.join("big.inc"), vec![b'#'; (1 << 20) + 1]).unwrap();
+        std::fs::write(&job, format!("[j]\nioengine=null\nsize=1g\ninclude {name}\n")).unwrap();
+        let out = lunmark().args(["run", "--fio", job.to_str().unwrap(), "--dry-run"]).output().unwrap();
+        let e = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{e}");
+        assert!(e.contains(&format!("{}, line 4: include {name}:", job.display())) && e.contains(says), "{e}");
+    }
+}
+
+/// size=P% and offset=P% of the file: fio's iolog shows where its job reads;
+/// lunmark's region is the same (a user's trial found them refused).
+#[test]
+fn shares_of_the_file_match_fios_region() {
+    let dir = shm_dir();
+    let data = dir.path().join("f.dat");
+    std::fs::File::create(&data).unwrap().set_len(64 << 20).unwrap();
+    let job = dir.path().join("pct.fio");
+    let log = dir.path().join("io.log");
+    std::fs::write(
+        &job,
+        format!("[pct]\nfilename={}\nrw=read\nbs=64k\nsize=25%\noffset=10%\nwrite_iolog={}\n", data.display(), log.display()),
+    )
+    .unwrap();
+    let out = Command::new("fio").arg("--output-format=json").arg(&job).output().unwrap();
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    let reads: Vec<u64> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().collect::<Vec<_>>().get(2..4).filter(|w| w[0] == "read").map(|w| w[1].parse().unwrap()))
+        .collect();
+    // lunmark writes no iolog: without the option the job is the same.
+    let text = std::fs::read_to_string(&job).unwrap().lines().filter(|l| !l.starts_with("write_iolog")).collect::<Vec<_>>().join("\n");
+    std::fs::write(&job, text).unwrap();
+    let p = imported(dir.path(), &job, &[]);
+    let (offset, size) = (p["offset"].as_str().unwrap().to_string(), p["size"].as_str().unwrap().to_string());
+    let bytes = |s: &str| -> u64 {
+        let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+        num.parse::<u64>().unwrap() << (10 * ["", "k", "m", "g", "t"].iter().position(|u| *u == unit.to_lowercase()).unwrap())
+    };
+    assert_eq!(bytes(&offset), reads[0], "fio's first read is at the offset: {p}");
+    assert_eq!(bytes(&size), reads.len() as u64 * 65536, "fio reads the region once: {p}");
+    assert_eq!(p["ios"].as_integer(), Some(reads.len() as i64));
+}
+
+/// fio-plot from PyPI, in the venv scripts/setup.sh makes.
+fn fio_plot() -> PathBuf {
+    let venv = std::env::var_os("LUNMARK_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(&std::env::var_os("HOME").expect("HOME")).join(".cache/lunmark-venv"));
+    let bin = venv.join("bin/fio-plot");
+    assert!(bin.exists(), "{} is missing: run scripts/setup.sh (it installs fio-plot from PyPI into a venv)", bin.display());
+    bin
+}
+
+/// fio-plot (what many fio users chart with) crashed on lunmark's fio-json
+/// (KeyError: 'iops_stddev'). The same job file run by fio and by lunmark: the
+/// same charts drawn from each JSON without an error, and lunmark's JSON has
+/// every key fio's has but those docs/fio-json.md lists as not computed.
+#[test]
+fn fio_plot_draws_the_same_charts_from_fios_json_and_lunmarks() {
+    let plot = fio_plot();
+    let dir = shm_dir();
+    let job = dir.path().join("randread.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[randread]\nfilename={}/fp.dat\nsize=16m\nrw=randread\nbs=4k\niodepth=4\nnumjobs=1\nioengine=io_uring\ndirect=1\nruntime=1\ntime_based\n",
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    // fio-plot finds its files by their job options: rw, iodepth and numjobs.
+    let name = "randread-iodepth-4-numjobs-1.json";
+    let (fio_dir, lunmark_dir) = (dir.path().join("fio"), dir.path().join("lunmark"));
+    std::fs::create_dir_all(&fio_dir).unwrap();
+    std::fs::create_dir_all(&lunmark_dir).unwrap();
+    let out = Command::new("fio")
+        .arg("--output-format=json")
+        .arg(format!("--output={}", fio_dir.join(name).display()))
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--output-format", "fio-json", "--no-store", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(lunmark_dir.join(name), &out.stdout).unwrap();
+
+    let (fio, ours) = (read_json(&fio_dir.join(name)), read_json(&lunmark_dir.join(name)));
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<std::collections::BTreeSet<String>>();
+    let missing = |a: &Value, b: &Value| keys(a).difference(&keys(b)).cloned().collect::<Vec<_>>().join(" ");
+    let (fj, oj) = (&fio["jobs"][0], &ours["jobs"][0]);
+    assert_eq!(missing(oj, fj), "", "lunmark writes only fio's keys");
+    assert_eq!(
+        missing(fj, oj),
+        "ctx elapsed error eta iodepth_complete iodepth_level iodepth_submit latency_depth latency_percentile latency_target latency_window majf minf sync"
+    );
+    assert_eq!(missing(&fj["read"], &oj["read"]), "drop_ios short_ios slat_ns");
+    assert_eq!(missing(&fj["read"]["lat_ns"], &oj["read"]["lat_ns"]), "");
+    assert_eq!(oj["jobname"], fj["jobname"], "the job's name as written");
+    assert!(oj["read"]["clat_ns"]["percentile"]["95.000000"].as_u64().unwrap() > 0);
+    let pct: f64 = ["latency_ns", "latency_us", "latency_ms"]
+        .iter()
+        .flat_map(|k| oj[k].as_object().unwrap().values())
+        .map(|v| v.as_f64().unwrap())
+        .sum();
+    assert!((pct - 100.0).abs() < 1e-6, "the latency ranges hold every I/O: {pct}");
+
+    // -l: IOPS and latency (with their standard deviations) by queue depth; -H: the latency ranges.
+    for (mode, args) in [("bargraph2d-qd", vec!["-l", "-d", "4", "-n", "1"]), ("histogram", vec!["-H", "-d", "4", "-n", "1"])] {
+        for input in [&fio_dir, &lunmark_dir] {
+            let png = dir.path().join(format!("{mode}-{}.png", input.file_name().unwrap().to_string_lossy()));
+            let out = Command::new(&plot)
+                .current_dir(dir.path())
+                .args(["-i", input.to_str().unwrap(), "-T", "randread", "-r", "randread", "-o", png.to_str().unwrap()])
+                .args(&args)
+                .output()
+                .unwrap();
+            let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            assert!(out.status.success() && !text.contains("Traceback"), "fio-plot {mode} on {}: {text}", input.display());
+            assert!(
+                std::fs::metadata(&png).map(|m| m.len() > 10_000).unwrap_or(false),
+                "fio-plot {mode} drew no chart from {}: {text}",
+                input.display()
+            );
+        }
+    }
+}
+
+/// offset_increment: fio's four sequential clones each read their own part of
+/// the file (its iolog: every 4k block of 4 MiB from 64k once); lunmark's
+/// trace of the same job file shows the same blocks, each once (a trial
+/// found it dropped: four workers reading the same offsets).
+#[test]
+fn offset_increment_gives_each_worker_its_own_part_as_in_fio() {
+    let dir = shm_dir();
+    let job = dir.path().join("oi.fio");
+    let text = format!(
+        "[oi]\nfilename={}/oi.dat\nrw=read\nbs=4k\nsize=1m\nnumjobs=4\noffset_increment=1m\noffset=64k\nioengine=psync\n",
+        dir.path().display()
+    );
+    std::fs::write(&job, &text).unwrap();
+    // fio's io debug log names each I/O's offset as its clone (process) fills it in
+    // (its write_iolog is one file the four clones overwrite each other in).
+    let out = Command::new("fio").arg("--debug=io").arg(&job).output().unwrap();
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let mut by_clone: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+    for l in log.lines().filter(|l| l.contains(" fill: ")) {
+        let pid = l.split_whitespace().nth(1).unwrap().to_string();
+        let off = l.split("off=0x").nth(1).unwrap().split(',').next().unwrap();
+        by_clone.entry(pid).or_default().push(u64::from_str_radix(off, 16).unwrap());
+    }
+    let mut starts: Vec<u64> = by_clone.values().map(|o| *o.iter().min().unwrap()).collect();
+    starts.sort_unstable();
+    assert_eq!(starts, [65536, 65536 + (1 << 20), 65536 + (2 << 20), 65536 + (3 << 20)], "fio's four clones start 1m apart");
+    let mut fio: Vec<u64> = by_clone.into_values().flatten().collect();
+    fio.sort_unstable();
+    let want: Vec<u64> = (0..1024).map(|k| 65536 + k * 4096).collect();
+    assert_eq!(fio, want, "fio reads each block of the four parts once");
+
+    std::fs::write(&job, &text).unwrap();
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
+    let plan = stdout(&out);
+    assert!(plan.contains("offset_increment 1m: each worker on its own 1m: worker 0 from offset 64k, worker 1 from offset 1088k, worker 2 from offset 2112k, worker 3 from offset 3136k"), "{plan}{}", stderr(&out));
+    let trace = dir.path().join("oi.trace");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--no-store", "--trace", trace.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut ours: Vec<u64> = lunmark::trace::load_trace(&trace).unwrap().1.iter().map(|r| r.offset).collect();
+    ours.sort_unstable();
+    assert_eq!(ours, want, "lunmark's four workers read the same blocks as fio's four clones, each once");
+}
+
+/// fio's JSON for a job file (one job, or the group's sum).
+fn fio_json(job: &Path) -> Value {
+    let out = Command::new("fio").arg("--output-format=json").arg(job).output().unwrap();
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("fio's JSON")
+}
+
+/// loops, rate (bytes a second) and blockalign, each as fio 3.33 runs them on
+/// its null engine (a trial found them refused): loops=3 moves three passes,
+/// rate=4m at 4k with two clones is 2,048 IOPS, blockalign=512 puts random
+/// offsets on 512-byte boundaries (most of them off 4 KiB ones).
+#[test]
+fn loops_rate_and_blockalign_apply_as_in_fio() {
+    let dir = shm_dir();
+    let job = dir.path().join("j.fio");
+    let lunmark_json = |extra: &[&str]| {
+        let json = dir.path().join("r.json");
+        let mut args = vec!["run", "--fio", job.to_str().unwrap(), "-q", "--no-store", "--json", json.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let out = run_in(dir.path(), &args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        read_json(&json)
+    };
+    std::fs::write(&job, "[l]\nioengine=null\nsize=1m\nbs=4k\nrw=read\nloops=3\n").unwrap();
+    let fio = fio_json(&job)["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+    assert_eq!(fio, 768);
+    assert_eq!(lunmark_json(&[])["points"][0]["summary"]["ios_read"].as_u64(), Some(fio));
+
+    std::fs::write(&job, "[r]\nioengine=null\nsize=1g\nbs=4k\nrw=randread\nrate=4m\nruntime=2\ntime_based\nnumjobs=2\ngroup_reporting\n")
+        .unwrap();
+    let fio = fio_json(&job)["jobs"][0]["read"]["iops"].as_f64().unwrap();
+    let ours = lunmark_json(&[])["points"][0]["summary"]["read_iops"].as_f64().unwrap();
+    assert!((fio / 2048.0 - 1.0).abs() < 0.05 && (ours / 2048.0 - 1.0).abs() < 0.05, "fio {fio:.0} IOPS, lunmark {ours:.0}");
+
+    std::fs::write(&job, "[b]\nioengine=null\nsize=1g\nbs=4k\nrw=randread\nblockalign=512\nnumber_ios=2000\nnorandommap\n").unwrap();
+    let trace = dir.path().join("b.trace");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--no-store", "--trace", trace.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let offsets: Vec<u64> = lunmark::trace::load_trace(&trace).unwrap().1.iter().map(|r| r.offset).collect();
+    let off_4k = offsets.iter().filter(|o| *o % 4096 != 0).count() as f64 / offsets.len() as f64;
+    assert!(offsets.len() == 2000 && offsets.iter().all(|o| o % 512 == 0), "{} offsets", offsets.len());
+    assert!(off_4k > 0.8, "with 512-byte alignment most offsets miss 4 KiB boundaries (7 in 8): {off_4k:.3}");
+    let out = Command::new("fio").arg("--debug=io").arg(&job).output().unwrap();
+    let log = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    let fio: Vec<u64> = log
+        .lines()
+        .filter(|l| l.contains(" fill: "))
+        .map(|l| u64::from_str_radix(l.split("off=0x").nth(1).unwrap().split(',').next().unwrap(), 16).unwrap())
+        .collect();
+    let fio_off_4k = fio.iter().filter(|o| *o % 4096 != 0).count() as f64 / fio.len() as f64;
+    assert!(
+        fio.len() == 2000 && fio.iter().all(|o| o % 512 == 0) && fio_off_4k > 0.8,
+        "fio: {} offsets, {fio_off_4k:.3} off 4k",
+        fio.len()
+    );
 }
