@@ -137,7 +137,9 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
             let (id, status) = store.delete(&id)?;
             crate::tprint!("deleted {id}\n");
             if status == "running" {
-                crate::tprint!("it was marked running: if its run is still going, that run saves nothing more of it (and says so when it ends)\n");
+                crate::tprint!(
+                    "it was marked running: if its run is still going, that run saves nothing more of it (and says so when it ends)\n"
+                );
             }
         }
     }

@@ -233,7 +233,10 @@ mod tests {
             settle(at(0, 1, 3), &[completed()], &in_set_up),
             settled(
                 Kept::Repeats(1),
-                Some((Status::Interrupted, "interrupted by Ctrl-C (SIGINT) after repeat 1 of 3; the 1 finished repeat of this point is kept"))
+                Some((
+                    Status::Interrupted,
+                    "interrupted by Ctrl-C (SIGINT) after repeat 1 of 3; the 1 finished repeat of this point is kept"
+                ))
             )
         );
     }

@@ -249,53 +249,60 @@ impl FromStr for Distribution {
                 }
                 Shape::Normal { sigma_pct }
             }
-            "zoned" => {
-                if args.is_empty() {
-                    return Err(bad("give zones as ACCESS%/REGION%, as in zoned:80/20:20/80"));
-                }
-                let mut zones = Vec::new();
-                for z in args {
-                    let (a, r) = z.split_once('/').ok_or_else(|| bad(&format!("zone '{z}' is not ACCESS%/REGION%, as in 80/20")))?;
-                    let zone = Zone { access: number(text, a, "access share")?, region: number(text, r, "region share")? };
-                    if !(0.0..=100.0).contains(&zone.access) || !(0.0..=100.0).contains(&zone.region) {
-                        return Err(bad(&format!("zone '{z}': both shares are percentages between 0 and 100")));
-                    }
-                    if zone.access > 0.0 && zone.region == 0.0 {
-                        return Err(bad(&format!("zone '{z}' sends accesses to no part of the region")));
-                    }
-                    zones.push(zone);
-                }
-                let a: f64 = zones.iter().map(|z| z.access).sum();
-                let r: f64 = zones.iter().map(|z| z.region).sum();
-                if (a - 100.0).abs() > 0.01 || (r - 100.0).abs() > 0.01 {
-                    return Err(bad(&format!("the access shares add up to {a}% and the region shares to {r}%: both must add up to 100%")));
-                }
-                Shape::Zoned { zones }
-            }
-            "hotband" => {
-                let usage =
-                    "give the band's width, its share of the accesses and the time it takes to cross the region, as in hotband:10%/80%/60s";
-                let [spec] = args else { return Err(bad(usage)) };
-                let fields: Vec<&str> = spec.split('/').collect();
-                let [w, h, p] = fields.as_slice() else { return Err(bad(usage)) };
-                let width_pct = number(text, w, "band width")?;
-                let hot_pct = number(text, h, "hot share")?;
-                let period = parse_duration(p.trim()).map_err(|e| bad(&format!("period '{p}': {e}")))?;
-                if !(width_pct > 0.0 && width_pct <= 100.0) {
-                    return Err(bad("the band's width must be above 0% and at most 100% of the region"));
-                }
-                if !(0.0..=100.0).contains(&hot_pct) {
-                    return Err(bad("the band's share of the accesses must lie between 0% and 100%"));
-                }
-                if period.is_zero() {
-                    return Err(bad("the band's period must be longer than 0 (for example 60s)"));
-                }
-                Shape::Hotband { width_pct, hot_pct, period }
-            }
+            "zoned" => zoned(text, args)?,
+            "hotband" => hotband(text, args)?,
             _ => return Err(DistError::Unknown { text: text.into() }),
         };
         Ok(Distribution { layout: layout.unwrap_or_else(|| shape.default_layout()), shape })
     }
+}
+
+/// `zoned:A/R:A/R...`: access shares over region shares, each adding up to 100%.
+fn zoned(text: &str, args: &[&str]) -> Result<Shape, DistError> {
+    let bad = |why: &str| DistError::Bad { text: text.into(), why: why.into() };
+    if args.is_empty() {
+        return Err(bad("give zones as ACCESS%/REGION%, as in zoned:80/20:20/80"));
+    }
+    let mut zones = Vec::new();
+    for z in args {
+        let (a, r) = z.split_once('/').ok_or_else(|| bad(&format!("zone '{z}' is not ACCESS%/REGION%, as in 80/20")))?;
+        let zone = Zone { access: number(text, a, "access share")?, region: number(text, r, "region share")? };
+        if !(0.0..=100.0).contains(&zone.access) || !(0.0..=100.0).contains(&zone.region) {
+            return Err(bad(&format!("zone '{z}': both shares are percentages between 0 and 100")));
+        }
+        if zone.access > 0.0 && zone.region == 0.0 {
+            return Err(bad(&format!("zone '{z}' sends accesses to no part of the region")));
+        }
+        zones.push(zone);
+    }
+    let a: f64 = zones.iter().map(|z| z.access).sum();
+    let r: f64 = zones.iter().map(|z| z.region).sum();
+    if (a - 100.0).abs() > 0.01 || (r - 100.0).abs() > 0.01 {
+        return Err(bad(&format!("the access shares add up to {a}% and the region shares to {r}%: both must add up to 100%")));
+    }
+    Ok(Shape::Zoned { zones })
+}
+
+/// `hotband:WIDTH%/HOT%/PERIOD`: a band of the region that takes HOT% of the accesses and crosses it in PERIOD.
+fn hotband(text: &str, args: &[&str]) -> Result<Shape, DistError> {
+    let bad = |why: &str| DistError::Bad { text: text.into(), why: why.into() };
+    let usage = "give the band's width, its share of the accesses and the time it takes to cross the region, as in hotband:10%/80%/60s";
+    let [spec] = args else { return Err(bad(usage)) };
+    let fields: Vec<&str> = spec.split('/').collect();
+    let [w, h, p] = fields.as_slice() else { return Err(bad(usage)) };
+    let width_pct = number(text, w, "band width")?;
+    let hot_pct = number(text, h, "hot share")?;
+    let period = parse_duration(p.trim()).map_err(|e| bad(&format!("period '{p}': {e}")))?;
+    if !(width_pct > 0.0 && width_pct <= 100.0) {
+        return Err(bad("the band's width must be above 0% and at most 100% of the region"));
+    }
+    if !(0.0..=100.0).contains(&hot_pct) {
+        return Err(bad("the band's share of the accesses must lie between 0% and 100%"));
+    }
+    if period.is_zero() {
+        return Err(bad("the band's period must be longer than 0 (for example 60s)"));
+    }
+    Ok(Shape::Hotband { width_pct, hot_pct, period })
 }
 
 /// The last field of a distribution's text when it stands where the layout

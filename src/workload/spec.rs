@@ -324,87 +324,99 @@ impl WorkloadSpec {
             s.check(time).map_err(SpecError::Setting)?;
         }
         for g in &self.groups {
-            let at = |field: &str| format!("group '{}' {field}", g.name);
-            if g.workers == 0 {
-                return Err(SpecError::Zero { field: at("workers") });
-            }
-            if g.qd == 0 {
-                return Err(SpecError::Zero { field: at("qd") });
-            }
-            if g.qd > MAX_QD {
-                return Err(SpecError::TooLarge { field: at("qd"), value: g.qd as u64, max: MAX_QD as u64 });
-            }
-            if let Some(rate) = g.rate {
-                if !(rate.is_finite() && rate > 0.0) {
-                    return Err(SpecError::BadRate { group: g.name.clone(), value: rate });
-                }
-                if rate < MIN_RATE {
-                    return Err(SpecError::RateTooLow { group: g.name.clone(), value: rate });
-                }
-            }
-            if let Some(f) = &g.follow {
-                if f.group == g.name || !self.groups.iter().any(|o| o.name == f.group && o.follow.is_none()) {
-                    return Err(SpecError::BadFollow { group: g.name.clone(), leader: f.group.clone() });
-                }
-                if !(f.ratio.is_finite() && f.ratio > 0.0) {
-                    return Err(SpecError::BadRate { group: g.name.clone(), value: f.ratio });
-                }
-            }
-            for &t in &g.targets {
-                if t >= self.targets.len() {
-                    return Err(SpecError::BadTargetIndex { group: g.name.clone(), index: t, count: self.targets.len() });
-                }
-            }
-            if g.access.is_empty() {
-                return Err(SpecError::NoLines { group: g.name.clone() });
-            }
-            if g.thinktime_blocks == Some(0) {
-                return Err(SpecError::Zero { field: at("thinktime_blocks") });
-            }
-            if g.thinktime_blocks.is_some() && g.thinktime.is_none() {
-                return Err(SpecError::BurstWithoutDelay { field: at("thinktime_blocks") });
-            }
-            if let Some(inc) = g.offset_increment {
-                self.check_offset_increment(g, inc)?;
-            }
-            let thinks = g.thinktime.is_some() || g.access.iter().any(|l| l.delay.is_some());
-            if thinks && (g.rate.is_some() || g.follow.is_some()) {
-                return Err(SpecError::ThinkWithRate { group: g.name.clone() });
-            }
-            let mut total = 0.0;
-            for (i, line) in g.access.iter().enumerate() {
-                let at = |field: &str| format!("group '{}' access line {} {field}", g.name, i + 1);
-                for (name, v) in [("share", line.share), ("read", line.read), ("trim", line.trim), ("random", line.random)] {
-                    if !(0.0..=100.0).contains(&v) || v.is_nan() {
-                        return Err(SpecError::BadPercent { field: at(name), value: v });
-                    }
-                }
-                if line.read + line.trim > 100.0 + 1e-9 {
-                    return Err(SpecError::ReadPlusTrim { field: at("read + trim"), read: line.read, trim: line.trim });
-                }
-                if line.bs.get() == 0 {
-                    return Err(SpecError::Zero { field: at("bs") });
-                }
-                if line.bs.get() > MAX_BS {
-                    return Err(SpecError::TooLarge { field: at("bs"), value: line.bs.get(), max: MAX_BS });
-                }
-                if line.alignment() == 0 {
-                    return Err(SpecError::Zero { field: at("align") });
-                }
-                if line.burst == Some(0) {
-                    return Err(SpecError::Zero { field: at("burst") });
-                }
-                if line.burst.is_some() && line.delay.is_none() {
-                    return Err(SpecError::BurstWithoutDelay { field: at("burst") });
-                }
-                total += line.share;
-            }
-            if (total - 100.0).abs() > 0.01 {
-                return Err(SpecError::SharesNot100 { group: g.name.clone(), total });
-            }
+            self.validate_group(g)?;
+            validate_lines(g)?;
         }
         Ok(())
     }
+
+    /// One group's settings: workers, depth, rate, the group it follows, its targets, think time.
+    fn validate_group(&self, g: &WorkerGroup) -> Result<(), SpecError> {
+        let at = |field: &str| format!("group '{}' {field}", g.name);
+        if g.workers == 0 {
+            return Err(SpecError::Zero { field: at("workers") });
+        }
+        if g.qd == 0 {
+            return Err(SpecError::Zero { field: at("qd") });
+        }
+        if g.qd > MAX_QD {
+            return Err(SpecError::TooLarge { field: at("qd"), value: g.qd as u64, max: MAX_QD as u64 });
+        }
+        if let Some(rate) = g.rate {
+            if !(rate.is_finite() && rate > 0.0) {
+                return Err(SpecError::BadRate { group: g.name.clone(), value: rate });
+            }
+            if rate < MIN_RATE {
+                return Err(SpecError::RateTooLow { group: g.name.clone(), value: rate });
+            }
+        }
+        if let Some(f) = &g.follow {
+            if f.group == g.name || !self.groups.iter().any(|o| o.name == f.group && o.follow.is_none()) {
+                return Err(SpecError::BadFollow { group: g.name.clone(), leader: f.group.clone() });
+            }
+            if !(f.ratio.is_finite() && f.ratio > 0.0) {
+                return Err(SpecError::BadRate { group: g.name.clone(), value: f.ratio });
+            }
+        }
+        for &t in &g.targets {
+            if t >= self.targets.len() {
+                return Err(SpecError::BadTargetIndex { group: g.name.clone(), index: t, count: self.targets.len() });
+            }
+        }
+        if g.access.is_empty() {
+            return Err(SpecError::NoLines { group: g.name.clone() });
+        }
+        if g.thinktime_blocks == Some(0) {
+            return Err(SpecError::Zero { field: at("thinktime_blocks") });
+        }
+        if g.thinktime_blocks.is_some() && g.thinktime.is_none() {
+            return Err(SpecError::BurstWithoutDelay { field: at("thinktime_blocks") });
+        }
+        if let Some(inc) = g.offset_increment {
+            self.check_offset_increment(g, inc)?;
+        }
+        let thinks = g.thinktime.is_some() || g.access.iter().any(|l| l.delay.is_some());
+        if thinks && (g.rate.is_some() || g.follow.is_some()) {
+            return Err(SpecError::ThinkWithRate { group: g.name.clone() });
+        }
+        Ok(())
+    }
+}
+
+/// A group's access lines: shares, percentages, sizes, alignment and bursts; the shares add up to 100%.
+fn validate_lines(g: &WorkerGroup) -> Result<(), SpecError> {
+    let mut total = 0.0;
+    for (i, line) in g.access.iter().enumerate() {
+        let at = |field: &str| format!("group '{}' access line {} {field}", g.name, i + 1);
+        for (name, v) in [("share", line.share), ("read", line.read), ("trim", line.trim), ("random", line.random)] {
+            if !(0.0..=100.0).contains(&v) || v.is_nan() {
+                return Err(SpecError::BadPercent { field: at(name), value: v });
+            }
+        }
+        if line.read + line.trim > 100.0 + 1e-9 {
+            return Err(SpecError::ReadPlusTrim { field: at("read + trim"), read: line.read, trim: line.trim });
+        }
+        if line.bs.get() == 0 {
+            return Err(SpecError::Zero { field: at("bs") });
+        }
+        if line.bs.get() > MAX_BS {
+            return Err(SpecError::TooLarge { field: at("bs"), value: line.bs.get(), max: MAX_BS });
+        }
+        if line.alignment() == 0 {
+            return Err(SpecError::Zero { field: at("align") });
+        }
+        if line.burst == Some(0) {
+            return Err(SpecError::Zero { field: at("burst") });
+        }
+        if line.burst.is_some() && line.delay.is_none() {
+            return Err(SpecError::BurstWithoutDelay { field: at("burst") });
+        }
+        total += line.share;
+    }
+    if (total - 100.0).abs() > 0.01 {
+        return Err(SpecError::SharesNot100 { group: g.name.clone(), total });
+    }
+    Ok(())
 }
 
 /// The deepest queue a group may keep per worker and target.

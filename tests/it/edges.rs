@@ -726,3 +726,22 @@ fn the_dry_run_refuses_a_plan_the_run_refuses_for_memory() {
     let fits = run(&["run", "--no-store", "-t", "mem:64m", "--bs", "1m", "--qd", "4", "--dry-run"]);
     assert!(fits.status.success() && stdout(&fits).contains("memory: about"), "{}", stderr(&fits));
 }
+
+/// The dry run is the run's own check, then the plan: a file lunmark would
+/// have to create without a size, or a directory given as a target, is
+/// refused by both with the same message and exit code, and nothing is created.
+#[test]
+fn the_dry_run_refuses_a_target_the_run_refuses() {
+    let dir = shm_dir();
+    let missing = dir.path().join("not-there");
+    let folder = dir.path().to_str().unwrap().to_string();
+    for target in [missing.to_str().unwrap(), folder.as_str()] {
+        let run_out = run(&["run", "--no-store", "-t", target, "--time", "1s", "--ramp", "0"]);
+        let dry_out = run(&["run", "--no-store", "-t", target, "--time", "1s", "--ramp", "0", "--dry-run"]);
+        assert_eq!(run_out.status.code(), Some(1), "{target}: {}", stderr(&run_out));
+        assert_eq!(dry_out.status.code(), run_out.status.code(), "{target}: {}", stderr(&dry_out));
+        assert_eq!(stderr(&dry_out), stderr(&run_out), "{target}");
+    }
+    assert!(stderr(&run(&["run", "--no-store", "-t", missing.to_str().unwrap(), "--dry-run"])).contains("--size"));
+    assert!(!missing.exists());
+}

@@ -139,11 +139,22 @@ fn a_profile_carries_sqpoll_and_the_dry_run_shows_it() {
     )
     .unwrap();
     let file = dir.path().join("data");
-    let out = run(&["run", "--profile-file", profile.to_str().unwrap(), "--target", file.to_str().unwrap(), "--dry-run"]);
+    // A file lunmark would create needs its size, in the dry run as in the run.
+    let out = run(&["run", "--profile-file", profile.to_str().unwrap(), "--target", file.to_str().unwrap(), "--size", "1m", "--dry-run"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("polling: submission queue polled by a kernel thread on CPU 1"), "{text}");
     // The flag replaces the profile's CPU.
-    let out = run(&["run", "--profile-file", profile.to_str().unwrap(), "--target", file.to_str().unwrap(), "--sqpoll=0", "--dry-run"]);
+    let out = run(&[
+        "run",
+        "--profile-file",
+        profile.to_str().unwrap(),
+        "--target",
+        file.to_str().unwrap(),
+        "--size",
+        "1m",
+        "--sqpoll=0",
+        "--dry-run",
+    ]);
     assert!(stdout(&out).contains("kernel thread on CPU 0"), "{}", stdout(&out));
 }
