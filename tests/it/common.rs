@@ -342,15 +342,20 @@ pub fn with_store(store: &Path, args: &[&str]) -> Output {
 /// failing the test if it has not ended within `secs` seconds.
 pub fn output_within(cmd: &mut Command, secs: u64) -> Output {
     use std::process::Stdio;
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    wait_within(cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap(), secs)
+}
+
+/// Waits for `child`, killing it (by its own handle) and failing the test if it
+/// has not ended within `secs` seconds; its output.
+pub fn wait_within(mut child: std::process::Child, secs: u64) -> Output {
     let start = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed() > std::time::Duration::from_secs(secs) {
             child.kill().unwrap();
             let _ = child.wait();
-            panic!("{cmd:?} still ran after {secs} s");
+            panic!("still running after {secs} s");
         }
-        std::thread::sleep(std::time::Duration::from_millis(50));
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
     child.wait_with_output().unwrap()
 }

@@ -13,7 +13,6 @@ mod fio;
 mod flag_walk;
 mod input_files;
 mod inputs;
-mod interrupts;
 mod kept;
 mod kernel_paths;
 mod lab_exit;
