@@ -8,6 +8,7 @@ pub mod charts;
 pub mod compare;
 pub mod figures;
 pub mod fio_json;
+pub mod fio_log;
 pub mod html;
 pub mod human;
 pub mod json;

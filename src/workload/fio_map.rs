@@ -79,6 +79,10 @@ const KNOWN: &[&str] = &[
     "loops",
     "blockalign",
     "ba",
+    "write_bw_log",
+    "write_iops_log",
+    "write_lat_log",
+    "log_avg_msec",
     "steadystate",
     "ss",
     "ss_dur",
@@ -102,11 +106,7 @@ const HARMLESS: &[&str] = &[
     "slat_percentiles",
     "percentile_list",
     "disk_util",
-    "write_bw_log",
-    "write_iops_log",
-    "write_lat_log",
     "write_hist_log",
-    "log_avg_msec",
     "log_hist_msec",
     "per_job_logs",
     "log_offset",
@@ -152,9 +152,48 @@ pub struct ImportOptions {
     pub run_length_given: bool,
 }
 
+/// Which fio log a job asks for (`write_bw_log`, `write_iops_log`, `write_lat_log`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogKind {
+    Bw,
+    Iops,
+    /// fio's total latency, `_lat`.
+    Lat,
+    /// fio's completion latency, `_clat` (the same figure for lunmark, which
+    /// does not time submission apart).
+    Clat,
+}
+
+impl LogKind {
+    pub fn suffix(self) -> &'static str {
+        match self {
+            LogKind::Bw => "bw",
+            LogKind::Iops => "iops",
+            LogKind::Lat => "lat",
+            LogKind::Clat => "clat",
+        }
+    }
+}
+
+/// A fio-format log file to write after the run, from one point's per-second intervals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FioLog {
+    /// The file, as fio names it: `PREFIX_bw.N.log` (N: the job's thread number in the file).
+    pub path: String,
+    pub kind: LogKind,
+    /// The point (phase) of the job, from 0.
+    pub point: usize,
+    /// Seconds averaged into one line (log_avg_msec / 1000).
+    pub avg_secs: u32,
+    /// fio's data directions the job does (0 read, 1 write).
+    pub directions: Vec<u8>,
+}
+
 /// The profile, and what the user must be told about it.
 #[derive(Clone, Debug)]
 pub struct Imported {
+    /// fio-format logs the job file asks for (write them after the run).
+    pub logs: Vec<FioLog>,
     pub profile: Profile,
     /// Where lunmark's run differs from fio's in a way the user should know.
     pub notes: Vec<String>,
@@ -279,11 +318,95 @@ fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options:
     }
     let mut skippable = skippable;
     skippable.sort_by_key(|p| p.line);
-    let skipped = skippable.iter().map(|p| format!("{origin}, {p} (skipped: --fio-lenient)")).collect();
+    let skipped: Vec<String> = skippable.iter().map(|p| format!("{origin}, {p} (skipped: --fio-lenient)")).collect();
+    let mut problems = Problems::default();
     // The profile must read back from its TOML as it is; check it the same way.
     profile::parse(&profile::to_toml(&profile), origin)
         .map_err(|source| FioError::Profile { origin: origin.into(), source: Box::new(source) })?;
-    Ok(Imported { profile, notes: notes.0, skipped })
+    let logs = fio_logs(&chosen, &jobs, &profile, &mut problems, &mut notes);
+    let (skippable, fatal): (Vec<Problem>, Vec<Problem>) = problems.0.into_iter().partition(|p| p.skippable);
+    if !fatal.is_empty() || (!skippable.is_empty() && !options.lenient) {
+        let mut all: Vec<Problem> = fatal.into_iter().chain(skippable).collect();
+        all.sort_by_key(|p| p.line);
+        return Err(FioError::Refused { origin: origin.into(), problems: all });
+    }
+    let skipped = skipped.into_iter().chain(skippable.iter().map(|p| format!("{origin}, {p} (skipped: --fio-lenient)"))).collect();
+    Ok(Imported { logs, profile, notes: notes.0, skipped })
+}
+
+/// The fio logs of the chosen jobs: `write_bw_log=PREFIX` and the like (a
+/// bare switch: the job's name), as fio names them, `PREFIX_bw.N.log` with N
+/// the job's thread number in the file. lunmark keeps per-second figures per
+/// point, so a job gets its logs when it runs alone in its phase with one
+/// clone; its latency log when it does one direction (the per-second latency
+/// is of all I/O) and has no rate (whose latency counts from the schedule).
+/// Leaving a log out changes no figure: --fio-lenient may skip it.
+fn fio_logs(sections: &[&JobSection], jobs: &[Job], profile: &Profile, problems: &mut Problems, notes: &mut Notes) -> Vec<FioLog> {
+    let mut logs = Vec::new();
+    let mut thread = 1u32;
+    for (section, job) in sections.iter().zip(jobs) {
+        let set = Settings::of(section, &mut Problems::default());
+        let first_thread = thread;
+        thread += job.numjobs;
+        let asked: Vec<(&Setting, LogKind)> =
+            [("write_bw_log", LogKind::Bw), ("write_iops_log", LogKind::Iops), ("write_lat_log", LogKind::Lat)]
+                .iter()
+                .filter_map(|(k, kind)| set.get(k).map(|s| (s, *kind)))
+                .collect();
+        let avg = set.value("log_avg_msec").map(|(s, v)| (s, v.trim().parse::<u64>()));
+        let avg_secs = match avg {
+            None if !asked.is_empty() => {
+                notes.push(format!(
+                    "job '{}': without log_avg_msec fio logs every I/O; lunmark's logs hold per-second averages (log_avg_msec=1000)",
+                    job.name
+                ));
+                1
+            }
+            None => 1,
+            Some((_, Ok(ms))) if ms >= 1000 && ms % 1000 == 0 => (ms / 1000) as u32,
+            Some((s, _)) => {
+                problems.push(s, "lunmark's logs are made of its per-second figures: give a multiple of 1000 (ms)", true);
+                continue;
+            }
+        };
+        let Some(point) = profile.phases.iter().position(|p| p.groups.iter().any(|g| g.name == job.name)) else { continue };
+        let alone = profile.phases[point].groups.len() == 1 && job.numjobs == 1;
+        let read: f64 = job.lines.iter().map(|l| l.share * l.read / 100.0).sum();
+        let directions: Vec<u8> = [(0u8, read > 0.0), (1, read < 100.0)].iter().filter(|(_, on)| *on).map(|(d, _)| *d).collect();
+        for (s, kind) in asked {
+            if !alone {
+                problems.push(s, format!("lunmark keeps per-second figures per point, so only a job that runs alone in its phase with numjobs=1 gets fio's logs (job '{}' does not)", job.name), true);
+                continue;
+            }
+            if kind == LogKind::Lat && (directions.len() > 1 || job.rate.is_some()) {
+                let why = if job.rate.is_some() {
+                    "has a rate, and lunmark's latency then counts from the schedule"
+                } else {
+                    "reads and writes, and lunmark's per-second latency is of all its I/O"
+                };
+                problems.push(s, format!("job '{}' {why}: no latency log", job.name), true);
+                continue;
+            }
+            let prefix = match s.value.as_deref().map(str::trim) {
+                Some(p) if !p.is_empty() && p != "1" => p.to_string(),
+                _ => job.name.clone(),
+            };
+            let kinds: &[LogKind] = if kind == LogKind::Lat { &[LogKind::Lat, LogKind::Clat] } else { std::slice::from_ref(&kind) };
+            for k in kinds {
+                logs.push(FioLog {
+                    path: format!("{prefix}_{}.{first_thread}.log", k.suffix()),
+                    kind: *k,
+                    point,
+                    avg_secs,
+                    directions: directions.clone(),
+                });
+            }
+            if kind == LogKind::Lat {
+                notes.push(format!("{} ({}): lunmark writes {prefix}_lat and {prefix}_clat (the same figure: it does not time submission apart) and no {prefix}_slat", show(s), s.place()));
+            }
+        }
+    }
+    logs
 }
 
 /// Problems, once each (a [global] option reaches every job).
@@ -1039,7 +1162,8 @@ fn harmless(set: &Settings, name: &str, buffered: bool, problems: &mut Problems,
             "group_reporting" => "it sums fio's jobs in its report; lunmark reports each group and the point",
             "lat_percentiles" | "clat_percentiles" | "slat_percentiles" | "percentile_list" | "significant_figures" => "it chooses what fio prints; lunmark reports p50, p90, p99, p99.9 and p99.99 of every I/O's latency",
             "disk_util" => "it makes fio print the disks' own counters; lunmark does not read them",
-            "write_bw_log" | "write_iops_log" | "write_lat_log" | "write_hist_log" | "log_avg_msec" | "log_hist_msec" | "per_job_logs" | "log_offset" => "fio writes log files; lunmark writes none, its per-second figures are in the result (summary.intervals)",
+            "write_hist_log" | "log_hist_msec" => "fio writes latency histogram logs; lunmark writes none, its latency histogram's figures are in the result",
+            "per_job_logs" | "log_offset" => "it shapes fio's log files; lunmark writes the bandwidth, IOPS and latency logs of a job that runs alone, one file each, without offsets",
             _ => return None,
         })
     };
@@ -1964,6 +2088,35 @@ mod tests {
         assert!(import("[j]\nsize=1m\nss=iops:10%\n", "t.fio", "t", &env, &lenient).is_err(), "it changes when the point ends");
     }
 
+    /// fio's log options name fio's files (`PREFIX_bw.N.log`, N the job's
+    /// thread number in the file); what lunmark cannot log is named, and
+    /// --fio-lenient may skip it (a log changes no figure).
+    #[test]
+    fn fio_logs_are_named_as_fio_names_them() {
+        let text = "[global]\nsize=1m\nruntime=3\ntime_based\n[a]\nnumjobs=2\n[b]\nstonewall\nrw=randread\nwrite_bw_log=x\nwrite_lat_log\nlog_avg_msec=2000\n";
+        let i = map(text);
+        let names: Vec<(&str, LogKind, usize, u32)> = i.logs.iter().map(|l| (l.path.as_str(), l.kind, l.point, l.avg_secs)).collect();
+        assert_eq!(
+            names,
+            vec![("x_bw.3.log", LogKind::Bw, 1, 2), ("b_lat.3.log", LogKind::Lat, 1, 2), ("b_clat.3.log", LogKind::Clat, 1, 2)]
+        );
+        assert_eq!(i.logs[0].directions, vec![0]);
+        assert!(i.notes.iter().any(|n| n.contains("no b_slat")), "{:?}", i.notes);
+        let lenient = ImportOptions { lenient: true, ..Default::default() };
+        for (job, says) in [
+            ("[a]\nsize=1m\nwrite_iops_log=x\n[b]\nsize=1m\n", "only a job that runs alone in its phase with numjobs=1"),
+            ("[a]\nsize=1m\nnumjobs=2\nwrite_iops_log=x\n", "only a job that runs alone"),
+            ("[a]\nsize=1m\nrw=randrw\nwrite_lat_log=x\n", "reads and writes"),
+            ("[a]\nsize=1m\nrw=read\nrate_iops=10\nwrite_lat_log=x\n", "has a rate"),
+            ("[a]\nsize=1m\nwrite_iops_log=x\nlog_avg_msec=500\n", "multiple of 1000"),
+        ] {
+            let e = refused(job);
+            assert!(e.contains(says), "{job}: {e}");
+            let i = import(job, "t.fio", "t", &env, &lenient).unwrap_or_else(|e| panic!("{job}: {e}"));
+            assert!(i.logs.is_empty() && i.skipped.len() == 1, "{job}: {:?}", i.skipped);
+        }
+    }
+
     /// Options that change nothing lunmark measures run without --fio-lenient,
     /// each with a note that says why; invalidate on a buffered job does change
     /// what is cached, and is refused.
@@ -1981,10 +2134,8 @@ mod tests {
             "clat_percentiles=0",
             "percentile_list=99.5:99.9",
             "disk_util=0",
-            "write_bw_log=bw",
-            "write_iops_log=io",
-            "write_lat_log=lat",
-            "log_avg_msec=1000",
+            "write_hist_log=h",
+            "per_job_logs=0",
         ];
         let i = map(&format!("[j]\nsize=1m\ndirect=1\nrw=randread\nnorandommap\n{}\n", keys.join("\n")));
         for (n, k) in keys.iter().enumerate() {
