@@ -1304,13 +1304,9 @@ fn arrivals(set: &Settings, problems: &mut Problems) -> crate::workload::timing:
     let Some((s, v)) = set.value("rate_process") else { return Arrivals::Fixed };
     match v.trim() {
         "linear" => Arrivals::Fixed,
-        "poisson" if set.get("rate_iops").is_some() => Arrivals::Poisson,
+        "poisson" if set.get("rate_iops").or(set.get("rate")).is_some() => Arrivals::Poisson,
         "poisson" => {
-            problems.push(
-                s,
-                "rate_process=poisson needs rate_iops (lunmark's Poisson arrivals have a mean rate in I/Os per second)",
-                false,
-            );
+            problems.push(s, "rate_process=poisson needs rate_iops or rate (lunmark's Poisson arrivals have a mean rate)", false);
             Arrivals::Fixed
         }
         other => {
@@ -2075,6 +2071,9 @@ mod tests {
         let aligns: Vec<Option<Bytes>> = group(&p, 0, 0).access.iter().map(|l| l.align).collect();
         assert_eq!(aligns, vec![Some(Bytes(512)), Some(Bytes(1024))]);
         assert_eq!(group(&map("[j]\nsize=1m\nrw=randread\nba=512\n").profile, 0, 0).access[0].align, Some(Bytes(512)));
+        // rate_process=poisson takes the bandwidth cap's rate too.
+        let g = map("[j]\nsize=1m\nbs=4k\nrw=randread\nrate=1m\nrate_process=poisson\n").profile.phases[0].groups[0].clone();
+        assert_eq!((g.rate, g.arrivals), (Some(256.0), crate::workload::timing::Arrivals::Poisson));
     }
 
     #[test]
@@ -2225,7 +2224,7 @@ mod tests {
             ("random_distribution=zipf:1.2:0.3", "centre"),
             ("random_distribution=zoned:50/50:50/50,100/100", "apart for reads"),
             ("random_distribution=pareto:0.3", "between 0.5"),
-            ("rate_process=poisson", "needs rate_iops"),
+            ("rate_process=poisson", "needs rate_iops or rate"),
         ] {
             let e = refused(&format!("[j]\nsize=1m\nrw=randread\n{job}\n"));
             assert!(e.contains("line 4") && e.contains(says), "{job}: {e}");
