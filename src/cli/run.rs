@@ -778,17 +778,7 @@ pub fn execute_with(
     let mut args = args;
     let (mut profile, profile_name, told, fio_logs) = args.base_profile_and_logs()?;
     // fio's log files are checked before anything runs, written after it (by the first process).
-    let fio_logs: Vec<(fio_map::FioLog, crate::output_path::OutputFile)> = if root && !args.dry_run {
-        fio_logs
-            .into_iter()
-            .map(|l| {
-                let flag = format!("{} (the fio job file's {}_log)", l.path, l.kind.suffix());
-                crate::output_path::check(&flag, std::path::Path::new(&l.path), crate::output_path::Mode::Replace).map(|f| (l, f))
-            })
-            .collect::<Result<_, _>>()?
-    } else {
-        Vec::new()
-    };
+    let fio_logs = if root && !args.dry_run { fio_log_files(fio_logs)? } else { Vec::new() };
     // A profile's own targets take the placeholders as -t's do (issue 17): each rank its own.
     let profile_targets =
         crate::mpi::placeholders::expand_all(&profile.targets, place, "the profile's targets").map_err(anyhow::Error::msg);
@@ -908,20 +898,35 @@ pub fn execute_with(
     let store = ResultStore::choose(&args, store_flag)?;
     let (json, shape) = args.json_output();
     let kept = measure_and_keep_as(&plan, &ctx, json.as_deref(), shape, &store, Print::Summary { detail: args.detail })?;
-    let mut unwritten = !kept.unwritten.is_empty();
-    for (log, file) in &fio_logs {
-        // A point the run did not reach has no log: said, not written empty.
-        match kept.result.points.get(log.point) {
+    let unwritten = !write_fio_logs(&kept.result, &fio_logs);
+    Ok(exit_code(&kept.result, !kept.unwritten.is_empty() || unwritten))
+}
+
+/// The fio-format logs a job file asks for, each path checked as an output.
+fn fio_log_files(logs: Vec<fio_map::FioLog>) -> Result<Vec<(fio_map::FioLog, crate::output_path::OutputFile)>> {
+    let checked = logs.into_iter().map(|l| {
+        let flag = format!("{} (the fio job file's {}_log)", l.path, l.kind.suffix());
+        crate::output_path::check(&flag, std::path::Path::new(&l.path), crate::output_path::Mode::Replace).map(|f| (l, f))
+    });
+    Ok(checked.collect::<Result<_, _>>()?)
+}
+
+/// Writes the fio logs from the result; false when one could not be written
+/// (said on stderr). A point the run did not reach has no log: said, not written empty.
+fn write_fio_logs(result: &RunResult, logs: &[(fio_map::FioLog, crate::output_path::OutputFile)]) -> bool {
+    let mut all = true;
+    for (log, file) in logs {
+        match result.points.get(log.point) {
             Some(p) => {
                 if let Err(e) = file.replace_with(crate::report::fio_log::render(log, p).as_bytes()) {
                     eprintln!("error: {e}");
-                    unwritten = true;
+                    all = false;
                 }
             }
             None => eprintln!("note: {}: not written, the run ended before point {} measured anything", log.path, log.point + 1),
         }
     }
-    Ok(exit_code(&kept.result, unwritten))
+    all
 }
 
 /// Where a run's result is kept, settled from the flags before anything runs.
