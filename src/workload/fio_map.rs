@@ -2076,6 +2076,23 @@ mod tests {
         assert_eq!((g.rate, g.arrivals), (Some(256.0), crate::workload::timing::Arrivals::Poisson));
     }
 
+    /// Jobs of one phase (one point) with their own runtimes: fio ends each at
+    /// its own; lunmark runs a point's groups for one time. Refused, naming the
+    /// job and the way out (one runtime, or --time for all).
+    #[test]
+    fn jobs_of_one_point_with_their_own_runtime_are_refused_naming_the_way_out() {
+        let text = "[global]\nsize=1m\ntime_based\n[a]\nruntime=10\n[b]\nruntime=20\n";
+        let e = refused(text);
+        assert!(
+            e.contains("line 6: runtime: job 'b' differs from job 'a' in how long it runs") && e.contains("give --time or --ios"),
+            "{e}"
+        );
+        let lenient = ImportOptions { lenient: true, ..Default::default() };
+        assert!(import(text, "t.fio", "t", &env, &lenient).is_err(), "it changes the workload");
+        let given = ImportOptions { run_length_given: true, ..Default::default() };
+        assert_eq!(import(text, "t.fio", "t", &env, &given).unwrap().profile.phases[0].groups.len(), 2);
+    }
+
     #[test]
     fn fio_steady_state_is_refused_naming_lunmarks() {
         let e = refused("[j]\nsize=1m\nruntime=60\ntime_based\nss=iops:10%\nss_dur=30\nsteadystate_ramp_time=5\n");
