@@ -83,6 +83,7 @@ const KNOWN: &[&str] = &[
     "write_iops_log",
     "write_lat_log",
     "log_avg_msec",
+    "numa_cpu_nodes",
     "steadystate",
     "ss",
     "ss_dur",
@@ -708,6 +709,16 @@ fn pinning(set: &Settings, problems: &mut Problems) -> (Option<super::cpus::CpuL
         let v = v.trim();
         CpuList::parse_syntax(v).map_err(|e| problems.push(s, e.replacen(&format!("--cpus {v}: "), "", 1), false)).ok()
     });
+    let cpus = match (cpus, set.value("numa_cpu_nodes")) {
+        (cpus, None) => cpus,
+        (Some(_), Some((s, _))) => {
+            problems.push(s, "give one of cpus_allowed and numa_cpu_nodes (both choose the CPUs)", false);
+            None
+        }
+        (None, Some((s, v))) => {
+            numa_cpus(v.trim(), std::path::Path::new("/sys/devices/system/node")).map_err(|m| problems.push(s, m, false)).ok()
+        }
+    };
     let policy = set.value("cpus_allowed_policy").and_then(|(s, v)| match v.trim() {
         "shared" => Some(CpuPolicy::Shared),
         "split" => Some(CpuPolicy::Split),
@@ -728,6 +739,32 @@ fn pinning(set: &Settings, problems: &mut Problems) -> (Option<super::cpus::CpuL
         }
         _ => (cpus, policy),
     }
+}
+
+/// `numa_cpu_nodes=LIST` (or `all`): the CPUs of those NUMA nodes, as
+/// `--cpus` (fio binds the job to them the same way), read from `nodes`
+/// (/sys/devices/system/node) at the import.
+fn numa_cpus(list: &str, nodes: &std::path::Path) -> Result<super::cpus::CpuList, String> {
+    use super::cpus::CpuList;
+    let wanted: Vec<u32> = if list == "all" {
+        let online = std::fs::read_to_string(nodes.join("online")).map_err(|e| format!("{}: {e}", nodes.join("online").display()))?;
+        CpuList::parse_syntax(online.trim())?.0
+    } else {
+        CpuList::parse_syntax(list).map_err(|e| e.replacen(&format!("--cpus {list}: "), "", 1))?.0
+    };
+    let mut cpus = Vec::new();
+    for n in wanted {
+        let path = nodes.join(format!("node{n}/cpulist"));
+        let text = std::fs::read_to_string(&path)
+            .map_err(|_| format!("NUMA node {n} does not exist on this host ({} is missing)", path.display()))?;
+        cpus.extend(CpuList::parse_syntax(text.trim())?.0);
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    if cpus.is_empty() {
+        return Err(format!("NUMA nodes {list} have no CPUs on this host"));
+    }
+    Ok(CpuList(cpus))
 }
 
 /// `buffer_compress_percentage` is `--compress` and `dedupe_percentage` is
@@ -2091,6 +2128,27 @@ mod tests {
         assert!(import(text, "t.fio", "t", &env, &lenient).is_err(), "it changes the workload");
         let given = ImportOptions { run_length_given: true, ..Default::default() };
         assert_eq!(import(text, "t.fio", "t", &env, &given).unwrap().profile.phases[0].groups.len(), 2);
+    }
+
+    /// numa_cpu_nodes pins to the nodes' CPUs, as cpus_allowed does (read from sysfs).
+    #[test]
+    fn numa_cpu_nodes_pin_to_the_nodes_cpus() {
+        let dir = tempfile::tempdir().unwrap();
+        for (node, list) in [("node0", "0-1,4\n"), ("node1", "2-3\n")] {
+            std::fs::create_dir_all(dir.path().join(node)).unwrap();
+            std::fs::write(dir.path().join(node).join("cpulist"), list).unwrap();
+        }
+        std::fs::write(dir.path().join("online"), "0-1\n").unwrap();
+        let cpus = |l: &str| numa_cpus(l, dir.path()).map(|c| c.0);
+        assert_eq!(cpus("1"), Ok(vec![2, 3]));
+        assert_eq!(cpus("0,1"), Ok(vec![0, 1, 2, 3, 4]));
+        assert_eq!(cpus("all"), Ok(vec![0, 1, 2, 3, 4]));
+        assert!(cpus("7").unwrap_err().contains("NUMA node 7 does not exist"));
+        // This host's node 0, through the job file.
+        let here = std::fs::read_to_string("/sys/devices/system/node/node0/cpulist").unwrap();
+        let p = map("[j]\nsize=1m\nnuma_cpu_nodes=0\n").profile;
+        assert_eq!(p.cpus, Some(crate::workload::cpus::CpuList::parse_syntax(here.trim()).unwrap()));
+        assert!(refused("[j]\nsize=1m\nnuma_cpu_nodes=0\ncpus_allowed=0\n").contains("give one of cpus_allowed and numa_cpu_nodes"));
     }
 
     #[test]
