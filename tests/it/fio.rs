@@ -810,3 +810,37 @@ fn fio_logs_are_written_as_fio_writes_them_and_fio_plot_reads_them() {
         assert!(std::fs::metadata(&png).map(|m| m.len() > 10_000).unwrap_or(false), "no chart from {}: {text}", input.display());
     }
 }
+
+/// Options that change nothing lunmark measures run as written (a trial found
+/// thread, randrepeat, gtod_reduce and the like refused): the dry run says of
+/// each, in one line, why it changes nothing; fio 3.33 reads the same file.
+#[test]
+fn harmless_options_run_with_a_note_each_in_the_dry_run() {
+    let dir = shm_dir();
+    let job = dir.path().join("h.fio");
+    let options = [
+        "thread",
+        "randrepeat=0",
+        "gtod_reduce=1",
+        "invalidate=1",
+        "refill_buffers",
+        "group_reporting=1",
+        "lat_percentiles=1",
+        "percentile_list=50:99:99.9",
+        "disk_util=0",
+    ];
+    std::fs::write(
+        &job,
+        format!("[h]\nioengine=null\nsize=1g\nrw=randread\ndirect=1\nnorandommap\nruntime=1\ntime_based\n{}\n", options.join("\n")),
+    )
+    .unwrap();
+    let out = Command::new("fio").arg("--parse-only").arg(&job).output().unwrap();
+    assert!(out.status.success(), "fio --parse-only: {}", String::from_utf8_lossy(&out.stderr));
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    for (i, o) in options.iter().enumerate() {
+        let want = format!("note: {o} (line {}): accepted, it changes nothing lunmark measures: ", i + 9);
+        assert_eq!(text.matches(&want).count(), 1, "'{want}' missing from:\n{text}");
+    }
+}
