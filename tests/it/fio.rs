@@ -767,6 +767,9 @@ fn fio_logs_are_written_as_fio_writes_them_and_fio_plot_reads_them() {
         assert!(b1.starts_with("1000, ") && shape(b1) == "~1000, V, 0, 0, 0", "{f}: {b}");
         assert!(a1.is_empty() || shape(a1) == shape(b1), "{f}: fio '{a1}', lunmark '{b1}'");
     }
+    // A profile holds no log: import-fio says where the logs come from.
+    let out = lunmark().args(["profiles", "import-fio", job.to_str().unwrap()]).output().unwrap();
+    assert!(stdout(&out).contains(&format!("# note: {name}_bw.1.log is written by `lunmark run --fio")), "{}", stdout(&out));
     // The values are the result's own per-second figures.
     let r = read_json(&json);
     let iops: Vec<u64> = r["points"][0]["summary"]["intervals"]
