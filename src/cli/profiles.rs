@@ -56,6 +56,10 @@ pub fn execute(action: Option<ProfilesAction>) -> Result<i32> {
             for n in &imported.notes {
                 println!("# note: {n}");
             }
+            // A profile holds no log files: they come with `run --fio` only.
+            for l in &imported.logs {
+                println!("# note: {} is written by `lunmark run --fio {}`, not by this profile", l.path, file.display());
+            }
             print!("{}", profile::to_toml(&imported.profile));
         }
     }

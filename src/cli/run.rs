@@ -336,6 +336,12 @@ impl RunArgs {
     /// The profile the run starts from, the name to record, and what the user
     /// must be told about it (notes and skipped options of a fio job file).
     pub(super) fn base_profile(&self) -> Result<(Profile, Option<String>, Vec<String>)> {
+        self.base_profile_and_logs().map(|(p, n, t, _)| (p, n, t))
+    }
+
+    /// `base_profile`, and the fio-format logs a fio job file asks for.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn base_profile_and_logs(&self) -> Result<(Profile, Option<String>, Vec<String>, Vec<fio_map::FioLog>)> {
         if let Some(path) = &self.fio {
             let options = fio_map::ImportOptions {
                 sections: self.section.clone(),
@@ -350,10 +356,10 @@ impl RunArgs {
                 .chain(imported.notes.iter().map(|n| format!("note: {n}")))
                 .collect();
             let name = imported.profile.name.clone();
-            return Ok((imported.profile, Some(name), told));
+            return Ok((imported.profile, Some(name), told, imported.logs));
         }
         let (p, name) = self.base_profile_of_flags()?;
-        Ok((p, name, Vec::new()))
+        Ok((p, name, Vec::new(), Vec::new()))
     }
 
     fn base_profile_of_flags(&self) -> Result<(Profile, Option<String>)> {
@@ -770,7 +776,9 @@ pub fn execute_with(
     }
     let mut targets = targets?;
     let mut args = args;
-    let (mut profile, profile_name, told) = args.base_profile()?;
+    let (mut profile, profile_name, told, fio_logs) = args.base_profile_and_logs()?;
+    // fio's log files are checked before anything runs, written after it (by the first process).
+    let fio_logs = if root && !args.dry_run { fio_log_files(fio_logs)? } else { Vec::new() };
     // A profile's own targets take the placeholders as -t's do (issue 17): each rank its own.
     let profile_targets =
         crate::mpi::placeholders::expand_all(&profile.targets, place, "the profile's targets").map_err(anyhow::Error::msg);
@@ -862,7 +870,35 @@ pub fn execute_with(
     let store = ResultStore::choose(&args, store_flag)?;
     let (json, shape) = args.json_output();
     let kept = measure_and_keep_as(&ready, &ctx, json.as_deref(), shape, &store, Print::Summary { detail: args.detail })?;
-    Ok(exit_code(&kept.result, !kept.unwritten.is_empty()))
+    let unwritten = !write_fio_logs(&kept.result, &fio_logs);
+    Ok(exit_code(&kept.result, !kept.unwritten.is_empty() || unwritten))
+}
+
+/// The fio-format logs a job file asks for, each path checked as an output.
+fn fio_log_files(logs: Vec<fio_map::FioLog>) -> Result<Vec<(fio_map::FioLog, crate::output_path::OutputFile)>> {
+    let checked = logs.into_iter().map(|l| {
+        let flag = format!("{} (the fio job file's {}_log)", l.path, l.kind.suffix());
+        crate::output_path::check(&flag, std::path::Path::new(&l.path), crate::output_path::Mode::Replace).map(|f| (l, f))
+    });
+    Ok(checked.collect::<Result<_, _>>()?)
+}
+
+/// Writes the fio logs from the result; false when one could not be written
+/// (said on stderr). A point the run did not reach has no log: said, not written empty.
+fn write_fio_logs(result: &RunResult, logs: &[(fio_map::FioLog, crate::output_path::OutputFile)]) -> bool {
+    let mut all = true;
+    for (log, file) in logs {
+        match result.points.get(log.point) {
+            Some(p) => {
+                if let Err(e) = file.replace_with(crate::report::fio_log::render(log, p).as_bytes()) {
+                    crate::ewriteln!("error: {e}");
+                    all = false;
+                }
+            }
+            None => crate::ewriteln!("note: {}: not written, the run ended before point {} measured anything", log.path, log.point + 1),
+        }
+    }
+    all
 }
 
 /// Where a run's result is kept, settled from the flags before anything runs.

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod escape;
 pub mod figures;
 pub mod fio_json;
+pub mod fio_log;
 pub mod html;
 pub mod human;
 pub mod json;

@@ -175,6 +175,19 @@ pub fn replay(r: &ReplayView, targets: &[String]) -> String {
 }
 
 /// What `--dry-run` prints of the plan.
+/// Where each worker of a group with offset_increment starts (the first three and the last).
+fn offset_increment_line(s: &crate::workload::WorkloadSpec, g: &crate::workload::WorkerGroup) -> Option<String> {
+    let (inc, size) = (g.offset_increment?, s.size?);
+    let n = s.group_workers(g);
+    let parts: Vec<String> = (0..n)
+        .filter(|w| *w < 3 || *w == n - 1)
+        .filter_map(|w| s.worker_part(g, w).map(|(shift, _)| (w, s.offset.get() + shift)))
+        .map(|(w, at)| format!("{}worker {w} from offset {}", if w == n - 1 && n > 4 { "..., " } else { "" }, crate::units::Bytes(at)))
+        .collect();
+    let len = size.get().saturating_sub(s.worker_part(g, 0)?.1);
+    Some(format!("  offset_increment {inc}: each worker on its own {}: {}", crate::units::Bytes(len), parts.join(", ")))
+}
+
 pub fn render(plan: &PlanView) -> String {
     let mut out = String::new();
     for w in plan.warnings {
@@ -232,19 +245,8 @@ pub fn render(plan: &PlanView) -> String {
                     .or(g.follow.as_ref().map(|f| format!(", IOPS held at {} x group '{}'", f.ratio, f.group)))
                     .unwrap_or_default()
             );
-            if let (Some(inc), Some(size)) = (g.offset_increment, s.size) {
-                let whole = crate::workload::Region { start: s.offset.get(), len: size.get() };
-                let n = s.group_workers(g);
-                let parts: Vec<String> = (0..n)
-                    .filter(|w| *w < 3 || *w == n - 1)
-                    .map(|w| (w, s.worker_region(g, w, whole)))
-                    .map(|(w, r)| {
-                        format!("{}worker {w} from offset {}", if w == n - 1 && n > 4 { "..., " } else { "" }, crate::units::Bytes(r.start))
-                    })
-                    .collect();
-                let len = s.worker_region(g, 0, whole).len;
-                let _ =
-                    writeln!(out, "  offset_increment {inc}: each worker on its own {}: {}", crate::units::Bytes(len), parts.join(", "));
+            if let Some(line) = offset_increment_line(s, g) {
+                let _ = writeln!(out, "{line}");
             }
             if let Some(t) = g.thinktime {
                 let _ = writeln!(

@@ -107,11 +107,7 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
                 data: data.clone(),
                 sync: spec.sync,
                 polling: spec.polling,
-                part: g.offset_increment.map(|_| {
-                    let whole = crate::workload::Region { start: 0, len: u64::MAX };
-                    let mine = spec.worker_region(g, w, whole);
-                    (mine.start, u64::MAX - mine.len)
-                }),
+                part: spec.worker_part(g, w),
             });
         }
     }

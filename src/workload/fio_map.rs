@@ -79,6 +79,11 @@ const KNOWN: &[&str] = &[
     "loops",
     "blockalign",
     "ba",
+    "write_bw_log",
+    "write_iops_log",
+    "write_lat_log",
+    "log_avg_msec",
+    "numa_cpu_nodes",
     "steadystate",
     "ss",
     "ss_dur",
@@ -102,11 +107,7 @@ const HARMLESS: &[&str] = &[
     "slat_percentiles",
     "percentile_list",
     "disk_util",
-    "write_bw_log",
-    "write_iops_log",
-    "write_lat_log",
     "write_hist_log",
-    "log_avg_msec",
     "log_hist_msec",
     "per_job_logs",
     "log_offset",
@@ -152,9 +153,48 @@ pub struct ImportOptions {
     pub run_length_given: bool,
 }
 
+/// Which fio log a job asks for (`write_bw_log`, `write_iops_log`, `write_lat_log`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogKind {
+    Bw,
+    Iops,
+    /// fio's total latency, `_lat`.
+    Lat,
+    /// fio's completion latency, `_clat` (the same figure for lunmark, which
+    /// does not time submission apart).
+    Clat,
+}
+
+impl LogKind {
+    pub fn suffix(self) -> &'static str {
+        match self {
+            LogKind::Bw => "bw",
+            LogKind::Iops => "iops",
+            LogKind::Lat => "lat",
+            LogKind::Clat => "clat",
+        }
+    }
+}
+
+/// A fio-format log file to write after the run, from one point's per-second intervals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FioLog {
+    /// The file, as fio names it: `PREFIX_bw.N.log` (N: the job's thread number in the file).
+    pub path: String,
+    pub kind: LogKind,
+    /// The point (phase) of the job, from 0.
+    pub point: usize,
+    /// Seconds averaged into one line (log_avg_msec / 1000).
+    pub avg_secs: u32,
+    /// fio's data directions the job does (0 read, 1 write).
+    pub directions: Vec<u8>,
+}
+
 /// The profile, and what the user must be told about it.
 #[derive(Clone, Debug)]
 pub struct Imported {
+    /// fio-format logs the job file asks for (write them after the run).
+    pub logs: Vec<FioLog>,
     pub profile: Profile,
     /// Where lunmark's run differs from fio's in a way the user should know.
     pub notes: Vec<String>,
@@ -278,11 +318,95 @@ fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options:
     }
     let mut skippable = skippable;
     skippable.sort_by_key(|p| p.line);
-    let skipped = skippable.iter().map(|p| format!("{origin}, {p} (skipped: --fio-lenient)")).collect();
+    let skipped: Vec<String> = skippable.iter().map(|p| format!("{origin}, {p} (skipped: --fio-lenient)")).collect();
+    let mut problems = Problems::default();
     // The profile must read back from its TOML as it is; check it the same way.
     profile::parse(&profile::to_toml(&profile), origin)
         .map_err(|source| FioError::Profile { origin: origin.into(), source: Box::new(source) })?;
-    Ok(Imported { profile, notes: notes.0, skipped })
+    let logs = fio_logs(&chosen, &jobs, &profile, &mut problems, &mut notes);
+    let (skippable, fatal): (Vec<Problem>, Vec<Problem>) = problems.0.into_iter().partition(|p| p.skippable);
+    if !fatal.is_empty() || (!skippable.is_empty() && !options.lenient) {
+        let mut all: Vec<Problem> = fatal.into_iter().chain(skippable).collect();
+        all.sort_by_key(|p| p.line);
+        return Err(FioError::Refused { origin: origin.into(), problems: all });
+    }
+    let skipped = skipped.into_iter().chain(skippable.iter().map(|p| format!("{origin}, {p} (skipped: --fio-lenient)"))).collect();
+    Ok(Imported { logs, profile, notes: notes.0, skipped })
+}
+
+/// The fio logs of the chosen jobs: `write_bw_log=PREFIX` and the like (a
+/// bare switch: the job's name), as fio names them, `PREFIX_bw.N.log` with N
+/// the job's thread number in the file. lunmark keeps per-second figures per
+/// point, so a job gets its logs when it runs alone in its phase with one
+/// clone; its latency log when it does one direction (the per-second latency
+/// is of all I/O) and has no rate (whose latency counts from the schedule).
+/// Leaving a log out changes no figure: --fio-lenient may skip it.
+fn fio_logs(sections: &[&JobSection], jobs: &[Job], profile: &Profile, problems: &mut Problems, notes: &mut Notes) -> Vec<FioLog> {
+    let mut logs = Vec::new();
+    let mut thread = 1u32;
+    for (section, job) in sections.iter().zip(jobs) {
+        let set = Settings::of(section, &mut Problems::default());
+        let first_thread = thread;
+        thread += job.numjobs;
+        let asked: Vec<(&Setting, LogKind)> =
+            [("write_bw_log", LogKind::Bw), ("write_iops_log", LogKind::Iops), ("write_lat_log", LogKind::Lat)]
+                .iter()
+                .filter_map(|(k, kind)| set.get(k).map(|s| (s, *kind)))
+                .collect();
+        let avg = set.value("log_avg_msec").map(|(s, v)| (s, v.trim().parse::<u64>()));
+        let avg_secs = match avg {
+            None if !asked.is_empty() => {
+                notes.push(format!(
+                    "job '{}': without log_avg_msec fio logs every I/O; lunmark's logs hold per-second averages (log_avg_msec=1000)",
+                    job.name
+                ));
+                1
+            }
+            None => 1,
+            Some((_, Ok(ms))) if ms >= 1000 && ms % 1000 == 0 => (ms / 1000) as u32,
+            Some((s, _)) => {
+                problems.push(s, "lunmark's logs are made of its per-second figures: give a multiple of 1000 (ms)", true);
+                continue;
+            }
+        };
+        let Some(point) = profile.phases.iter().position(|p| p.groups.iter().any(|g| g.name == job.name)) else { continue };
+        let alone = profile.phases[point].groups.len() == 1 && job.numjobs == 1;
+        let read: f64 = job.lines.iter().map(|l| l.share * l.read / 100.0).sum();
+        let directions: Vec<u8> = [(0u8, read > 0.0), (1, read < 100.0)].iter().filter(|(_, on)| *on).map(|(d, _)| *d).collect();
+        for (s, kind) in asked {
+            if !alone {
+                problems.push(s, format!("lunmark keeps per-second figures per point, so only a job that runs alone in its phase with numjobs=1 gets fio's logs (job '{}' does not)", job.name), true);
+                continue;
+            }
+            if kind == LogKind::Lat && (directions.len() > 1 || job.rate.is_some()) {
+                let why = if job.rate.is_some() {
+                    "has a rate, and lunmark's latency then counts from the schedule"
+                } else {
+                    "reads and writes, and lunmark's per-second latency is of all its I/O"
+                };
+                problems.push(s, format!("job '{}' {why}: no latency log", job.name), true);
+                continue;
+            }
+            let prefix = match s.value.as_deref().map(str::trim) {
+                Some(p) if !p.is_empty() && p != "1" => p.to_string(),
+                _ => job.name.clone(),
+            };
+            let kinds: &[LogKind] = if kind == LogKind::Lat { &[LogKind::Lat, LogKind::Clat] } else { std::slice::from_ref(&kind) };
+            for k in kinds {
+                logs.push(FioLog {
+                    path: format!("{prefix}_{}.{first_thread}.log", k.suffix()),
+                    kind: *k,
+                    point,
+                    avg_secs,
+                    directions: directions.clone(),
+                });
+            }
+            if kind == LogKind::Lat {
+                notes.push(format!("{} ({}): lunmark writes {prefix}_lat and {prefix}_clat (the same figure: it does not time submission apart) and no {prefix}_slat", show(s), s.place()));
+            }
+        }
+    }
+    logs
 }
 
 /// Problems, once each (a [global] option reaches every job).
@@ -584,6 +708,16 @@ fn pinning(set: &Settings, problems: &mut Problems) -> (Option<super::cpus::CpuL
         let v = v.trim();
         CpuList::parse_syntax(v).map_err(|e| problems.push(s, e.replacen(&format!("--cpus {v}: "), "", 1), false)).ok()
     });
+    let cpus = match (cpus, set.value("numa_cpu_nodes")) {
+        (cpus, None) => cpus,
+        (Some(_), Some((s, _))) => {
+            problems.push(s, "give one of cpus_allowed and numa_cpu_nodes (both choose the CPUs)", false);
+            None
+        }
+        (None, Some((s, v))) => {
+            numa_cpus(v.trim(), std::path::Path::new("/sys/devices/system/node")).map_err(|m| problems.push(s, m, false)).ok()
+        }
+    };
     let policy = set.value("cpus_allowed_policy").and_then(|(s, v)| match v.trim() {
         "shared" => Some(CpuPolicy::Shared),
         "split" => Some(CpuPolicy::Split),
@@ -604,6 +738,32 @@ fn pinning(set: &Settings, problems: &mut Problems) -> (Option<super::cpus::CpuL
         }
         _ => (cpus, policy),
     }
+}
+
+/// `numa_cpu_nodes=LIST` (or `all`): the CPUs of those NUMA nodes, as
+/// `--cpus` (fio binds the job to them the same way), read from `nodes`
+/// (/sys/devices/system/node) at the import.
+fn numa_cpus(list: &str, nodes: &std::path::Path) -> Result<super::cpus::CpuList, String> {
+    use super::cpus::CpuList;
+    let wanted: Vec<u32> = if list == "all" {
+        let online = std::fs::read_to_string(nodes.join("online")).map_err(|e| format!("{}: {e}", nodes.join("online").display()))?;
+        CpuList::parse_syntax(online.trim())?.0
+    } else {
+        CpuList::parse_syntax(list).map_err(|e| e.replacen(&format!("--cpus {list}: "), "", 1))?.0
+    };
+    let mut cpus = Vec::new();
+    for n in wanted {
+        let path = nodes.join(format!("node{n}/cpulist"));
+        let text = std::fs::read_to_string(&path)
+            .map_err(|_| format!("NUMA node {n} does not exist on this host ({} is missing)", path.display()))?;
+        cpus.extend(CpuList::parse_syntax(text.trim())?.0);
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    if cpus.is_empty() {
+        return Err(format!("NUMA nodes {list} have no CPUs on this host"));
+    }
+    Ok(CpuList(cpus))
 }
 
 /// `buffer_compress_percentage` is `--compress` and `dedupe_percentage` is
@@ -1038,7 +1198,8 @@ fn harmless(set: &Settings, name: &str, buffered: bool, problems: &mut Problems,
             "group_reporting" => "it sums fio's jobs in its report; lunmark reports each group and the point",
             "lat_percentiles" | "clat_percentiles" | "slat_percentiles" | "percentile_list" | "significant_figures" => "it chooses what fio prints; lunmark reports p50, p90, p99, p99.9 and p99.99 of every I/O's latency",
             "disk_util" => "it makes fio print the disks' own counters; lunmark does not read them",
-            "write_bw_log" | "write_iops_log" | "write_lat_log" | "write_hist_log" | "log_avg_msec" | "log_hist_msec" | "per_job_logs" | "log_offset" => "fio writes log files; lunmark writes none, its per-second figures are in the result (summary.intervals)",
+            "write_hist_log" | "log_hist_msec" => "fio writes latency histogram logs; lunmark writes none, its latency histogram's figures are in the result",
+            "per_job_logs" | "log_offset" => "it shapes fio's log files; lunmark writes the bandwidth, IOPS and latency logs of a job that runs alone, one file each, without offsets",
             _ => return None,
         })
     };
@@ -1179,13 +1340,9 @@ fn arrivals(set: &Settings, problems: &mut Problems) -> crate::workload::timing:
     let Some((s, v)) = set.value("rate_process") else { return Arrivals::Fixed };
     match v.trim() {
         "linear" => Arrivals::Fixed,
-        "poisson" if set.get("rate_iops").is_some() => Arrivals::Poisson,
+        "poisson" if set.get("rate_iops").or(set.get("rate")).is_some() => Arrivals::Poisson,
         "poisson" => {
-            problems.push(
-                s,
-                "rate_process=poisson needs rate_iops (lunmark's Poisson arrivals have a mean rate in I/Os per second)",
-                false,
-            );
+            problems.push(s, "rate_process=poisson needs rate_iops or rate (lunmark's Poisson arrivals have a mean rate)", false);
             Arrivals::Fixed
         }
         other => {
@@ -1950,6 +2107,47 @@ mod tests {
         let aligns: Vec<Option<Bytes>> = group(&p, 0, 0).access.iter().map(|l| l.align).collect();
         assert_eq!(aligns, vec![Some(Bytes(512)), Some(Bytes(1024))]);
         assert_eq!(group(&map("[j]\nsize=1m\nrw=randread\nba=512\n").profile, 0, 0).access[0].align, Some(Bytes(512)));
+        // rate_process=poisson takes the bandwidth cap's rate too.
+        let g = map("[j]\nsize=1m\nbs=4k\nrw=randread\nrate=1m\nrate_process=poisson\n").profile.phases[0].groups[0].clone();
+        assert_eq!((g.rate, g.arrivals), (Some(256.0), crate::workload::timing::Arrivals::Poisson));
+    }
+
+    /// Jobs of one phase (one point) with their own runtimes: fio ends each at
+    /// its own; lunmark runs a point's groups for one time. Refused, naming the
+    /// job and the way out (one runtime, or --time for all).
+    #[test]
+    fn jobs_of_one_point_with_their_own_runtime_are_refused_naming_the_way_out() {
+        let text = "[global]\nsize=1m\ntime_based\n[a]\nruntime=10\n[b]\nruntime=20\n";
+        let e = refused(text);
+        assert!(
+            e.contains("line 6: runtime: job 'b' differs from job 'a' in how long it runs") && e.contains("give --time or --ios"),
+            "{e}"
+        );
+        let lenient = ImportOptions { lenient: true, ..Default::default() };
+        assert!(import(text, "t.fio", "t", &env, &lenient).is_err(), "it changes the workload");
+        let given = ImportOptions { run_length_given: true, ..Default::default() };
+        assert_eq!(import(text, "t.fio", "t", &env, &given).unwrap().profile.phases[0].groups.len(), 2);
+    }
+
+    /// numa_cpu_nodes pins to the nodes' CPUs, as cpus_allowed does (read from sysfs).
+    #[test]
+    fn numa_cpu_nodes_pin_to_the_nodes_cpus() {
+        let dir = tempfile::tempdir().unwrap();
+        for (node, list) in [("node0", "0-1,4\n"), ("node1", "2-3\n")] {
+            std::fs::create_dir_all(dir.path().join(node)).unwrap();
+            std::fs::write(dir.path().join(node).join("cpulist"), list).unwrap();
+        }
+        std::fs::write(dir.path().join("online"), "0-1\n").unwrap();
+        let cpus = |l: &str| numa_cpus(l, dir.path()).map(|c| c.0);
+        assert_eq!(cpus("1"), Ok(vec![2, 3]));
+        assert_eq!(cpus("0,1"), Ok(vec![0, 1, 2, 3, 4]));
+        assert_eq!(cpus("all"), Ok(vec![0, 1, 2, 3, 4]));
+        assert!(cpus("7").unwrap_err().contains("NUMA node 7 does not exist"));
+        // This host's node 0, through the job file.
+        let here = std::fs::read_to_string("/sys/devices/system/node/node0/cpulist").unwrap();
+        let p = map("[j]\nsize=1m\nnuma_cpu_nodes=0\n").profile;
+        assert_eq!(p.cpus, Some(crate::workload::cpus::CpuList::parse_syntax(here.trim()).unwrap()));
+        assert!(refused("[j]\nsize=1m\nnuma_cpu_nodes=0\ncpus_allowed=0\n").contains("give one of cpus_allowed and numa_cpu_nodes"));
     }
 
     #[test]
@@ -1961,6 +2159,35 @@ mod tests {
         assert!(e.contains("give --steady iops|bw|lat"), "{e}");
         let lenient = ImportOptions { lenient: true, ..Default::default() };
         assert!(import("[j]\nsize=1m\nss=iops:10%\n", "t.fio", "t", &env, &lenient).is_err(), "it changes when the point ends");
+    }
+
+    /// fio's log options name fio's files (`PREFIX_bw.N.log`, N the job's
+    /// thread number in the file); what lunmark cannot log is named, and
+    /// --fio-lenient may skip it (a log changes no figure).
+    #[test]
+    fn fio_logs_are_named_as_fio_names_them() {
+        let text = "[global]\nsize=1m\nruntime=3\ntime_based\n[a]\nnumjobs=2\n[b]\nstonewall\nrw=randread\nwrite_bw_log=x\nwrite_lat_log\nlog_avg_msec=2000\n";
+        let i = map(text);
+        let names: Vec<(&str, LogKind, usize, u32)> = i.logs.iter().map(|l| (l.path.as_str(), l.kind, l.point, l.avg_secs)).collect();
+        assert_eq!(
+            names,
+            vec![("x_bw.3.log", LogKind::Bw, 1, 2), ("b_lat.3.log", LogKind::Lat, 1, 2), ("b_clat.3.log", LogKind::Clat, 1, 2)]
+        );
+        assert_eq!(i.logs[0].directions, vec![0]);
+        assert!(i.notes.iter().any(|n| n.contains("no b_slat")), "{:?}", i.notes);
+        let lenient = ImportOptions { lenient: true, ..Default::default() };
+        for (job, says) in [
+            ("[a]\nsize=1m\nwrite_iops_log=x\n[b]\nsize=1m\n", "only a job that runs alone in its phase with numjobs=1"),
+            ("[a]\nsize=1m\nnumjobs=2\nwrite_iops_log=x\n", "only a job that runs alone"),
+            ("[a]\nsize=1m\nrw=randrw\nwrite_lat_log=x\n", "reads and writes"),
+            ("[a]\nsize=1m\nrw=read\nrate_iops=10\nwrite_lat_log=x\n", "has a rate"),
+            ("[a]\nsize=1m\nwrite_iops_log=x\nlog_avg_msec=500\n", "multiple of 1000"),
+        ] {
+            let e = refused(job);
+            assert!(e.contains(says), "{job}: {e}");
+            let i = import(job, "t.fio", "t", &env, &lenient).unwrap_or_else(|e| panic!("{job}: {e}"));
+            assert!(i.logs.is_empty() && i.skipped.len() == 1, "{job}: {:?}", i.skipped);
+        }
     }
 
     /// Options that change nothing lunmark measures run without --fio-lenient,
@@ -1980,10 +2207,8 @@ mod tests {
             "clat_percentiles=0",
             "percentile_list=99.5:99.9",
             "disk_util=0",
-            "write_bw_log=bw",
-            "write_iops_log=io",
-            "write_lat_log=lat",
-            "log_avg_msec=1000",
+            "write_hist_log=h",
+            "per_job_logs=0",
         ];
         let i = map(&format!("[j]\nsize=1m\ndirect=1\nrw=randread\nnorandommap\n{}\n", keys.join("\n")));
         for (n, k) in keys.iter().enumerate() {
@@ -2073,7 +2298,7 @@ mod tests {
             ("random_distribution=zipf:1.2:0.3", "centre"),
             ("random_distribution=zoned:50/50:50/50,100/100", "apart for reads"),
             ("random_distribution=pareto:0.3", "between 0.5"),
-            ("rate_process=poisson", "needs rate_iops"),
+            ("rate_process=poisson", "needs rate_iops or rate"),
         ] {
             let e = refused(&format!("[j]\nsize=1m\nrw=randread\n{job}\n"));
             assert!(e.contains("line 4") && e.contains(says), "{job}: {e}");

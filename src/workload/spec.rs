@@ -9,7 +9,6 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::generator::Region;
 use super::timing::ThinkRule;
 use crate::units::Bytes;
 
@@ -263,16 +262,12 @@ impl WorkloadSpec {
     }
 
     /// Checks everything that can be checked without touching a target.
-    /// The part of `region` worker `i` of group `g` uses: all of it, or with
-    /// `offset_increment` its own part (checked by `validate` to hold a transfer).
-    pub fn worker_region(&self, g: &WorkerGroup, i: u32, region: Region) -> Region {
-        match g.offset_increment {
-            None => region,
-            Some(inc) => {
-                let spread = inc.get() * (self.group_workers(g).saturating_sub(1)) as u64;
-                Region { start: region.start + inc.get() * i as u64, len: region.len.saturating_sub(spread) }
-            }
-        }
+    /// With the group's `offset_increment`, worker `i`'s own part of each
+    /// region: how far into the region it starts, and how much shorter than
+    /// the region it is (checked by `validate` to hold a transfer).
+    pub fn worker_part(&self, g: &WorkerGroup, i: u32) -> Option<(u64, u64)> {
+        let inc = g.offset_increment?.get();
+        Some((inc * i as u64, inc * (self.group_workers(g).saturating_sub(1)) as u64))
     }
 
     /// offset_increment needs a region size, and each worker's part must hold its largest transfer.

@@ -714,3 +714,136 @@ fn loops_rate_and_blockalign_apply_as_in_fio() {
         fio.len()
     );
 }
+
+/// write_bw_log, write_iops_log and write_lat_log with log_avg_msec: lunmark
+/// writes fio's log files (their names and line format, checked against fio
+/// 3.33's own) from its per-second intervals, and fio-plot's log mode draws
+/// the same chart from fio's logs and lunmark's (a trial found them refused).
+#[test]
+fn fio_logs_are_written_as_fio_writes_them_and_fio_plot_reads_them() {
+    let plot = fio_plot();
+    let dir = shm_dir();
+    // fio-plot finds logs by the name bench-fio gives them: RW-iodepth-D-numjobs-N_TYPE.
+    let name = "randread-iodepth-1-numjobs-1";
+    let job = dir.path().join("logs.fio");
+    std::fs::write(
+        &job,
+        format!("[{name}]\nioengine=null\nsize=1g\nbs=4k\nrw=randread\nruntime=3\ntime_based\nwrite_bw_log={name}\nwrite_iops_log={name}\nwrite_lat_log={name}\nlog_avg_msec=1000\n"),
+    )
+    .unwrap();
+    let (fio_dir, ours_dir) = (dir.path().join("fio"), dir.path().join("lunmark"));
+    for d in [&fio_dir, &ours_dir] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let out = Command::new("fio").current_dir(&fio_dir).arg(&job).output().unwrap();
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    let json = dir.path().join("r.json");
+    let out = lunmark()
+        .current_dir(&ours_dir)
+        .args(["run", "--fio", job.to_str().unwrap(), "-q", "--no-store", "--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("no {name}_slat")), "{}", stderr(&out));
+    let files = |d: &Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        v.sort();
+        v
+    };
+    let mut fio_files = files(&fio_dir);
+    fio_files.retain(|f| !f.contains("_slat"));
+    assert_eq!(files(&ours_dir), fio_files, "fio's names, but _slat (lunmark does not time submission apart)");
+    // fio's averaged line: "TIME_MS, VALUE, DDIR, 0, 0".
+    // fio's clock puts its first window at 1000 ms or a little after (1017 on a busy host).
+    let shape = |line: &str| {
+        let f: Vec<&str> = line.split(", ").collect();
+        let t: u64 = f[0].parse().unwrap();
+        let t = if (1000..1200).contains(&t) { "~1000".to_string() } else { t.to_string() };
+        [t.as_str(), "V"].into_iter().chain(f[2..].iter().copied()).collect::<Vec<_>>().join(", ")
+    };
+    for f in &fio_files {
+        let (a, b) = (std::fs::read_to_string(fio_dir.join(f)).unwrap(), std::fs::read_to_string(ours_dir.join(f)).unwrap());
+        let (a1, b1) = (a.lines().next().unwrap_or(""), b.lines().next().unwrap());
+        assert!(b1.starts_with("1000, ") && shape(b1) == "~1000, V, 0, 0, 0", "{f}: {b}");
+        assert!(a1.is_empty() || shape(a1) == shape(b1), "{f}: fio '{a1}', lunmark '{b1}'");
+    }
+    // A profile holds no log: import-fio says where the logs come from.
+    let out = lunmark().args(["profiles", "import-fio", job.to_str().unwrap()]).output().unwrap();
+    assert!(stdout(&out).contains(&format!("# note: {name}_bw.1.log is written by `lunmark run --fio")), "{}", stdout(&out));
+    // The values are the result's own per-second figures.
+    let r = read_json(&json);
+    let iops: Vec<u64> = r["points"][0]["summary"]["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["read_iops"].as_f64().unwrap().round() as u64)
+        .collect();
+    let logged: Vec<u64> = std::fs::read_to_string(ours_dir.join(format!("{name}_iops.1.log")))
+        .unwrap()
+        .lines()
+        .map(|l| l.split(", ").nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(logged, iops);
+    for input in [&fio_dir, &ours_dir] {
+        let png = dir.path().join(format!("log-{}.png", input.file_name().unwrap().to_string_lossy()));
+        let out = Command::new(&plot)
+            .args([
+                "-i",
+                input.to_str().unwrap(),
+                "-T",
+                "logs",
+                "-g",
+                "-t",
+                "bw",
+                "iops",
+                "lat",
+                "-r",
+                "randread",
+                "-d",
+                "1",
+                "-n",
+                "1",
+                "-o",
+                png.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success() && !text.contains("Traceback"), "fio-plot -g on {}: {text}", input.display());
+        assert!(std::fs::metadata(&png).map(|m| m.len() > 10_000).unwrap_or(false), "no chart from {}: {text}", input.display());
+    }
+}
+
+/// Options that change nothing lunmark measures run as written (a trial found
+/// thread, randrepeat, gtod_reduce and the like refused): the dry run says of
+/// each, in one line, why it changes nothing; fio 3.33 reads the same file.
+#[test]
+fn harmless_options_run_with_a_note_each_in_the_dry_run() {
+    let dir = shm_dir();
+    let job = dir.path().join("h.fio");
+    let options = [
+        "thread",
+        "randrepeat=0",
+        "gtod_reduce=1",
+        "invalidate=1",
+        "refill_buffers",
+        "group_reporting=1",
+        "lat_percentiles=1",
+        "percentile_list=50:99:99.9",
+        "disk_util=0",
+    ];
+    std::fs::write(
+        &job,
+        format!("[h]\nioengine=null\nsize=1g\nrw=randread\ndirect=1\nnorandommap\nruntime=1\ntime_based\n{}\n", options.join("\n")),
+    )
+    .unwrap();
+    let out = Command::new("fio").arg("--parse-only").arg(&job).output().unwrap();
+    assert!(out.status.success(), "fio --parse-only: {}", String::from_utf8_lossy(&out.stderr));
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    for (i, o) in options.iter().enumerate() {
+        let want = format!("note: {o} (line {}): accepted, it changes nothing lunmark measures: ", i + 9);
+        assert_eq!(text.matches(&want).count(), 1, "'{want}' missing from:\n{text}");
+    }
+}
