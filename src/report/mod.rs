@@ -66,7 +66,7 @@ mod snapshots {
         check("export-a.csv", &super::rows::csv(&[&a, &b]));
         check("export-a.md", &super::rows::markdown(&[&a, &b]));
         check("export-a.fio.json", &super::fio_json::render(&a));
-        let c = super::compare::compare(&[&a, &b]);
+        let c = super::compare::compare(&[&a, &b], super::compare::Basis::Means);
         check("compare.md", &super::compare::render_markdown(&c));
         check("compare.csv", &super::compare::render_csv(&c));
         check("compare.json", &super::compare::render_json(&c));

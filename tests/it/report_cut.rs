@@ -109,7 +109,7 @@ fn a_bs_sweep_of_database_labels_each_point_by_its_size() {
     let (_, b) = run("b.json");
     let out = in_store(dir.path(), &["compare", r["id"].as_str().unwrap(), b["id"].as_str().unwrap()]);
     let shown = stdout(&out) + &stderr(&out);
-    assert!(shown.contains("point bs=8k\n") && shown.contains("point bs=4k\n"), "{shown}");
+    assert!(shown.contains("point bs=8k · values: single run in each result\n") && shown.contains("point bs=4k · values"), "{shown}");
     assert!(!shown.contains("not compared") && !shown.contains("phase"), "{shown}");
 }
 
