@@ -231,6 +231,7 @@ fn machine_usage(reports: &[RankReport], machines: &[MachineFigures]) -> CpuUsag
         other_processes_cpu_s: None,
         other_processes_pct: None,
         other_processes_top: Vec::new(),
+        other_processes_estimate: None,
     }
 }
 

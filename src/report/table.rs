@@ -255,6 +255,9 @@ pub fn render_point(p: &Point) -> String {
     }
     if let Some(o) = c.other_processes_pct {
         text.push_str(&format!("other processes: {o:.0}% of all cores{}\n", crate::results::model::top_names(&c.other_processes_top)));
+        if let Some(why) = &c.other_processes_estimate {
+            text.push_str(&format!("other processes: an estimate: {why}\n"));
+        }
     }
     if let Some(w) = &c.warning {
         text.push_str(&format!("warning: {w}\n"));
