@@ -323,10 +323,13 @@ fn draw_bars(area: &Area, x_label: &str, y_label: &str, categories: &[String], s
 type BarChart<'a, 'b> =
     ChartContext<'a, SVGBackend<'b>, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
 
+/// The ink of error bars: near black, apart from the axes' black.
+pub const ERROR_BAR: RGBColor = RGBColor(40, 40, 40);
+
 /// An error bar of ± `sd` around `v` at `x`, with caps `cap` wide either side.
 fn error_bar(chart: &mut BarChart, x: f64, v: f64, sd: f64, cap: f64, y_top: f64) -> Result<(), String> {
     let (lo, hi) = ((v - sd).max(0.0), (v + sd).min(y_top));
-    let ink = BLACK.stroke_width(1);
+    let ink = ERROR_BAR.stroke_width(1);
     let lines = [vec![(x, lo), (x, hi)], vec![(x - cap, lo), (x + cap, lo)], vec![(x - cap, hi), (x + cap, hi)]];
     chart.draw_series(lines.into_iter().map(|l| PathElement::new(l, ink))).map_err(err)?;
     Ok(())

@@ -68,7 +68,7 @@ fn layout(html: &Path, width: u32) -> (bool, Vec<(String, f64, bool)>) {
 }
 
 /// The SVG of one chart of the page.
-fn figure<'a>(html: &'a str, id: &str) -> &'a str {
+pub(crate) fn figure<'a>(html: &'a str, id: &str) -> &'a str {
     let start = html.find(&format!("<figure id=\"chart-{id}\">")).unwrap_or_else(|| panic!("no chart {id}"));
     let rest = &html[start..];
     &rest[..rest.find("</figure>").unwrap()]
@@ -182,4 +182,130 @@ fn phases_by_transfer_size_and_per_second_charts() {
     assert!(svg.contains("IOPS") && svg.contains("p99 latency (µs)"), "per-second panels");
     // Three seconds in each of the two panels, plus the legend's marker.
     assert_eq!(markers(svg, COLORS[0]), 7, "per-second markers");
+}
+
+/// The page's text as the browser built it: each heading, paragraph and
+/// caption as "TAG\ttext", each table row as "ROW\tcell\tcell...", in order,
+/// read back from headless Chromium's DOM (what a reader sees, entities and
+/// all decoded by the browser, not by this test).
+pub(crate) fn page_text(html: &Path) -> Vec<String> {
+    let probe = html.with_file_name("probe-text.html");
+    let script = "<script>window.addEventListener('load',()=>{const out=[];\
+        document.querySelectorAll('h1,h2,h3,p,figcaption,tr').forEach(e=>{\
+        if(e.tagName==='TR'){out.push('ROW\\t'+[...e.children].map(c=>c.textContent.replace(/\\s+/g,' ')).join('\\t'));}\
+        else{out.push(e.tagName+'\\t'+e.textContent.replace(/\\s+/g,' '));}});\
+        const p=document.createElement('pre');p.id='dom';p.textContent=btoa(unescape(encodeURIComponent(out.join('\\n'))));\
+        document.body.appendChild(p);});</script>";
+    let text = std::fs::read_to_string(html).unwrap().replace("</body>", &format!("{script}</body>"));
+    std::fs::write(&probe, text).unwrap();
+    let out = chromium(&["--virtual-time-budget=3000", "--dump-dom", &format!("file://{}", probe.display())]);
+    let dom = stdout(&out);
+    let b64 = dom
+        .split("<pre id=\"dom\">")
+        .nth(1)
+        .and_then(|m| m.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no text read back: {}", stderr(&out)));
+    String::from_utf8(base64_decode(b64)).unwrap().lines().map(str::to_string).collect()
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    };
+    let bytes: Vec<u8> = s.bytes().filter(|c| c.is_ascii_alphanumeric() || *c == b'+' || *c == b'/').collect();
+    let mut out = Vec::new();
+    for chunk in bytes.chunks(4) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, c)| n | (val(*c) as u32) << (18 - 6 * i));
+        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    out
+}
+
+/// The rows of the table that follows the heading `heading` (up to the next heading of any level).
+pub(crate) fn rows_after<'a>(page: &'a [String], heading: &str) -> Vec<Vec<&'a str>> {
+    let start = page.iter().position(|l| l.starts_with('H') && l.ends_with(&format!("\t{heading}"))).unwrap_or_else(|| {
+        panic!("no heading {heading:?} in {page:#?}");
+    });
+    page[start + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with('H'))
+        .filter_map(|l| l.strip_prefix("ROW\t"))
+        .map(|l| l.split('\t').collect())
+        .collect()
+}
+
+/// With --repeat, every figure of the report is the repeats' mean ± stdev
+/// (said so), charts carry error bars, a single run is labelled; two results
+/// or more get a comparison section with compare's numbers (difference,
+/// ratio, p-value, verdict), "unknown (...)" where a difference cannot be
+/// tested; the title and note are shown as written. Read back from Chromium.
+#[test]
+fn repeats_are_shown_as_mean_and_stdev_and_results_are_compared() {
+    let dir = shm_dir();
+    let store = dir.path().join("results.db");
+    let common = ["-t", "mem:64m", "--read", "100", "--bs", "4k", "--sweep", "qd=1,4", "--time", "200ms", "--ramp", "0"];
+    let a = measure(&store, &[&common[..], &["--repeat", "3", "--label", "base <b>&"]].concat());
+    let b = measure(&store, &[&common[..], &["--repeat", "3", "--label", "second"]].concat());
+    let single = measure(&store, &[&common[..], &["--label", "single"]].concat());
+    let html = dir.path().join("report.html");
+    let title = "Q3 <tuning> & \"review\"";
+    let out = run_in(&store, &["report", &a, &b, &single, "-o", html.to_str().unwrap(), "--title", title, "--note", "one *two* <i>"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = page_text(&html);
+    assert_eq!(page[0], format!("H1\t{title}"), "{page:#?}");
+    assert!(page.contains(&"P\tone *two* <i>".to_string()), "the note as written: {page:#?}");
+    assert!(page.iter().any(|l| l.contains("mean of the point's N repeats ± their sample standard deviation (stdev)")), "{page:#?}");
+
+    // Summary: repeated points as mean ± stdev, the single run labelled.
+    let summary = rows_after(&page, "Summary");
+    let header = &summary[0];
+    let (figs, iops) = (header.iter().position(|h| *h == "figures").unwrap(), header.iter().position(|h| *h == "IOPS").unwrap());
+    for row in &summary[1..] {
+        if row[0] == "single" {
+            assert_eq!(row[figs], "single run");
+            assert!(!row[iops].contains('±'), "{row:?}");
+        } else {
+            assert_eq!(row[figs], "mean ± stdev of 3 repeats", "{row:?}");
+            assert!(row[iops].contains(" ± "), "{row:?}");
+            assert!(row[header.iter().position(|h| *h == "p99 latency (µs)").unwrap()].contains(" ± "), "{row:?}");
+        }
+    }
+    assert_eq!(summary.len(), 1 + 6);
+
+    // Comparison: the numbers of `compare` on the same results.
+    let json = run_in(&store, &["compare", &a, &b, &single, "--format", "json"]);
+    assert!(json.status.success(), "{}", stderr(&json));
+    let c: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    for point in c["points"].as_array().unwrap() {
+        let title = format!("point {} · values: base <b>&: mean of 3 repeats; second: mean of 3 repeats; single: single run", point["params"].as_str().unwrap());
+        let rows = rows_after(&page, &title);
+        let iops_row = rows.iter().find(|r| r[0] == "IOPS").unwrap_or_else(|| panic!("no IOPS row: {rows:?}"));
+        let want = point["rows"].as_array().unwrap().iter().find(|r| r["metric"] == "IOPS").unwrap();
+        let second = &want["versus"][0];
+        assert_eq!(iops_row[4], format!("{:+.1}%", second["diff_pct"].as_f64().unwrap()), "{iops_row:?}");
+        assert_eq!(iops_row[5], format!("{:.2}x", second["ratio"].as_f64().unwrap()));
+        let p = second["p_value"].as_f64().unwrap();
+        assert_eq!(iops_row[6], if p < 0.001 { "<0.001".to_string() } else { format!("{p:.3}") });
+        assert!(iops_row[7].starts_with(second["verdict"].as_str().unwrap()), "{iops_row:?}");
+        // The single run cannot be tested against repeats.
+        assert_eq!(iops_row[11], "unknown (repeats in one result only)", "{iops_row:?}");
+    }
+    assert!(page.iter().any(|l| l.starts_with("P\tsignificance: Welch's t-test")), "{page:#?}");
+
+    // Error bars on the queue-depth chart: three lines (bar and two caps) per repeated point.
+    let text = std::fs::read_to_string(&html).unwrap();
+    let svg = figure(&text, "iops-qd");
+    assert_eq!(svg.matches("stroke=\"#282828\"").count(), 2 * 2 * 3, "error bars of two repeated results at two depths");
+    assert!(page.iter().any(|l| l.starts_with("FIGCAPTION\tIOPS against outstanding I/Os. Points are the mean")), "{page:#?}");
+
+    // Two single runs: significance unknown, said in the table.
+    let two = dir.path().join("two.html");
+    assert!(run_in(&store, &["report", &single, &single, "-o", two.to_str().unwrap()]).status.success());
+    let page = page_text(&two);
+    let rows = rows_after(&page, "point qd=1 · values: single run in each result");
+    assert_eq!(rows.iter().find(|r| r[0] == "IOPS").unwrap()[6], "unknown (no repeats)");
 }
