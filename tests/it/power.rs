@@ -321,18 +321,20 @@ fn ctrl_c_during_a_hung_power_reading_ends_promptly() {
 /// The report puts one power measure on each chart and in each column, named:
 /// a result whose draw above idle is a real signal (40 W idle, 100 W running,
 /// from a powercap tree like the kernel's) has its IOPS per watt above idle;
-/// one whose run drew what idle drew has none, and is shown missing with the
-/// reason, never with its per-total-watt figure in its place. Read back from
+/// one without an idle baseline has none, and is shown missing with the
+/// reason, never with its per-total-watt figure in its place (the chart that
+/// mixed them showed the wrong one as more efficient). Read back from
 /// headless Chromium.
 #[test]
 fn the_report_shows_one_power_measure_per_chart_and_says_what_is_missing() {
     let dir = shm_dir();
     let store = dir.path().join("results.db");
-    let measure = |root: &Path, label: &str, idle: &str, ramp: &str| {
+    let measure = |root: &Path, label: &str, more: &[&str]| {
         let out = lunmark()
             .env("LUNMARK_STORE", &store)
             .env("LUNMARK_SYSFS_ROOT", root)
-            .args(["run", "-q", "-t", "mem:16m", "--read", "100", "--time", "1s", "--ramp", ramp, "--idle", idle, "--label", label])
+            .args(["run", "-q", "-t", "mem:16m", "--read", "100", "--time", "1s", "--label", label])
+            .args(more)
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
@@ -344,10 +346,10 @@ fn the_report_shows_one_power_measure_per_chart_and_says_what_is_missing() {
     }
     // Idle is the first 2 s; the step comes 2.3 s in, before the measured second that follows a 1 s ramp.
     let adv = Advancer::stepped(&stepped, vec![("intel-rapl:0", 40.0, 262_143_328_850)], Duration::from_millis(2300), 2.5);
-    let a = measure(&stepped, "above idle", "2s", "1s");
+    let a = measure(&stepped, "above idle", &["--idle", "2s", "--ramp", "1s"]);
     adv.stop();
     let adv = Advancer::start(&flat, vec![("intel-rapl:0", 40.0, 262_143_328_850)]);
-    let b = measure(&flat, "flat", "1s", "0");
+    let b = measure(&flat, "flat", &["--ramp", "0"]);
     adv.stop();
 
     let html = dir.path().join("power.html");
@@ -364,13 +366,13 @@ fn the_report_shows_one_power_measure_per_chart_and_says_what_is_missing() {
     assert!((pa / pw - 100.0 / 60.0).abs() < 0.05, "{:?}", row("above idle"));
     assert!(num(row("flat")[per_watt]) > 0.0);
     assert_eq!(row("flat")[above], "-", "{:?}", row("flat"));
-    assert!(row("flat")[notes].contains("missing IOPS per watt above idle: the run drew"), "{:?}", row("flat"));
+    assert!(row("flat")[notes].contains("missing IOPS per watt above idle: no idle baseline was measured (--idle)"), "{:?}", row("flat"));
 
     let text = std::fs::read_to_string(&html).unwrap();
     let svg = crate::report_page::figure(&text, "power-per-watt-above-idle");
     assert!(svg.contains("IOPS per watt above idle") && svg.contains(">\nmissing\n</text>"), "the flat run is marked missing");
     let caption = page.iter().find(|l| l.starts_with("FIGCAPTION\tIOPS per watt above idle")).unwrap();
-    assert!(caption.contains("Missing: flat: the run drew"), "{caption}");
+    assert!(caption.contains("Missing: flat: no idle baseline was measured (--idle)"), "{caption}");
     // Each chart one measure: the per-watt chart draws both results, and no chart mixes them.
     assert!(!text.contains("chart-power-efficiency"), "the mixed chart is gone");
     let per_watt_svg = crate::report_page::figure(&text, "power-per-watt");

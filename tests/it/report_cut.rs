@@ -219,7 +219,7 @@ fn sweeps_in_another_order_compare_point_by_point() {
     let b = run("b.json", &["--sweep", "bs=8k,4k"]);
     let out = in_store(dir.path(), &["compare", &a, &b]);
     let shown = stdout(&out) + &stderr(&out);
-    assert!(shown.contains("point bs=4k\n") && shown.contains("point bs=8k\n"), "{shown}");
+    assert!(shown.contains("point bs=4k · values: single run in each result\n") && shown.contains("point bs=8k · values"), "{shown}");
     let c = run("c.json", &["--sweep", "bs=8k,4k", "--read", "50"]);
     let out = lunmark().env_remove("LUNMARK_STORE").arg("--store").arg(dir.path().join("s.db")).args(["compare", &a, &c]).output().unwrap();
     assert!(!out.status.success() && stderr(&out).contains("read: 70.0 vs 50.0"), "{}", stderr(&out));
