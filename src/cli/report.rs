@@ -22,10 +22,10 @@ pub struct ReportArgs {
     #[arg(long, default_value = "html")]
     pub format: String,
     /// The report's title (default: "lunmark report"); escaped, shown as written.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub title: Option<String>,
     /// A note under the title (what was tested, why); escaped, shown as written.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub note: Option<String>,
 }
 

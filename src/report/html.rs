@@ -112,6 +112,10 @@ pub fn html(results: &[&RunResult], text: &PageText) -> String {
         out += &table(&t, None);
     }
     out += &super::rounds::html(results);
+    out += "<h2 id=\"metadata\">About each result</h2>\n<p>What ran, where, how, and every warning it raised.</p>\n";
+    for (r, name) in results.iter().zip(super::point_view::names(results)) {
+        out += &format!("<h3>{}</h3>\n{}", escape(&name), table(&super::report_meta::table(r), Some(1)));
+    }
     out += "<h2>Charts</h2>\n";
     for c in charts(results) {
         out += &format!("<figure id=\"chart-{}\">{}<figcaption>{}</figcaption></figure>\n", c.id, c.svg, escape(&c.caption));

@@ -106,6 +106,10 @@ pub fn markdown(results: &[&RunResult], stem: &str, page: &PageText) -> (String,
         md += &table(&t);
     }
     md += &super::rounds::markdown(results);
+    md += "\n## About each result\n\nWhat ran, where, how, and every warning it raised.\n";
+    for (r, name) in results.iter().zip(super::point_view::names(results)) {
+        md += &format!("\n### {}\n\n{}", text(&name), table(&super::report_meta::table(r)));
+    }
     md += "\n## Charts\n";
     let mut files = Vec::new();
     for c in charts(results) {

@@ -20,6 +20,7 @@ pub mod plan_text;
 pub mod point_view;
 pub mod ranks;
 pub mod report_compare;
+pub mod report_meta;
 pub mod report_tables;
 pub mod request_text;
 pub mod rounds;

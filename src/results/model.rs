@@ -59,6 +59,11 @@ pub struct RunResult {
     /// A run made of rounds (the `pts-iops` profile): the watched point's IOPS per round and whether it became steady.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<crate::results::steady::RoundsOutcome>,
+    /// The warnings the run raised before its points (its plan's: a device
+    /// in use, a size rounded, an engine that cannot hold the depth asked),
+    /// as printed. Each point's own warnings stay with its figures.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -146,6 +146,7 @@ pub fn execute(plan: &RunPlan, ctx: &RunContext, observer: &mut dyn RunObserver)
         points: Vec::new(),
         mpi: ctx.cluster.get().facts(),
         rounds: None,
+        warnings: plan.warnings.clone(),
     };
     let cluster = ctx.cluster.get();
     let links = match &ctx.link {

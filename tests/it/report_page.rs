@@ -309,3 +309,52 @@ fn repeats_are_shown_as_mean_and_stdev_and_results_are_compared() {
     let rows = rows_after(&page, "point qd=1 · values: single run in each result");
     assert_eq!(rows.iter().find(|r| r[0] == "IOPS").unwrap()[6], "unknown (no repeats)");
 }
+
+/// Each result's metadata is in the report, read back from Chromium: the
+/// target with its size and region, engine, direct or buffered I/O, the
+/// workload, run time and ramp, repeats, seed, version, host, start time,
+/// store id, and the warnings the run raised (here the psync engine holding
+/// one I/O where eight were asked). Title and note are escaped in Markdown.
+#[test]
+fn each_result_states_its_setup_and_its_warnings() {
+    let dir = shm_dir();
+    let store = dir.path().join("results.db");
+    let file = dir.path().join("data");
+    let id = measure(
+        &store,
+        &[
+            &["-t", file.to_str().unwrap(), "--size", "8m", "--engine", "psync", "--qd", "8", "--read", "100", "--bs", "4k"][..],
+            &["--time", "200ms", "--ramp", "100ms", "--seed", "77"],
+        ]
+        .concat(),
+    );
+    let html = dir.path().join("meta.html");
+    assert!(run_in(&store, &["report", &id, "-o", html.to_str().unwrap()]).status.success());
+    let page = page_text(&html);
+    assert_eq!(page[0], "H1\tlunmark report");
+    let name = format!("custom on {}", file.display());
+    let rows = rows_after(&page, &name);
+    let field = |f: &str| rows.iter().find(|r| r[0] == f).unwrap_or_else(|| panic!("no {f}: {rows:?}"))[1].to_string();
+    assert_eq!(field("store id"), id.to_string());
+    assert!(field("targets").contains(&format!("{}: 8m, region 8m at offset 0", file.display())), "{}", field("targets"));
+    assert_eq!(field("engine"), "psync");
+    assert!(field("I/O").starts_with("direct"), "{}", field("I/O"));
+    assert_eq!(field("workload"), "main: bs 4k, 100% read, 100% random, QD 1, 1 worker, 1 target", "the depth psync held");
+    assert_eq!(field("run"), "200ms measured per point, after a ramp of 100ms");
+    assert_eq!(field("repeats"), "1 (each figure is a single run)");
+    assert_eq!(field("seed"), "77");
+    assert_eq!(field("lunmark version"), env!("CARGO_PKG_VERSION"));
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+    assert!(field("host").contains(&format!("kernel {}", kernel.trim())) && field("host").contains(" cores"), "{}", field("host"));
+    assert!(field("started (UTC)").starts_with("20"), "{}", field("started (UTC)"));
+    assert!(field("warnings").contains("the psync engine does one I/O at a time per worker"), "{}", field("warnings"));
+
+    // Markdown: user text escaped, so it reads as written rather than as markup.
+    let md = dir.path().join("meta.md");
+    let out = run_in(&store, &["report", &id, "--format", "md", "-o", md.to_str().unwrap(), "--title", "# <b>x</b> | *y*", "--note", "- a_b"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.starts_with("# \\# \\<b\\>x\\</b\\> \\| \\*y\\*\n\n\\- a\\_b\n"), "{text}");
+    let empty = run_in(&store, &["report", &id, "-o", html.to_str().unwrap(), "--title", " "]);
+    assert!(!empty.status.success() && stderr(&empty).contains("--title is empty"), "{}", stderr(&empty));
+}
