@@ -82,7 +82,8 @@ fn table(c: &Comparison, p: &compare::PointComparison) -> Table {
 /// "better (significant)", "not significant", "worse (significance unknown: no repeats)".
 fn verdict(v: &compare::Versus) -> String {
     match (v.verdict.as_str(), v.p_value) {
-        ("not significant", _) => "not significant".into(),
+        // Equal to 0.1%: no direction to call significant.
+        (same @ ("not significant" | "same"), _) => same.into(),
         (dir, Some(_)) => format!("{dir} (significant)"),
         (dir, None) => format!("{dir} ({})", v.significance),
     }
