@@ -123,6 +123,13 @@ pub fn render_with(result: &RunResult, detail: bool) -> String {
     if let Some(reason) = &result.status_reason {
         out.push_str(&format!("reason: {reason}\n"));
     }
+    // Power not measured at any point, for one reason: said once for the run, not after every point.
+    let unmeasured = |p: &Point| p.summary.power.as_ref().filter(|w| w.avg_watts.is_none()).map(|w| w.reason.clone());
+    let first = result.points.first().and_then(unmeasured);
+    let power_said = first.is_some() && result.points.iter().all(|p| unmeasured(p) == first);
+    if let Some(reason) = first.filter(|_| power_said) {
+        out.push_str(&format!("power: not measured ({})\n", reason.as_deref().unwrap_or("no source")));
+    }
     if let Some(r) = &result.rounds {
         for p in &r.purge {
             out.push_str(&format!("purge: {p}\n"));
@@ -142,7 +149,7 @@ pub fn render_with(result: &RunResult, detail: bool) -> String {
                 None => out.push_str(&format!("workload{of_rank_0}: {}\n", super::workload_text::line(&w))),
             }
         }
-        out.push_str(&render_point(p));
+        out.push_str(&render_point_with(p, power_said));
         if detail {
             out.push_str(&super::per_worker_table::render(p));
         }
@@ -165,6 +172,11 @@ fn add_op_rows(rates: &mut Table, s: &crate::results::model::Summary) {
 }
 
 pub fn render_point(p: &Point) -> String {
+    render_point_with(p, false)
+}
+
+/// A point's figures; `power_said`: the run's "power: not measured" was said once above.
+fn render_point_with(p: &Point, power_said: bool) -> String {
     let s = &p.summary;
     let mut rates = Table::new();
     rates.load_preset(UTF8_BORDERS_ONLY).set_header(vec!["", "IOPS", "MB/s", "MiB/s", "I/Os", "bytes"]);
@@ -252,6 +264,9 @@ pub fn render_point(p: &Point) -> String {
         if let Some(w) = &q.warning {
             text.push_str(&format!("warning: {w}\n"));
         }
+        if let Some(n) = &q.note {
+            text.push_str(&format!("note: {n}\n"));
+        }
     }
     if let Some(o) = c.other_processes_pct {
         text.push_str(&format!("other processes: {o:.0}% of all cores{}\n", crate::results::model::top_names(&c.other_processes_top)));
@@ -269,7 +284,7 @@ pub fn render_point(p: &Point) -> String {
     if let Some(k) = &s.cache {
         text.push_str(&cache_lines(k));
     }
-    if let Some(pw) = &s.power {
+    if let Some(pw) = s.power.as_ref().filter(|_| !power_said) {
         match pw.avg_watts {
             Some(w) => {
                 text.push_str(&format!("power {} W average ({})", num(w), pw.source.as_deref().unwrap_or("?")));

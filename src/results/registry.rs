@@ -253,7 +253,7 @@ mod tests {
         (s.ios_trimmed, s.trim_iops, s.bytes_trimmed, s.ios_synced, s.sync_per_s) = (1, 1.0, 1, 1, 1.0);
         let mut json = serde_json::to_value(&s).unwrap();
         if let Some(p) = json.get_mut("power").and_then(|p| p.as_object_mut()) {
-            for k in ["avg_watts", "iops_per_delta_watt", "mbps_per_delta_watt"] {
+            for k in ["avg_watts", "iops_per_watt", "mbps_per_watt", "iops_per_delta_watt", "mbps_per_delta_watt"] {
                 p.insert(k.into(), serde_json::json!(0.0));
             }
         }
