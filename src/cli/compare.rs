@@ -38,6 +38,11 @@ pub fn execute(args: CompareArgs, store_flag: Option<&std::path::Path>) -> Resul
             );
         }
     }
+    if args.pick && !results.iter().any(|r| r.points.iter().any(|p| p.repeats.is_some())) {
+        bail!(
+            "--pick compares the run each repeated point picked instead of the repeats' means, and no point of these results was repeated (--repeat N): drop --pick"
+        );
+    }
     let refs: Vec<_> = results.iter().collect();
     let basis = if args.pick { compare::Basis::Picked } else { compare::Basis::Means };
     let c = compare::compare(&refs, basis);

@@ -78,6 +78,10 @@ const SAMPLES: &[Sample] = &[
     s("compare", "format", &["--format", "json"]),
     s("compare", "force", &["--force"]),
     s("report", "format", &["--format", "md"]),
+    s("report", "title", &["--title", "A title"]),
+    s("report", "note", &["--note", "A note"]),
+    // The walk's results have no repeats: refused, as there is no picked run to compare.
+    s("compare", "pick", &["--pick"]),
     // A copy of the target with a block zeroed: read instead of the target, it is found corrupt.
     s("verify", "from", &["--from", "{dir}/lun-copy"]),
     s("cache-curve", "block-size", &["--block-size", "64k"]),
