@@ -249,14 +249,7 @@ pub fn grouped_bars(title: &str, x_label: &str, y_label: &str, categories: &[Str
 }
 
 /// Grouped bars with error bars and "missing" marks (`marks`, one per series; may be empty).
-pub fn grouped_bars_marked(
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    categories: &[String],
-    series: &[Series],
-    marks: &[Marks],
-) -> String {
+pub fn grouped_bars_marked(title: &str, x_label: &str, y_label: &str, categories: &[String], series: &[Series], marks: &[Marks]) -> String {
     let labels = labels_of(series);
     draw((WIDTH, height(&labels, HEIGHT - TITLE_H)), |root| {
         let plot = header(root, title, &labels, Mark::Box)?;

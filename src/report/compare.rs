@@ -366,9 +366,7 @@ pub fn compare(results: &[&RunResult], basis: Basis) -> Comparison {
     }
     notes.extend(cut_short_notes(results));
     if basis == Basis::Picked && results.iter().any(|r| r.points.iter().any(|p| p.repeats.is_some())) {
-        notes.push(
-            "--pick: values, differences and ratios are each point's picked run; the p-values still test the repeats' means".into(),
-        );
+        notes.push("--pick: values, differences and ratios are each point's picked run; the p-values still test the repeats' means".into());
     }
     Comparison { results: results.iter().map(|r| name(r)).collect(), points, unmatched, significance_rule: SIGNIFICANCE_RULE.into(), notes }
 }

@@ -7,9 +7,9 @@
 //! point. Pure: results in, SVG text out.
 
 use super::charts::{self, Chart, Marks, Series};
-use super::shown;
 use super::point_view;
 use super::rows::params_text;
+use super::shown;
 use crate::results::model::{Point, RunResult, Summary};
 use crate::units::Bytes;
 

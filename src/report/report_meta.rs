@@ -25,13 +25,8 @@ pub fn metadata(r: &RunResult) -> Vec<(&'static str, String)> {
         r.targets
             .iter()
             .map(|t| {
-                let mut text = format!(
-                    "{}: {}, region {} at offset {}",
-                    t.uri,
-                    Bytes(t.size_bytes),
-                    Bytes(t.region_bytes),
-                    Bytes(t.region_offset)
-                );
+                let mut text =
+                    format!("{}: {}, region {} at offset {}", t.uri, Bytes(t.size_bytes), Bytes(t.region_bytes), Bytes(t.region_offset));
                 text += &[t.model.as_deref(), t.filesystem.as_deref()].into_iter().flatten().map(|m| format!(", {m}")).collect::<String>();
                 text
             })
@@ -48,20 +43,26 @@ pub fn metadata(r: &RunResult) -> Vec<(&'static str, String)> {
     if let Some(c) = &r.cpus {
         rows.push(("pinned CPUs", serde_json::to_value(c).map(|v| v.to_string()).unwrap_or_default()));
     }
-    rows.push(("run", match w.run {
-        RunLength::Time(d) => format!("{} measured per point, after a ramp of {}", format_duration(d), format_duration(w.ramp)),
-        RunLength::Ios(n) => format!("{n} I/Os per worker per point, after a ramp of {}", format_duration(w.ramp)),
-    }));
+    rows.push((
+        "run",
+        match w.run {
+            RunLength::Time(d) => format!("{} measured per point, after a ramp of {}", format_duration(d), format_duration(w.ramp)),
+            RunLength::Ios(n) => format!("{n} I/Os per worker per point, after a ramp of {}", format_duration(w.ramp)),
+        },
+    ));
     let swept: Vec<String> = r.points.iter().map(super::rows::params_text).filter(|p| p != "-").collect();
     rows.push(("points", if swept.is_empty() { r.points.len().to_string() } else { format!("{}: {}", swept.len(), swept.join(", ")) }));
-    rows.push(("repeats", match r.points.iter().find_map(|p| p.repeats.as_ref()) {
-        Some(s) => format!(
+    rows.push((
+        "repeats",
+        match r.points.iter().find_map(|p| p.repeats.as_ref()) {
+            Some(s) => format!(
             "{} per point: figures are their mean ± stdev; charts of one run (percentiles, per second) show the run picked by --pick {}",
             s.count,
             format!("{:?}", s.pick).to_lowercase()
         ),
-        None => "1 (each figure is a single run)".into(),
-    }));
+            None => "1 (each figure is a single run)".into(),
+        },
+    ));
     rows.push(("seed", w.seed.to_string()));
     let status = format!("{:?}", r.status).to_lowercase();
     rows.push(("status", format!("{status}{}", r.status_reason.as_deref().map(|s| format!(": {s}")).unwrap_or_default())));

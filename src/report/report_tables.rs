@@ -201,10 +201,8 @@ pub fn power(results: &[&RunResult]) -> Option<Table> {
         let Some(w) = &p.summary.power else { return "power not measured".into() };
         let mut notes = vec![format!("source: {}", w.source.as_deref().unwrap_or("none"))];
         notes.extend(w.idle_watts.map(|i| format!("idle {} W", number(i))));
-        let missing: Vec<String> = columns[1..]
-            .iter()
-            .filter_map(|(h, key, _)| super::shown::fig(p, key).missing.map(|why| format!("{h}: {why}")))
-            .collect();
+        let missing: Vec<String> =
+            columns[1..].iter().filter_map(|(h, key, _)| super::shown::fig(p, key).missing.map(|why| format!("{h}: {why}"))).collect();
         // One reason often covers both per-watt-above-idle columns: said once.
         let mut seen: Vec<String> = Vec::new();
         for m in missing {
@@ -279,7 +277,11 @@ pub fn targets(results: &[&RunResult]) -> Option<Table> {
     }
     let headers =
         vec!["result", "point", "target", "workers", "IOPS", "throughput (MB/s)", "mean latency (µs)", "p99 latency (µs)", "errors"];
-    (!rows.is_empty()).then(|| Table { headers: own(&headers), numeric: vec![false, false, false, true, true, true, true, true, true], rows })
+    (!rows.is_empty()).then(|| Table {
+        headers: own(&headers),
+        numeric: vec![false, false, false, true, true, true, true, true, true],
+        rows,
+    })
 }
 
 /// Each worker's figures per point, with the queue depth it held against the

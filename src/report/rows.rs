@@ -133,8 +133,7 @@ pub fn csv_columns(results: &[&RunResult]) -> Vec<String> {
 }
 
 /// After `cut_short`: the repeats a point ran, and with --cpus the pinned CPUs' figures.
-const EXTRA_COLUMNS: [&str; 5] =
-    ["repeats", "pinned_cpus", "pinned_cpu_pct", "pinned_iops_per_cpu_pct", "pinned_service_demand_us_per_kb"];
+const EXTRA_COLUMNS: [&str; 5] = ["repeats", "pinned_cpus", "pinned_cpu_pct", "pinned_iops_per_cpu_pct", "pinned_service_demand_us_per_kb"];
 
 /// The figures whose spread over repeats is kept (compare's), each by its
 /// CSV column name or, without one, its key with `_` for `.`.

@@ -244,7 +244,9 @@ mod tests {
         assert_eq!(q.warning, None);
         assert_eq!(
             q.note.as_deref(),
-            Some("queue depth below the asked by design (worker 1 held 1.0 of 32): a paced group keeps only the I/Os that are due in flight")
+            Some(
+                "queue depth below the asked by design (worker 1 held 1.0 of 32): a paced group keeps only the I/Os that are due in flight"
+            )
         );
     }
 }

@@ -281,7 +281,10 @@ fn repeats_are_shown_as_mean_and_stdev_and_results_are_compared() {
     assert!(json.status.success(), "{}", stderr(&json));
     let c: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
     for point in c["points"].as_array().unwrap() {
-        let title = format!("point {} · values: base <b>&: mean of 3 repeats; second: mean of 3 repeats; single: single run", point["params"].as_str().unwrap());
+        let title = format!(
+            "point {} · values: base <b>&: mean of 3 repeats; second: mean of 3 repeats; single: single run",
+            point["params"].as_str().unwrap()
+        );
         let rows = rows_after(&page, &title);
         let iops_row = rows.iter().find(|r| r[0] == "IOPS").unwrap_or_else(|| panic!("no IOPS row: {rows:?}"));
         let want = point["rows"].as_array().unwrap().iter().find(|r| r["metric"] == "IOPS").unwrap();
@@ -351,7 +354,8 @@ fn each_result_states_its_setup_and_its_warnings() {
 
     // Markdown: user text escaped, so it reads as written rather than as markup.
     let md = dir.path().join("meta.md");
-    let out = run_in(&store, &["report", &id, "--format", "md", "-o", md.to_str().unwrap(), "--title", "# <b>x</b> | *y*", "--note", "- a_b"]);
+    let out =
+        run_in(&store, &["report", &id, "--format", "md", "-o", md.to_str().unwrap(), "--title", "# <b>x</b> | *y*", "--note", "- a_b"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = std::fs::read_to_string(&md).unwrap();
     assert!(text.starts_with("# \\# \\<b\\>x\\</b\\> \\| \\*y\\*\n\n\\- a\\_b\n"), "{text}");
