@@ -494,8 +494,11 @@ fn draw_percentiles(root: &Area, area: &Area, y_label: &str, series: &[Series]) 
     let lo = positive().fold(f64::INFINITY, f64::min);
     let hi = positive().fold(0.0, f64::max);
     let (lo, hi) = if hi > 0.0 { (lo.max(LOG_FLOOR), hi.max(LOG_FLOOR)) } else { (1.0, 10.0) };
-    // A decade of room on the log axis: at least 1.5x between the ends.
-    let (y_lo, y_hi) = axis(lo / 1.25, (hi * 1.25).max(lo * 1.5));
+    // The axis starts at or below the power of ten under the smallest value,
+    // so that value has a labelled tick beneath it (a p50 of 15 µs reads
+    // against 10); at least 1.5x between the ends.
+    let decade = 10f64.powf(lo.log10().floor());
+    let (y_lo, y_hi) = axis((lo / 1.25).min(decade), (hi * 1.25).max(lo * 1.5));
     let y_lo = y_lo.max(LOG_FLOOR);
     let x_max = nines_x(NINES[NINES.len() - 1].0) + 0.15;
     let mut chart = ChartBuilder::on(area)
@@ -628,6 +631,15 @@ mod tests {
         // 12 x 3 data markers below the legend; only the legend's own markers in it.
         assert_eq!(data.len(), 36, "markers under the legend: {circles:?} (legend ends at {legend_bottom})");
         assert!(height(&labels, 100) > height(&labels[..2], 100), "the legend strip grows with its entries");
+    }
+
+    /// The latency axis reaches the power of ten below the smallest value, so
+    /// a p50 of 15 µs reads against a tick at 10.
+    #[test]
+    fn the_log_axis_reaches_the_decade_below_the_smallest_value() {
+        let svg = percentile_lines("t", "y", &series(&[15.0, 18.0, 30.0, 900.0, 40000.0]));
+        let labels: Vec<&str> = svg.split("<text").skip(1).filter_map(|t| t.split('>').nth(1)?.split('<').next()).map(str::trim).collect();
+        assert!(labels.contains(&"10"), "no tick at 10 µs under a p50 of 15: {labels:?}");
     }
 
     /// Category labels too long to sit side by side are reported as not
