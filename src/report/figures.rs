@@ -247,6 +247,40 @@ fn percentile_charts(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
         .collect()
 }
 
+/// With several results: the latency percentiles of every result at each
+/// point they share, on one nines axis (one line per result), so their
+/// tails are compared on the same axes.
+fn percentile_overlays(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
+    if results.len() < 2 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (ki, bp) in results[0].points.iter().enumerate() {
+        let key = params_text(bp);
+        let points: Vec<Option<&Point>> = results.iter().map(|r| r.points.iter().find(|p| params_text(p) == key)).collect();
+        if points.iter().filter(|p| p.is_some()).count() < 2 {
+            continue;
+        }
+        let series: Vec<Series> = points
+            .iter()
+            .zip(names)
+            .filter_map(|(p, name)| {
+                let l = &p.as_ref()?.summary.latency_us.all;
+                let values = [l.p50, l.p90, l.p99, l.p99_9, l.p99_99].into_iter().map(|v| (l.count > 0).then_some(v)).collect();
+                Some(Series { label: name.clone(), values })
+            })
+            .collect();
+        let what = if key == "-" { String::new() } else { format!(" at {key}") };
+        let title = format!("Latency percentiles of every result{what}");
+        out.push(Chart {
+            id: format!("percentiles-compared-{}", ki + 1),
+            caption: format!("{title} (one line per result, each point's picked run; nines axis, latency on a logarithmic axis)"),
+            svg: charts::percentile_lines(&title, "latency (µs, log scale)", &series),
+        });
+    }
+    out
+}
+
 /// Per-second IOPS and p99 latency: one chart per point (points matched
 /// across results by their parameters), one line per result.
 fn per_second_charts(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
@@ -343,6 +377,7 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
     ]);
     out.extend(qd_charts(results, &names));
     out.extend(cache_charts(results));
+    out.extend(percentile_overlays(results, &names));
     out.extend(percentile_charts(results, &names));
     out.extend(super::ranks::charts(results));
     out.push(cats.chart(results, "cpu", "CPU utilization", "CPU (% of all cores)", "cpu.utilization_pct"));

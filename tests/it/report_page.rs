@@ -304,6 +304,12 @@ fn repeats_are_shown_as_mean_and_stdev_and_results_are_compared() {
     let svg = figure(&text, "iops-qd");
     assert_eq!(svg.matches("stroke=\"#282828\"").count(), 2 * 2 * 3, "error bars of two repeated results at two depths");
     assert!(page.iter().any(|l| l.starts_with("FIGCAPTION\tIOPS against outstanding I/Os. Points are the mean")), "{page:#?}");
+    // Every result's latency percentiles at a shared point, on one nines axis.
+    let overlay = figure(&text, "percentiles-compared-1");
+    assert!(overlay.contains("Latency percentiles of every result at qd=1"), "no overlay title");
+    for color in &COLORS[..3] {
+        assert_eq!(markers(overlay, color), 6, "five percentiles and a legend marker per result");
+    }
 
     // Two single runs: significance unknown, said in the table.
     let two = dir.path().join("two.html");
