@@ -24,6 +24,10 @@ pub struct ReportArgs {
     /// The report's title (default: "lunmark report"); escaped, shown as written.
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub title: Option<String>,
+    /// Also write each chart as DIR/ID.svg, for slides (SVG only: PNG is not written).
+    /// DIR must exist.
+    #[arg(long, value_name = "DIR")]
+    pub charts: Option<PathBuf>,
     /// A note under the title (what was tested, why); escaped, shown as written.
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub note: Option<String>,
@@ -39,6 +43,17 @@ pub fn execute(args: ReportArgs, store_flag: Option<&std::path::Path>) -> Result
         }
     }
     let text = html::PageText { title: args.title.clone(), note: args.note.clone() };
+    // The charts for --charts: every path judged before anything is written.
+    let chart_files = match &args.charts {
+        Some(dir) if !dir.is_dir() => {
+            bail!("--charts {}: not a directory (create it first, or give one that exists)", dir.display())
+        }
+        Some(dir) => crate::report::figures::charts(&refs)
+            .into_iter()
+            .map(|c| Ok((output_path::check("--charts", &dir.join(format!("{}.svg", c.id)), Mode::Replace)?, c.svg)))
+            .collect::<Result<Vec<_>>>()?,
+        None => Vec::new(),
+    };
     // The page, and with md the SVGs beside it: every path is judged before any is written.
     let page = output_path::check("-o/--output", &args.output, Mode::Replace)?;
     match args.format.as_str() {
@@ -57,6 +72,12 @@ pub fn execute(args: ReportArgs, store_flag: Option<&std::path::Path>) -> Result
             page.replace_with(md.as_bytes())?;
         }
         other => bail!("unknown report format '{other}': choose html or md"),
+    }
+    for (file, svg) in &chart_files {
+        file.replace_with(svg.as_bytes())?;
+    }
+    if let Some(dir) = &args.charts {
+        eprintln!("wrote {} charts in {}", chart_files.len(), dir.display());
     }
     eprintln!("wrote {}", args.output.display());
     Ok(exit::OK)

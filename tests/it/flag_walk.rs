@@ -80,6 +80,7 @@ const SAMPLES: &[Sample] = &[
     s("report", "format", &["--format", "md"]),
     s("report", "title", &["--title", "A title"]),
     s("report", "note", &["--note", "A note"]),
+    s("report", "charts", &["--charts", "{out}"]),
     // The walk's results have no repeats: refused, as there is no picked run to compare.
     s("compare", "pick", &["--pick"]),
     // A copy of the target with a block zeroed: read instead of the target, it is found corrupt.

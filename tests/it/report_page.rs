@@ -365,6 +365,16 @@ fn each_result_states_its_setup_and_its_warnings() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = std::fs::read_to_string(&md).unwrap();
     assert!(text.starts_with("# \\# \\<b\\>x\\</b\\> \\| \\*y\\*\n\n\\- a\\_b\n"), "{text}");
+    // --charts DIR: each chart of the page as an SVG file of its own; a missing DIR is refused.
+    let charts = dir.path().join("charts");
+    std::fs::create_dir(&charts).unwrap();
+    assert!(run_in(&store, &["report", &id, "-o", html.to_str().unwrap(), "--charts", charts.to_str().unwrap()]).status.success());
+    let page_svg = figure(&std::fs::read_to_string(&html).unwrap(), "iops").to_string();
+    let file_svg = std::fs::read_to_string(charts.join("iops.svg")).unwrap();
+    assert!(page_svg.contains(&file_svg), "the file is the page's chart");
+    let gone = dir.path().join("none");
+    let out = run_in(&store, &["report", &id, "-o", html.to_str().unwrap(), "--charts", gone.to_str().unwrap()]);
+    assert!(!out.status.success() && stderr(&out).contains("--charts") && stderr(&out).contains("not a directory"), "{}", stderr(&out));
     let empty = run_in(&store, &["report", &id, "-o", html.to_str().unwrap(), "--title", " "]);
     assert!(!empty.status.success() && stderr(&empty).contains("--title is empty"), "{}", stderr(&empty));
 }
