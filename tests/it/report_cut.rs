@@ -55,7 +55,8 @@ fn reports_say_which_point_was_cut_short() {
     let md = dir.path().join("r.md");
     in_store(dir.path(), &["report", id, "--format", "md", "-o", md.to_str().unwrap()]);
     let text = std::fs::read_to_string(&md).unwrap();
-    let summary: Vec<&str> = text.split("## Summary").nth(1).unwrap().lines().filter(|l| l.contains(", QD ")).collect();
+    let section = text.split("## Summary").nth(1).unwrap().split("\n## ").next().unwrap();
+    let summary: Vec<&str> = section.lines().filter(|l| l.contains(", QD ")).collect();
     assert_eq!(summary.len(), 2, "{text}");
     assert!(!summary[0].contains("cut short"), "point 1 ran whole: {}", summary[0]);
     assert!(summary[1].contains(&format!("QD 2, 1 worker, 1 target<br>{NOTE}")), "{}", summary[1]);
