@@ -85,7 +85,9 @@ pub fn warnings(r: &RunResult) -> Vec<String> {
             s.cpu.other_processes_estimate.as_ref().map(|e| format!("other processes' CPU is an estimate: {e}")),
             s.queue_depth.as_ref().and_then(|q| q.warning.clone()),
             // The whole note stands under the point's workload in the summary: named here, not repeated.
-            p.cut_short.as_ref().map(|_| "cut short: its figures cover only part of the planned time (the summary row says how much)".to_string()),
+            p.cut_short
+                .as_ref()
+                .map(|_| "cut short: its figures cover only part of the planned time (the summary row says how much)".to_string()),
             s.power.as_ref().filter(|w| w.avg_watts.is_some()).and_then(|w| w.reason.clone()).map(|w| format!("power: {w}")),
         ];
         for w in found.into_iter().flatten() {

@@ -106,6 +106,15 @@ fn point_cell(index: usize, p: &Point) -> String {
     }
 }
 
+/// A point's number in a table of one run's figures (per target, per
+/// worker, line rate): a repeated point's are the run it picked, said so.
+fn picked_point_cell(index: usize, p: &Point) -> String {
+    match &p.repeats {
+        Some(r) => format!("{} (picked run: repeat {} of {})", point_cell(index, p), r.picked, r.count),
+        None => point_cell(index, p),
+    }
+}
+
 /// One row per point of every result.
 pub fn summary(results: &[&RunResult]) -> Table {
     let names = point_view::names(results);
@@ -230,7 +239,7 @@ pub fn line_rate(results: &[&RunResult]) -> Option<Table> {
             };
             rows.push(vec![
                 name.clone(),
-                point_cell(i, p),
+                picked_point_cell(i, p),
                 link,
                 number(l.usable_mbps_per_direction),
                 fixed(l.read_pct, 1),
@@ -263,7 +272,7 @@ pub fn targets(results: &[&RunResult]) -> Option<Table> {
             for t in &p.targets {
                 rows.push(vec![
                     name.clone(),
-                    point_cell(i, p),
+                    picked_point_cell(i, p),
                     format!("{} {}", t.target, t.uri),
                     count(t.workers as u64),
                     number(t.iops),
@@ -294,7 +303,7 @@ pub fn workers(results: &[&RunResult]) -> Option<Table> {
             for w in &p.workers {
                 rows.push(vec![
                     name.clone(),
-                    point_cell(i, p),
+                    picked_point_cell(i, p),
                     format!("{} ({})", w.worker, w.group),
                     w.targets.iter().map(usize::to_string).collect::<Vec<_>>().join(", "),
                     number(w.iops),

@@ -275,6 +275,12 @@ fn repeats_are_shown_as_mean_and_stdev_and_results_are_compared() {
         }
     }
     assert_eq!(summary.len(), 1 + 6);
+    // Tables of one run's figures (per target, per worker) say a repeated point's are its picked run.
+    for table in ["Targets", "Workers"] {
+        for row in &rows_after(&page, table)[1..] {
+            assert_eq!(row[1].contains("(picked run: repeat "), row[0] != "single", "{table}: {row:?}");
+        }
+    }
 
     // Comparison: the numbers of `compare` on the same results.
     let json = run_in(&store, &["compare", &a, &b, &single, "--format", "json"]);
