@@ -18,6 +18,10 @@ pub struct CompareArgs {
     /// Compare even when the workloads differ (run time and ramp may differ without it: a note says so).
     #[arg(long)]
     pub force: bool,
+    /// Compare the run each repeated point reports (its --pick) instead of the
+    /// repeats' means; significance still tests the repeats' means.
+    #[arg(long)]
+    pub pick: bool,
 }
 
 pub fn execute(args: CompareArgs, store_flag: Option<&std::path::Path>) -> Result<i32> {
@@ -34,8 +38,14 @@ pub fn execute(args: CompareArgs, store_flag: Option<&std::path::Path>) -> Resul
             );
         }
     }
+    if args.pick && !results.iter().any(|r| r.points.iter().any(|p| p.repeats.is_some())) {
+        bail!(
+            "--pick compares the run each repeated point picked instead of the repeats' means, and no point of these results was repeated (--repeat N): drop --pick"
+        );
+    }
     let refs: Vec<_> = results.iter().collect();
-    let c = compare::compare(&refs);
+    let basis = if args.pick { compare::Basis::Picked } else { compare::Basis::Means };
+    let c = compare::compare(&refs, basis);
     let text = match args.format.as_str() {
         "table" => crate::report::escape::terminal(&compare::render_table(&c)),
         "md" => compare::render_markdown(&c),

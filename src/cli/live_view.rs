@@ -22,12 +22,15 @@ pub struct LiveView {
     plain: bool,
     /// Said before each line: under MPI, "rank 0 of N: ", as the figures are rank 0's own.
     whose: String,
+    /// When the run started, and its planned ramp and measurement time (None
+    /// when unknown: a run by I/O count, rounds, a replay).
+    run: Option<(std::time::Instant, Option<Duration>)>,
 }
 
 impl LiveView {
     pub fn new(quiet: bool) -> Self {
         let tty = std::io::stderr().is_terminal();
-        LiveView { bar: None, tty: !quiet && tty, plain: !quiet && !tty, whose: String::new() }
+        LiveView { bar: None, tty: !quiet && tty, plain: !quiet && !tty, whose: String::new(), run: None }
     }
 
     /// The view of rank 0 of an MPI job of `ranks` ranks: its lines say they
@@ -60,6 +63,27 @@ impl LiveView {
         line
     }
 
+    /// The whole run's elapsed and remaining time, after a point's line:
+    /// "  (whole run 12s of ~18s, ~6s left)"; elapsed alone when the length is unknown.
+    pub fn whole_run(elapsed: Duration, planned: Option<Duration>) -> String {
+        let secs = |d: Duration| format!("{:.0}s", d.as_secs_f64());
+        match planned {
+            Some(p) => format!("  (whole run {} of ~{}, ~{} left)", secs(elapsed), secs(p), secs(p.saturating_sub(elapsed))),
+            None => format!("  (whole run {})", secs(elapsed)),
+        }
+    }
+
+    /// The planned ramp and measurement time of the whole run, when known.
+    fn planned(plan: &RunPlan) -> Option<Duration> {
+        if plan.rounds.is_some() || plan.replay.is_some() {
+            return None;
+        }
+        plan.points.iter().try_fold(Duration::ZERO, |sum, p| match p.spec.run {
+            crate::workload::RunLength::Time(t) => Some(sum + (p.spec.ramp + t) * plan.repeat.max(1)),
+            crate::workload::RunLength::Ios(_) => None,
+        })
+    }
+
     fn clear(&mut self) {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
@@ -68,7 +92,8 @@ impl LiveView {
 }
 
 impl RunObserver for LiveView {
-    fn started(&mut self, _plan: &RunPlan) {
+    fn started(&mut self, plan: &RunPlan) {
+        self.run = Some((std::time::Instant::now(), Self::planned(plan)));
         if self.tty && self.bar.is_none() {
             let bar = ProgressBar::new(1000);
             bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("static template"));
@@ -78,10 +103,11 @@ impl RunObserver for LiveView {
     }
 
     fn tick(&mut self, figures: &LiveFigures<'_>) {
+        let whole = self.run.map(|(start, planned)| Self::whole_run(start.elapsed(), planned)).unwrap_or_default();
         if let Some(bar) = &self.bar {
-            bar.set_message(crate::report::escape::terminal(&format!("{}{}", self.whose, Self::line(figures))));
+            bar.set_message(crate::report::escape::terminal(&format!("{}{}{whole}", self.whose, Self::line(figures))));
         } else if self.plain {
-            crate::ewriteln!("{}{}", self.whose, Self::line(figures));
+            crate::ewriteln!("{}{}{whole}", self.whose, crate::report::escape::terminal(&Self::line(figures)));
         }
     }
 
@@ -133,5 +159,10 @@ mod tests {
         // A partial last second (a stop 0.4 s into second 3) is not labelled as second 2 was.
         let partial = LiveFigures { phase: "run", elapsed: Duration::from_millis(2400), ..ramp };
         assert_eq!(LiveView::line(&partial), "run 2.4s");
+        // The whole run after it: elapsed, planned and left; elapsed alone when unknown.
+        let (ten, eighteen) = (Duration::from_secs(10), Duration::from_secs(18));
+        assert_eq!(LiveView::whole_run(ten, Some(eighteen)), "  (whole run 10s of ~18s, ~8s left)");
+        assert_eq!(LiveView::whole_run(eighteen + ten, Some(eighteen)), "  (whole run 28s of ~18s, ~0s left)");
+        assert_eq!(LiveView::whole_run(ten, None), "  (whole run 10s)");
     }
 }

@@ -51,6 +51,7 @@ pub const PATH_ARGS: &[(&str, &str, Role)] = &[
     ("run", "targets", Role::Target),
     ("run", "cache_dev", Role::Target),
     ("report", "output", REPLACED),
+    ("report", "charts", REPLACED),
     ("cache-curve", "json", REPLACED),
     ("cache-curve", "file", Role::Input),
     ("verify", "target", Role::Target),

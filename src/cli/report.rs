@@ -21,20 +21,47 @@ pub struct ReportArgs {
     /// html (one self-contained file) or md (Markdown, with SVG files beside it).
     #[arg(long, default_value = "html")]
     pub format: String,
+    /// The report's title (default: "lunmark report"); escaped, shown as written.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub title: Option<String>,
+    /// Also write each chart as DIR/ID.svg, for slides (SVG only: PNG is not written).
+    /// DIR must exist.
+    #[arg(long, value_name = "DIR")]
+    pub charts: Option<PathBuf>,
+    /// A note under the title (what was tested, why); escaped, shown as written.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub note: Option<String>,
 }
 
 pub fn execute(args: ReportArgs, store_flag: Option<&std::path::Path>) -> Result<i32> {
     let store = Store::open_read_only(&store::default_path(store_flag))?;
     let results = args.ids.iter().map(|id| store.load(id)).collect::<Result<Vec<_>>>()?;
     let refs: Vec<_> = results.iter().collect();
+    for (flag, value) in [("--title", &args.title), ("--note", &args.note)] {
+        if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+            bail!("{flag} is empty: give the text to show, or leave {flag} out");
+        }
+    }
+    let text = html::PageText { title: args.title.clone(), note: args.note.clone() };
+    // The charts for --charts: every path judged before anything is written.
+    let chart_files = match &args.charts {
+        Some(dir) if !dir.is_dir() => {
+            bail!("--charts {}: not a directory (create it first, or give one that exists)", dir.display())
+        }
+        Some(dir) => crate::report::figures::charts(&refs)
+            .into_iter()
+            .map(|c| Ok((output_path::check("--charts", &dir.join(format!("{}.svg", c.id)), Mode::Replace)?, c.svg)))
+            .collect::<Result<Vec<_>>>()?,
+        None => Vec::new(),
+    };
     // The page, and with md the SVGs beside it: every path is judged before any is written.
     let page = output_path::check("-o/--output", &args.output, Mode::Replace)?;
     match args.format.as_str() {
-        "html" => page.replace_with(html::html(&refs).as_bytes())?,
+        "html" => page.replace_with(html::html(&refs, &text).as_bytes())?,
         "md" => {
             let stem = args.output.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "report".into());
             let dir = args.output.parent().map(|p| p.to_path_buf()).unwrap_or_default();
-            let (md, files) = markdown::markdown(&refs, &stem);
+            let (md, files) = markdown::markdown(&refs, &stem, &text);
             let charts = files
                 .iter()
                 .map(|(name, svg)| Ok((output_path::check("-o/--output (a chart beside it)", &dir.join(name), Mode::Replace)?, svg)))
@@ -45,6 +72,12 @@ pub fn execute(args: ReportArgs, store_flag: Option<&std::path::Path>) -> Result
             page.replace_with(md.as_bytes())?;
         }
         other => bail!("unknown report format '{other}': choose html or md"),
+    }
+    for (file, svg) in &chart_files {
+        file.replace_with(svg.as_bytes())?;
+    }
+    if let Some(dir) = &args.charts {
+        crate::ewriteln!("wrote {} charts in {}", chart_files.len(), dir.display());
     }
     crate::ewriteln!("wrote {}", args.output.display());
     Ok(exit::OK)

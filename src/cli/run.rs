@@ -46,13 +46,13 @@ pub struct RunArgs {
     /// Sweep a parameter: qd=2,4,8 | bs=4k,8k | workers=1,2 | targets=1,2 | read=0,35,70,100 | random=0,100. Repeat for a cartesian product.
     #[arg(long, value_name = "KEY=V1,V2,..")]
     pub sweep: Vec<String>,
-    /// Run each point N times and report the spread.
+    /// Run each point N times and report the spread [default: 1].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub repeat: Option<u32>,
     /// Which repeat a point reports: mean (nearest the mean IOPS), median or best.
     #[arg(long, value_name = "HOW", default_value = "mean")]
     pub pick: String,
-    /// Issue I/Os on a fixed schedule: total IOPS, spread over the workers.
+    /// Issue I/Os on a fixed schedule: total IOPS, spread over the workers [default: none: as fast as the depth allows].
     #[arg(long, value_name = "IOPS", allow_negative_numbers = true)]
     pub rate: Option<f64>,
     /// Jetstress: number of mailboxes (rate = mailboxes x IOPS per mailbox).
@@ -67,16 +67,16 @@ pub struct RunArgs {
     /// Target: /path/file, file:/path, /dev/NAME, mem:SIZE, null:SIZE, nbd://host[:port]/export, nbd+unix:///export?socket=PATH or iscsi://[user[%secret]@]host[:port]/IQN/LUN. Repeat for several targets.
     #[arg(long = "target", short = 't', value_name = "URI")]
     pub targets: Vec<String>,
-    /// Worker threads.
+    /// Worker threads [default: 1; a profile's own where one runs].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub workers: Option<u32>,
-    /// Outstanding I/Os per worker per target.
+    /// Outstanding I/Os per worker per target [default: 32; a profile's own where one runs].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub qd: Option<u32>,
-    /// Transfer size, for example 4k, 128k, 1m.
+    /// Transfer size, for example 4k, 128k, 1m [default: 4k; a profile's own where one runs].
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub bs: Option<String>,
-    /// Share of reads, percent (the rest are writes).
+    /// Share of reads, percent (the rest are writes) [default: 70; a profile's own where one runs].
     #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub read: Option<String>,
     /// Share of trims (discards), percent, beside --read: the rest are writes
@@ -94,34 +94,34 @@ pub struct RunArgs {
     /// (fsync of the device, NBD_CMD_FLUSH, SCSI SYNCHRONIZE CACHE).
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u64)]
     pub flush: Option<u64>,
-    /// Share of random I/Os, percent (the rest are sequential).
+    /// Share of random I/Os, percent (the rest are sequential) [default: 100; a profile's own where one runs].
     #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub random: Option<String>,
-    /// Alignment of random offsets (default: the transfer size).
+    /// Alignment of random offsets [default: the transfer size].
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub align: Option<String>,
-    /// Measured time, after the ramp: 10s, 1m.
+    /// Measured time, after the ramp: 10s, 1m [default: 10s; a profile's own where one runs].
     #[arg(long, value_name = "DURATION", conflicts_with = "ios", allow_hyphen_values = true)]
     pub time: Option<String>,
     /// Measure this many I/Os per worker instead of a time (no I/O past the N-th is issued).
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u64)]
     pub ios: Option<u64>,
-    /// Ramp-up time before measuring (not counted in results).
+    /// Ramp-up time before measuring (not counted in results) [default: 2s; a profile's own where one runs].
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub ramp: Option<String>,
-    /// Region length on each target; also the size of files lunmark creates.
+    /// Region length on each target; also the size of files lunmark creates [default: the whole target].
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub size: Option<String>,
-    /// Start of the region on each target.
+    /// Start of the region on each target [default: 0].
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub offset: Option<String>,
-    /// Seed of the offset/size stream (same seed, same stream).
+    /// Seed of the offset/size stream (same seed, same stream) [default: 1].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u64)]
     pub seed: Option<u64>,
-    /// I/O engine for files and devices: auto, io_uring, psync.
+    /// I/O engine for files and devices: auto, io_uring, psync [default: auto].
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<String>,
-    /// Connections (NBD) or sessions (iSCSI) each worker opens to each network target.
+    /// Connections (NBD) or sessions (iSCSI) each worker opens to each network target [default: 1].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub connections: Option<u32>,
     /// Go through the page cache instead of O_DIRECT.

@@ -161,6 +161,8 @@ pub struct CpuUsage {
     pub other_processes_pct: Option<f64>,
     /// The other processes that used most, by name.
     pub other_processes_top: Vec<super::others::OtherProcess>,
+    /// Why the other processes' figures are an estimate, where they are.
+    pub other_processes_estimate: Option<String>,
 }
 
 pub fn usage_between(a: &CpuSnapshot, b: &CpuSnapshot) -> CpuUsage {
@@ -178,7 +180,8 @@ pub fn usage_between(a: &CpuSnapshot, b: &CpuSnapshot) -> CpuUsage {
     let process_cpu_s = (b.process_s - a.process_s).max(0.0);
     let capacity_s = wall * ncores;
     let scanned = !a.others.procs.is_empty() && !b.others.procs.is_empty() && capacity_s > 0.0;
-    let (other_s, by_name) = super::others::between(&a.others, &b.others, ticks_per_second());
+    let others = super::others::between(&a.others, &b.others, ticks_per_second());
+    let other_s = others.total_s;
     CpuUsage {
         utilization_pct: pct(a.all, b.all),
         per_core_pct,
@@ -188,7 +191,8 @@ pub fn usage_between(a: &CpuSnapshot, b: &CpuSnapshot) -> CpuUsage {
         process_user_cpu_s: (b.process_user_s - a.process_user_s).clamp(0.0, process_cpu_s),
         other_processes_cpu_s: scanned.then_some(other_s),
         other_processes_pct: scanned.then(|| other_s * 100.0 / capacity_s),
-        other_processes_top: if scanned { super::others::top(&by_name, capacity_s, 3) } else { Vec::new() },
+        other_processes_top: if scanned { super::others::top(&others.by_name, capacity_s, 3) } else { Vec::new() },
+        other_processes_estimate: others.estimate.filter(|_| scanned),
     }
 }
 

@@ -10,7 +10,11 @@
 //! that started during the interval (by its start time) adds all of it. Time of
 //! children that ran and were reaped during the interval shows in their
 //! parent's cutime + cstime; for children alive at the start and gone at the end
-//! the part they had used before the interval is taken off again.
+//! the part they had used before the interval is taken off again, from the
+//! ancestor alive at the end that their time was reaped into (their parent, or
+//! its reaper when the parent exited too). So each name holds only time from
+//! inside the interval, and the names add up to the total. Where a reaped
+//! process's time cannot be placed, the figure says it is an estimate.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -114,34 +118,84 @@ fn keep_others(all: HashMap<i32, (u64, ProcTimes)>, me: i32) -> HashMap<i32, Pro
         .collect()
 }
 
-/// Other processes' CPU between two scans: (CPU-seconds, per name CPU-seconds).
-pub fn between(a: &ProcessTable, b: &ProcessTable, hz: f64) -> (f64, BTreeMap<String, f64>) {
-    let mut by_name: BTreeMap<String, i64> = BTreeMap::new();
-    let mut total: i64 = 0;
+/// Other processes' CPU between two scans: its total, per name, and why it
+/// is an estimate where it is one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Between {
+    /// CPU-seconds inside the interval: the sum of `by_name`.
+    pub total_s: f64,
+    pub by_name: BTreeMap<String, f64>,
+    /// Set when part of the time could not be placed inside or outside the
+    /// interval (a reaped process whose reaper is not known, a process charged
+    /// less than nothing), so the figures are an estimate.
+    pub estimate: Option<String>,
+}
+
+/// The process alive at `b` that a process of `a` gone by `b` was reaped
+/// into: its parent, or when the parent is gone too, the parent's reaper,
+/// and so on (a subshell that ran a burner and exited with it). None when
+/// the chain leaves the scanned processes.
+fn reaper(a: &ProcessTable, b: &ProcessTable, gone: &ProcTimes) -> Option<i32> {
+    let mut ppid = gone.ppid;
+    for _ in 0..64 {
+        let alive = |q: &ProcTimes| b.procs.get(&ppid).is_some_and(|p| p.start == q.start);
+        match a.procs.get(&ppid) {
+            Some(q) if alive(q) => return Some(ppid),
+            Some(q) => ppid = q.ppid,
+            // Not in the first scan: alive at the end only if it started inside the interval (then its own reaped time holds this).
+            None => return b.procs.contains_key(&ppid).then_some(ppid),
+        }
+    }
+    None
+}
+
+/// Other processes' CPU between two scans. A process alive at both adds its
+/// own and reaped time between them; one started inside the interval all of
+/// it. A process gone by the end was reaped into an ancestor alive at the end
+/// with its whole life; the part before the interval is taken off that
+/// ancestor, which is what it is charged for, so no name holds time from before.
+pub fn between(a: &ProcessTable, b: &ProcessTable, hz: f64) -> Between {
+    let mut ticks: HashMap<i32, i64> = HashMap::new();
     for (pid, p) in &b.procs {
-        let ticks = match a.procs.get(pid).filter(|q| q.start == p.start) {
+        let t = match a.procs.get(pid).filter(|q| q.start == p.start) {
             Some(q) => p.own.saturating_sub(q.own) + p.reaped.saturating_sub(q.reaped),
             // Started during the interval: all of its time is inside it.
             None if p.start + 1 >= a.now => p.own + p.reaped,
             // Missed by the first scan (it raced with the listing): unknown, left out.
             None => 0,
         };
-        total += ticks as i64;
-        *by_name.entry(p.name.clone()).or_default() += ticks as i64;
+        ticks.insert(*pid, t as i64);
     }
-    // Gone during the interval: their parent's reaped time (counted above) holds
-    // their whole life; the part before the interval is taken off.
+    let (mut unplaced, mut below_zero) = (0usize, 0i64);
     for (pid, q) in &a.procs {
         if b.procs.get(pid).is_none_or(|p| p.start != q.start) {
             let before = (q.own + q.reaped) as i64;
-            total -= before;
-            if let Some(parent) = b.procs.get(&q.ppid) {
-                *by_name.entry(parent.name.clone()).or_default() -= before;
+            match reaper(a, b, q) {
+                Some(r) => *ticks.entry(r).or_default() -= before,
+                None => unplaced += 1,
             }
         }
     }
+    let mut by_name: BTreeMap<String, i64> = BTreeMap::new();
+    for (pid, t) in ticks {
+        below_zero += (-t).max(0);
+        *by_name.entry(b.procs[&pid].name.clone()).or_default() += t.max(0);
+    }
     let secs = |t: i64| t.max(0) as f64 / hz;
-    (secs(total), by_name.into_iter().map(|(n, t)| (n, secs(t))).filter(|(_, s)| *s > 0.0).collect())
+    let by_name: BTreeMap<String, f64> = by_name.into_iter().map(|(n, t)| (n, secs(t))).filter(|(_, s)| *s > 0.0).collect();
+    let mut why = Vec::new();
+    if unplaced > 0 {
+        why.push(format!(
+            "{unplaced} process(es) exited during the interval and were reaped outside the processes seen: their CPU inside it is not counted"
+        ));
+    }
+    if below_zero > 0 {
+        why.push(format!(
+            "{:.2} CPU-s from before the interval could not be placed (a child reparented when its parent exited): a name may hold up to that much from before",
+            secs(below_zero)
+        ));
+    }
+    Between { total_s: by_name.values().sum(), by_name, estimate: (!why.is_empty()).then(|| why.join("; ")) }
 }
 
 /// The names that used most CPU, as shares of all host CPUs (at most `n`, each at least 0.5%).
@@ -235,7 +289,8 @@ mod tests {
             ],
             0,
         );
-        let (secs, by_name) = between(&a, &b, 100.0);
+        let Between { total_s: secs, by_name, estimate } = between(&a, &b, 100.0);
+        assert_eq!(estimate, None);
         // busy 200 + make 1 + its reaped 120 - cc1's 30 before + init's reaped 60 - old's 50 before + new 25 + late 15.
         let want_ticks = 200 + 1 + 120 - 30 + 60 - 50 + 25 + 15;
         assert!((secs - want_ticks as f64 / 100.0).abs() < 1e-9, "{secs}");
@@ -245,5 +300,54 @@ mod tests {
         let t = top(&by_name, 4.0, 2);
         assert_eq!(t[0], OtherProcess { name: "busy".into(), cpu_pct: 50.0 });
         assert_eq!(t.len(), 2);
+    }
+
+    /// A burner under `timeout` under a subshell of a busy loop, alive at the
+    /// start and gone with both by the end: its whole life is reaped into the
+    /// loop, and only the part inside the interval stays charged to it (it
+    /// was charged the part before, so the names added up to more than the total).
+    #[test]
+    fn time_reaped_through_a_chain_of_exits_is_charged_inside_the_interval_only() {
+        let a = table(
+            1000,
+            &[
+                stat(1, "init", 0, 0, (0, 0), (0, 0), 1),
+                stat(10, "loop", 1, 0, (5, 0), (100, 0), 1),
+                stat(11, "loop", 10, 0, (1, 0), (0, 0), 800),
+                stat(12, "timeout", 11, 0, (1, 0), (0, 0), 800),
+                stat(13, "sh", 12, 0, (150, 0), (0, 0), 800),
+            ],
+            0,
+        );
+        // The burner used 50 more ticks, then timeout reaped it, the subshell timeout, the loop the subshell.
+        let b = table(1100, &[stat(1, "init", 0, 0, (0, 0), (0, 0), 1), stat(10, "loop", 1, 0, (5, 0), (100 + 1 + 1 + 200, 0), 1)], 0);
+        let got = between(&a, &b, 100.0);
+        assert_eq!(got.by_name.get("loop"), Some(&0.5), "{got:?}");
+        assert_eq!((got.total_s, got.estimate), (0.5, None));
+    }
+
+    /// A child reparented to init when its parent exited: its time from before
+    /// the interval is in init's reaped time, not its old grandparent's, so the
+    /// figures say they are an estimate; the names still add up to the total.
+    #[test]
+    fn a_reparented_child_makes_an_estimate() {
+        let a = table(
+            1000,
+            &[
+                stat(1, "init", 0, 0, (0, 0), (0, 0), 1),
+                stat(5, "shell", 1, 0, (10, 0), (0, 0), 1),
+                stat(20, "p", 5, 0, (1, 0), (0, 0), 900),
+                stat(21, "c", 20, 0, (100, 0), (0, 0), 900),
+            ],
+            0,
+        );
+        let b = table(1100, &[stat(1, "init", 0, 0, (0, 0), (110, 0), 1), stat(5, "shell", 1, 0, (10, 0), (1, 0), 1)], 0);
+        let got = between(&a, &b, 100.0);
+        assert!(got.estimate.as_deref().unwrap_or_default().contains("1.00 CPU-s from before the interval could not be placed"), "{got:?}");
+        assert!((got.total_s - got.by_name.values().sum::<f64>()).abs() < 1e-12, "{got:?}");
+        // A process reaped by one never scanned (outside this PID namespace): said too.
+        let a = table(1000, &[stat(1, "init", 0, 0, (0, 0), (0, 0), 1), stat(30, "x", 0, 0, (50, 0), (0, 0), 900)], 0);
+        let b = table(1100, &[stat(1, "init", 0, 0, (0, 0), (0, 0), 1)], 0);
+        assert!(between(&a, &b, 100.0).estimate.unwrap().contains("1 process(es) exited during the interval"));
     }
 }

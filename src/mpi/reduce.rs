@@ -175,7 +175,7 @@ fn queue_depth(reports: &[RankReport]) -> Option<QueueDepth> {
     let short_pct = if requested > 0 { ((requested as f64 - achieved) / requested as f64 * 100.0).max(0.0) } else { 0.0 };
     let warnings: Vec<String> =
         held.iter().filter_map(|(r, q)| q.warning.as_ref().map(|w| format!("rank {} on {}: {w}", r.rank, r.host))).collect();
-    Some(QueueDepth { requested, achieved, short_pct, warning: (!warnings.is_empty()).then(|| warnings.join("; ")) })
+    Some(QueueDepth { requested, achieved, short_pct, warning: (!warnings.is_empty()).then(|| warnings.join("; ")), note: None })
 }
 
 fn status_name(s: Status) -> &'static str {
@@ -232,6 +232,7 @@ fn machine_usage(reports: &[RankReport], machines: &[MachineFigures]) -> CpuUsag
         other_processes_cpu_s: None,
         other_processes_pct: None,
         other_processes_top: Vec::new(),
+        other_processes_estimate: None,
     }
 }
 
@@ -423,9 +424,9 @@ mod tests {
     #[test]
     fn queue_depth_trims_and_syncs_are_summed_over_ranks() {
         let mut reports = vec![report(0, "h1", "b", &[1000; 10], 0.0), report(1, "h2", "b", &[2000; 10], 0.0)];
-        reports[0].queue_depth = Some(QueueDepth { requested: 8, achieved: 8.0, short_pct: 0.0, warning: None });
+        reports[0].queue_depth = Some(QueueDepth { requested: 8, achieved: 8.0, short_pct: 0.0, warning: None, note: None });
         reports[1].queue_depth =
-            Some(QueueDepth { requested: 8, achieved: 4.0, short_pct: 50.0, warning: Some("queue depth fell short".into()) });
+            Some(QueueDepth { requested: 8, achieved: 4.0, short_pct: 50.0, warning: Some("queue depth fell short".into()), note: None });
         for (i, r) in reports.iter_mut().enumerate() {
             r.total.ios_trimmed = 3 + i as u64;
             r.total.ios_synced = 5 + i as u64;

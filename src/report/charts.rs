@@ -20,6 +20,40 @@ pub struct Series {
     pub values: Vec<Option<f64>>,
 }
 
+/// What a series' values carry besides themselves, one entry per value: the
+/// repeats' standard deviation (drawn as an error bar, ± one stdev) and
+/// whether the value is missing for a reason (drawn as "missing" where its
+/// bar would be, not left blank as if the point did not exist).
+#[derive(Clone, Debug, Default)]
+pub struct Marks {
+    pub stdev: Vec<Option<f64>>,
+    pub missing: Vec<bool>,
+}
+
+impl Marks {
+    fn stdev_at(&self, i: usize) -> Option<f64> {
+        self.stdev.get(i).copied().flatten().filter(|s| s.is_finite() && *s > 0.0)
+    }
+}
+
+/// The largest value with its error bar, for the axis.
+fn top_with(series: &[Series], marks: &[Marks]) -> f64 {
+    let raised: Vec<Series> = series
+        .iter()
+        .enumerate()
+        .map(|(si, s)| Series {
+            label: String::new(),
+            values: s
+                .values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| v.map(|v| v + marks.get(si).and_then(|m| m.stdev_at(i)).unwrap_or(0.0)))
+                .collect(),
+        })
+        .collect();
+    top(&raised)
+}
+
 /// Drawing errors become text: a chart that cannot be drawn is left blank
 /// rather than failing the report.
 fn err(e: impl std::fmt::Display) -> String {
@@ -211,20 +245,26 @@ fn draw(size: (u32, u32), f: impl FnOnce(&Area) -> Result<(), String>) -> String
 /// Grouped bars: `categories` along x, one bar per series in each. Pass
 /// labels that fit (`labels_fit`); longer ones would be drawn over each other.
 pub fn grouped_bars(title: &str, x_label: &str, y_label: &str, categories: &[String], series: &[Series]) -> String {
+    grouped_bars_marked(title, x_label, y_label, categories, series, &[])
+}
+
+/// Grouped bars with error bars and "missing" marks (`marks`, one per series; may be empty).
+pub fn grouped_bars_marked(title: &str, x_label: &str, y_label: &str, categories: &[String], series: &[Series], marks: &[Marks]) -> String {
     let labels = labels_of(series);
     draw((WIDTH, height(&labels, HEIGHT - TITLE_H)), |root| {
         let plot = header(root, title, &labels, Mark::Box)?;
-        draw_bars(&plot, x_label, y_label, categories, series)
+        draw_bars(&plot, x_label, y_label, categories, series, marks)
     })
 }
 
-fn draw_bars(area: &Area, x_label: &str, y_label: &str, categories: &[String], series: &[Series]) -> Result<(), String> {
+fn draw_bars(area: &Area, x_label: &str, y_label: &str, categories: &[String], series: &[Series], marks: &[Marks]) -> Result<(), String> {
     let n = categories.len().max(1);
+    let y_top = top_with(series, marks);
     let mut chart = ChartBuilder::on(area)
         .margin(MARGIN)
         .x_label_area_size(44)
         .y_label_area_size(Y_AREA)
-        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..top(series))
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..y_top)
         .map_err(err)?;
     let cats = categories.to_vec();
     chart
@@ -257,7 +297,34 @@ fn draw_bars(area: &Area, x_label: &str, y_label: &str, categories: &[String], s
             Some(Rectangle::new([(x0, 0.0), (x0 + width * 0.92, v)], c.filled()))
         });
         chart.draw_series(bars).map_err(err)?;
+        let Some(m) = marks.get(si) else { continue };
+        for (ci, v) in s.values.iter().enumerate() {
+            let mid = ci as f64 - 0.4 + si as f64 * width + width * 0.46;
+            match (v.and_then(drawable), m.stdev_at(ci)) {
+                (Some(v), Some(sd)) => error_bar(&mut chart, mid, v, sd, (width * 0.2).min(0.08), y_top)?,
+                (None, _) if m.missing.get(ci).copied().unwrap_or(false) => {
+                    let style = ("sans-serif", 12).into_font().transform(FontTransform::Rotate270).color(&RGBColor(120, 120, 120));
+                    chart.plotting_area().draw(&Text::new("missing", (mid - width * 0.15, y_top * 0.02), style)).map_err(err)?;
+                }
+                _ => {}
+            }
+        }
     }
+    Ok(())
+}
+
+type BarChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
+
+/// The ink of error bars: near black, apart from the axes' black.
+pub const ERROR_BAR: RGBColor = RGBColor(40, 40, 40);
+
+/// An error bar of ± `sd` around `v` at `x`, with caps `cap` wide either side.
+fn error_bar(chart: &mut BarChart, x: f64, v: f64, sd: f64, cap: f64, y_top: f64) -> Result<(), String> {
+    let (lo, hi) = ((v - sd).max(0.0), (v + sd).min(y_top));
+    let ink = ERROR_BAR.stroke_width(1);
+    let lines = [vec![(x, lo), (x, hi)], vec![(x - cap, lo), (x + cap, lo)], vec![(x - cap, hi), (x + cap, hi)]];
+    chart.draw_series(lines.into_iter().map(|l| PathElement::new(l, ink))).map_err(err)?;
     Ok(())
 }
 
@@ -279,7 +346,7 @@ pub fn stacked_lines(title: &str, x_label: &str, panels: [(&str, &[Series]); 2],
         let plot = header(root, title, &labels, Mark::Line)?;
         let (upper, lower) = plot.split_vertically(plot.dim_in_pixel().1 / 2);
         for (area, (y_label, series)) in [upper, lower].iter().zip(panels) {
-            let chart = lines_chart(area, x_label, y_label, x, series, false)?;
+            let chart = lines_chart(area, x_label, y_label, x, series, false, &[])?;
             value_labels(root, &chart, x, x)?;
         }
         Ok(())
@@ -292,11 +359,24 @@ pub fn stacked_lines(title: &str, x_label: &str, panels: [(&str, &[Series]); 2],
 /// logarithmic (base 2) when the values are positive and span 4x or more, so
 /// doublings are evenly spaced.
 pub fn lines_at_values(title: &str, x_label: &str, y_label: &str, x: &[f64], series: &[Series], log: bool) -> String {
+    lines_at_values_marked(title, x_label, y_label, x, series, log, &[])
+}
+
+/// `lines_at_values` with error bars (± the repeats' stdev, `marks` one per series; may be empty).
+pub fn lines_at_values_marked(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    x: &[f64],
+    series: &[Series],
+    log: bool,
+    marks: &[Marks],
+) -> String {
     let labels = labels_of(series);
     let pos = positions(x, log);
     draw((WIDTH, height(&labels, HEIGHT - TITLE_H)), |root| {
         let plot = header(root, title, &labels, Mark::Line)?;
-        let chart = lines_chart(&plot, x_label, y_label, &pos, series, false)?;
+        let chart = lines_chart(&plot, x_label, y_label, &pos, series, false, marks)?;
         value_labels(root, &chart, &pos, x)
     })
 }
@@ -329,7 +409,7 @@ fn value_labels(root: &Area, chart: &LineChart, pos: &[f64], x: &[f64]) -> Resul
 }
 
 fn draw_lines(area: &Area, x_label: &str, y_label: &str, x: &[f64], series: &[Series]) -> Result<(), String> {
-    lines_chart(area, x_label, y_label, x, series, true).map(|_| ())
+    lines_chart(area, x_label, y_label, x, series, true, &[]).map(|_| ())
 }
 
 type LineChart<'a, 'b> =
@@ -344,12 +424,13 @@ fn lines_chart<'a, 'b>(
     x: &[f64],
     series: &[Series],
     x_ticks: bool,
+    marks: &[Marks],
 ) -> Result<LineChart<'a, 'b>, String> {
     let xs: Vec<f64> = x.iter().filter_map(|v| drawable(*v)).collect();
     let x_min = xs.iter().copied().fold(f64::INFINITY, f64::min);
     let x_max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let (x_min, x_max) = if xs.is_empty() { (0.0, 1.0) } else { axis(x_min, x_max) };
-    let y_max = top(series);
+    let y_max = top_with(series, marks);
     let mut chart = ChartBuilder::on(area)
         .margin(MARGIN)
         .x_label_area_size(44)
@@ -375,6 +456,13 @@ fn lines_chart<'a, 'b>(
             x.iter().zip(&s.values).filter_map(|(x, v)| Some((drawable(*x)?, drawable((*v)?)?.clamp(0.0, y_max)))).collect();
         chart.draw_series(LineSeries::new(pts.clone(), c.stroke_width(2))).map_err(err)?;
         chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled()))).map_err(err)?;
+        let Some(m) = marks.get(si) else { continue };
+        let cap = (x_max - x_min) * 0.006;
+        for (i, (x, v)) in x.iter().zip(&s.values).enumerate() {
+            if let (Some(x), Some(v), Some(sd)) = (drawable(*x), v.and_then(drawable), m.stdev_at(i)) {
+                error_bar(&mut chart, x, v, sd, cap, y_max)?;
+            }
+        }
     }
     Ok(chart)
 }
@@ -406,8 +494,11 @@ fn draw_percentiles(root: &Area, area: &Area, y_label: &str, series: &[Series]) 
     let lo = positive().fold(f64::INFINITY, f64::min);
     let hi = positive().fold(0.0, f64::max);
     let (lo, hi) = if hi > 0.0 { (lo.max(LOG_FLOOR), hi.max(LOG_FLOOR)) } else { (1.0, 10.0) };
-    // A decade of room on the log axis: at least 1.5x between the ends.
-    let (y_lo, y_hi) = axis(lo / 1.25, (hi * 1.25).max(lo * 1.5));
+    // The axis starts at or below the power of ten under the smallest value,
+    // so that value has a labelled tick beneath it (a p50 of 15 µs reads
+    // against 10); at least 1.5x between the ends.
+    let decade = 10f64.powf(lo.log10().floor());
+    let (y_lo, y_hi) = axis((lo / 1.25).min(decade), (hi * 1.25).max(lo * 1.5));
     let y_lo = y_lo.max(LOG_FLOOR);
     let x_max = nines_x(NINES[NINES.len() - 1].0) + 0.15;
     let mut chart = ChartBuilder::on(area)
@@ -540,6 +631,15 @@ mod tests {
         // 12 x 3 data markers below the legend; only the legend's own markers in it.
         assert_eq!(data.len(), 36, "markers under the legend: {circles:?} (legend ends at {legend_bottom})");
         assert!(height(&labels, 100) > height(&labels[..2], 100), "the legend strip grows with its entries");
+    }
+
+    /// The latency axis reaches the power of ten below the smallest value, so
+    /// a p50 of 15 µs reads against a tick at 10.
+    #[test]
+    fn the_log_axis_reaches_the_decade_below_the_smallest_value() {
+        let svg = percentile_lines("t", "y", &series(&[15.0, 18.0, 30.0, 900.0, 40000.0]));
+        let labels: Vec<&str> = svg.split("<text").skip(1).filter_map(|t| t.split('>').nth(1)?.split('<').next()).map(str::trim).collect();
+        assert!(labels.contains(&"10"), "no tick at 10 µs under a p50 of 15: {labels:?}");
     }
 
     /// Category labels too long to sit side by side are reported as not

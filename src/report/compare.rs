@@ -6,7 +6,10 @@
 //! for latency, CPU and service demand). With repeats on both sides, each
 //! difference is tested (Welch's t-test at 95%, `welch.rs`) and called "not
 //! significant" when the repeats' spread explains it; without, significance is
-//! said to be unknown. Results that differ only in run time or ramp are
+//! said to be unknown. The values compared at a point with repeats are the
+//! repeats' means, the numbers the test reads (`compare --pick`: the run each
+//! point reports), and every format says which ("mean of 3 repeats").
+//! Results that differ only in run time or ramp are
 //! compared with a note. Pure: results in, a `Comparison` out, rendered by the
 //! functions at the end.
 
@@ -52,8 +55,10 @@ fn direction(b: f64, v: f64, better: Better) -> &'static str {
 
 /// Rows "target 1 (nbd://b/l0) IOPS" for each target of the baseline point that
 /// every other point has at the same index. Repeats keep no per-target spread,
-/// so their significance is unknown.
+/// so their significance is unknown, and their values are each point's picked
+/// run: said in the row's name where the point had repeats.
 fn target_rows(base: &Point, others: &[&Point]) -> Vec<MetricRow> {
+    let picked = if std::iter::once(&base).chain(others).any(|p| p.repeats.is_some()) { " (picked run)" } else { "" };
     let mut rows = Vec::new();
     if base.targets.len() < 2 {
         return rows; // one target: the point's own rows say it all
@@ -82,7 +87,7 @@ fn target_rows(base: &Point, others: &[&Point]) -> Vec<MetricRow> {
                 })
                 .collect();
             rows.push(MetricRow {
-                metric: format!("target {} ({}) {what}", bt.target, bt.uri),
+                metric: format!("target {} ({}) {what}{picked}", bt.target, bt.uri),
                 unit: unit.to_string(),
                 better: *better,
                 baseline: b,
@@ -117,7 +122,43 @@ pub struct Comparison {
 #[derive(Clone, Debug, Serialize)]
 pub struct PointComparison {
     pub params: String,
+    /// What each result's values at this point are, the baseline first: "mean
+    /// of 3 repeats", "single run", or with `--pick` "picked run (repeat 2 of 3, nearest the mean)".
+    pub basis: Vec<String>,
     pub rows: Vec<MetricRow>,
+}
+
+/// Which numbers of a point with repeats are compared: the repeats' means
+/// (what Welch's test reads, so difference, ratio and p-value agree), or with
+/// `compare --pick` the one run each point reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Basis {
+    #[default]
+    Means,
+    Picked,
+}
+
+/// What a point's values are under `basis`, said in every format.
+pub fn basis_text(p: &Point, basis: Basis) -> String {
+    match (&p.repeats, basis) {
+        (None, _) => "single run".into(),
+        (Some(r), Basis::Means) => format!("mean of {} repeats", r.count),
+        (Some(r), Basis::Picked) => {
+            let how = match r.pick {
+                crate::results::model::Pick::Mean => "nearest the mean IOPS",
+                crate::results::model::Pick::Median => "the median IOPS",
+                crate::results::model::Pick::Best => "the best IOPS",
+            };
+            format!("picked run (repeat {} of {}, {how})", r.picked, r.count)
+        }
+    }
+}
+
+/// A metric's value at a point: the repeats' mean (`Basis::Means`, where the
+/// point kept the figure's spread) or the point's own (picked or single) run.
+pub fn value_of(m: &Metric, p: &Point, basis: Basis) -> Option<f64> {
+    let mean = p.repeats.as_ref().filter(|_| basis == Basis::Means).and_then(|r| r.spread(m.key)).map(|s| s.mean);
+    mean.or_else(|| m.get(&p.summary))
 }
 
 /// One metric of the registry compared at one point: its row of the table.
@@ -254,7 +295,7 @@ fn significance(m: &Metric, base: &Point, other: &Point) -> Result<Welch, &'stat
     welch(sample(&so), sample(&sb)).ok_or("unknown (fewer than 2 repeats)")
 }
 
-pub fn compare(results: &[&RunResult]) -> Comparison {
+pub fn compare(results: &[&RunResult], basis: Basis) -> Comparison {
     let base = results[0];
     let mut points = Vec::new();
     let mut unmatched = Vec::new();
@@ -268,8 +309,8 @@ pub fn compare(results: &[&RunResult]) -> Comparison {
         let others: Vec<&Point> = others.into_iter().map(Option::unwrap).collect();
         let mut rows = Vec::new();
         for m in registry::compared() {
-            let Some(b) = m.get(&bp.summary) else { continue };
-            let vals: Vec<Option<f64>> = others.iter().map(|p| m.get(&p.summary)).collect();
+            let Some(b) = value_of(m, bp, basis) else { continue };
+            let vals: Vec<Option<f64>> = others.iter().map(|p| value_of(m, p, basis)).collect();
             if b == 0.0 && vals.iter().all(|v| v.unwrap_or(0.0) == 0.0) {
                 continue; // e.g. write latency of a read-only workload
             }
@@ -302,7 +343,8 @@ pub fn compare(results: &[&RunResult]) -> Comparison {
             rows.push(MetricRow { metric: m.name.into(), unit: m.unit.into(), better: m.better, baseline: b, versus });
         }
         rows.extend(target_rows(bp, &others));
-        points.push(PointComparison { params: key, rows });
+        let basis = std::iter::once(bp).chain(others.iter().copied()).map(|p| basis_text(p, basis)).collect();
+        points.push(PointComparison { params: key, basis, rows });
     }
     let mut notes = Vec::new();
     for r in &results[1..] {
@@ -323,6 +365,9 @@ pub fn compare(results: &[&RunResult]) -> Comparison {
         }
     }
     notes.extend(cut_short_notes(results));
+    if basis == Basis::Picked && results.iter().any(|r| r.points.iter().any(|p| p.repeats.is_some())) {
+        notes.push("--pick: values, differences and ratios are each point's picked run; the p-values still test the repeats' means".into());
+    }
     Comparison { results: results.iter().map(|r| name(r)).collect(), points, unmatched, significance_rule: SIGNIFICANCE_RULE.into(), notes }
 }
 
@@ -399,6 +444,14 @@ fn footer(c: &Comparison) -> Vec<String> {
     lines
 }
 
+/// "values: mean of 3 repeats in each result", or each result's basis when they differ.
+pub fn basis_line(c: &Comparison, p: &PointComparison) -> String {
+    match p.basis.first() {
+        Some(first) if p.basis.iter().all(|b| b == first) => format!("values: {first} in each result"),
+        _ => format!("values: {}", c.results.iter().zip(&p.basis).map(|(r, b)| format!("{r}: {b}")).collect::<Vec<_>>().join("; ")),
+    }
+}
+
 pub fn render_table(c: &Comparison) -> String {
     use comfy_table::{presets::UTF8_BORDERS_ONLY, Table};
     let mut out = String::new();
@@ -408,7 +461,7 @@ pub fn render_table(c: &Comparison) -> String {
         for row in &p.rows {
             t.add_row(body(row));
         }
-        out += &format!("point {}\n{t}\n", p.params);
+        out += &format!("point {} · {}\n{t}\n", p.params, basis_line(c, p));
     }
     for u in &c.unmatched {
         out += &format!("not compared: {u}\n");
@@ -425,7 +478,8 @@ pub fn render_markdown(c: &Comparison) -> String {
     let mut out = String::new();
     for p in &c.points {
         let h = header(c);
-        out += &format!("### point {}\n\n| {} |\n|{}\n", md(&p.params), cells(h.clone()), "---|".repeat(h.len()));
+        out +=
+            &format!("### point {}\n\n{}\n\n| {} |\n|{}\n", md(&p.params), md(&basis_line(c, p)), cells(h.clone()), "---|".repeat(h.len()));
         for row in &p.rows {
             out += &format!("| {} |\n", cells(body(row)));
         }
@@ -441,13 +495,14 @@ pub fn render_markdown(c: &Comparison) -> String {
 }
 
 pub fn render_csv(c: &Comparison) -> String {
-    let mut out = String::from("point,metric,unit,better,result,value,baseline,diff_pct,ratio,verdict,significance,p_value\n");
+    let mut out =
+        String::from("point,metric,unit,better,result,value,baseline,diff_pct,ratio,verdict,significance,p_value,baseline_basis,basis\n");
     for p in &c.points {
         for row in &p.rows {
-            for (name, v) in c.results[1..].iter().zip(&row.versus) {
+            for (k, (name, v)) in c.results[1..].iter().zip(&row.versus).enumerate() {
                 use super::escape::csv_field as q;
                 out += &format!(
-                    "{},{},{},{:?},{},{},{},{},{},{},{},{}\n",
+                    "{},{},{},{:?},{},{},{},{},{},{},{},{},{},{}\n",
                     q(&p.params),
                     row.metric,
                     row.unit,
@@ -459,7 +514,9 @@ pub fn render_csv(c: &Comparison) -> String {
                     v.ratio.map(|r| r.to_string()).unwrap_or_default(),
                     v.verdict,
                     v.significance,
-                    v.p_value.map(|p| p.to_string()).unwrap_or_default()
+                    v.p_value.map(|p| p.to_string()).unwrap_or_default(),
+                    q(p.basis.first().map(String::as_str).unwrap_or_default()),
+                    q(p.basis.get(k + 1).map(String::as_str).unwrap_or_default()),
                 );
             }
         }
@@ -525,46 +582,74 @@ mod tests {
         let mut b = result("b", &[100.0], "10s");
         a.points[0].targets = vec![port(0, 50.0), port(1, 50.0)];
         b.points[0].targets = vec![port(0, 30.0), port(1, 90.0)];
-        let c = compare(&[&a, &b]);
+        let c = compare(&[&a, &b], Basis::Means);
         let row = |name: &str| c.points[0].rows.iter().find(|r| r.metric == name).unwrap().versus[0].clone();
         assert_eq!(row("target 0 (nbd://port0/l0) IOPS").verdict, "worse");
         let second = row("target 1 (nbd://port1/l0) IOPS");
         assert_eq!((second.verdict.as_str(), second.ratio), ("better", Some(1.8)));
         // Results recorded before per-target figures: no target rows.
         a.points[0].targets.clear();
-        assert!(!compare(&[&a, &b]).points[0].rows.iter().any(|r| r.metric.starts_with("target ")));
+        assert!(!compare(&[&a, &b], Basis::Means).points[0].rows.iter().any(|r| r.metric.starts_with("target ")));
     }
 
     #[test]
     fn significance_follows_welch() {
         let iops = |c: &Comparison| c.points[0].rows.iter().find(|r| r.metric == "IOPS").unwrap().versus[0].clone();
         // Far apart with small spread: significant, and better.
-        let c = compare(&[&result("a", &[100.0, 101.0, 99.0], "1s"), &result("b", &[200.0, 202.0, 198.0], "1s")]);
+        let c = compare(&[&result("a", &[100.0, 101.0, 99.0], "1s"), &result("b", &[200.0, 202.0, 198.0], "1s")], Basis::Means);
         let v = iops(&c);
         assert_eq!((v.significance.as_str(), v.verdict.as_str()), ("significant", "better"));
         assert!(v.p_value.unwrap() < 0.001);
         // Overlapping: not significant (scipy: ttest_ind([100,110,90],[103,113,93], equal_var=False) p = 0.7319176755404578).
-        let c = compare(&[&result("a", &[100.0, 110.0, 90.0], "1s"), &result("b", &[103.0, 113.0, 93.0], "1s")]);
+        let c = compare(&[&result("a", &[100.0, 110.0, 90.0], "1s"), &result("b", &[103.0, 113.0, 93.0], "1s")], Basis::Means);
         let v = iops(&c);
         assert_eq!((v.significance.as_str(), v.verdict.as_str()), ("not significant", "not significant"));
         assert!((v.p_value.unwrap() - 0.7319176755404578).abs() < 1e-9, "{v:?}");
         // Without repeats: unknown, said in every text format.
-        let c = compare(&[&result("a", &[100.0], "1s"), &result("b", &[200.0], "1s")]);
+        let c = compare(&[&result("a", &[100.0], "1s"), &result("b", &[200.0], "1s")], Basis::Means);
         assert_eq!(iops(&c).significance, "unknown (no repeats)");
         assert_eq!(iops(&c).verdict, "better");
         for text in [render_table(&c), render_markdown(&c)] {
             assert!(text.contains("significance: unknown (no repeats)"), "{text}");
         }
-        assert!(render_csv(&c).contains(",better,unknown (no repeats),\n"));
-        let c = compare(&[&result("a", &[100.0, 101.0, 99.0], "1s"), &result("b", &[200.0], "1s")]);
+        assert!(render_csv(&c).contains(",better,unknown (no repeats),,single run,single run\n"));
+        let c = compare(&[&result("a", &[100.0, 101.0, 99.0], "1s"), &result("b", &[200.0], "1s")], Basis::Means);
         assert_eq!(iops(&c).significance, "unknown (repeats in one result only)");
+    }
+
+    /// Difference and ratio come from the repeats' means, the numbers Welch's
+    /// test reads, not from the runs each point picked; `Basis::Picked` keeps those.
+    #[test]
+    fn differences_are_between_the_repeats_means() {
+        // Means 110 and 140 (+27.3%); the runs nearest them are 100 and 120 (+20%).
+        let (a, b) = (result("a", &[100.0, 100.0, 130.0], "1s"), result("b", &[120.0, 120.0, 180.0], "1s"));
+        assert_eq!((a.points[0].summary.iops, b.points[0].summary.iops), (100.0, 120.0));
+        let iops = |c: &Comparison| c.points[0].rows.iter().find(|r| r.metric == "IOPS").unwrap().clone();
+        let c = compare(&[&a, &b], Basis::Means);
+        let row = iops(&c);
+        assert_eq!((row.baseline, row.versus[0].value), (110.0, 140.0));
+        assert!((row.versus[0].diff_pct.unwrap() - 300.0 / 11.0).abs() < 1e-9, "{row:?}");
+        assert!((row.versus[0].ratio.unwrap() - 14.0 / 11.0).abs() < 1e-12);
+        assert_eq!(c.points[0].basis, ["mean of 3 repeats", "mean of 3 repeats"]);
+        assert!(render_table(&c).contains("point bs=4k · values: mean of 3 repeats in each result"), "{}", render_table(&c));
+        assert!(render_markdown(&c).contains("values: mean of 3 repeats in each result"));
+        assert!(render_csv(&c).contains(",mean of 3 repeats,mean of 3 repeats\n"), "{}", render_csv(&c));
+        let c = compare(&[&a, &b], Basis::Picked);
+        let row = iops(&c);
+        assert_eq!((row.baseline, row.versus[0].diff_pct), (100.0, Some(20.0)));
+        assert_eq!(c.points[0].basis[0], "picked run (repeat 1 of 3, nearest the mean IOPS)");
+        assert!(render_table(&c).contains("note: --pick: values, differences and ratios are each point's picked run"));
+        // One side without repeats: its single run, said as such.
+        let c = compare(&[&a, &result("c", &[150.0], "1s")], Basis::Means);
+        assert_eq!(iops(&c).versus[0].diff_pct.map(|d| d.round()), Some(36.0));
+        assert!(basis_line(&c, &c.points[0]).contains("c: single run"), "{}", basis_line(&c, &c.points[0]));
     }
 
     #[test]
     fn run_time_and_ramp_differences_are_notes() {
         let (a, b) = (result("a", &[100.0], "1s"), result("b", &[100.0], "2s"));
         assert!(workload_differences(&a, &b).is_empty());
-        let c = compare(&[&a, &b]);
+        let c = compare(&[&a, &b], Basis::Means);
         assert_eq!(c.notes.len(), 1, "{:?}", c.notes);
         assert!(c.notes[0].contains("run.time: 1s vs 2s"), "{:?}", c.notes);
         assert!(render_table(&c).contains("note: a and b ran or ramped up for different times"));

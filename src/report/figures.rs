@@ -6,9 +6,10 @@
 //! percentiles of every point on a nines axis; per-second IOPS and p99 of each
 //! point. Pure: results in, SVG text out.
 
-use super::charts::{self, Chart, Series};
+use super::charts::{self, Chart, Marks, Series};
 use super::point_view;
 use super::rows::params_text;
+use super::shown;
 use crate::results::model::{Point, RunResult, Summary};
 use crate::units::Bytes;
 
@@ -93,19 +94,30 @@ fn categories(results: &[&RunResult], names: &[String]) -> Categories {
 }
 
 impl Categories {
-    /// One series per colour, one value per category (from its point there).
-    fn series(&self, results: &[&RunResult], get: impl Fn(&Summary) -> Option<f64>) -> Vec<Series> {
-        self.bars
-            .iter()
-            .map(|(label, ri, points)| Series {
-                label: label.clone(),
-                values: self
-                    .keys
-                    .iter()
-                    .map(|k| points.iter().find(|(pk, _)| pk == k).and_then(|(_, i)| get(&results[*ri].points[*i].summary)))
-                    .collect(),
-            })
-            .collect()
+    /// One series per colour, one figure per category (from its point there,
+    /// `shown::fig`: the repeats' mean and stdev where repeated), the marks
+    /// of each, and a note per point whose figure is missing, with why.
+    fn series(&self, results: &[&RunResult], key: &str) -> (Vec<Series>, Vec<Marks>, Vec<String>) {
+        let (mut series, mut marks, mut missing) = (Vec::new(), Vec::new(), Vec::new());
+        for (label, ri, points) in &self.bars {
+            let figs: Vec<Option<shown::Fig>> = self
+                .keys
+                .iter()
+                .map(|k| points.iter().find(|(pk, _)| pk == k).map(|(_, i)| shown::fig(&results[*ri].points[*i], key)))
+                .collect();
+            for (f, cat) in figs.iter().zip(&self.labels) {
+                if let Some(why) = f.as_ref().and_then(|f| f.missing.as_ref()) {
+                    let at = if self.labels.len() > 1 || cat != "-" { format!(" at {cat}") } else { String::new() };
+                    missing.push(format!("{label}{at}: {why}"));
+                }
+            }
+            series.push(Series { label: label.clone(), values: figs.iter().map(|f| f.as_ref().and_then(|f| f.value)).collect() });
+            marks.push(Marks {
+                stdev: figs.iter().map(|f| f.as_ref().and_then(|f| f.stdev)).collect(),
+                missing: figs.iter().map(|f| f.as_ref().is_some_and(|f| f.missing.is_some())).collect(),
+            });
+        }
+        (series, marks, missing)
     }
 
     /// What the numbers under the bars stand for, when they are numbers.
@@ -118,13 +130,20 @@ impl Categories {
         }
     }
 
-    fn chart(&self, results: &[&RunResult], id: &str, what: &str, y: &str, get: impl Fn(&Summary) -> Option<f64>) -> Chart {
+    /// A bar chart of the figure `key`: error bars where points were
+    /// repeated, and a "missing" mark (with why, in the caption) where a point
+    /// lacks the figure.
+    fn chart(&self, results: &[&RunResult], id: &str, what: &str, y: &str, key: &str) -> Chart {
         let title = format!("{what} by {}", self.axis);
-        Chart {
-            id: id.into(),
-            caption: format!("{title}{}", self.key_note()),
-            svg: charts::grouped_bars(&title, self.axis, y, &self.labels, &self.series(results, get)),
+        let (series, marks, missing) = self.series(results, key);
+        let mut caption = format!("{title}{}", self.key_note());
+        if marks.iter().any(|m| m.stdev.iter().any(Option::is_some)) {
+            caption += ". Bars are the mean of each point's repeats; error bars ± 1 standard deviation";
         }
+        if !missing.is_empty() {
+            caption += &format!(". Missing: {}", missing.join("; "));
+        }
+        Chart { id: id.into(), caption, svg: charts::grouped_bars_marked(&title, self.axis, y, &self.labels, &series, &marks) }
     }
 }
 
@@ -160,34 +179,33 @@ fn qd_charts(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
             lines.push((label, r.points.iter().filter(|p| qd(p).is_some() && without_qd(p) == k).collect()));
         }
     }
-    let at_qd = |get: fn(&Summary) -> f64| -> Vec<Series> {
+    let at_qd = |key: &str| -> (Vec<Series>, Vec<Marks>) {
         lines
             .iter()
-            .map(|(label, points)| Series {
-                label: label.clone(),
-                values: qds.iter().map(|q| points.iter().find(|p| qd(p) == Some(*q)).map(|p| get(&p.summary))).collect(),
+            .map(|(label, points)| {
+                let figs: Vec<Option<shown::Fig>> =
+                    qds.iter().map(|q| points.iter().find(|p| qd(p) == Some(*q)).map(|p| shown::fig(p, key))).collect();
+                (
+                    Series { label: label.clone(), values: figs.iter().map(|f| f.as_ref().and_then(|f| f.value)).collect() },
+                    Marks { stdev: figs.iter().map(|f| f.as_ref().and_then(|f| f.stdev)).collect(), missing: Vec::new() },
+                )
             })
-            .collect()
+            .unzip()
     };
     let x = "outstanding I/Os per worker per target (QD, doubling per step)";
+    let chart = |id: &str, title: &str, y: &str, key: &str| {
+        let (series, marks) = at_qd(key);
+        let spread = marks.iter().any(|m| m.stdev.iter().any(Option::is_some));
+        let note = if spread { ". Points are the mean of each point's repeats; error bars ± 1 standard deviation" } else { "" };
+        Chart {
+            id: id.into(),
+            caption: format!("{title}{note}"),
+            svg: charts::lines_at_values_marked(title, x, y, &qds, &series, true, &marks),
+        }
+    };
     vec![
-        Chart {
-            id: "iops-qd".into(),
-            caption: "IOPS against outstanding I/Os".into(),
-            svg: charts::lines_at_values("IOPS against outstanding I/Os", x, "IOPS (I/O per second)", &qds, &at_qd(|s| s.iops), true),
-        },
-        Chart {
-            id: "latency-qd".into(),
-            caption: "Mean latency against outstanding I/Os".into(),
-            svg: charts::lines_at_values(
-                "Mean latency against outstanding I/Os",
-                x,
-                "mean latency (µs)",
-                &qds,
-                &at_qd(|s| s.latency_us.all.mean),
-                true,
-            ),
-        },
+        chart("iops-qd", "IOPS against outstanding I/Os", "IOPS (I/O per second)", "iops"),
+        chart("latency-qd", "Mean latency against outstanding I/Os", "mean latency (µs)", "latency_us.all.mean"),
     ]
 }
 
@@ -227,6 +245,40 @@ fn percentile_charts(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
             }
         })
         .collect()
+}
+
+/// With several results: the latency percentiles of every result at each
+/// point they share, on one nines axis (one line per result), so their
+/// tails are compared on the same axes.
+fn percentile_overlays(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
+    if results.len() < 2 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (ki, bp) in results[0].points.iter().enumerate() {
+        let key = params_text(bp);
+        let points: Vec<Option<&Point>> = results.iter().map(|r| r.points.iter().find(|p| params_text(p) == key)).collect();
+        if points.iter().filter(|p| p.is_some()).count() < 2 {
+            continue;
+        }
+        let series: Vec<Series> = points
+            .iter()
+            .zip(names)
+            .filter_map(|(p, name)| {
+                let l = &p.as_ref()?.summary.latency_us.all;
+                let values = [l.p50, l.p90, l.p99, l.p99_9, l.p99_99].into_iter().map(|v| (l.count > 0).then_some(v)).collect();
+                Some(Series { label: name.clone(), values })
+            })
+            .collect();
+        let what = if key == "-" { String::new() } else { format!(" at {key}") };
+        let title = format!("Latency percentiles of every result{what}");
+        out.push(Chart {
+            id: format!("percentiles-compared-{}", ki + 1),
+            caption: format!("{title} (one line per result, each point's picked run; nines axis, latency on a logarithmic axis)"),
+            svg: charts::percentile_lines(&title, "latency (µs, log scale)", &series),
+        });
+    }
+    out
 }
 
 /// Per-second IOPS and p99 latency: one chart per point (points matched
@@ -320,23 +372,40 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
     let cats = categories(results, &names);
     let mut out = super::rounds::charts(results);
     out.extend([
-        cats.chart(results, "iops", "IOPS", "IOPS (I/O per second)", |s| Some(s.iops)),
-        cats.chart(results, "mbps", "Throughput", "MB/s (10^6 bytes per second)", |s| Some(s.mbps)),
+        cats.chart(results, "iops", "IOPS", "IOPS (I/O per second)", "iops"),
+        cats.chart(results, "mbps", "Throughput", "MB/s (10^6 bytes per second)", "mbps"),
     ]);
     out.extend(qd_charts(results, &names));
     out.extend(cache_charts(results));
+    out.extend(percentile_overlays(results, &names));
     out.extend(percentile_charts(results, &names));
     out.extend(super::ranks::charts(results));
-    out.push(cats.chart(results, "cpu", "CPU utilization", "CPU (% of all cores)", |s| Some(s.cpu.utilization_pct)));
-    out.push(cats.chart(results, "cpu-efficiency", "CPU efficiency", "IOPS per CPU %", |s| s.cpu.iops_per_cpu_pct));
-    let has_power = results.iter().any(|r| r.points.iter().any(|p| p.summary.power.as_ref().is_some_and(|w| w.avg_watts.is_some())));
-    if has_power {
-        let per_watt = |s: &Summary| s.power.as_ref().and_then(|p| p.iops_per_delta_watt.or(p.iops_per_watt));
-        let mut c = cats.chart(results, "power-efficiency", "Power efficiency", "IOPS per watt", per_watt);
-        c.caption += " (per watt above idle where an idle baseline was measured, else per watt)";
-        out.push(c);
-    }
+    out.push(cats.chart(results, "cpu", "CPU utilization", "CPU (% of all cores)", "cpu.utilization_pct"));
+    out.push(cats.chart(results, "cpu-efficiency", "CPU efficiency", "IOPS per CPU %", "cpu.iops_per_cpu_pct"));
+    out.extend(power_charts(results, &cats));
     out.extend(per_second_charts(results, &names));
+    out
+}
+
+/// Power efficiency, one measure per chart and named on its axis: IOPS per
+/// watt (the whole draw), and where any point had an idle baseline, IOPS per
+/// watt above idle. A point without a valid figure for a chart's measure is
+/// marked missing, with why, never drawn with the other measure.
+fn power_charts(results: &[&RunResult], cats: &Categories) -> Vec<Chart> {
+    let points = || results.iter().flat_map(|r| r.points.iter()).filter_map(|p| p.summary.power.as_ref());
+    if !points().any(|w| w.avg_watts.is_some()) {
+        return Vec::new();
+    }
+    let mut out = vec![cats.chart(results, "power-per-watt", "IOPS per watt", "IOPS per watt (of the whole draw)", "power.iops_per_watt")];
+    if points().any(|w| w.idle_watts.is_some()) {
+        out.push(cats.chart(
+            results,
+            "power-per-watt-above-idle",
+            "IOPS per watt above idle",
+            "IOPS per watt above idle",
+            "power.iops_per_delta_watt",
+        ));
+    }
     out
 }
 

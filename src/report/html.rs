@@ -43,16 +43,60 @@ fn table(t: &Table, wide_column: Option<usize>) -> String {
     out + "</tbody></table></div>\n"
 }
 
-pub fn html(results: &[&RunResult]) -> String {
+/// What the user adds to a report: its title and a note (`report --title`, `--note`).
+#[derive(Clone, Debug, Default)]
+pub struct PageText {
+    pub title: Option<String>,
+    pub note: Option<String>,
+}
+
+impl PageText {
+    pub fn title(&self) -> &str {
+        self.title.as_deref().unwrap_or("lunmark report")
+    }
+}
+
+/// The comparison section: each result against the first, one table per point.
+fn comparison(results: &[&RunResult]) -> String {
+    let Some(s) = super::report_compare::section(results) else { return String::new() };
+    let mut out = String::from("<h2 id=\"comparison\">Comparison</h2>\n");
+    out += &s.intro.iter().map(|l| format!("<p>{}</p>\n", escape(l))).collect::<String>();
+    for (title, t) in &s.tables {
+        out += &format!("<h3>{}</h3>\n{}", escape(title), table(t, None));
+    }
+    out += &s.footer.iter().map(|l| format!("<p class=\"note\">{}</p>\n", escape(l))).collect::<String>();
+    out
+}
+
+pub fn html(results: &[&RunResult], text: &PageText) -> String {
+    let title = escape(text.title());
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>lunmark report</title>\n<style>{STYLE}</style></head><body>\n<h1>lunmark report</h1>\n"
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title}</title>\n<style>{STYLE}</style></head><body>\n<h1>{title}</h1>\n"
     );
+    if let Some(note) = &text.note {
+        out += &format!("<p id=\"note\">{}</p>\n", escape(note).replace('\n', "<br>"));
+    }
     out += "<h2>Results</h2>\n";
     out += &table(&report_tables::results(results), None);
+    out += &comparison(results);
     out += "<h2>Summary</h2>\n<p>One row per point. Latency is per I/O, from submission to completion; \
-            MB/s are 10<sup>6</sup> bytes per second; QD is the outstanding I/Os per worker per target.</p>\n";
+            MB/s are 10<sup>6</sup> bytes per second; QD is the outstanding I/Os per worker per target.";
+    if super::shown::any_repeats(results) {
+        out += &format!(" {}", escape(super::shown::SPREAD_RULE));
+    }
+    out += "</p>\n";
     out += &table(&report_tables::summary(results), Some(2));
+    if let Some(t) = report_tables::cpu(results) {
+        out += "<h2>CPU</h2>\n<p>CPU utilization of all cores, CPU efficiency (IOPS and MB/s per CPU %) and service demand \
+                (µs of CPU per KB moved); with <code>--cpus</code>, the pinned CPUs' own.</p>\n";
+        out += &table(&t, None);
+    }
+    if let Some(t) = report_tables::power(results) {
+        out += "<h2>Power</h2>\n<p>Each measure in its own column: per watt of the whole draw, and per watt above the idle \
+                baseline (<code>--idle</code>). A point without a valid figure shows \"-\" and why in its notes.</p>\n";
+        out += &table(&t, None);
+    }
     if let Some(t) = report_tables::line_rate(results) {
         out += "<h2>Line rate</h2>\n<p>Each point's MB/s as a share of its link's usable rate per direction (<code>--link</code>).</p>\n";
         out += &table(&t, None);
@@ -66,6 +110,10 @@ pub fn html(results: &[&RunResult]) -> String {
         out += &table(&t, None);
     }
     out += &super::rounds::html(results);
+    out += "<h2 id=\"metadata\">About each result</h2>\n<p>What ran, where, how, and every warning it raised.</p>\n";
+    for (r, name) in results.iter().zip(super::point_view::names(results)) {
+        out += &format!("<h3>{}</h3>\n{}", escape(&name), table(&super::report_meta::table(r), Some(1)));
+    }
     out += "<h2>Charts</h2>\n";
     for c in charts(results) {
         out += &format!("<figure id=\"chart-{}\">{}<figcaption>{}</figcaption></figure>\n", c.id, c.svg, escape(&c.caption));

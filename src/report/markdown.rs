@@ -3,6 +3,7 @@
 //! results in, (Markdown text, [(file name, SVG text)]) out; the caller writes them.
 
 use super::figures::charts;
+use super::html::PageText;
 use super::report_tables::{self, Table};
 use crate::results::model::RunResult;
 
@@ -21,13 +22,65 @@ fn table(t: &Table) -> String {
     out
 }
 
+/// Text outside a table, Markdown's own characters escaped so user text
+/// (a title, a note, a label) reads as written: inline ones anywhere, and a
+/// heading, list or quote marker at the start of a line.
+pub fn text(t: &str) -> String {
+    t.lines()
+        .map(|line| {
+            // `#` is escaped wherever it stands; the other markers only open a line.
+            let escaped = super::escape::markdown(line);
+            match line.chars().next() {
+                Some('-' | '+' | '=') => format!("\\{escaped}"),
+                Some(c) if c.is_ascii_digit() && line.trim_start_matches(|c: char| c.is_ascii_digit()).starts_with(['.', ')']) => {
+                    let digits = line.chars().take_while(char::is_ascii_digit).count();
+                    format!("{}\\{}", &escaped[..digits], &escaped[digits..])
+                }
+                _ => escaped,
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The comparison section: each result against the first, one table per point.
+fn comparison(results: &[&RunResult]) -> String {
+    let Some(s) = super::report_compare::section(results) else { return String::new() };
+    let mut md = String::from("\n## Comparison\n\n");
+    md += &s.intro.iter().map(|l| format!("{}\n\n", text(l))).collect::<String>();
+    for (title, t) in &s.tables {
+        md += &format!("### {}\n\n{}\n", text(title), table(t));
+    }
+    md += &s.footer.iter().map(|l| format!("{}\n\n", text(l))).collect::<String>();
+    md
+}
+
 /// Markdown with the charts as separate SVG files named `STEM-ID.svg`.
-pub fn markdown(results: &[&RunResult], stem: &str) -> (String, Vec<(String, String)>) {
-    let mut md = String::from("# lunmark report\n\n## Results\n\n");
+pub fn markdown(results: &[&RunResult], stem: &str, page: &PageText) -> (String, Vec<(String, String)>) {
+    let mut md = format!("# {}\n\n", text(page.title()));
+    if let Some(note) = &page.note {
+        md += &format!("{}\n\n", text(note).replace('\n', "  \n"));
+    }
+    md += "## Results\n\n";
     md += &table(&report_tables::results(results));
+    md += &comparison(results);
     md += "\n## Summary\n\nOne row per point. Latency is per I/O, from submission to completion; \
-           MB/s are 10^6 bytes per second; QD is the outstanding I/Os per worker per target.\n\n";
+           MB/s are 10^6 bytes per second; QD is the outstanding I/Os per worker per target.";
+    if super::shown::any_repeats(results) {
+        md += &format!(" {}", super::shown::SPREAD_RULE);
+    }
+    md += "\n\n";
     md += &table(&report_tables::summary(results));
+    if let Some(t) = report_tables::cpu(results) {
+        md += "\n## CPU\n\nCPU utilization of all cores, CPU efficiency (IOPS and MB/s per CPU %) and service demand \
+               (µs of CPU per KB moved); with `--cpus`, the pinned CPUs' own.\n\n";
+        md += &table(&t);
+    }
+    if let Some(t) = report_tables::power(results) {
+        md += "\n## Power\n\nEach measure in its own column: per watt of the whole draw, and per watt above the idle \
+               baseline (`--idle`). A point without a valid figure shows \"-\" and why in its notes.\n\n";
+        md += &table(&t);
+    }
     if let Some(t) = report_tables::line_rate(results) {
         md += "\n## Line rate\n\nEach point's MB/s as a share of its link's usable rate per direction (`--link`).\n\n";
         md += &table(&t);
@@ -41,6 +94,10 @@ pub fn markdown(results: &[&RunResult], stem: &str) -> (String, Vec<(String, Str
         md += &table(&t);
     }
     md += &super::rounds::markdown(results);
+    md += "\n## About each result\n\nWhat ran, where, how, and every warning it raised.\n";
+    for (r, name) in results.iter().zip(super::point_view::names(results)) {
+        md += &format!("\n### {}\n\n{}", text(&name), table(&super::report_meta::table(r)));
+    }
     md += "\n## Charts\n";
     let mut files = Vec::new();
     for c in charts(results) {

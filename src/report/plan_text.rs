@@ -188,6 +188,26 @@ fn offset_increment_line(s: &crate::workload::WorkloadSpec, g: &crate::workload:
     Some(format!("  offset_increment {inc}: each worker on its own {}: {}", crate::units::Bytes(len), parts.join(", ")))
 }
 
+/// The whole run's length: each point's ramp and run time, times its
+/// repeats; unknown where a point runs by I/O count, rounds run until steady,
+/// or a trace sets the pace.
+pub fn duration(plan: &PlanView) -> String {
+    if plan.rounds.is_some() {
+        return "duration: unknown: the rounds run until the watched point is steady (see the rounds above)".into();
+    }
+    let mut total = std::time::Duration::ZERO;
+    for p in &plan.points {
+        match (p.spec.run, &p.replay) {
+            (RunLength::Time(t), None) => total += (p.spec.ramp + t) * plan.repeat,
+            (RunLength::Ios(_), _) => return "duration: unknown: points run until each worker completes its I/Os (--ios)".into(),
+            (_, Some(_)) => return "duration: unknown: the trace sets the pace (see the replay above)".into(),
+        }
+    }
+    let runs = plan.points.len() * plan.repeat as usize;
+    let each = if runs == 1 { String::new() } else { format!(" over {}", counted(runs as u64, "measured run")) };
+    format!("duration: {} of ramp and measurement{each}, plus set-up and any idle baseline", crate::units::format_duration(total))
+}
+
 pub fn render(plan: &PlanView) -> String {
     let mut out = String::new();
     for w in plan.warnings {
@@ -299,6 +319,7 @@ pub fn render(plan: &PlanView) -> String {
     if plan.repeat > 1 {
         let _ = writeln!(out, "each point runs {} times; the point reports {}", plan.repeat, super::table::pick_text(plan.pick));
     }
+    let _ = writeln!(out, "{}", duration(plan));
     if !plan.criteria.is_empty() {
         let _ = writeln!(out, "pass criteria: {}", plan.criteria.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(", "));
     }

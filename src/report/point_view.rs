@@ -77,6 +77,16 @@ pub fn describe(spec: &WorkloadSpec) -> String {
     }
 }
 
+/// Each worker group's workload in words, one line per group, named:
+/// "db: bs 8k, 35% read, 100% random, QD 2, 4 workers, 1 target". Empty for
+/// a replay (its trace gave each I/O).
+pub fn group_lines(spec: &WorkloadSpec) -> Vec<String> {
+    if spec.replay.is_some() {
+        return Vec::new();
+    }
+    spec.groups.iter().map(|g| format!("{}: {}", g.name, group_text(spec, g))).collect()
+}
+
 /// The workload of a point in words, or its phase and parameters when unknown.
 pub fn describe_point(result: &RunResult, point: &Point) -> String {
     match spec(result, point) {

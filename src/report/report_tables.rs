@@ -6,13 +6,17 @@
 use super::human::{count, fixed, number};
 use super::point_view;
 use crate::results::model::{Point, RunResult, Status};
-use crate::results::registry;
 
 /// A table: headers, which columns hold numbers (right-aligned), rows of cells.
 pub struct Table {
-    pub headers: Vec<&'static str>,
+    pub headers: Vec<String>,
     pub numeric: Vec<bool>,
     pub rows: Vec<Vec<String>>,
+}
+
+/// Headers as owned text (a comparison's are the results' names).
+fn own(headers: &[&str]) -> Vec<String> {
+    headers.iter().map(|h| h.to_string()).collect()
 }
 
 fn status(s: Status) -> &'static str {
@@ -28,7 +32,7 @@ fn status(s: Status) -> &'static str {
 pub fn results(results: &[&RunResult]) -> Table {
     let names = point_view::names(results);
     Table {
-        headers: vec!["result", "id", "started (UTC)", "status", "profile", "engine", "targets", "host"],
+        headers: own(&["result", "id", "started (UTC)", "status", "profile", "engine", "targets", "host"]),
         numeric: vec![false; 8],
         rows: results
             .iter()
@@ -79,7 +83,18 @@ const SUMMARY_FIGURES: [(&str, &str, Shown); 12] = [
 
 /// The summary's columns: what each holds and its unit.
 pub fn summary_headers() -> Vec<&'static str> {
-    ["result", "point", "workload"].into_iter().chain(SUMMARY_FIGURES.iter().map(|(_, h, _)| *h)).collect()
+    ["result", "point", "workload", "figures"].into_iter().chain(SUMMARY_FIGURES.iter().map(|(_, h, _)| *h)).collect()
+}
+
+/// A figure of a point as a cell: the repeats' mean ± stdev, or the single
+/// run's value; "-" where the point does not have it.
+fn shown_cell(p: &Point, key: &str, shown: Shown) -> String {
+    let f = super::shown::fig(p, key);
+    super::shown::cell(&f, |v| match shown {
+        Shown::Number => number(v),
+        Shown::Percent => fixed(v, 1),
+        Shown::Count => count(v.round().max(0.0) as u64),
+    })
 }
 
 /// A point's number in the tables beside the summary, marked when the point
@@ -91,36 +106,124 @@ fn point_cell(index: usize, p: &Point) -> String {
     }
 }
 
+/// A point's number in a table of one run's figures (per target, per
+/// worker, line rate): a repeated point's are the run it picked, said so.
+fn picked_point_cell(index: usize, p: &Point) -> String {
+    match &p.repeats {
+        Some(r) => format!("{} (picked run: repeat {} of {})", point_cell(index, p), r.picked, r.count),
+        None => point_cell(index, p),
+    }
+}
+
 /// One row per point of every result.
 pub fn summary(results: &[&RunResult]) -> Table {
     let names = point_view::names(results);
-    let metrics: Vec<_> = SUMMARY_FIGURES
-        .iter()
-        .map(|(key, _, shown)| (registry::by_key(key).unwrap_or_else(|| panic!("{key} is not in the metric registry")), *shown))
-        .collect();
     let mut rows = Vec::new();
     for (r, name) in results.iter().zip(&names) {
         for (i, p) in r.points.iter().enumerate() {
-            let s = &p.summary;
             // A point stopped early says so under its workload, beside its figures.
             let workload = match &p.cut_short {
                 Some(note) => format!("{}\ncut short: {note}", point_view::describe_point(r, p)),
                 None => point_view::describe_point(r, p),
             };
-            let mut row = vec![name.clone(), (i + 1).to_string(), workload];
-            row.extend(metrics.iter().map(|(m, shown)| match ((m.read)(s), shown) {
-                (None, _) => "-".into(),
-                (Some(v), Shown::Number) => number(v),
-                (Some(v), Shown::Percent) => fixed(v, 1),
-                (Some(v), Shown::Count) => count(v as u64),
-            }));
+            let mut row = vec![name.clone(), (i + 1).to_string(), workload, super::shown::basis(p)];
+            row.extend(SUMMARY_FIGURES.iter().map(|(key, _, shown)| shown_cell(p, key, *shown)));
             rows.push(row);
         }
     }
     let headers = summary_headers();
     let mut numeric = vec![true; headers.len()];
+    numeric[..4].iter_mut().for_each(|n| *n = false);
+    Table { headers: own(&headers), numeric, rows }
+}
+
+/// Rows of figures per point: (header, registry key, how shown) columns
+/// after result and point, with a last column of notes; None when no point
+/// has any of the figures that `has` names.
+fn figure_table(
+    results: &[&RunResult],
+    columns: &[(&'static str, &'static str, Shown)],
+    keep: impl Fn(&Point) -> bool,
+    note: impl Fn(&Point) -> String,
+) -> Option<Table> {
+    let names = point_view::names(results);
+    let mut rows = Vec::new();
+    for (r, name) in results.iter().zip(&names) {
+        for (i, p) in r.points.iter().enumerate().filter(|(_, p)| keep(p)) {
+            let mut row = vec![name.clone(), point_cell(i, p), super::shown::basis(p)];
+            row.extend(columns.iter().map(|(_, key, shown)| shown_cell(p, key, *shown)));
+            row.push(note(p));
+            rows.push(row);
+        }
+    }
+    let mut headers = vec!["result", "point", "figures"];
+    headers.extend(columns.iter().map(|(h, _, _)| *h));
+    headers.push("notes");
+    let mut numeric = vec![true; headers.len()];
     numeric[..3].iter_mut().for_each(|n| *n = false);
-    Table { headers, numeric, rows }
+    numeric[headers.len() - 1] = false;
+    (!rows.is_empty()).then_some(Table { headers: own(&headers), numeric, rows })
+}
+
+/// CPU per point: utilization, CPU efficiency and service demand (HP's
+/// diskbench figures), and with --cpus the pinned CPUs' own.
+pub fn cpu(results: &[&RunResult]) -> Option<Table> {
+    let pinned = results.iter().any(|r| r.points.iter().any(|p| p.summary.cpu.pinned.is_some()));
+    let mut columns = vec![
+        ("CPU (% of all cores)", "cpu.utilization_pct", Shown::Percent),
+        ("IOPS per CPU %", "cpu.iops_per_cpu_pct", Shown::Number),
+        ("MB/s per CPU %", "cpu.mbps_per_cpu_pct", Shown::Number),
+        ("service demand (µs CPU per KB)", "cpu.service_demand_us_per_kb", Shown::Number),
+    ];
+    if pinned {
+        columns.extend([
+            ("pinned CPUs busy (%)", "cpu.pinned.utilization_pct", Shown::Percent),
+            ("service demand of pinned CPUs (µs per KB)", "cpu.pinned.service_demand_us_per_kb", Shown::Number),
+        ]);
+    }
+    let note = |p: &Point| {
+        let c = &p.summary.cpu;
+        let mut notes: Vec<String> = c.pinned.iter().map(|x| format!("pinned to CPUs {}", x.cpus)).collect();
+        notes.extend(c.warning.clone());
+        notes.extend(c.other_processes_estimate.as_ref().map(|e| format!("other processes: an estimate: {e}")));
+        notes.join("; ")
+    };
+    figure_table(results, &columns, |_| true, note)
+}
+
+/// Power per point, one measure per column and named: the average draw, the
+/// idle baseline, IOPS and MB/s per watt, and per watt above idle; a figure a
+/// point does not have is "-" with why in its notes, never the other measure.
+pub fn power(results: &[&RunResult]) -> Option<Table> {
+    let measured = |p: &Point| p.summary.power.as_ref().is_some_and(|w| w.avg_watts.is_some());
+    if !results.iter().any(|r| r.points.iter().any(measured)) {
+        return None;
+    }
+    let columns = [
+        ("power (W)", "power.avg_watts", Shown::Number),
+        ("IOPS per watt", "power.iops_per_watt", Shown::Number),
+        ("MB/s per watt", "power.mbps_per_watt", Shown::Number),
+        ("IOPS per watt above idle", "power.iops_per_delta_watt", Shown::Number),
+        ("MB/s per watt above idle", "power.mbps_per_delta_watt", Shown::Number),
+    ];
+    let note = |p: &Point| {
+        let Some(w) = &p.summary.power else { return "power not measured".into() };
+        let mut notes = vec![format!("source: {}", w.source.as_deref().unwrap_or("none"))];
+        notes.extend(w.idle_watts.map(|i| format!("idle {} W", number(i))));
+        let missing: Vec<String> =
+            columns[1..].iter().filter_map(|(h, key, _)| super::shown::fig(p, key).missing.map(|why| format!("{h}: {why}"))).collect();
+        // One reason often covers both per-watt-above-idle columns: said once.
+        let mut seen: Vec<String> = Vec::new();
+        for m in missing {
+            let why = m.split_once(": ").map(|x| x.1.to_string()).unwrap_or_default();
+            if !seen.contains(&why) {
+                notes.push(format!("missing {m}"));
+                seen.push(why);
+            }
+        }
+        notes.join("; ")
+    };
+    figure_table(results, &columns, |_| true, note)
 }
 
 /// Each point's share of its link (`--link`): None when no point has one.
@@ -136,7 +239,7 @@ pub fn line_rate(results: &[&RunResult]) -> Option<Table> {
             };
             rows.push(vec![
                 name.clone(),
-                point_cell(i, p),
+                picked_point_cell(i, p),
                 link,
                 number(l.usable_mbps_per_direction),
                 fixed(l.read_pct, 1),
@@ -157,7 +260,7 @@ pub fn line_rate(results: &[&RunResult]) -> Option<Table> {
         "writes (% of line rate)",
         "busier direction (% of line rate)",
     ];
-    Some(Table { headers, numeric: vec![false, false, false, true, true, true, true], rows })
+    Some(Table { headers: own(&headers), numeric: vec![false, false, false, true, true, true, true], rows })
 }
 
 /// Each target's figures per point (IOmeter's target rows): None when no point has them.
@@ -169,7 +272,7 @@ pub fn targets(results: &[&RunResult]) -> Option<Table> {
             for t in &p.targets {
                 rows.push(vec![
                     name.clone(),
-                    point_cell(i, p),
+                    picked_point_cell(i, p),
                     format!("{} {}", t.target, t.uri),
                     count(t.workers as u64),
                     number(t.iops),
@@ -183,7 +286,11 @@ pub fn targets(results: &[&RunResult]) -> Option<Table> {
     }
     let headers =
         vec!["result", "point", "target", "workers", "IOPS", "throughput (MB/s)", "mean latency (µs)", "p99 latency (µs)", "errors"];
-    (!rows.is_empty()).then(|| Table { headers, numeric: vec![false, false, false, true, true, true, true, true, true], rows })
+    (!rows.is_empty()).then(|| Table {
+        headers: own(&headers),
+        numeric: vec![false, false, false, true, true, true, true, true, true],
+        rows,
+    })
 }
 
 /// Each worker's figures per point, with the queue depth it held against the
@@ -196,7 +303,7 @@ pub fn workers(results: &[&RunResult]) -> Option<Table> {
             for w in &p.workers {
                 rows.push(vec![
                     name.clone(),
-                    point_cell(i, p),
+                    picked_point_cell(i, p),
                     format!("{} ({})", w.worker, w.group),
                     w.targets.iter().map(usize::to_string).collect::<Vec<_>>().join(", "),
                     number(w.iops),
@@ -225,12 +332,13 @@ pub fn workers(results: &[&RunResult]) -> Option<Table> {
     ];
     let mut numeric = vec![true; headers.len()];
     numeric[..4].iter_mut().for_each(|n| *n = false);
-    (!rows.is_empty()).then_some(Table { headers, numeric, rows })
+    (!rows.is_empty()).then_some(Table { headers: own(&headers), numeric, rows })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::registry;
 
     fn fixture(name: &str) -> RunResult {
         crate::report::golden_result(name)
@@ -250,14 +358,15 @@ mod tests {
         let (mut a, b) = (fixture("result-a.json"), fixture("result-b.json"));
         a.label = None;
         let t = summary(&[&a, &b]);
-        assert!(t.headers.contains(&"p99.9 latency (µs)") && t.headers.contains(&"throughput (MB/s)"));
+        assert!(t.headers.iter().any(|h| h == "p99.9 latency (µs)") && t.headers.iter().any(|h| h == "throughput (MB/s)"));
         assert_eq!(t.rows.len(), 4);
         assert_eq!(t.rows[0][0], "custom on mem:16m");
         assert_eq!(t.rows[1][2], "bs 64k, 100% read, 100% random, QD 32, 1 worker, 1 target");
         assert!(t.rows.iter().all(|row| row.len() == t.headers.len()));
         // Every IOPS figure of a thousand or more has its separator.
         for (row, p) in t.rows.iter().zip(a.points.iter().chain(&b.points)) {
-            assert_eq!(row[3].contains(','), p.summary.iops >= 999.5, "{} for {}", row[3], p.summary.iops);
+            assert_eq!(row[4].contains(','), p.summary.iops >= 999.5, "{} for {}", row[4], p.summary.iops);
+            assert_eq!(row[3], "single run");
         }
         let r = results(&[&a, &b]);
         assert_eq!(r.rows[0][0], "custom on mem:16m");

@@ -116,7 +116,48 @@ pub fn csv_columns(results: &[&RunResult]) -> Vec<String> {
     }
     // Last, so the columns before keep their places: why a point stopped before its plan.
     cols.push("cut_short".into());
+    cols.extend(EXTRA_COLUMNS.iter().map(|c| c.to_string()));
+    cols.extend(spread_columns());
     cols
+}
+
+/// After `cut_short`: the repeats a point ran, and with --cpus the pinned CPUs' figures.
+const EXTRA_COLUMNS: [&str; 5] = ["repeats", "pinned_cpus", "pinned_cpu_pct", "pinned_iops_per_cpu_pct", "pinned_service_demand_us_per_kb"];
+
+/// The figures whose spread over repeats is kept (compare's), each by its
+/// CSV column name or, without one, its key with `_` for `.`.
+fn spread_figures() -> impl Iterator<Item = (String, &'static registry::Metric)> {
+    registry::compared().map(|m| (m.csv.map(String::from).unwrap_or_else(|| m.key.replace('.', "_")), m))
+}
+
+/// `NAME_n`, `NAME_mean`, `NAME_stdev`, `NAME_cv_pct` for every figure with a spread.
+fn spread_columns() -> Vec<String> {
+    spread_figures().flat_map(|(name, _)| ["n", "mean", "stdev", "cv_pct"].map(|s| format!("{name}_{s}"))).collect()
+}
+
+/// The repeats and pinned-CPU fields of a point, in `EXTRA_COLUMNS` order
+/// (empty without repeats or --cpus).
+fn extra_fields(p: &Point) -> Vec<String> {
+    let pinned = p.summary.cpu.pinned.as_ref();
+    let opt = |v: Option<f64>| v.map(fmt).unwrap_or_default();
+    vec![
+        p.repeats.as_ref().map(|r| r.count.to_string()).unwrap_or_default(),
+        pinned.map(|x| x.cpus.clone()).unwrap_or_default(),
+        opt(pinned.map(|x| x.utilization_pct)),
+        opt(pinned.and_then(|x| x.iops_per_cpu_pct)),
+        opt(pinned.and_then(|x| x.service_demand_us_per_kb)),
+    ]
+}
+
+/// n, mean, stdev and CV of each figure over the point's repeats, in
+/// `spread_columns` order; empty for a point without repeats.
+fn spread_fields(p: &Point) -> Vec<String> {
+    spread_figures()
+        .flat_map(|(_, m)| match p.repeats.as_ref().and_then(|r| r.spread(m.key)) {
+            Some(s) => [s.n.unwrap_or_default().to_string(), fmt(s.mean), fmt(s.stdev), fmt(s.cv_pct)],
+            None => Default::default(),
+        })
+        .collect()
 }
 
 /// Every sweep parameter of the results' points, sorted.
@@ -179,6 +220,8 @@ pub fn csv(results: &[&RunResult]) -> String {
             }
             // Empty for a point that ran its whole plan.
             row.push(p.cut_short.clone().unwrap_or_default());
+            row.extend(extra_fields(p));
+            row.extend(spread_fields(p));
             out += &row.iter().map(|f| quote(f)).collect::<Vec<_>>().join(",");
             out.push('\n');
         }
@@ -186,13 +229,88 @@ pub fn csv(results: &[&RunResult]) -> String {
     out
 }
 
-/// A Markdown table (pipes in fields escaped).
+/// The Markdown export's figures with a spread over repeats: (column, registry key).
+const MD_SPREAD: [(&str, &str); 15] = [
+    ("iops", "iops"),
+    ("read_iops", "read_iops"),
+    ("write_iops", "write_iops"),
+    ("mbps", "mbps"),
+    ("read_mbps", "read_mbps"),
+    ("write_mbps", "write_mbps"),
+    ("lat_mean_us", "latency_us.all.mean"),
+    ("lat_p50_us", "latency_us.all.p50"),
+    ("lat_p99_us", "latency_us.all.p99"),
+    ("lat_p99_9_us", "latency_us.all.p99_9"),
+    ("lat_max_us", "latency_us.all.max"),
+    ("cpu_pct", "cpu.utilization_pct"),
+    ("iops_per_cpu_pct", "cpu.iops_per_cpu_pct"),
+    ("mbps_per_cpu_pct", "cpu.mbps_per_cpu_pct"),
+    ("service_demand_us_per_kb", "cpu.service_demand_us_per_kb"),
+];
+
+/// A Markdown table (pipes in fields escaped): `COLUMNS`, then the repeats
+/// and pinned-CPU fields, then, where any point was repeated, the mean,
+/// stdev and CV over its repeats of each figure that has them.
 pub fn markdown(results: &[&RunResult]) -> String {
-    let mut out = format!("| {} |\n|{}\n", COLUMNS.join(" | "), "---|".repeat(COLUMNS.len()));
+    let repeated = results.iter().any(|r| r.points.iter().any(|p| p.repeats.is_some()));
+    let mut header: Vec<String> = COLUMNS.iter().chain(&EXTRA_COLUMNS).map(|c| c.to_string()).collect();
+    if repeated {
+        header.extend(MD_SPREAD.iter().flat_map(|(c, _)| ["mean", "stdev", "cv_pct"].map(|s| format!("{c}_{s}"))));
+    }
+    let mut out = format!("| {} |\n|{}\n", header.join(" | "), "---|".repeat(header.len()));
     for r in results {
-        for row in rows(r) {
+        for (p, mut row) in r.points.iter().zip(rows(r)) {
+            row.extend(extra_fields(p));
+            if repeated {
+                row.extend(MD_SPREAD.iter().flat_map(|(_, key)| match p.repeats.as_ref().and_then(|x| x.spread(key)) {
+                    Some(s) => [fmt(s.mean), fmt(s.stdev), fmt(s.cv_pct)],
+                    None => Default::default(),
+                }));
+            }
             out += &format!("| {} |\n", row.iter().map(|f| super::escape::markdown(f)).collect::<Vec<_>>().join(" | "));
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::model::{PinnedCpuStats, Summary};
+    use crate::results::repeats::{combine, Pick};
+
+    /// The CSV and Markdown exports carry each figure's spread over repeats
+    /// (n, mean, stdev, CV), the repeats and the pinned-CPU fields, after the
+    /// columns that were there before; a label cannot start a formula.
+    #[test]
+    fn exports_carry_the_repeats_spread_and_the_pinned_fields() {
+        let mut r = crate::report::golden_result("result-a.json");
+        r.points.truncate(1);
+        r.label = Some("=HYPERLINK(\"x\")".into());
+        let p = &mut r.points[0];
+        let runs: Vec<Summary> = [100.0, 100.0, 130.0].iter().map(|&iops| Summary { iops, ..p.summary.clone() }).collect();
+        let (i, stats) = combine(&runs, Pick::Mean);
+        p.summary = runs[i].clone();
+        p.summary.cpu.pinned =
+            Some(PinnedCpuStats { cpus: "0-1".into(), utilization_pct: 50.0, service_demand_us_per_kb: Some(1.5), ..Default::default() });
+        p.repeats = Some(stats);
+        let csv = csv(&[&r]);
+        let mut lines = csv.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let at = |c: &str| row[header.iter().position(|h| *h == c).unwrap_or_else(|| panic!("no column {c}"))];
+        assert!(header.iter().position(|h| *h == "cut_short") < header.iter().position(|h| *h == "repeats"), "new columns at the end");
+        assert_eq!((at("iops"), at("repeats")), ("100", "3"), "the picked run, and how many repeats");
+        assert_eq!((at("iops_n"), at("iops_mean"), at("iops_stdev"), at("iops_cv_pct")), ("3", "110", "17.321", "15.746"));
+        assert_eq!(at("latency_us_all_p99_n"), "3");
+        assert_eq!((at("pinned_cpus"), at("pinned_cpu_pct"), at("pinned_service_demand_us_per_kb")), ("0-1", "50", "1.500"));
+        assert!(csv.contains(",\"'=HYPERLINK(\"\"x\"\")\","), "a label read as a formula: {csv}");
+        assert_eq!(quote("-1.5"), "-1.5", "a negative number stays a number");
+        let md = markdown(&[&r]);
+        let header: Vec<&str> = md.lines().next().unwrap().split(" | ").collect();
+        let row: Vec<&str> = md.lines().nth(2).unwrap().split(" | ").collect();
+        let at = |c: &str| row[header.iter().position(|h| *h == c).unwrap_or_else(|| panic!("no column {c}"))];
+        assert_eq!((at("iops_mean"), at("iops_stdev"), at("iops_cv_pct"), at("repeats")), ("110", "17.321", "15.746", "3"));
+        assert_eq!(at("pinned_cpus"), "0-1");
+    }
 }

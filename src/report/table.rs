@@ -123,6 +123,13 @@ pub fn render_with(result: &RunResult, detail: bool) -> String {
     if let Some(reason) = &result.status_reason {
         out.push_str(&format!("reason: {reason}\n"));
     }
+    // Power not measured at any point, for one reason: said once for the run, not after every point.
+    let unmeasured = |p: &Point| p.summary.power.as_ref().filter(|w| w.avg_watts.is_none()).map(|w| w.reason.clone());
+    let first = result.points.first().and_then(unmeasured);
+    let power_said = first.is_some() && result.points.iter().all(|p| unmeasured(p) == first);
+    if let Some(reason) = first.filter(|_| power_said) {
+        out.push_str(&format!("power: not measured ({})\n", reason.as_deref().unwrap_or("no source")));
+    }
     if let Some(r) = &result.rounds {
         for p in &r.purge {
             out.push_str(&format!("purge: {p}\n"));
@@ -142,7 +149,7 @@ pub fn render_with(result: &RunResult, detail: bool) -> String {
                 None => out.push_str(&format!("workload{of_rank_0}: {}\n", super::workload_text::line(&w))),
             }
         }
-        out.push_str(&render_point(p));
+        out.push_str(&render_point_with(p, power_said));
         if detail {
             out.push_str(&super::per_worker_table::render(p));
         }
@@ -164,7 +171,112 @@ fn add_op_rows(rates: &mut Table, s: &crate::results::model::Summary) {
     }
 }
 
+/// CPU use, CPU efficiency, service demand, the pinned CPUs', the depth
+/// held and the other processes' CPU, with their warnings and notes.
+fn cpu_lines(s: &crate::results::model::Summary) -> String {
+    let c = &s.cpu;
+    let cores: Vec<String> = c.per_core_pct.iter().map(|v| format!("{v:.0}")).collect();
+    let mut text = String::new();
+    text.push_str(&format!(
+        "CPU {:.1}% of all cores (per core: {}), lunmark itself {:.1}%\nCPU efficiency {} IOPS per CPU%, {} MB/s per CPU%; service demand {} us CPU per KB\n",
+        c.utilization_pct,
+        cores.join(" "),
+        c.process_pct,
+        opt(c.iops_per_cpu_pct),
+        opt(c.mbps_per_cpu_pct),
+        opt(c.service_demand_us_per_kb)
+    ));
+    if let Some(p) = &c.pinned {
+        let each: Vec<String> = p.per_cpu_pct.iter().map(|v| format!("{v:.0}")).collect();
+        text.push_str(&format!(
+            "pinned CPUs {}: {:.1}% busy (each: {}); {} IOPS per CPU%; service demand {} us CPU per KB\n",
+            p.cpus,
+            p.utilization_pct,
+            each.join(" "),
+            opt(p.iops_per_cpu_pct),
+            opt(p.service_demand_us_per_kb)
+        ));
+    }
+    if let Some(q) = &s.queue_depth {
+        text.push_str(&format!("queue depth: {:.1} held of {} requested (mean I/Os in flight)\n", q.achieved, q.requested));
+        if let Some(w) = &q.warning {
+            text.push_str(&format!("warning: {w}\n"));
+        }
+        if let Some(n) = &q.note {
+            text.push_str(&format!("note: {n}\n"));
+        }
+    }
+    if let Some(o) = c.other_processes_pct {
+        text.push_str(&format!("other processes: {o:.0}% of all cores{}\n", crate::results::model::top_names(&c.other_processes_top)));
+        if let Some(why) = &c.other_processes_estimate {
+            text.push_str(&format!("other processes: an estimate: {why}\n"));
+        }
+    }
+    if let Some(w) = &c.warning {
+        text.push_str(&format!("warning: {w}\n"));
+    }
+    text
+}
+
+/// The power line: the average draw, and per watt above idle where an idle
+/// baseline was measured, else per watt; each measure named.
+fn power_lines(pw: &crate::metrics::power::PowerStats) -> String {
+    let Some(w) = pw.avg_watts else {
+        return format!("power: not measured ({})\n", pw.reason.as_deref().unwrap_or("no source"));
+    };
+    let mut text = format!("power {} W average ({})", num(w), pw.source.as_deref().unwrap_or("?"));
+    if let (Some(idle), Some(d)) = (pw.idle_watts, pw.delta_watts) {
+        text.push_str(&format!(
+            ", idle {} W, {} W above idle: {} IOPS and {} MB/s per watt above idle",
+            num(idle),
+            num(d),
+            opt(pw.iops_per_delta_watt),
+            opt(pw.mbps_per_delta_watt)
+        ));
+    } else {
+        text.push_str(&format!(": {} IOPS and {} MB/s per watt", opt(pw.iops_per_watt), opt(pw.mbps_per_watt)));
+    }
+    text.push('\n');
+    if let Some(r) = &pw.reason {
+        text.push_str(&format!("  note: {r}\n"));
+    }
+    text
+}
+
+/// What verification checked and the first mismatches.
+fn verify_lines(v: &crate::verify::VerifyStats, ios: u64) -> String {
+    let mut text = String::new();
+    text.push_str(&format!(
+        "verify: {} checked, {} ({} written; {} of never-written blocks not checked; {} avoided)\n",
+        counted(v.blocks_checked, "block"),
+        if v.mismatches == 1 { "1 mismatch".to_string() } else { format!("{} mismatches", v.mismatches) },
+        counted(v.blocks_written, "block"),
+        counted(v.blocks_unchecked, "read"),
+        counted(v.conflicts, "busy draw")
+    ));
+    if let Some(note) = forced_reads_note(v, ios) {
+        text.push_str(&format!("  note: {note}\n"));
+    }
+    for m in &v.first {
+        text.push_str(&format!(
+            "  MISMATCH {} offset {}: {}; expected generation {}, found {}; first differing byte at {}\n",
+            m.target,
+            m.offset,
+            m.what,
+            m.expected.generation,
+            m.found.map(|h| format!("generation {} offset {}", h.generation, h.offset)).unwrap_or_else(|| "no header".into()),
+            m.first_bad_byte.map(|b| b.to_string()).unwrap_or_else(|| "-".into())
+        ));
+    }
+    text
+}
+
 pub fn render_point(p: &Point) -> String {
+    render_point_with(p, false)
+}
+
+/// A point's figures; `power_said`: the run's "power: not measured" was said once above.
+fn render_point_with(p: &Point, power_said: bool) -> String {
     let s = &p.summary;
     let mut rates = Table::new();
     rates.load_preset(UTF8_BORDERS_ONLY).set_header(vec!["", "IOPS", "MB/s", "MiB/s", "I/Os", "bytes"]);
@@ -211,8 +323,6 @@ pub fn render_point(p: &Point) -> String {
         }
     }
     lat.add_row(row("all", &s.latency_us.all));
-    let c = &s.cpu;
-    let cores: Vec<String> = c.per_core_pct.iter().map(|v| format!("{v:.0}")).collect();
     let mut text = format!("measured {:.2}s\n", s.duration_s);
     if let Some(note) = &p.cut_short {
         text.push_str(&format!("cut short: {note}\n"));
@@ -227,38 +337,7 @@ pub fn render_point(p: &Point) -> String {
     text.push_str(&format!("{lat}\n"));
     text.push_str(&super::ranks::summary_lines(p));
     text.push_str(&in_flight_lines(s));
-    text.push_str(&format!(
-        "CPU {:.1}% of all cores (per core: {}), lunmark itself {:.1}%\nCPU efficiency {} IOPS per CPU%, {} MB/s per CPU%; service demand {} us CPU per KB\n",
-        c.utilization_pct,
-        cores.join(" "),
-        c.process_pct,
-        opt(c.iops_per_cpu_pct),
-        opt(c.mbps_per_cpu_pct),
-        opt(c.service_demand_us_per_kb)
-    ));
-    if let Some(p) = &c.pinned {
-        let each: Vec<String> = p.per_cpu_pct.iter().map(|v| format!("{v:.0}")).collect();
-        text.push_str(&format!(
-            "pinned CPUs {}: {:.1}% busy (each: {}); {} IOPS per CPU%; service demand {} us CPU per KB\n",
-            p.cpus,
-            p.utilization_pct,
-            each.join(" "),
-            opt(p.iops_per_cpu_pct),
-            opt(p.service_demand_us_per_kb)
-        ));
-    }
-    if let Some(q) = &s.queue_depth {
-        text.push_str(&format!("queue depth: {:.1} held of {} requested (mean I/Os in flight)\n", q.achieved, q.requested));
-        if let Some(w) = &q.warning {
-            text.push_str(&format!("warning: {w}\n"));
-        }
-    }
-    if let Some(o) = c.other_processes_pct {
-        text.push_str(&format!("other processes: {o:.0}% of all cores{}\n", crate::results::model::top_names(&c.other_processes_top)));
-    }
-    if let Some(w) = &c.warning {
-        text.push_str(&format!("warning: {w}\n"));
-    }
+    text.push_str(&cpu_lines(s));
     text.push_str(&pacing_lines(p));
     if let Some(r) = &s.replay {
         text.push_str(&replay_lines(r));
@@ -266,52 +345,11 @@ pub fn render_point(p: &Point) -> String {
     if let Some(k) = &s.cache {
         text.push_str(&cache_lines(k));
     }
-    if let Some(pw) = &s.power {
-        match pw.avg_watts {
-            Some(w) => {
-                text.push_str(&format!("power {} W average ({})", num(w), pw.source.as_deref().unwrap_or("?")));
-                if let (Some(idle), Some(d)) = (pw.idle_watts, pw.delta_watts) {
-                    text.push_str(&format!(
-                        ", idle {} W, delta {} W: {} IOPS and {} MB/s per delta watt",
-                        num(idle),
-                        num(d),
-                        opt(pw.iops_per_delta_watt),
-                        opt(pw.mbps_per_delta_watt)
-                    ));
-                } else {
-                    text.push_str(&format!(": {} IOPS and {} MB/s per watt", opt(pw.iops_per_watt), opt(pw.mbps_per_watt)));
-                }
-                text.push('\n');
-                if let Some(r) = &pw.reason {
-                    text.push_str(&format!("  note: {r}\n"));
-                }
-            }
-            None => text.push_str(&format!("power: not measured ({})\n", pw.reason.as_deref().unwrap_or("no source"))),
-        }
+    if let Some(pw) = s.power.as_ref().filter(|_| !power_said) {
+        text.push_str(&power_lines(pw));
     }
     if let Some(v) = &s.verify {
-        text.push_str(&format!(
-            "verify: {} checked, {} ({} written; {} of never-written blocks not checked; {} avoided)\n",
-            counted(v.blocks_checked, "block"),
-            if v.mismatches == 1 { "1 mismatch".to_string() } else { format!("{} mismatches", v.mismatches) },
-            counted(v.blocks_written, "block"),
-            counted(v.blocks_unchecked, "read"),
-            counted(v.conflicts, "busy draw")
-        ));
-        if let Some(note) = forced_reads_note(v, s.ios_read + s.ios_written) {
-            text.push_str(&format!("  note: {note}\n"));
-        }
-        for m in &v.first {
-            text.push_str(&format!(
-                "  MISMATCH {} offset {}: {}; expected generation {}, found {}; first differing byte at {}\n",
-                m.target,
-                m.offset,
-                m.what,
-                m.expected.generation,
-                m.found.map(|h| format!("generation {} offset {}", h.generation, h.offset)).unwrap_or_else(|| "no header".into()),
-                m.first_bad_byte.map(|b| b.to_string()).unwrap_or_else(|| "-".into())
-            ));
-        }
+        text.push_str(&verify_lines(v, s.ios_read + s.ios_written));
     }
     if s.errors.total > 0 {
         text.push_str(&format!("I/O errors: {}\n", s.errors.total));

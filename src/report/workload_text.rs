@@ -115,6 +115,17 @@ pub fn line(spec: &WorkloadSpec) -> String {
             extra.push_str(&format!(", dedupe {}%", pct(d.dedupe)));
         }
     }
+    if spec.groups.len() > 1 {
+        // One line per group: "db: 8k, 35% read, 100% random, QD 2 x 4 workers".
+        let groups: String = spec.groups.iter().map(|g| format!("\n  {}", group_line(spec, g))).collect();
+        return format!(
+            "{} groups, {}, {}{sync}{extra}{}{groups}",
+            spec.groups.len(),
+            several(workers as usize, "worker"),
+            several(targets, "target"),
+            timing_and_skew(spec)
+        );
+    }
     format!(
         "bs {}, {}% read{trim}, {}% random{sync}{extra}, QD {}, {}, {}{}",
         bs(spec),
@@ -125,6 +136,32 @@ pub fn line(spec: &WorkloadSpec) -> String {
         several(targets, "target"),
         timing_and_skew(spec)
     )
+}
+
+/// One worker group in words: "db: 8k, 35% read, 100% random, QD 2 x 4
+/// workers", with its trims, its rate or the group it follows.
+fn group_line(spec: &WorkloadSpec, g: &WorkerGroup) -> String {
+    let bs = match g.access.as_slice() {
+        [one] => one.bs.to_string(),
+        lines => lines.iter().map(|l| format!("{}/{}", l.bs, pct(l.share))).collect::<Vec<_>>().join(":"),
+    };
+    let trim = g.access.iter().map(|l| l.share * l.trim).sum::<f64>() / 100.0;
+    let trim = if trim > 0.0 { format!(", {}% trim", pct(trim)) } else { String::new() };
+    let workers = spec.group_workers(g);
+    let mut text = format!(
+        "{}: {bs}, {}% read{trim}, {}% random, QD {} x {workers} worker{}",
+        g.name,
+        pct(group_read_pct(g)),
+        pct(group_random_pct(g)),
+        g.qd,
+        if workers == 1 { "" } else { "s" }
+    );
+    if let Some(f) = &g.follow {
+        text += &format!(", paced at {} x {}'s IOPS", f.ratio, f.group);
+    } else if let Some(r) = g.rate {
+        text += &format!(", paced at {} IOPS", pct(r));
+    }
+    text
 }
 
 /// "replay of t.csv (msr, 1200 records, speed 1), QD 32, 1 worker, 2 targets":

@@ -59,6 +59,11 @@ pub struct RunResult {
     /// A run made of rounds (the `pts-iops` profile): the watched point's IOPS per round and whether it became steady.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<crate::results::steady::RoundsOutcome>,
+    /// The warnings the run raised before its points (its plan's: a device
+    /// in use, a size rounded, an engine that cannot hold the depth asked),
+    /// as printed. Each point's own warnings stay with its figures.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -363,9 +368,14 @@ pub struct CpuStats {
     /// Their CPU-seconds during the interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub other_processes_cpu_s: Option<f64>,
-    /// The other processes that used most, by name.
+    /// The other processes that used most, by name, in the same unit as
+    /// `other_processes_pct` (share of all host CPUs): they add up to no more than it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_processes_top: Vec<crate::metrics::others::OtherProcess>,
+    /// Why the other processes' figures are an estimate, where they are (a
+    /// process that exited during the interval whose time could not be placed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_processes_estimate: Option<String>,
     /// Said when other processes used more than `OTHER_PROCESSES_WARN_PCT` of
     /// all cores: the system-wide figures then include their work.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -424,6 +434,7 @@ impl CpuStats {
             other_processes_pct: usage.other_processes_pct,
             other_processes_cpu_s: usage.other_processes_cpu_s,
             other_processes_top: usage.other_processes_top.clone(),
+            other_processes_estimate: usage.other_processes_estimate.clone(),
             warning: usage.other_processes_pct.filter(|p| *p > OTHER_PROCESSES_WARN_PCT).map(|p| {
                 format!(
                     "other processes used {p:.0}% of all cores during the measured interval{}: CPU utilization, CPU efficiency and service demand include their work and are disturbed",

@@ -61,9 +61,14 @@ pub struct QueueDepth {
     pub achieved: f64,
     /// How far the achieved depth fell short of the requested, percent (0 when it did not).
     pub short_pct: f64,
-    /// Said when a worker held more than `SHORT_WARN_PCT` less than asked.
+    /// Said when a worker held more than `SHORT_WARN_PCT` less than asked
+    /// and nothing in the workload meant it to (the result is distorted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// Said instead when the shortfall is by design: a paced group (a rate,
+    /// or following another group) or a think time keeps fewer I/Os in flight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// A worker holding this much less than its requested depth is warned about, percent.
@@ -82,6 +87,9 @@ pub struct WorkerInput<'a> {
     pub qd_achieved: Option<f64>,
     /// Why a shortfall is expected (the psync engine, a rate), for the warning.
     pub why_short: Option<&'a str>,
+    /// The workload means this worker to hold less than asked (a rate, a
+    /// group it follows, a think time): its shortfall is noted, not warned about.
+    pub by_design: bool,
 }
 
 fn rate(n: u64, secs: f64) -> f64 {
@@ -151,21 +159,22 @@ pub fn queue_depth(workers: &[WorkerInput]) -> Option<QueueDepth> {
     let requested: u64 = measured.iter().map(|(w, _)| w.qd_requested as u64).sum();
     let achieved: f64 = measured.iter().map(|(_, a)| a).sum();
     let short = |asked: f64, held: f64| if asked > 0.0 { ((asked - held) / asked * 100.0).max(0.0) } else { 0.0 };
-    let shortfalls: Vec<String> = measured
-        .iter()
-        .filter(|(w, a)| short(w.qd_requested as f64, *a) > SHORT_WARN_PCT)
-        .map(|(w, a)| format!("worker {} held {a:.1} of {}", w.index, w.qd_requested))
-        .collect();
-    let mut why: Vec<&str> = measured.iter().filter_map(|(w, _)| w.why_short).collect();
-    why.dedup();
-    let warning = (!shortfalls.is_empty()).then(|| {
-        let cause = if why.is_empty() { "the submitter did not keep up (a busy CPU, a slow engine)".to_string() } else { why.join("; ") };
-        format!(
-            "queue depth fell short by more than {SHORT_WARN_PCT:.0}% ({}): the target saw less load than asked, because {cause}",
-            shortfalls.join(", ")
-        )
+    let short_ones = |design: bool| -> Vec<&(&WorkerInput, f64)> {
+        measured.iter().filter(|(w, a)| w.by_design == design && short(w.qd_requested as f64, *a) > SHORT_WARN_PCT).collect()
+    };
+    // (the workers short, why): None when none is.
+    let said = |ones: Vec<&(&WorkerInput, f64)>, fallback: &str| -> Option<(String, String)> {
+        let named: Vec<String> = ones.iter().map(|(w, a)| format!("worker {} held {a:.1} of {}", w.index, w.qd_requested)).collect();
+        let mut why: Vec<&str> = ones.iter().filter_map(|(w, _)| w.why_short).collect();
+        why.dedup();
+        let cause = if why.is_empty() { fallback.to_string() } else { why.join("; ") };
+        (!named.is_empty()).then(|| (named.join(", "), cause))
+    };
+    let warning = said(short_ones(false), "the submitter did not keep up (a busy CPU, a slow engine)").map(|(who, cause)| {
+        format!("queue depth fell short by more than {SHORT_WARN_PCT:.0}% ({who}): the target saw less load than asked, because {cause}")
     });
-    Some(QueueDepth { requested, achieved, short_pct: short(requested as f64, achieved), warning })
+    let note = said(short_ones(true), "").map(|(who, cause)| format!("queue depth below the asked by design ({who}): {cause}"));
+    Some(QueueDepth { requested, achieved, short_pct: short(requested as f64, achieved), warning, note })
 }
 
 #[cfg(test)]
@@ -199,6 +208,7 @@ mod tests {
                 qd_requested: 8,
                 qd_achieved: Some(7.9),
                 why_short: None,
+                by_design: false,
             },
             WorkerInput {
                 index: 1,
@@ -210,6 +220,7 @@ mod tests {
                 qd_requested: 32,
                 qd_achieved: Some(1.0),
                 why_short: Some("psync does one at a time"),
+                by_design: false,
             },
         ];
         let targets = target_figures(&w, &["mem:a".into(), "mem:b".into()], 1.0);
@@ -224,5 +235,18 @@ mod tests {
         let warning = q.warning.unwrap();
         assert!(warning.contains("worker 1 held 1.0 of 32") && !warning.contains("worker 0"), "{warning}");
         assert!(warning.contains("psync does one at a time"), "{warning}");
+        assert_eq!(q.note, None);
+        // A paced worker (a follower group, a rate) below its depth by design: a note, not a warning.
+        let mut paced = w;
+        paced[1].why_short = Some("a paced group keeps only the I/Os that are due in flight");
+        paced[1].by_design = true;
+        let q = queue_depth(&paced).unwrap();
+        assert_eq!(q.warning, None);
+        assert_eq!(
+            q.note.as_deref(),
+            Some(
+                "queue depth below the asked by design (worker 1 held 1.0 of 32): a paced group keeps only the I/Os that are due in flight"
+            )
+        );
     }
 }

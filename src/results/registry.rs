@@ -92,8 +92,10 @@ pub const METRICS: &[Metric] = &[
         .csv("service_demand_us_per_kb"),
     m("errors.total", "errors", "errors", Lower, |s| Some(s.errors.total as f64)).csv("errors").pass("errors"),
     m("power.avg_watts", "power", "W", Lower, |s| s.power.as_ref()?.avg_watts).compared(),
-    m("power.iops_per_delta_watt", "IOPS per delta watt", "IO/s/W", Higher, |s| s.power.as_ref()?.iops_per_delta_watt).compared(),
-    m("power.mbps_per_delta_watt", "MB/s per delta watt", "MB/s/W", Higher, |s| s.power.as_ref()?.mbps_per_delta_watt).compared(),
+    m("power.iops_per_watt", "IOPS per watt", "IO/s/W", Higher, |s| s.power.as_ref()?.iops_per_watt).compared(),
+    m("power.mbps_per_watt", "MB/s per watt", "MB/s/W", Higher, |s| s.power.as_ref()?.mbps_per_watt).compared(),
+    m("power.iops_per_delta_watt", "IOPS per watt above idle", "IO/s/W", Higher, |s| s.power.as_ref()?.iops_per_delta_watt).compared(),
+    m("power.mbps_per_delta_watt", "MB/s per watt above idle", "MB/s/W", Higher, |s| s.power.as_ref()?.mbps_per_delta_watt).compared(),
     m("line_rate.pct", "line rate (busier direction)", "%", Higher, |s| s.line_rate.as_ref().map(|l| l.pct)).compared(),
     m("cpu.pinned.utilization_pct", "pinned CPU", "%", Lower, |s| Some(s.cpu.pinned.as_ref()?.utilization_pct)).compared(),
     m("cpu.pinned.service_demand_us_per_kb", "service demand (pinned CPUs)", "us/KB", Lower, |s| {
@@ -251,7 +253,7 @@ mod tests {
         (s.ios_trimmed, s.trim_iops, s.bytes_trimmed, s.ios_synced, s.sync_per_s) = (1, 1.0, 1, 1, 1.0);
         let mut json = serde_json::to_value(&s).unwrap();
         if let Some(p) = json.get_mut("power").and_then(|p| p.as_object_mut()) {
-            for k in ["avg_watts", "iops_per_delta_watt", "mbps_per_delta_watt"] {
+            for k in ["avg_watts", "iops_per_watt", "mbps_per_watt", "iops_per_delta_watt", "mbps_per_delta_watt"] {
                 p.insert(k.into(), serde_json::json!(0.0));
             }
         }

@@ -116,6 +116,7 @@ fn new_result(plan: &RunPlan, ctx: &RunContext) -> RunResult {
         points: Vec::new(),
         mpi: ctx.cluster.get().facts(),
         rounds: None,
+        warnings: plan.warnings.clone(),
     }
 }
 

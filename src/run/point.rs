@@ -586,6 +586,7 @@ fn per_worker_figures(
                 qd_requested: asked * mine.len() as u32,
                 qd_achieved: o.depth_mean,
                 why_short,
+                by_design: why_short.is_some_and(|w| w == PACED || w == THINK),
             }
         })
         .collect();

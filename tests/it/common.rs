@@ -338,6 +338,7 @@ pub fn chromium(args: &[&str]) -> Output {
 pub fn with_store(store: &Path, args: &[&str]) -> Output {
     lunmark().env("LUNMARK_STORE", store).args(args).output().unwrap()
 }
+
 /// Runs `cmd` with its output piped, killing it (by its own handle) and
 /// failing the test if it has not ended within `secs` seconds.
 pub fn output_within(cmd: &mut Command, secs: u64) -> Output {

@@ -2,6 +2,7 @@
 //! of the result.
 
 use std::process::Command;
+use std::time::Duration;
 
 use crate::common::*;
 use crate::require_root;
@@ -247,10 +248,14 @@ fn cpu_seconds_of(pid: u32) -> f64 {
 }
 
 fn cpu_run() -> (String, serde_json::Value) {
+    cpu_run_for("2s")
+}
+
+fn cpu_run_for(time: &str) -> (String, serde_json::Value) {
     let dir = shm_dir();
     let json = dir.path().join("r.json");
     let out = lunmark()
-        .args(["run", "-q", "-t", "mem:16m", "--read", "100", "--time", "2s", "--ramp", "0", "--json", json.to_str().unwrap()])
+        .args(["run", "-q", "-t", "mem:16m", "--read", "100", "--time", time, "--ramp", "0", "--json", json.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -288,6 +293,78 @@ fn other_processes_cpu_is_shown_and_warned_about() {
     assert!(warning.contains("disturbed") && warning.contains("service demand"), "{warning}");
     assert!(text.contains(&format!("other processes: {other:.0}% of all cores")), "{text}");
     assert!(text.contains("warning: other processes used"), "{text}");
+}
+
+/// CPU-seconds used by the processes under `roots` (them included) since they
+/// started: own and reaped time of every one alive now. Two readings bound
+/// what the tree used between them, its reaped children included.
+fn tree_cpu_seconds(roots: &[u32]) -> f64 {
+    // SAFETY: sysconf has no memory effects.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let mut procs = std::collections::HashMap::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let f: Vec<String> = stat.rsplit_once(')').unwrap().1.split_whitespace().map(String::from).collect();
+        let ticks: u64 = f[11..15].iter().map(|t| t.parse::<u64>().unwrap()).sum();
+        procs.insert(pid, (f[1].parse::<u32>().unwrap(), ticks));
+    }
+    let under = |mut pid: u32| {
+        for _ in 0..64 {
+            if roots.contains(&pid) {
+                return true;
+            }
+            match procs.get(&pid) {
+                Some((ppid, _)) if *ppid > 1 => pid = *ppid,
+                _ => return false,
+            }
+        }
+        false
+    };
+    procs.iter().filter(|(pid, _)| under(**pid)).map(|(_, (_, t))| *t as f64 / hz).sum()
+}
+
+/// A busy neighbour that runs CPU burners through a subshell and `timeout`
+/// beside a run: the burners alive when the interval starts are reaped, with
+/// their whole life, into the loop during it (through the subshell, which
+/// exits too). Other processes' names, in the total's unit (share of all host
+/// CPUs), add up to no more than the total, and the loop is charged no more
+/// than its whole process tree used in a window around the interval: none of
+/// the burners' time from before the interval.
+#[test]
+fn a_neighbour_that_reaps_children_is_charged_only_inside_the_interval() {
+    use std::os::unix::process::CommandExt;
+    let dir = shm_dir();
+    // The loop under a name of its own, to find its charge by name.
+    let sh = dir.path().join("nbr-loop");
+    std::fs::copy("/bin/sh", &sh).unwrap();
+    let script = "while :; do (timeout --foreground 3 sh -c 'while :; do :; done'; :); done";
+    let mut loops: Vec<std::process::Child> =
+        (0..2).map(|_| Command::new(&sh).args(["-c", script]).process_group(0).spawn().unwrap()).collect();
+    let roots: Vec<u32> = loops.iter().map(|c| c.id()).collect();
+    // The burners run for 1.5 s before the run starts, and end during its 3 s interval.
+    std::thread::sleep(Duration::from_millis(1500));
+    let before = tree_cpu_seconds(&roots);
+    let (_, cpu) = cpu_run_for("3s");
+    let used = tree_cpu_seconds(&roots) - before;
+    for (child, pid) in loops.iter_mut().zip(&roots) {
+        // SAFETY: kill has no memory effects; the group is our own child's (process_group(0)), its burners with it.
+        unsafe { libc::kill(-(*pid as i32), libc::SIGKILL) };
+        child.wait().unwrap();
+    }
+    let total = cpu["other_processes_pct"].as_f64().unwrap();
+    let top = cpu["other_processes_top"].as_array().unwrap();
+    let named: f64 = top.iter().map(|p| p["cpu_pct"].as_f64().unwrap()).sum();
+    // Rounding of the shares only.
+    assert!(named <= total + 1e-6, "the names add up to {named}% of all cores, more than the total {total}%: {cpu}");
+    let cores = cpu["per_core_pct"].as_array().unwrap().len() as f64;
+    let capacity = cpu["busy_cpu_s"].as_f64().unwrap() * 100.0 / cpu["utilization_pct"].as_f64().unwrap().max(1e-9);
+    assert!((capacity / cores - 3.0).abs() < 0.5, "interval of about 3 s: {capacity} CPU-s on {cores} cores");
+    if let Some(l) = top.iter().find(|p| p["name"] == "nbr-loop") {
+        let charged = l["cpu_pct"].as_f64().unwrap() * capacity / 100.0;
+        // A tick per process of slack: /proc counts in 10 ms ticks.
+        assert!(charged <= used + 0.1, "the loop is charged {charged} CPU-s, its whole tree used {used} around the interval: {cpu}");
+    }
 }
 
 /// Without a neighbour: lunmark (here spinning a core itself) is not counted,

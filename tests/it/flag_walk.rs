@@ -78,6 +78,11 @@ const SAMPLES: &[Sample] = &[
     s("compare", "format", &["--format", "json"]),
     s("compare", "force", &["--force"]),
     s("report", "format", &["--format", "md"]),
+    s("report", "title", &["--title", "A title"]),
+    s("report", "note", &["--note", "A note"]),
+    s("report", "charts", &["--charts", "{out}"]),
+    // The walk's results have no repeats: refused, as there is no picked run to compare.
+    s("compare", "pick", &["--pick"]),
     // A copy of the target with a block zeroed: read instead of the target, it is found corrupt.
     s("verify", "from", &["--from", "{dir}/lun-copy"]),
     s("cache-curve", "block-size", &["--block-size", "64k"]),
@@ -285,4 +290,34 @@ fn the_walk_names_only_commands_and_flags_that_exist() {
     for c in DRY_RUN_WALKED {
         assert!(commands.iter().any(|(name, _)| name == c), "`{c}`: no such command");
     }
+}
+
+/// `run --help` shows each workload flag's default (the values a run from
+/// flags alone uses, which a profile may set otherwise).
+#[test]
+fn run_help_shows_each_flags_default() {
+    let out = lunmark().args(["run", "--help"]).output().unwrap();
+    // Unwrapped, so a default wrapped onto the next line still reads as one.
+    let help = stdout(&out).split_whitespace().collect::<Vec<_>>().join(" ");
+    for (flag, default) in [
+        ("--qd <N>", "[default: 32;"),
+        ("--workers <N>", "[default: 1;"),
+        ("--bs <SIZE>", "[default: 4k;"),
+        ("--read <PCT>", "[default: 70;"),
+        ("--random <PCT>", "[default: 100;"),
+        ("--time <DURATION>", "[default: 10s;"),
+        ("--ramp <DURATION>", "[default: 2s;"),
+        ("--seed <N>", "[default: 1]"),
+        ("--repeat <N>", "[default: 1]"),
+        ("--pick <HOW>", "[default: mean]"),
+        ("--engine <ENGINE>", "[default: auto]"),
+    ] {
+        let at = help.find(&format!("{flag} ")).unwrap_or_else(|| panic!("no {flag}"));
+        let next = help[at + flag.len()..].find(" --").map(|n| at + flag.len() + n).unwrap_or(help.len());
+        assert!(help[at..next].contains(default), "{flag}: no {default} in {:?}", &help[at..next]);
+    }
+    // And they are what a run from flags alone uses.
+    let dry = lunmark().args(["run", "-t", "mem:16m", "--bs", "4k", "--dry-run", "--no-store"]).output().unwrap();
+    assert!(stdout(&dry).contains("ramp: 2s (not measured)   run: 10s measured   seed: 1"), "{}", stdout(&dry));
+    assert!(stdout(&dry).contains("1 worker x 1 target x 32 outstanding") && stdout(&dry).contains("70% read / 30% write, 100% random"));
 }

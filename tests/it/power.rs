@@ -35,6 +35,11 @@ struct Advancer {
 
 impl Advancer {
     fn start(root: &Path, zones: Vec<(&'static str, f64, u64)>) -> Advancer {
+        Advancer::stepped(root, zones, Duration::MAX, 1.0)
+    }
+
+    /// Like `start`, with every zone's watts multiplied by `factor` from `after` on.
+    fn stepped(root: &Path, zones: Vec<(&'static str, f64, u64)>, after: Duration, factor: f64) -> Advancer {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let base = root.join("class/powercap");
@@ -44,8 +49,11 @@ impl Advancer {
             let mut last = vec![0u64; zones.len()];
             while !flag.load(Ordering::Relaxed) {
                 let t = start.elapsed().as_secs_f64();
+                let step = after.as_secs_f64();
+                // Energy so far: the first rate up to the step, the stepped rate after it.
+                let joules_per_watt = t.min(step) + (t - step).max(0.0) * factor;
                 for (i, (dir, watts, max)) in zones.iter().enumerate() {
-                    let uj = ((watts * t * 1e6) as u64) % max;
+                    let uj = ((watts * joules_per_watt * 1e6) as u64) % max;
                     if uj < last[i] {
                         wraps += 1;
                     }
@@ -327,4 +335,65 @@ fn a_negative_power_reading_gives_no_figure_and_a_note_naming_it() {
     assert!(power["avg_watts"].is_null() && power["iops_per_watt"].is_null(), "{power}");
     let reason = power["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("bad reading: '-5'"), "{power}");
+}
+
+/// The report puts one power measure on each chart and in each column, named:
+/// a result whose draw above idle is a real signal (40 W idle, 100 W running,
+/// from a powercap tree like the kernel's) has its IOPS per watt above idle;
+/// one without an idle baseline has none, and is shown missing with the
+/// reason, never with its per-total-watt figure in its place (the chart that
+/// mixed them showed the wrong one as more efficient). Read back from
+/// headless Chromium.
+#[test]
+fn the_report_shows_one_power_measure_per_chart_and_says_what_is_missing() {
+    let dir = shm_dir();
+    let store = dir.path().join("results.db");
+    let measure = |root: &Path, label: &str, more: &[&str]| {
+        let out = lunmark()
+            .env("LUNMARK_STORE", &store)
+            .env("LUNMARK_SYSFS_ROOT", root)
+            .args(["run", "-q", "-t", "mem:16m", "--read", "100", "--time", "1s", "--label", label])
+            .args(more)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stderr(&out).lines().find_map(|l| l.strip_prefix("saved as ")).unwrap().split_whitespace().next().unwrap().to_string()
+    };
+    let (stepped, flat) = (dir.path().join("stepped"), dir.path().join("flat"));
+    for root in [&stepped, &flat] {
+        zone(root, "intel-rapl:0", "package-0", 262_143_328_850);
+    }
+    // Idle is the first 2 s; the step comes 2.3 s in, before the measured second that follows a 1 s ramp.
+    let adv = Advancer::stepped(&stepped, vec![("intel-rapl:0", 40.0, 262_143_328_850)], Duration::from_millis(2300), 2.5);
+    let a = measure(&stepped, "above idle", &["--idle", "2s", "--ramp", "1s"]);
+    adv.stop();
+    let adv = Advancer::start(&flat, vec![("intel-rapl:0", 40.0, 262_143_328_850)]);
+    let b = measure(&flat, "flat", &["--ramp", "0"]);
+    adv.stop();
+
+    let html = dir.path().join("power.html");
+    let out = lunmark().env("LUNMARK_STORE", &store).args(["report", &a, &b, "-o", html.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = crate::report_page::page_text(&html);
+    let rows = crate::report_page::rows_after(&page, "Power");
+    let col = |name: &str| rows[0].iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}: {:?}", rows[0]));
+    let (per_watt, above, notes) = (col("IOPS per watt"), col("IOPS per watt above idle"), col("notes"));
+    let row = |label: &str| rows.iter().find(|r| r[0] == label).unwrap_or_else(|| panic!("no row {label}: {rows:?}"));
+    let num = |cell: &str| cell.replace(',', "").parse::<f64>().unwrap_or_else(|_| panic!("not a number: {cell}"));
+    // 100 W running, 60 W above the 40 W idle: per watt above idle is 100/60 of per watt.
+    let (pw, pa) = (num(row("above idle")[per_watt]), num(row("above idle")[above]));
+    assert!((pa / pw - 100.0 / 60.0).abs() < 0.05, "{:?}", row("above idle"));
+    assert!(num(row("flat")[per_watt]) > 0.0);
+    assert_eq!(row("flat")[above], "-", "{:?}", row("flat"));
+    assert!(row("flat")[notes].contains("missing IOPS per watt above idle: no idle baseline was measured (--idle)"), "{:?}", row("flat"));
+
+    let text = std::fs::read_to_string(&html).unwrap();
+    let svg = crate::report_page::figure(&text, "power-per-watt-above-idle");
+    assert!(svg.contains("IOPS per watt above idle") && svg.contains(">\nmissing\n</text>"), "the flat run is marked missing");
+    let caption = page.iter().find(|l| l.starts_with("FIGCAPTION\tIOPS per watt above idle")).unwrap();
+    assert!(caption.contains("Missing: flat: no idle baseline was measured (--idle)"), "{caption}");
+    // Each chart one measure: the per-watt chart draws both results, and no chart mixes them.
+    assert!(!text.contains("chart-power-efficiency"), "the mixed chart is gone");
+    let per_watt_svg = crate::report_page::figure(&text, "power-per-watt");
+    assert!(per_watt_svg.contains("IOPS per watt (of the whole draw)") && !per_watt_svg.contains(">\nmissing\n</text>"));
 }

@@ -50,7 +50,7 @@ fn layout(html: &Path, width: u32) -> (bool, Vec<(String, f64, bool)>) {
 }
 
 /// The SVG of one chart of the page.
-fn figure<'a>(html: &'a str, id: &str) -> &'a str {
+pub(crate) fn figure<'a>(html: &'a str, id: &str) -> &'a str {
     let start = html.find(&format!("<figure id=\"chart-{id}\">")).unwrap_or_else(|| panic!("no chart {id}"));
     let rest = &html[start..];
     &rest[..rest.find("</figure>").unwrap()]
@@ -164,4 +164,207 @@ fn phases_by_transfer_size_and_per_second_charts() {
     assert!(svg.contains("IOPS") && svg.contains("p99 latency (µs)"), "per-second panels");
     // Three seconds in each of the two panels, plus the legend's marker.
     assert_eq!(markers(svg, COLORS[0]), 7, "per-second markers");
+}
+
+/// The page's text as the browser built it: each heading, paragraph and
+/// caption as "TAG\ttext", each table row as "ROW\tcell\tcell...", in order,
+/// read back from headless Chromium's DOM (what a reader sees, entities and
+/// all decoded by the browser, not by this test).
+pub(crate) fn page_text(html: &Path) -> Vec<String> {
+    let probe = html.with_file_name("probe-text.html");
+    let script = "<script>window.addEventListener('load',()=>{const out=[];\
+        document.querySelectorAll('h1,h2,h3,p,figcaption,tr').forEach(e=>{\
+        if(e.tagName==='TR'){out.push('ROW\\t'+[...e.children].map(c=>c.textContent.replace(/\\s+/g,' ')).join('\\t'));}\
+        else{out.push(e.tagName+'\\t'+e.textContent.replace(/\\s+/g,' '));}});\
+        const p=document.createElement('pre');p.id='dom';p.textContent=btoa(unescape(encodeURIComponent(out.join('\\n'))));\
+        document.body.appendChild(p);});</script>";
+    let text = std::fs::read_to_string(html).unwrap().replace("</body>", &format!("{script}</body>"));
+    std::fs::write(&probe, text).unwrap();
+    let out = chromium(&["--virtual-time-budget=3000", "--dump-dom", &format!("file://{}", probe.display())]);
+    let dom = stdout(&out);
+    let b64 = dom
+        .split("<pre id=\"dom\">")
+        .nth(1)
+        .and_then(|m| m.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no text read back: {}", stderr(&out)));
+    String::from_utf8(base64_decode(b64)).unwrap().lines().map(str::to_string).collect()
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    };
+    let bytes: Vec<u8> = s.bytes().filter(|c| c.is_ascii_alphanumeric() || *c == b'+' || *c == b'/').collect();
+    let mut out = Vec::new();
+    for chunk in bytes.chunks(4) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, c)| n | (val(*c) as u32) << (18 - 6 * i));
+        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    out
+}
+
+/// The rows of the table that follows the heading `heading` (up to the next heading of any level).
+pub(crate) fn rows_after<'a>(page: &'a [String], heading: &str) -> Vec<Vec<&'a str>> {
+    let start = page.iter().position(|l| l.starts_with('H') && l.ends_with(&format!("\t{heading}"))).unwrap_or_else(|| {
+        panic!("no heading {heading:?} in {page:#?}");
+    });
+    page[start + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with('H'))
+        .filter_map(|l| l.strip_prefix("ROW\t"))
+        .map(|l| l.split('\t').collect())
+        .collect()
+}
+
+/// With --repeat, every figure of the report is the repeats' mean ± stdev
+/// (said so), charts carry error bars, a single run is labelled; two results
+/// or more get a comparison section with compare's numbers (difference,
+/// ratio, p-value, verdict), "unknown (...)" where a difference cannot be
+/// tested; the title and note are shown as written. Read back from Chromium.
+#[test]
+fn repeats_are_shown_as_mean_and_stdev_and_results_are_compared() {
+    let dir = shm_dir();
+    let store = dir.path().join("results.db");
+    let common = ["-t", "mem:64m", "--read", "100", "--bs", "4k", "--sweep", "qd=1,4", "--time", "200ms", "--ramp", "0"];
+    let a = measure(&store, &[&common[..], &["--repeat", "3", "--label", "base <b>&"]].concat());
+    let b = measure(&store, &[&common[..], &["--repeat", "3", "--label", "second"]].concat());
+    let single = measure(&store, &[&common[..], &["--label", "single"]].concat());
+    let html = dir.path().join("report.html");
+    let title = "Q3 <tuning> & \"review\"";
+    let out = with_store(&store, &["report", &a, &b, &single, "-o", html.to_str().unwrap(), "--title", title, "--note", "one *two* <i>"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = page_text(&html);
+    assert_eq!(page[0], format!("H1\t{title}"), "{page:#?}");
+    assert!(page.contains(&"P\tone *two* <i>".to_string()), "the note as written: {page:#?}");
+    assert!(page.iter().any(|l| l.contains("mean of the point's N repeats ± their sample standard deviation (stdev)")), "{page:#?}");
+
+    // Summary: repeated points as mean ± stdev, the single run labelled.
+    let summary = rows_after(&page, "Summary");
+    let header = &summary[0];
+    let (figs, iops) = (header.iter().position(|h| *h == "figures").unwrap(), header.iter().position(|h| *h == "IOPS").unwrap());
+    for row in &summary[1..] {
+        if row[0] == "single" {
+            assert_eq!(row[figs], "single run");
+            assert!(!row[iops].contains('±'), "{row:?}");
+        } else {
+            assert_eq!(row[figs], "mean ± stdev of 3 repeats", "{row:?}");
+            assert!(row[iops].contains(" ± "), "{row:?}");
+            assert!(row[header.iter().position(|h| *h == "p99 latency (µs)").unwrap()].contains(" ± "), "{row:?}");
+        }
+    }
+    assert_eq!(summary.len(), 1 + 6);
+    // Tables of one run's figures (per target, per worker) say a repeated point's are its picked run.
+    for table in ["Targets", "Workers"] {
+        for row in &rows_after(&page, table)[1..] {
+            assert_eq!(row[1].contains("(picked run: repeat "), row[0] != "single", "{table}: {row:?}");
+        }
+    }
+
+    // Comparison: the numbers of `compare` on the same results.
+    let json = with_store(&store, &["compare", &a, &b, &single, "--format", "json"]);
+    assert!(json.status.success(), "{}", stderr(&json));
+    let c: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    for point in c["points"].as_array().unwrap() {
+        let title = format!(
+            "point {} · values: base <b>&: mean of 3 repeats; second: mean of 3 repeats; single: single run",
+            point["params"].as_str().unwrap()
+        );
+        let rows = rows_after(&page, &title);
+        let iops_row = rows.iter().find(|r| r[0] == "IOPS").unwrap_or_else(|| panic!("no IOPS row: {rows:?}"));
+        let want = point["rows"].as_array().unwrap().iter().find(|r| r["metric"] == "IOPS").unwrap();
+        let second = &want["versus"][0];
+        assert_eq!(iops_row[4], format!("{:+.1}%", second["diff_pct"].as_f64().unwrap()), "{iops_row:?}");
+        assert_eq!(iops_row[5], format!("{:.2}x", second["ratio"].as_f64().unwrap()));
+        let p = second["p_value"].as_f64().unwrap();
+        assert_eq!(iops_row[6], if p < 0.001 { "<0.001".to_string() } else { format!("{p:.3}") });
+        assert!(iops_row[7].starts_with(second["verdict"].as_str().unwrap()), "{iops_row:?}");
+        // The single run cannot be tested against repeats.
+        assert_eq!(iops_row[11], "unknown (repeats in one result only)", "{iops_row:?}");
+    }
+    assert!(page.iter().any(|l| l.starts_with("P\tsignificance: Welch's t-test")), "{page:#?}");
+
+    // Error bars on the queue-depth chart: three lines (bar and two caps) per repeated point.
+    let text = std::fs::read_to_string(&html).unwrap();
+    let svg = figure(&text, "iops-qd");
+    assert_eq!(svg.matches("stroke=\"#282828\"").count(), 2 * 2 * 3, "error bars of two repeated results at two depths");
+    assert!(page.iter().any(|l| l.starts_with("FIGCAPTION\tIOPS against outstanding I/Os. Points are the mean")), "{page:#?}");
+    // Every result's latency percentiles at a shared point, on one nines axis.
+    let overlay = figure(&text, "percentiles-compared-1");
+    assert!(overlay.contains("Latency percentiles of every result at qd=1"), "no overlay title");
+    for color in &COLORS[..3] {
+        assert_eq!(markers(overlay, color), 6, "five percentiles and a legend marker per result");
+    }
+
+    // Two single runs: significance unknown, said in the table.
+    let two = dir.path().join("two.html");
+    assert!(with_store(&store, &["report", &single, &single, "-o", two.to_str().unwrap()]).status.success());
+    let page = page_text(&two);
+    let rows = rows_after(&page, "point qd=1 · values: single run in each result");
+    assert_eq!(rows.iter().find(|r| r[0] == "IOPS").unwrap()[6], "unknown (no repeats)");
+}
+
+/// Each result's metadata is in the report, read back from Chromium: the
+/// target with its size and region, engine, direct or buffered I/O, the
+/// workload, run time and ramp, repeats, seed, version, host, start time,
+/// store id, and the warnings the run raised (here the psync engine holding
+/// one I/O where eight were asked). Title and note are escaped in Markdown.
+#[test]
+fn each_result_states_its_setup_and_its_warnings() {
+    let dir = shm_dir();
+    let store = dir.path().join("results.db");
+    let file = dir.path().join("data");
+    let id = measure(
+        &store,
+        &[
+            &["-t", file.to_str().unwrap(), "--size", "8m", "--engine", "psync", "--qd", "8", "--read", "100", "--bs", "4k"][..],
+            &["--time", "200ms", "--ramp", "100ms", "--seed", "77"],
+        ]
+        .concat(),
+    );
+    let html = dir.path().join("meta.html");
+    assert!(with_store(&store, &["report", &id, "-o", html.to_str().unwrap()]).status.success());
+    let page = page_text(&html);
+    assert_eq!(page[0], "H1\tlunmark report");
+    let name = format!("custom on {}", file.display());
+    let rows = rows_after(&page, &name);
+    let field = |f: &str| rows.iter().find(|r| r[0] == f).unwrap_or_else(|| panic!("no {f}: {rows:?}"))[1].to_string();
+    assert_eq!(field("store id"), id.to_string());
+    assert!(field("targets").contains(&format!("{}: 8m, region 8m at offset 0", file.display())), "{}", field("targets"));
+    assert_eq!(field("engine"), "psync");
+    assert!(field("I/O").starts_with("direct"), "{}", field("I/O"));
+    assert_eq!(field("workload"), "main: bs 4k, 100% read, 100% random, QD 1, 1 worker, 1 target", "the depth psync held");
+    assert_eq!(field("run"), "200ms measured per point, after a ramp of 100ms");
+    assert_eq!(field("repeats"), "1 (each figure is a single run)");
+    assert_eq!(field("seed"), "77");
+    assert_eq!(field("lunmark version"), env!("CARGO_PKG_VERSION"));
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+    assert!(field("host").contains(&format!("kernel {}", kernel.trim())) && field("host").contains(" cores"), "{}", field("host"));
+    assert!(field("started (UTC)").starts_with("20"), "{}", field("started (UTC)"));
+    assert!(field("warnings").contains("the psync engine does one I/O at a time per worker"), "{}", field("warnings"));
+
+    // Markdown: user text escaped, so it reads as written rather than as markup.
+    let md = dir.path().join("meta.md");
+    let out = with_store(
+        &store,
+        &["report", &id, "--format", "md", "-o", md.to_str().unwrap(), "--title", "# <b>x</b> | *y*", "--note", "- a_b"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.starts_with("# \\# \\<b\\>x\\</b\\> \\| \\*y\\*\n\n\\- a\\_b\n"), "{text}");
+    // --charts DIR: each chart of the page as an SVG file of its own; a missing DIR is refused.
+    let charts = dir.path().join("charts");
+    std::fs::create_dir(&charts).unwrap();
+    assert!(with_store(&store, &["report", &id, "-o", html.to_str().unwrap(), "--charts", charts.to_str().unwrap()]).status.success());
+    let page_svg = figure(&std::fs::read_to_string(&html).unwrap(), "iops").to_string();
+    let file_svg = std::fs::read_to_string(charts.join("iops.svg")).unwrap();
+    assert!(page_svg.contains(&file_svg), "the file is the page's chart");
+    let gone = dir.path().join("none");
+    let out = with_store(&store, &["report", &id, "-o", html.to_str().unwrap(), "--charts", gone.to_str().unwrap()]);
+    assert!(!out.status.success() && stderr(&out).contains("--charts") && stderr(&out).contains("not a directory"), "{}", stderr(&out));
+    let empty = with_store(&store, &["report", &id, "-o", html.to_str().unwrap(), "--title", " "]);
+    assert!(!empty.status.success() && stderr(&empty).contains("--title is empty"), "{}", stderr(&empty));
 }

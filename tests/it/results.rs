@@ -268,7 +268,12 @@ fn compare_tests_significance_over_repeats() {
     let md = stdout(&s.run(&["compare", &a, &b, "--force", "--format", "md"]));
     assert!(md.contains("| p |") && md.contains("significance: Welch's t-test"), "{md}");
     let csv = stdout(&s.run(&["compare", &a, &b, "--force", "--format", "csv"]));
-    assert!(csv.starts_with("point,metric,unit,better,result,value,baseline,diff_pct,ratio,verdict,significance,p_value\n"), "{csv}");
+    assert!(
+        csv.starts_with(
+            "point,metric,unit,better,result,value,baseline,diff_pct,ratio,verdict,significance,p_value,baseline_basis,basis\n"
+        ),
+        "{csv}"
+    );
     assert!(csv.lines().any(|l| l.contains(",latency mean,") && l.contains(",worse,significant,")), "{csv}");
 
     // The same figures under another id: t = 0, p = 1, nothing significant.

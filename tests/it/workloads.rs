@@ -267,3 +267,47 @@ fn flags_override_the_profile_in_the_dry_run() {
     assert!(text.contains("66.667% read"), "{text}");
     assert!(!text.contains("x 12 outstanding"), "{text}");
 }
+
+/// The terminal, for the two Exchange profiles: each worker group on a line
+/// of its own; a paced group's depth below the asked (by design) a note, not
+/// a warning (they always warned "held 0.0 of 16"); power not measured said
+/// once for the run, not after every point; the dry run the whole run's length.
+#[test]
+fn multi_group_profiles_read_plainly_on_the_terminal() {
+    let dir = shm_dir();
+    let args = ["-t", "mem:64m", "--sweep", "qd=2,16", "--time", "300ms", "--ramp", "100ms", "--no-store"];
+    for (profile, db) in [("exchange", ""), ("jetstress", ", paced at 1000 IOPS")] {
+        let out = lunmark()
+            .env("LUNMARK_SYSFS_ROOT", dir.path())
+            .env("LUNMARK_IPMITOOL", "/nonexistent/ipmitool")
+            .args(["run", profile])
+            .args(args)
+            .output()
+            .unwrap();
+        let text = stdout(&out);
+        assert!(out.status.code().is_some_and(|c| c == 0 || c == 4), "{profile}: {}", stderr(&out));
+        for qd in [2, 16] {
+            let groups = format!(
+                "workload: 2 groups, 5 workers, 1 target\n  db: 8k, 35% read, 100% random, QD {qd} x 4 workers{db}\n  \
+                 log: 4k, 0% read, 0% random, QD {qd} x 1 worker, paced at 0.25 x db's IOPS\n"
+            );
+            assert!(text.contains(&groups), "{profile}: no group lines {groups:?} in\n{text}");
+        }
+        assert!(!text.contains("warning: queue depth fell short"), "{profile}: a designed depth warned about:\n{text}");
+        assert_eq!(text.matches("power: not measured").count(), 1, "{profile}: said once per run:\n{text}");
+        let dry = lunmark().env("LUNMARK_SYSFS_ROOT", dir.path()).args(["run", profile]).args(args).arg("--dry-run").output().unwrap();
+        assert!(
+            stdout(&dry).contains("duration: 800ms of ramp and measurement over 2 measured runs, plus set-up and any idle baseline"),
+            "{profile}: {}",
+            stdout(&dry)
+        );
+    }
+    // A depth that falls short without a design reason stays a warning (psync, eight asked).
+    let f = dir.path().join("f");
+    let out = lunmark()
+        .args(["run", "-t", f.to_str().unwrap(), "--size", "8m", "--engine", "psync", "--qd", "8", "--read", "100"])
+        .args(["--time", "300ms", "--ramp", "0", "--no-store"])
+        .output()
+        .unwrap();
+    assert!(stdout(&out).contains("warning: queue depth fell short"), "{}", stdout(&out));
+}
