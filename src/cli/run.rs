@@ -845,6 +845,8 @@ pub fn execute_with(
         if let Some(rounds) = &plan.rounds {
             run::rounds::check(&plan, rounds, ctx)?;
         }
+        // A device written without --destructive: refused as the run refuses it, so both exit alike.
+        crate::target::preflight(&plan.points.iter().map(|p| &p.spec).collect::<Vec<_>>(), ctx.safety)?;
         // Memory, mappings and rings with a cache: the real run's resource check, in its words.
         run::resources::preflight(&plan, ctx.resource_extras())?;
         let store = ResultStore::choose(&args, store_flag)?;
