@@ -177,18 +177,7 @@ impl ReplayPlan {
                 warnings.push(format!("target {ti} ({uri}) gets no I/O: no device of the replayed trace goes to it"));
             }
         }
-        if loaded.reordered > 0 {
-            warnings.push(format!(
-                "--replay {name}: {} of its I/O records came after a later-timed one; they are replayed in the order of their recorded times",
-                loaded.reordered
-            ));
-        }
-        if loaded.bad_times > 0 {
-            warnings.push(format!(
-                "--replay {name}: {} skipped: their recorded time is not a time (NaN, negative or beyond a year)",
-                crate::units::counted(loaded.bad_times, "event")
-            ));
-        }
+        warnings.extend(order_said(&name.to_string(), loaded.reordered, loaded.bad_times));
         let span_ns = records.iter().map(|r| r.t_ns).max().unwrap_or(0);
         let plan = ReplayPlan {
             settings,
@@ -483,6 +472,24 @@ pub fn add_outcome<'a>(
         lag_mean_us: timed.then(|| t.lag_sum_ns as f64 / t.lag_count as f64 / 1e3),
         lag_max_us: timed.then(|| t.lag_max_ns as f64 / 1e3),
     });
+}
+
+/// What the loading of a trace changed or left out of its order: records
+/// sorted by their recorded time, events skipped for a time that is not one.
+fn order_said(name: &str, reordered: u64, bad_times: u64) -> Vec<String> {
+    let mut said = Vec::new();
+    if reordered > 0 {
+        said.push(format!(
+            "--replay {name}: {reordered} of its I/O records came after a later-timed one; they are replayed in the order of their recorded times"
+        ));
+    }
+    if bad_times > 0 {
+        said.push(format!(
+            "--replay {name}: {} skipped: their recorded time is not a time (NaN, negative or beyond a year)",
+            crate::units::counted(bad_times, "event")
+        ));
+    }
+    said
 }
 
 #[cfg(test)]
