@@ -143,7 +143,14 @@ fn load_as_written(path: &Path, kind: Option<TraceKind>) -> anyhow::Result<Loade
     let msr = kind == Some(TraceKind::Msr) || (kind.is_none() && super::msr::looks_like_msr(first));
     if msr {
         let t = super::msr::parse_msr(&text, &name)?;
-        return Ok(LoadedTrace { kind: TraceKind::Msr, records: t.records, devices: t.devices, skipped: 0, bad_times: 0, reordered: 0 });
+        return Ok(LoadedTrace {
+            kind: TraceKind::Msr,
+            records: t.records,
+            devices: t.devices,
+            skipped: t.bad_times,
+            bad_times: t.bad_times,
+            reordered: 0,
+        });
     }
     let t = super::blkparse::parse_blkparse_full(&text, &name)?;
     Ok(LoadedTrace {
