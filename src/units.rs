@@ -175,6 +175,23 @@ pub fn format_duration(d: Duration) -> String {
     }
 }
 
+/// The longest label a result may have (`--label`, an import), in characters:
+/// room for a sentence, not for a file. Stored texts are bounded so that
+/// listing and reporting them stays quick.
+pub const MAX_LABEL_CHARS: usize = 1000;
+
+/// The longest name (a profile's, a phase's, a worker group's), in characters.
+pub const MAX_NAME_CHARS: usize = 200;
+
+/// `what` is at most `max` characters: Err says how long it is and the limit.
+pub fn check_length(what: &str, text: &str, max: usize) -> Result<(), String> {
+    let n = text.chars().count();
+    if n > max {
+        return Err(format!("{what} is {n} characters long; at most {max} are allowed"));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,21 +258,4 @@ mod tests {
         assert!(parse_percent("150").is_err());
         assert!(parse_percent("x").is_err());
     }
-}
-
-/// The longest label a result may have (`--label`, an import), in characters:
-/// room for a sentence, not for a file. Stored texts are bounded so that
-/// listing and reporting them stays quick.
-pub const MAX_LABEL_CHARS: usize = 1000;
-
-/// The longest name (a profile's, a phase's, a worker group's), in characters.
-pub const MAX_NAME_CHARS: usize = 200;
-
-/// `what` is at most `max` characters: Err says how long it is and the limit.
-pub fn check_length(what: &str, text: &str, max: usize) -> Result<(), String> {
-    let n = text.chars().count();
-    if n > max {
-        return Err(format!("{what} is {n} characters long; at most {max} are allowed"));
-    }
-    Ok(())
 }

@@ -91,6 +91,7 @@ impl Reserve {
     /// which is then reported as any failed save is.
     fn beside(store: &std::path::Path) -> Reserve {
         let name = store.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        remove_stale(store, &format!(".{name}.reserve-"));
         let path = store.with_file_name(format!(".{name}.reserve-{}", std::process::id()));
         // Written, not sized: a sparse file would hold no room at all.
         match std::fs::write(&path, vec![0u8; RESERVE_BYTES]) {
@@ -105,6 +106,20 @@ impl Reserve {
     fn release(&mut self) {
         if let Some(path) = self.0.take() {
             let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// Reserves left by runs that were killed (SIGKILL leaves no chance to
+/// remove them): those whose process is gone are removed.
+fn remove_stale(store: &std::path::Path, prefix: &str) {
+    let dir = store.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix(prefix) else { continue };
+        if pid.chars().all(|c| c.is_ascii_digit()) && !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(e.path());
         }
     }
 }

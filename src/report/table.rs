@@ -410,6 +410,13 @@ fn replay_lines(r: &crate::results::replay::ReplaySummary) -> String {
         r.skipped,
         counted(r.wrapped, "offset")
     );
+    if r.bad_times > 0 || r.reordered > 0 {
+        text.push_str(&format!(
+            "replay order: {} out of time order in the trace, replayed by recorded time; {} skipped for a time that is not one\n",
+            counted(r.reordered, "record"),
+            r.bad_times
+        ));
+    }
     match (r.lag_mean_us, r.lag_max_us) {
         (Some(mean), Some(max)) => {
             text.push_str(&format!("replay lag (issue behind recorded time): mean {} us, max {} us\n", num(mean), num(max)))

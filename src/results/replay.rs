@@ -21,6 +21,13 @@ pub struct ReplaySummary {
     /// Trace events not replayed: not reads or writes (blkparse discards and
     /// flushes), or of devices --replay-map leaves out.
     pub skipped: u64,
+    /// Of `skipped`, events whose recorded time is not one (NaN, negative, absurd).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bad_times: u64,
+    /// Records that came after a later-timed one in the file, replayed in
+    /// recorded-time order (the records are sorted by time).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reordered: u64,
     /// Issued I/Os whose offset was wrapped into the region (--replay-offsets wrap).
     pub wrapped: u64,
     /// Recorded time from the first replayed record to the last, seconds.
@@ -33,4 +40,8 @@ pub struct ReplaySummary {
     pub lag_mean_us: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_max_us: Option<f64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

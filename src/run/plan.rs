@@ -312,6 +312,7 @@ impl Common {
         let mut sweeps: Vec<Sweep> = p.sweep.iter().map(|t| sweep::parse(t)).collect::<Result<_, _>>()?;
         sweeps.retain(|s| !req.sweeps.iter().any(|c| c.key == s.key));
         sweeps.extend(req.sweeps.iter().cloned());
+        flags_not_swept(req, &sweeps)?;
         let combos = sweep::product(&sweeps)?;
         let repeat = req.repeat.or(p.repeat).unwrap_or(1);
         if repeat == 0 {
@@ -491,6 +492,35 @@ fn check_points(req: &PlanRequest, common: &Common, points: &[PlannedPoint]) -> 
     }
     if let Some(r) = &p.rounds {
         rounds_judge_one_point(r, points, &p.name, &p.sweep)?;
+    }
+    Ok(())
+}
+
+/// A flag that sets what a sweep sets at every point (`exchange --qd 4`, its
+/// sweep being of qd) would be overwritten by the sweep: refused, saying
+/// whose sweep it is and how to run the one value instead.
+fn flags_not_swept(req: &PlanRequest, sweeps: &[Sweep]) -> Result<(), PlanError> {
+    let o = &req.overrides;
+    let flags: [(&str, Option<String>); 5] = [
+        ("qd", o.qd.map(|v| v.to_string())),
+        ("bs", o.bs.map(|v| v.to_string())),
+        ("read", o.read.map(|v| v.to_string())),
+        ("random", o.random.map(|v| v.to_string())),
+        ("workers", o.workers.map(|v| v.to_string())),
+    ];
+    for (key, value) in flags {
+        let (Some(value), Some(sweep)) = (value, sweeps.iter().find(|s| s.key == key)) else { continue };
+        let whose = match (&req.profile_name, req.sweeps.iter().any(|s| s.key == key)) {
+            (_, true) => "--sweep".to_string(),
+            (Some(name), false) => format!("the profile '{name}'"),
+            (None, false) => "the profile".to_string(),
+        };
+        let values = sweep.values.iter().map(|v| v.to_json().to_string().trim_matches('"').to_string()).collect::<Vec<_>>().join(",");
+        return Err(SpecError::Setting(format!(
+            "--{key} {value}: {whose} sweeps {key} ({key}={values}), which sets it at every point, so --{key} would be ignored: \
+             give --sweep {key}={value} to run only that value in place of the sweep, or drop --{key}"
+        ))
+        .into());
     }
     Ok(())
 }

@@ -41,6 +41,10 @@ pub struct ReplayPlan {
     pub mapping: Vec<(String, usize)>,
     /// Trace events that are not reads or writes (blkparse discards, flushes), not replayed.
     pub not_io: u64,
+    /// Of `not_io`, events whose time is not one.
+    pub bad_times: u64,
+    /// Records the trace listed out of time order (now sorted).
+    pub reordered: u64,
     /// Records of devices the map leaves out, not replayed.
     pub unmapped: u64,
     /// Recorded time from the first record replayed to the last.
@@ -173,7 +177,8 @@ impl ReplayPlan {
                 warnings.push(format!("target {ti} ({uri}) gets no I/O: no device of the replayed trace goes to it"));
             }
         }
-        let span_ns = records.last().map_or(0, |r| r.t_ns);
+        warnings.extend(order_said(&name.to_string(), loaded.reordered, loaded.bad_times));
+        let span_ns = records.iter().map(|r| r.t_ns).max().unwrap_or(0);
         let plan = ReplayPlan {
             settings,
             kind: loaded.kind,
@@ -182,6 +187,8 @@ impl ReplayPlan {
             devices,
             mapping,
             not_io: loaded.skipped,
+            bad_times: loaded.bad_times,
+            reordered: loaded.reordered,
             unmapped,
             span_ns,
             max_len,
@@ -457,12 +464,32 @@ pub fn add_outcome<'a>(
         records: plan.records.len() as u64,
         issued: t.issued,
         skipped: plan.skipped(),
+        bad_times: plan.bad_times,
+        reordered: plan.reordered,
         wrapped: t.wrapped,
         span_s: plan.span_ns as f64 / 1e9,
         mapping: plan.mapping.iter().map(|(d, t)| format!("{d} -> target {t}")).collect(),
         lag_mean_us: timed.then(|| t.lag_sum_ns as f64 / t.lag_count as f64 / 1e3),
         lag_max_us: timed.then(|| t.lag_max_ns as f64 / 1e3),
     });
+}
+
+/// What the loading of a trace changed or left out of its order: records
+/// sorted by their recorded time, events skipped for a time that is not one.
+fn order_said(name: &str, reordered: u64, bad_times: u64) -> Vec<String> {
+    let mut said = Vec::new();
+    if reordered > 0 {
+        said.push(format!(
+            "--replay {name}: {reordered} of its I/O records came after a later-timed one; they are replayed in the order of their recorded times"
+        ));
+    }
+    if bad_times > 0 {
+        said.push(format!(
+            "--replay {name}: {} skipped: their recorded time is not a time (NaN, negative or beyond a year)",
+            crate::units::counted(bad_times, "event")
+        ));
+    }
+    said
 }
 
 #[cfg(test)]

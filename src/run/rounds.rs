@@ -84,6 +84,13 @@ pub fn check(plan: &RunPlan, rounds: &Rounds, ctx: &RunContext) -> Result<usize>
             TargetUri::Nbd(_) | TargetUri::Iscsi(_) if rounds.purge => {
                 bail!("target {uri}: the purge of a run of rounds discards a file's or a block device's region; a network target cannot be purged from here")
             }
+            // Its purge, precondition and write mixes write whatever the flags:
+            // a read-only run of it does not exist, so none is suggested.
+            TargetUri::Device(_) if !ctx.safety.destructive => bail!(
+                "{uri} is a block device, and this run of rounds writes to it (its purge, a precondition of {}x the region, the write mixes of its sweep), \
+                 which destroys its data: add --destructive if you mean it, or give a file as the target (-t /path/to/file, which lunmark creates)",
+                rounds.precondition
+            ),
             _ => {}
         }
     }

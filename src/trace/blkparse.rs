@@ -29,7 +29,9 @@ const SECTOR: u64 = 512;
 #[derive(Clone, Debug, PartialEq)]
 struct Event<'a> {
     device: &'a str,
-    t_ns: u64,
+    /// None when the time is not one (NaN, negative, beyond `MAX_TIME_NS`):
+    /// such an event is counted as skipped, never dropped unsaid.
+    t_ns: Option<u64>,
     action: &'a str,
     rwbs: &'a str,
     sector: u64,
@@ -55,13 +57,17 @@ fn parse_line(line: &str) -> Option<Event<'_>> {
     f[2].parse::<u64>().ok()?;
     Some(Event {
         device: f[0],
-        t_ns: parse_seconds(f[3])?,
+        t_ns: parse_seconds(f[3]).filter(|&t| t <= MAX_TIME_NS),
         action: f[5],
         rwbs: f[6],
         sector: f[7].parse().ok()?,
         sectors: f[9].parse().ok()?,
     })
 }
+
+/// The latest time an event of a capture can have: blkparse counts from the
+/// start of the capture, and no capture runs for a year.
+const MAX_TIME_NS: u64 = 365 * 24 * 3600 * 1_000_000_000;
 
 /// "12.000345678" -> 12_000_345_678 ns, exactly (no float rounding).
 fn parse_seconds(text: &str) -> Option<u64> {
@@ -95,8 +101,11 @@ pub struct BlkparseTrace {
     pub records: Vec<TraceRecord>,
     /// `major:minor` of each target index of `records` (as `lsblk` names them).
     pub devices: Vec<String>,
-    /// Queued (or dispatched) events skipped: discards, flushes, zero-length events.
+    /// Queued (or dispatched) events skipped: discards, flushes, zero-length
+    /// events, and those whose time is not one (`bad_times` of them).
     pub skipped: u64,
+    /// Events skipped for a time that is not one: NaN, negative, absurd.
+    pub bad_times: u64,
 }
 
 /// `parse_blkparse` with device names and the count of skipped events.
@@ -114,10 +123,14 @@ pub fn parse_blkparse_full(text: &str, name: &str) -> Result<BlkparseTrace> {
     let mut targets: HashMap<&str, u16> = HashMap::new();
     let mut devices = Vec::new();
     let mut records = Vec::new();
-    let mut skipped = 0;
+    let (mut skipped, mut bad_times) = (0, 0);
     for e in events.iter().filter(|e| e.action == action) {
         let Some(op) = op_of(e.rwbs).filter(|_| e.sectors > 0) else {
             skipped += 1;
+            continue;
+        };
+        let Some(t_ns) = e.t_ns else {
+            (skipped, bad_times) = (skipped + 1, bad_times + 1);
             continue;
         };
         let next = targets.len();
@@ -126,7 +139,7 @@ pub fn parse_blkparse_full(text: &str, name: &str) -> Result<BlkparseTrace> {
             next as u16
         });
         let len = e.sectors.saturating_mul(SECTOR).min(u32::MAX as u64) as u32;
-        records.push(TraceRecord { t_ns: e.t_ns, op, target, offset: e.sector.saturating_mul(SECTOR), len });
+        records.push(TraceRecord { t_ns, op, target, offset: e.sector.saturating_mul(SECTOR), len });
     }
     if records.is_empty() {
         bail!(
@@ -135,7 +148,7 @@ pub fn parse_blkparse_full(text: &str, name: &str) -> Result<BlkparseTrace> {
             events.len()
         );
     }
-    Ok(BlkparseTrace { records, devices, skipped })
+    Ok(BlkparseTrace { records, devices, skipped, bad_times })
 }
 
 /// Reads a `blkparse` text file (see the module doc).

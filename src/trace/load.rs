@@ -50,8 +50,32 @@ pub struct LoadedTrace {
     /// (blkparse), "0" (a lunmark trace: the index in the run that recorded it).
     pub devices: Vec<String>,
     /// Events of the trace that are not reads or writes (blkparse discards and
-    /// flushes), skipped.
+    /// flushes), or whose time is not one (`bad_times`), skipped.
     pub skipped: u64,
+    /// Events skipped for a time that is not one (NaN, negative, absurd).
+    pub bad_times: u64,
+    /// Records that came before an earlier-timed one in the file: the records
+    /// are sorted by their recorded time (stably), and this many moved.
+    pub reordered: u64,
+}
+
+/// Sorts records by their recorded time, keeping the file's order among
+/// equal times: a replay issues them in time order, and a record issued
+/// "late" only because the file listed it after a later one would count
+/// lateness lunmark did not cause. The count of records that were out of order.
+fn in_time_order(records: &mut [TraceRecord]) -> u64 {
+    let mut latest = 0;
+    let mut out_of_order = 0;
+    for r in records.iter() {
+        if r.t_ns < latest {
+            out_of_order += 1;
+        }
+        latest = latest.max(r.t_ns);
+    }
+    if out_of_order > 0 {
+        records.sort_by_key(|r| r.t_ns);
+    }
+    out_of_order
 }
 
 /// Loads a trace, telling the binary format (by its magic) from `blkparse` text.
@@ -63,6 +87,13 @@ pub fn load_trace(path: &Path) -> anyhow::Result<(TraceKind, Vec<TraceRecord>)> 
 /// Loads a trace in the format given, or the one detected: the binary format
 /// by its magic, MSR CSV by the shape of its first line, else blkparse text.
 pub fn load_trace_as(path: &Path, kind: Option<TraceKind>) -> anyhow::Result<LoadedTrace> {
+    let mut t = load_as_written(path, kind)?;
+    t.reordered = in_time_order(&mut t.records);
+    Ok(t)
+}
+
+/// `load_trace_as` with the records in the file's order.
+fn load_as_written(path: &Path, kind: Option<TraceKind>) -> anyhow::Result<LoadedTrace> {
     use crate::output_path::describe_io;
     let mut start = [0u8; 8];
     // The limit is the text formats' until the magic tells a binary trace (whose reader checks its own).
@@ -79,7 +110,7 @@ pub fn load_trace_as(path: &Path, kind: Option<TraceKind>) -> anyhow::Result<Loa
         // Index order: target i of the recording run stays target i, even when
         // target 1 issued first. Indexes with no record still get a name.
         let devices = (0..seen.last().map_or(0, |&m| m as usize + 1)).map(|i| i.to_string()).collect();
-        return Ok(LoadedTrace { kind: TraceKind::Binary, records, devices, skipped: 0 });
+        return Ok(LoadedTrace { kind: TraceKind::Binary, records, devices, skipped: 0, bad_times: 0, reordered: 0 });
     }
     if binary {
         anyhow::bail!(
@@ -115,10 +146,24 @@ pub fn load_trace_as(path: &Path, kind: Option<TraceKind>) -> anyhow::Result<Loa
     let msr = kind == Some(TraceKind::Msr) || (kind.is_none() && super::msr::looks_like_msr(first));
     if msr {
         let t = super::msr::parse_msr(&text, &name)?;
-        return Ok(LoadedTrace { kind: TraceKind::Msr, records: t.records, devices: t.devices, skipped: 0 });
+        return Ok(LoadedTrace {
+            kind: TraceKind::Msr,
+            records: t.records,
+            devices: t.devices,
+            skipped: t.bad_times,
+            bad_times: t.bad_times,
+            reordered: 0,
+        });
     }
     let t = super::blkparse::parse_blkparse_full(&text, &name)?;
-    Ok(LoadedTrace { kind: TraceKind::Blkparse, records: t.records, devices: t.devices, skipped: t.skipped })
+    Ok(LoadedTrace {
+        kind: TraceKind::Blkparse,
+        records: t.records,
+        devices: t.devices,
+        skipped: t.skipped,
+        bad_times: t.bad_times,
+        reordered: 0,
+    })
 }
 
 #[cfg(test)]

@@ -32,7 +32,13 @@ pub struct MsrTrace {
     pub records: Vec<TraceRecord>,
     /// `host/disk` of each target index of `records`.
     pub devices: Vec<String>,
+    /// Lines skipped for an absurd time: more than a year from the trace's
+    /// first I/O (a capture covers days at most).
+    pub bad_times: u64,
 }
+
+/// A year in the format's 100 ns ticks.
+const YEAR_TICKS: u64 = 365 * 24 * 3600 * (1_000_000_000 / NS_PER_TICK);
 
 /// True when `line` (the first non-empty line of a file) has the shape of an
 /// MSR CSV line or its header: seven comma-separated fields, the first a
@@ -51,8 +57,7 @@ pub fn parse_msr(text: &str, name: &str) -> Result<MsrTrace> {
     let mut devices: Vec<String> = Vec::new();
     let mut index: HashMap<(String, String), u16> = HashMap::new();
     let mut records = Vec::new();
-    let mut first_ticks: Option<u64> = None;
-    let mut last_ns = 0u64;
+
     let shape =
         "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime (for example 128166372003061629,usr,0,Read,7014609920,24576,41286)";
     for (i, raw) in text.lines().enumerate() {
@@ -85,9 +90,8 @@ pub fn parse_msr(text: &str, name: &str) -> Result<MsrTrace> {
         number(6, "ResponseTime")?;
         let len = u32::try_from(size)
             .map_err(|_| anyhow::anyhow!("{name}, line {line_no}: Size {size} is above the largest transfer lunmark issues (4 GiB)"))?;
-        let first = *first_ticks.get_or_insert(ticks);
-        let t_ns = ticks.saturating_sub(first).saturating_mul(NS_PER_TICK).max(last_ns);
-        last_ns = t_ns;
+        // The ticks for now: `times_from_ticks` makes them times once all are read.
+        let t_ns = ticks;
         let key = (f[1].to_string(), f[2].to_string());
         let target = match index.get(&key) {
             Some(&t) => t,
@@ -103,7 +107,27 @@ pub fn parse_msr(text: &str, name: &str) -> Result<MsrTrace> {
     if records.is_empty() {
         bail!("{name}: no I/O lines; an MSR Cambridge trace has one line per I/O: {shape}");
     }
-    Ok(MsrTrace { records, devices })
+    let bad_times = times_from_ticks(&mut records);
+    Ok(MsrTrace { records, devices, bad_times })
+}
+
+/// Turns the records' ticks (in `t_ns` until now) into nanoseconds from the
+/// first record, each no earlier than the one before it (as the capture
+/// logged them). A record more than a year from the trace's median time is
+/// an absurd time, not an I/O of the capture: skipped, and the count returned.
+fn times_from_ticks(records: &mut Vec<TraceRecord>) -> u64 {
+    let mut ticks: Vec<u64> = records.iter().map(|r| r.t_ns).collect();
+    ticks.sort_unstable();
+    let median = ticks.get(ticks.len() / 2).copied().unwrap_or(0);
+    let before = records.len();
+    records.retain(|r| r.t_ns.abs_diff(median) <= YEAR_TICKS);
+    let first = records.first().map_or(0, |r| r.t_ns);
+    let mut last_ns = 0u64;
+    for r in records.iter_mut() {
+        r.t_ns = r.t_ns.saturating_sub(first).saturating_mul(NS_PER_TICK).max(last_ns);
+        last_ns = r.t_ns;
+    }
+    (before - records.len()) as u64
 }
 
 #[cfg(test)]
@@ -138,6 +162,19 @@ mod tests {
         // Another Type word is still MSR: the parser then names the Type.
         assert!(looks_like_msr("100,h,0,Trim,0,4096,1"));
         assert!(!looks_like_msr("100,h,0,12,0,4096,1"));
+    }
+
+    /// A line timed in the year 9999 (or first in the file) is counted as
+    /// skipped; it made every later record wait until then.
+    #[test]
+    fn an_absurd_time_is_skipped_and_counted_wherever_it_is() {
+        let absurd = "2650467743990000000,usr,0,Read,0,4096,1\n";
+        for text in [format!("{SAMPLE}{absurd}{SAMPLE}"), format!("{absurd}{SAMPLE}")] {
+            let t = parse_msr(&text, "t.csv").unwrap();
+            assert_eq!(t.bad_times, 1);
+            assert!(t.records.iter().all(|r| r.t_ns < 10_000_000_000), "{:?}", t.records);
+            assert_eq!(t.records[0].t_ns, 0);
+        }
     }
 
     #[test]

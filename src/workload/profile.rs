@@ -241,7 +241,11 @@ fn names_bounded(p: &Profile) -> Result<(), String> {
 /// The keys of `[data]` as the file writes them (`dedupe_unit = "4k"` as
 /// `"4k"`), so that a refusal names them as the user wrote them.
 fn data_keys(text: &str, origin: &str) -> DataKeys {
-    let table: Option<toml::Table> = toml::from_str(text).ok();
+    // A second parse of the whole file only where it has a [data] table
+    // (written `[data]` or `data = {...}`): parsing is most of the time a
+    // profile of many phases takes to plan.
+    let has_data = text.lines().any(|l| l.trim_start().starts_with("[data") || l.trim_start().starts_with("data"));
+    let table: Option<toml::Table> = if has_data { toml::from_str(text).ok() } else { None };
     let keys = table.as_ref().and_then(|t| t.get("data")).and_then(|d| d.as_table());
     let as_written = |key: &str| keys.and_then(|t| t.get(key)).map(|v| v.to_string());
     DataKeys {

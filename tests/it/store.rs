@@ -322,3 +322,21 @@ fn a_result_deleted_during_its_run_stays_deleted_and_both_sides_say_so() {
         "the deleted result came back"
     );
 }
+
+/// The room a run keeps beside its store is gone when it ends, and one left
+/// by a killed run (its process gone) is removed by the next run.
+#[test]
+fn a_runs_reserve_beside_the_store_is_removed_and_a_killed_runs_too() {
+    let dir = shm_dir();
+    let db = dir.path().join("results.db");
+    let stale = dir.path().join(".results.db.reserve-999999999");
+    std::fs::write(&stale, vec![0u8; 65536]).unwrap();
+    measure(&db, "one");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("reserve"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

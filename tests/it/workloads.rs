@@ -311,3 +311,47 @@ fn multi_group_profiles_read_plainly_on_the_terminal() {
         .unwrap();
     assert!(stdout(&out).contains("warning: queue depth fell short"), "{}", stdout(&out));
 }
+
+/// A flag that sets what the profile's own sweep sets at every point is
+/// refused with the reason and what to give instead (it was accepted and
+/// ignored: `exchange --qd 4` ran QD 2..64), by the dry run and the run alike.
+#[test]
+fn a_flag_a_profiles_sweep_would_overwrite_is_refused_by_dry_run_and_run() {
+    let cases: [(&[&str], &str); 3] = [
+        (&["exchange", "--qd", "4"], "--qd 4: the profile 'exchange' sweeps qd (qd=2,4,8,16,32,64), which sets it at every point, so --qd would be ignored: give --sweep qd=4"),
+        (&["pts-iops", "--read", "100"], "--read 100: the profile 'pts-iops' sweeps read (read=100,95,65,50,35,5,0)"),
+        (&["pts-iops", "--bs", "4k"], "--bs 4k: the profile 'pts-iops' sweeps bs"),
+    ];
+    for (flags, said) in cases {
+        for mode in [&["--dry-run"][..], &["--no-store", "--time", "100ms"]] {
+            let out = run(&[&["run", "-t", "mem:64m"][..], flags, mode].concat());
+            assert_eq!(out.status.code(), Some(1), "{flags:?} {mode:?}: {}", stdout(&out));
+            assert!(stderr(&out).contains(said), "{flags:?} {mode:?}: {}", stderr(&out));
+        }
+    }
+    // The one value as a sweep runs, and a flag the sweep leaves alone still applies.
+    let out = run(&["run", "exchange", "-t", "mem:64m", "--sweep", "qd=4", "--dry-run"]);
+    assert!(out.status.success() && stdout(&out).starts_with("point 1/1: qd=4"), "{}", stderr(&out));
+}
+
+/// `pts-iops` on a device without --destructive: the dry run refuses it as
+/// the run does (it exited 0), and the refusal suggests what helps (not
+/// `--read 100`, which its own sweep and purge would override).
+#[test]
+fn pts_iops_on_a_device_is_refused_alike_with_a_way_that_helps() {
+    require_root!();
+    let dir = shm_dir();
+    let dev = LoopDevice::new(dir.path(), 64 << 20);
+    let path = dev.path.to_str().unwrap();
+    for mode in [&["--dry-run"][..], &["--no-store"]] {
+        let out = run(&[&["run", "pts-iops", "-t", path][..], mode].concat());
+        let e = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{mode:?}: {e}");
+        assert!(e.contains(&format!("{path} is a block device, and this run of rounds writes to it")), "{mode:?}: {e}");
+        assert!(e.contains("add --destructive if you mean it, or give a file as the target") && !e.contains("--read 100"), "{mode:?}: {e}");
+    }
+    // A plain write workload's dry run refuses the device as its run does.
+    let out = run(&["run", "-t", path, "--read", "0", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stderr(&out).contains("Add --destructive"), "{}", stderr(&out));
+}
