@@ -29,11 +29,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("verify", &["workload", "units", "output_path", "input_path"]),
     ("metrics", &["verify", "workload", "units", "output_path", "input_path"]),
     ("transport", &["units"]),
-    ("target", &["transport", "metrics", "workload", "units", "output_path", "input_path"]),
-    ("engine", &["target", "transport", "metrics", "workload", "units", "output_path", "input_path"]),
+    ("targets", &["transport", "metrics", "workload", "units", "output_path", "input_path"]),
+    ("engine", &["targets", "transport", "metrics", "workload", "units", "output_path", "input_path"]),
     // The result schema and what builds it from recorders: reads what the run produced.
-    ("results", &["engine", "target", "metrics", "verify", "workload", "units", "output_path", "input_path"]),
-    ("run", &["results", "engine", "target", "metrics", "verify", "trace", "workload", "units", "output_path", "input_path"]),
+    ("results", &["engine", "targets", "metrics", "verify", "workload", "units", "output_path", "input_path"]),
+    ("run", &["results", "engine", "targets", "metrics", "verify", "trace", "workload", "units", "output_path", "input_path"]),
     // The exporters and the renderers. `verify` sits below `metrics`, which
     // imports it: the verify report reads its blocks and options as they are.
     ("report", &["results", "metrics", "verify", "workload", "units", "output_path", "input_path"]),
@@ -43,7 +43,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("mpi", &["run", "results", "metrics", "verify", "workload", "units", "output_path", "input_path"]),
     (
         "lab",
-        &["run", "report", "results", "engine", "target", "metrics", "sizing", "trace", "workload", "units", "output_path", "input_path"],
+        &["run", "report", "results", "engine", "targets", "metrics", "sizing", "trace", "workload", "units", "output_path", "input_path"],
     ),
     (
         "cli",
@@ -54,7 +54,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "report",
             "results",
             "engine",
-            "target",
+            "targets",
             "transport",
             "metrics",
             "verify",
@@ -67,7 +67,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     // Property tests of the parsers, which sit in several layers.
-    ("parsers_proptest", &["results", "target", "verify", "workload", "units"]),
+    ("parsers_proptest", &["results", "targets", "verify", "workload", "units"]),
 ];
 
 /// Upward imports that remain, each with what removes it. Keep this list
@@ -284,8 +284,8 @@ fn files_of_a_module_import_each_other_in_no_circle() {
 
 #[test]
 fn the_reader_finds_grouped_and_nested_paths() {
-    let code = "use crate::{engine::mem, target::{self, OpenTarget}};\nlet x = crate::units::parse_size(s);\n";
+    let code = "use crate::{engine::mem, targets::{self, OpenTarget}};\nlet x = crate::units::parse_size(s);\n";
     let got = paths_after(code, concat!("crate", "::"));
-    assert_eq!(got, vec![vec!["engine".to_string(), "mem".into()], vec!["target".into()], vec!["units".into(), "parse_size".into()]]);
+    assert_eq!(got, vec![vec!["engine".to_string(), "mem".into()], vec!["targets".into()], vec!["units".into(), "parse_size".into()]]);
     assert!(paths_after("let a = my_crate::x;", concat!("crate", "::")).is_empty());
 }

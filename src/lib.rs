@@ -24,7 +24,7 @@ pub mod report;
 pub mod results;
 pub mod run;
 pub mod sizing;
-pub mod target;
+pub mod targets;
 pub mod trace;
 pub mod transport;
 pub mod units;

@@ -496,8 +496,8 @@ mod tests {
     /// `OutputFile`, or add it here with its reason.
     const WRITERS_OUTSIDE_THE_GUARD: &[(&str, &str)] = &[
         ("src/output_path.rs", "the guard itself"),
-        ("src/target/mod.rs", "creates and fills benchmark target files; the target safety rules govern them"),
-        ("src/target/cache_store.rs", "the --cache-dev file or device, a target under the same rules"),
+        ("src/targets/mod.rs", "creates and fills benchmark target files; the target safety rules govern them"),
+        ("src/targets/cache_store.rs", "the --cache-dev file or device, a target under the same rules"),
         ("src/lab/protocols.rs", "a LUN file inside the lab's own fresh directory"),
         ("src/cli/keep.rs", "a 64 KiB reserve file beside the store, named after it and this process, freed when a save fails so the status can still be written"),
         ("src/results/store.rs", "the result store and a write-test probe beside it; the store path itself is judged by this guard at the command line first (cli/paths.rs)"),

@@ -7,7 +7,7 @@
 use proptest::prelude::*;
 
 use crate::results::pass;
-use crate::target::uri;
+use crate::targets::uri;
 use crate::units::{parse_duration, parse_percent, parse_size, Bytes};
 use crate::verify::journal::{self, record, tests::journal as journal_bytes, COMPLETED, SUBMITTED};
 use crate::workload::{profile, sweep};

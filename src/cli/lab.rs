@@ -7,7 +7,7 @@ use super::exit;
 use super::live_view::LiveView;
 use super::run::{measure_and_keep, ResultStore, RunArgs};
 use crate::run::request::RunRequest;
-use crate::target::Target;
+use crate::targets::Target;
 
 #[derive(Subcommand, Debug)]
 pub enum Study {

@@ -161,8 +161,8 @@ pub fn check(command: &Command, matches: &ArgMatches) -> Result<(), OutputError>
 
 /// The file or device a target URI names (None for mem:, null: and network targets).
 fn target_file(uri: &str) -> Option<PathBuf> {
-    match crate::target::uri::parse(uri) {
-        Ok(crate::target::uri::TargetUri::File(p) | crate::target::uri::TargetUri::Device(p)) => Some(p),
+    match crate::targets::uri::parse(uri) {
+        Ok(crate::targets::uri::TargetUri::File(p) | crate::targets::uri::TargetUri::Device(p)) => Some(p),
         _ => None,
     }
 }

@@ -16,7 +16,7 @@ use crate::results::store::{self, Store};
 use crate::run::plan::{Overrides, PlanRequest};
 use crate::run::request::RunRequest;
 use crate::run::{self, RunContext, RunObserver, RunPlan};
-use crate::target::{SafetyFlags, Target};
+use crate::targets::{SafetyFlags, Target};
 use crate::units::{parse_duration, parse_percent, parse_size, Bytes};
 use crate::workload::fio_map;
 use crate::workload::profile::{self, Phase, Profile};
@@ -433,8 +433,8 @@ impl RunArgs {
     /// context (power, cache, verify, link, pinning) whole.
     pub(super) fn request_from(&self, profile: Profile, profile_name: Option<String>, targets: Vec<String>) -> Result<RunRequest> {
         // CHAP secrets leave the URIs here, before anything can record them.
-        let targets: Vec<String> = targets.iter().map(|t| crate::target::credentials::hide(t)).collect();
-        let profile = Profile { targets: profile.targets.iter().map(|t| crate::target::credentials::hide(t)).collect(), ..profile };
+        let targets: Vec<String> = targets.iter().map(|t| crate::targets::credentials::hide(t)).collect();
+        let profile = Profile { targets: profile.targets.iter().map(|t| crate::targets::credentials::hide(t)).collect(), ..profile };
         // Parsed once, here: the plan and the run match on the parsed URI.
         let targets_given = !targets.is_empty();
         let given = if targets_given { &targets } else { &profile.targets };
@@ -728,7 +728,7 @@ fn flags_profile() -> Profile {
 /// target, each would be ignored. (A job file's or profile's engine is not
 /// refused: `-t` may replace its files with a target of another kind.)
 fn refuse_unused_engine_flags(args: &RunArgs, plan: &RunPlan) -> Result<()> {
-    use crate::target::TargetUri;
+    use crate::targets::TargetUri;
     let uris: Vec<&TargetUri> = plan.points.iter().flat_map(|p| p.targets.iter()).map(|t| &t.uri).collect();
     if let Some(engine) = &args.engine {
         if engine != "auto" && !uris.iter().any(|u| matches!(u, TargetUri::File(_) | TargetUri::Device(_))) {
@@ -958,7 +958,7 @@ impl RunArgs {
         };
         power.check().map_err(anyhow::Error::msg)?;
         Ok(RunContext {
-            command_line: std::env::args().map(|a| crate::target::credentials::hide_in_arg(&a)).collect(),
+            command_line: std::env::args().map(|a| crate::targets::credentials::hide_in_arg(&a)).collect(),
             label: self.label.clone(),
             profile: None,
             safety: SafetyFlags { destructive: self.destructive, force: self.force },

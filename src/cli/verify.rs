@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use super::exit;
-use crate::target::TargetUri;
+use crate::targets::TargetUri;
 use crate::verify::block::{self, Expect};
 use crate::verify::journal::{self, JournalHeader};
 
@@ -55,7 +55,7 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
     // Without access-time updates, as the run opened it: checking a file is no use of it.
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
-    let file = crate::target::no_atime::open(options, 0, Path::new(path)).with_context(|| format!("opening {path} to verify it"))?;
+    let file = crate::targets::no_atime::open(options, 0, Path::new(path)).with_context(|| format!("opening {path} to verify it"))?;
     check_region(&args.journal, h, ti, &file, path)?;
     let mut buf = vec![0u8; h.block as usize];
     let (mut checked, mut corrupt, mut uncertain, mut unknown) = (0u64, Vec::new(), Vec::new(), 0u64);
@@ -141,7 +141,7 @@ fn check_region(journal: &Path, h: &JournalHeader, ti: usize, file: &std::fs::Fi
 /// not to wherever `lunmark verify` is started; journals of older versions
 /// did not record it, so their relative paths stay relative to here.
 fn local_path(h: &JournalHeader, uri: &str) -> PathBuf {
-    let p = match crate::target::parse(uri) {
+    let p = match crate::targets::parse(uri) {
         Ok(TargetUri::File(p)) | Ok(TargetUri::Device(p)) => p,
         _ => PathBuf::from(uri),
     };
@@ -157,14 +157,14 @@ fn find_target(h: &JournalHeader, given: &str) -> Option<usize> {
     if let Some(i) = h.targets.iter().position(|t| t.uri == given) {
         return Some(i);
     }
-    let Ok(TargetUri::File(given) | TargetUri::Device(given)) = crate::target::parse(given) else { return None };
+    let Ok(TargetUri::File(given) | TargetUri::Device(given)) = crate::targets::parse(given) else { return None };
     let given = std::path::absolute(&given).ok()?;
     let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     };
     h.targets.iter().position(|t| {
-        matches!(crate::target::parse(&t.uri), Ok(TargetUri::File(_) | TargetUri::Device(_)))
+        matches!(crate::targets::parse(&t.uri), Ok(TargetUri::File(_) | TargetUri::Device(_)))
             && std::path::absolute(local_path(h, &t.uri)).is_ok_and(|p| same(&p, &given))
     })
 }

@@ -5,7 +5,7 @@
 use std::io;
 
 use super::{cache, iscsi, mem, nbd, psync, uring, BufferPool, Engine, EngineKind};
-use crate::target::{Handle, OpenTarget, TargetKind};
+use crate::targets::{Handle, OpenTarget, TargetKind};
 use crate::workload::polling::Polling;
 use crate::workload::EngineChoice;
 
@@ -74,7 +74,7 @@ fn build_plain(
             Ok(Box::new(iscsi::IscsiEngine::connect(&uris, connections, pool)?))
         }
         EngineKind::Nbd => {
-            // The connections were opened before the point (target::open_all).
+            // The connections were opened before the point (targets::open_all).
             let pools = targets
                 .iter()
                 .map(|t| {
@@ -125,7 +125,7 @@ fn remote(t: &OpenTarget) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::target::{open_all, RunTargets};
+    use crate::targets::{open_all, RunTargets};
     use crate::workload::{WorkerGroup, WorkloadSpec};
 
     /// Opens `targets` as a run does (a file is created with --size, buffered so

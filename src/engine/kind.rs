@@ -4,7 +4,7 @@
 //! factory ask these instead of recognising engines by their names; the name
 //! is only what the result records ("io_uring", "mem").
 
-use crate::target::{TargetKind, TargetUri};
+use crate::targets::{TargetKind, TargetUri};
 use crate::workload::EngineChoice;
 
 /// The engine family of a target.
@@ -110,7 +110,7 @@ mod tests {
             let auto = if super::super::uring::available() { EngineKind::IoUring } else { EngineKind::Psync };
             assert_eq!(EngineKind::for_target(kind, EngineChoice::Auto), auto);
         }
-        let uri = |s: &str| crate::target::parse(s).unwrap();
+        let uri = |s: &str| crate::targets::parse(s).unwrap();
         assert_eq!(EngineKind::for_uri(&uri("mem:1m"), EngineChoice::Psync), EngineKind::Mem);
         assert_eq!(EngineKind::for_uri(&uri("/dev/loop0"), EngineChoice::Psync), EngineKind::Psync);
         assert_eq!(EngineKind::for_uri(&uri("/tmp/x"), EngineChoice::IoUring), EngineKind::IoUring);

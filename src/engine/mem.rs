@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::{BufferPool, Capabilities, Completion, Engine, EngineKind, IoRequest};
 use crate::workload::Op;
 
-pub use crate::target::mem_lun::MemLun;
+pub use crate::targets::mem_lun::MemLun;
 
 pub struct MemEngine {
     /// None: a null: target, which completes every I/O without moving data.

@@ -28,7 +28,7 @@ use crate::results::model::RunResult;
 use crate::run::request::RunRequest;
 use crate::run::RunObserver;
 use crate::sizing::mrc::{block_accesses, MissRatioCurve};
-use crate::target::Target;
+use crate::targets::Target;
 use crate::trace::{load_trace, TraceRecord};
 
 /// The paper's sizes, % of the LUN.

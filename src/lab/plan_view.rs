@@ -6,7 +6,7 @@
 
 use crate::report::plan_text::{self, PlanView, PointView, ReplayView, Transport};
 use crate::run::plan::RunPlan;
-use crate::target::TargetUri;
+use crate::targets::TargetUri;
 
 /// The plan as the dry run states it.
 pub fn view(plan: &RunPlan) -> PlanView<'_> {

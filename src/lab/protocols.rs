@@ -17,7 +17,7 @@ use crate::results::line_rate::{Link, LinkSetting};
 use crate::results::model::RunResult;
 use crate::run::request::RunRequest;
 use crate::run::RunObserver;
-use crate::target::Target;
+use crate::targets::Target;
 
 /// A target of the study: its label and URI, or why it was skipped.
 pub struct Leg {
@@ -157,7 +157,7 @@ pub fn plan_text(request: &RunRequest, size: &str) -> Result<String> {
 /// targets, so that no read of the iSCSI leg hits a hole either.
 fn make_filled(path: &std::path::Path, size: &str) -> Result<()> {
     let bytes = crate::units::parse_size(size)?.get();
-    crate::target::fill_holes(&std::fs::File::create(path)?, bytes, 1)?;
+    crate::targets::fill_holes(&std::fs::File::create(path)?, bytes, 1)?;
     Ok(())
 }
 

@@ -321,8 +321,8 @@ impl LinkSetting {
 fn refuse_in_process(points: &[&WorkloadSpec]) -> Result<(), String> {
     // mem: and null: live in lunmark's own memory: no byte of theirs crosses
     // any link, so a share of one would be a figure of nothing.
-    use crate::target::{TargetKind, TargetUri};
-    let in_process = |t: &String| crate::target::parse(t).is_ok_and(|u: TargetUri| matches!(u.kind(), TargetKind::Mem | TargetKind::Null));
+    use crate::targets::{TargetKind, TargetUri};
+    let in_process = |t: &String| crate::targets::parse(t).is_ok_and(|u: TargetUri| matches!(u.kind(), TargetKind::Mem | TargetKind::Null));
     let all: Vec<&String> = points.iter().flat_map(|s| s.targets.iter()).collect();
     if !all.is_empty() && all.iter().all(|t| in_process(t)) {
         return Err(format!(

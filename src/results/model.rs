@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::metrics::cpu::CpuUsage;
 use crate::metrics::IoErrorRecord;
-use crate::target::TargetFacts;
+use crate::targets::TargetFacts;
 use crate::workload::WorkloadSpec;
 
 pub const SCHEMA_VERSION: u32 = 1;

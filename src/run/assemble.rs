@@ -14,7 +14,7 @@ use super::session::Session;
 use crate::engine::cache::config::CacheConfig;
 use crate::engine::cache::TargetCache;
 use crate::results::model::{RunResult, Status};
-use crate::target::OpenTarget;
+use crate::targets::OpenTarget;
 
 /// What the point's targets bring to its result, taken before they move into the workers.
 pub struct Added {

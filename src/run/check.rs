@@ -9,7 +9,7 @@ use anyhow::{bail, Result};
 
 use super::{rounds, RunContext, RunPlan};
 use crate::results::line_rate::PointLink;
-use crate::target;
+use crate::targets;
 use crate::workload::WorkloadSpec;
 
 /// A plan that passed `check`, with what the check worked out for the run.
@@ -53,7 +53,7 @@ pub fn check(plan: RunPlan, ctx: &RunContext) -> Result<ReadyPlan> {
         Some(l) => l.resolve(&specs).map_err(anyhow::Error::msg)?,
         None => Vec::new(),
     };
-    let ready = target::preflight(&specs, ctx.safety)
+    let ready = targets::preflight(&specs, ctx.safety)
         .map_err(anyhow::Error::from)
         .and_then(|_| super::resources::preflight(&plan, ctx.resource_extras()).map_err(anyhow::Error::from));
     // Every rank of a cluster checks its own targets: one that cannot start stops them all, before any load.

@@ -139,7 +139,7 @@ mod tests {
             points: vec![PlannedPoint {
                 params: Default::default(),
                 label: String::new(),
-                targets: vec![crate::target::Target::parse(target).unwrap()],
+                targets: vec![crate::targets::Target::parse(target).unwrap()],
                 spec,
                 asked_qd: vec![qd],
             }],

@@ -39,7 +39,7 @@ use anyhow::Result;
 
 use crate::results::host::{host_facts, new_id};
 use crate::results::model::{RunResult, Status, SCHEMA_VERSION};
-use crate::target::SafetyFlags;
+use crate::targets::SafetyFlags;
 pub use check::{check, ReadyPlan};
 pub use observer::{Fanout, NoObserver, RunObserver};
 pub use plan::{PlannedPoint, RunPlan};
@@ -234,7 +234,7 @@ impl Repeats<'_, '_, '_> {
     }
 
     /// One run of point `p` on its opened targets, with power sampled around it, assembled.
-    fn measure(&mut self, at: stop::At, repeat: usize, p: &PlannedPoint, targets: Vec<crate::target::OpenTarget>) -> point::PointOutcome {
+    fn measure(&mut self, at: stop::At, repeat: usize, p: &PlannedPoint, targets: Vec<crate::targets::OpenTarget>) -> point::PointOutcome {
         let label = if at.repeats > 1 { format!("{} repeat {}/{}", p.label, repeat + 1, at.repeats) } else { p.label.clone() };
         let position = point::PointPosition { index: at.point, count: at.points, label: label.trim() };
         let added = assemble::Added::of(&targets);

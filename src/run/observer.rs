@@ -97,7 +97,7 @@ mod tests {
             label: format!("bs={bs}"),
             spec,
             asked_qd: vec![1],
-            targets: vec![crate::target::Target::parse("mem:1m").unwrap()],
+            targets: vec![crate::targets::Target::parse("mem:1m").unwrap()],
         }
     }
 

@@ -9,7 +9,7 @@ use thiserror::Error;
 use crate::engine::{uring, EngineKind};
 use crate::results::pass::{self, Criterion, PassError};
 use crate::results::repeats::Pick;
-use crate::target::{self, Target, TargetUri, UriError};
+use crate::targets::{self, Target, TargetUri, UriError};
 use crate::units::Bytes;
 use crate::workload::phase_axis::{self, Overridden, PhasePoint};
 use crate::workload::profile::{Phase, Profile};
@@ -38,13 +38,13 @@ impl PlannedPoint {
         engines(&self.targets, self.spec.engine)
     }
 
-    /// Opens this point's targets, each by its parsed kind (`target::open_targets`).
+    /// Opens this point's targets, each by its parsed kind (`targets::open_targets`).
     pub fn open_targets(
         &self,
-        flags: target::SafetyFlags,
-        run: &mut target::RunTargets,
-    ) -> Result<Vec<target::OpenTarget>, target::TargetError> {
-        target::open_targets(&self.spec, &self.targets, flags, run)
+        flags: targets::SafetyFlags,
+        run: &mut targets::RunTargets,
+    ) -> Result<Vec<targets::OpenTarget>, targets::TargetError> {
+        targets::open_targets(&self.spec, &self.targets, flags, run)
     }
 }
 
@@ -118,7 +118,7 @@ pub fn effective(mut spec: WorkloadSpec, targets: &[Target]) -> Result<(Workload
     spec.validate()?;
     debug_assert_eq!(spec.targets.len(), targets.len(), "a point's parsed targets are its spec's");
     let uris: Vec<TargetUri> = targets.iter().map(|t| t.uri.clone()).collect();
-    target::ops_support::check_uris(&spec, &uris).map_err(PlanError::Ops)?;
+    targets::ops_support::check_uris(&spec, &uris).map_err(PlanError::Ops)?;
     if spec.engine == EngineChoice::IoUring && !uring::available() {
         return Err(PlanError::NoUring);
     }

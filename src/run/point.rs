@@ -21,7 +21,7 @@ use crate::results::per_worker::{self, TargetFigures, WorkerFigures, WorkerInput
 use crate::results::point_summary::{point_summary, PointFigures};
 use crate::results::stall::InFlightAtEnd;
 use crate::results::summarize::SHORTEST_ROW_S;
-use crate::target::OpenTarget;
+use crate::targets::OpenTarget;
 use crate::workload::{RunLength, WorkloadSpec};
 
 pub use super::outcome::{Measured, PointOutcome};
@@ -700,7 +700,7 @@ mod tests {
             ]
         }))
         .unwrap();
-        let targets = crate::target::open_all(&spec, Default::default(), &mut Default::default()).unwrap();
+        let targets = crate::targets::open_all(&spec, Default::default(), &mut Default::default()).unwrap();
         let (tx, rx) = mpsc::channel();
         thread::spawn(move || {
             let position = PointPosition { index: 0, count: 1, label: "" };
@@ -740,7 +740,7 @@ mod tests {
 
     /// Runs `spec` on mem:, setting the interrupt flag after `stop_after` if given.
     fn run_mem(spec: &WorkloadSpec, stop_after: Option<Duration>) -> (PointOutcome, Ticks) {
-        let targets = crate::target::open_all(spec, Default::default(), &mut Default::default()).unwrap();
+        let targets = crate::targets::open_all(spec, Default::default(), &mut Default::default()).unwrap();
         let interrupt = Arc::new(AtomicBool::new(false));
         if let Some(d) = stop_after {
             let flag = interrupt.clone();
@@ -781,7 +781,7 @@ mod tests {
     }
 
     fn run_late_stop(spec: &WorkloadSpec, hold: Duration) -> PointOutcome {
-        let targets = crate::target::open_all(spec, Default::default(), &mut Default::default()).unwrap();
+        let targets = crate::targets::open_all(spec, Default::default(), &mut Default::default()).unwrap();
         let flag = Arc::new(AtomicBool::new(false));
         let mut view = LateStop { hold, flag: flag.clone() };
         let position = PointPosition { index: 0, count: 1, label: "" };

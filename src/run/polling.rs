@@ -6,7 +6,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use crate::engine::EngineKind;
-use crate::target::TargetUri;
+use crate::targets::TargetUri;
 use crate::workload::polling::SqPoll;
 use crate::workload::WorkloadSpec;
 

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
-use crate::target::{Handle, OpenTarget};
+use crate::targets::{Handle, OpenTarget};
 use crate::trace::{load_trace_as, TraceKind, TraceRecord};
 use crate::units::Bytes;
 use crate::workload::replay::{DeviceKey, OffsetMode, ReplayFormat, ReplaySettings, ReplaySpeed};

@@ -8,7 +8,7 @@ use anyhow::Result;
 
 use super::plan::{self, PlanRequest, RunPlan};
 use super::RunContext;
-use crate::target::Target;
+use crate::targets::Target;
 use crate::units::Bytes;
 use crate::workload::replay::ReplaySettings;
 
@@ -92,7 +92,7 @@ mod tests {
 
     #[test]
     fn each_point_carries_its_targets_parsed_with_their_kind() {
-        use crate::target::{TargetKind, TargetUri};
+        use crate::targets::{TargetKind, TargetUri};
         let plan = request(&["mem:1m", "mem:2m"], &["targets=1,2", "bs=4k,8k"]).plan().unwrap();
         // A targets=N sweep keeps the first N, parsed as they were given.
         let sizes: Vec<Vec<u64>> = plan

@@ -15,7 +15,7 @@ use crate::engine::cache::config::{frames_for, CacheConfig};
 use crate::engine::uring;
 use crate::engine::EngineKind;
 use crate::metrics::LatencyHistogram;
-use crate::target::{self, region, TargetUri};
+use crate::targets::{self, region, TargetUri};
 use crate::units::counted;
 use crate::workload::{RunLength, WorkloadSpec};
 
@@ -86,7 +86,7 @@ pub fn point(spec: &WorkloadSpec, extras: Extras) -> Estimate {
     // Each worker keeps a small histogram per target it drives (per-target figures).
     let mut target_tallies = 0u64;
     let mut how_buffers: Vec<String> = Vec::new();
-    let uris: Vec<Option<TargetUri>> = spec.targets.iter().map(|t| target::parse(t).ok()).collect();
+    let uris: Vec<Option<TargetUri>> = spec.targets.iter().map(|t| targets::parse(t).ok()).collect();
     for g in &spec.groups {
         let workers = spec.group_workers(g) as u64;
         let slots = g.qd as u64 * spec.targets_per_worker(g) as u64;
@@ -248,7 +248,7 @@ pub fn mappings(spec: &WorkloadSpec) -> (u64, u64) {
         let uring = spec
             .group_targets(g)
             .iter()
-            .any(|&i| target::parse(&spec.targets[i]).is_ok_and(|u| EngineKind::for_uri(&u, spec.engine) == EngineKind::IoUring));
+            .any(|&i| targets::parse(&spec.targets[i]).is_ok_and(|u| EngineKind::for_uri(&u, spec.engine) == EngineKind::IoUring));
         workers += w;
         maps = maps.saturating_add(w.saturating_mul(MAPS_PER_WORKER + if uring { MAPS_PER_RING } else { 0 }));
     }

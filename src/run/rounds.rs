@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::{RunContext, RunObserver, RunPlan};
 use crate::results::model::{RunResult, Status};
 use crate::results::steady::RoundsOutcome;
-use crate::target::{self, Target, TargetUri};
+use crate::targets::{self, Target, TargetUri};
 use crate::units::Bytes;
 use crate::workload::rounds::{Rounds, PRECONDITION_BS};
 use crate::workload::steady::judge;
@@ -107,7 +107,7 @@ fn region_len(target: &Target, spec: &WorkloadSpec) -> Result<Option<u64>> {
         return Ok(Some(size.get()));
     }
     let Ok(file) = std::fs::File::open(path) else { return Ok(None) };
-    let total = if file.metadata()?.file_type().is_file() { file.metadata()?.len() } else { target::device_geometry(&file)?.0 };
+    let total = if file.metadata()?.file_type().is_file() { file.metadata()?.len() } else { targets::device_geometry(&file)?.0 };
     Ok(Some(total.saturating_sub(spec.offset.get())))
 }
 
@@ -222,7 +222,7 @@ pub fn execute(
     }
     // Every check before the purge: a device without --destructive is refused with nothing touched.
     let specs: Vec<&WorkloadSpec> = plan.points.iter().map(|p| &p.spec).chain(pre.iter().map(|p| &p.spec)).collect();
-    target::preflight(&specs, ctx.safety)?;
+    targets::preflight(&specs, ctx.safety)?;
     if rounds.purge {
         for t in &plan.points[0].targets {
             outcome.purge.push(purge(t, &first)?);

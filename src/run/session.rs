@@ -17,13 +17,13 @@ use super::trace_sink::TraceSink;
 use super::{cluster, PlannedPoint, RunContext};
 use crate::engine::cache::config as cache_config;
 use crate::metrics::power::sampler::Sampler;
-use crate::target::{self, OpenTarget};
+use crate::targets::{self, OpenTarget};
 use crate::verify::VerifyShared;
 
 pub struct Session<'a> {
     ready: &'a ReadyPlan,
     ctx: &'a RunContext,
-    targets: target::RunTargets,
+    targets: targets::RunTargets,
     verify: Option<Arc<VerifyShared>>,
     trace: Option<Arc<TraceSink>>,
     meter: PowerMeter,
@@ -38,7 +38,7 @@ impl<'a> Session<'a> {
             None => None,
         };
         // A file being filled stops within a chunk of it at a Ctrl-C, rather than after the whole fill.
-        let mut targets = target::RunTargets::default();
+        let mut targets = targets::RunTargets::default();
         targets.stop = Some(interrupt.clone());
         Ok(Session { ready, ctx, targets, verify: None, trace, meter })
     }
@@ -52,7 +52,7 @@ impl<'a> Session<'a> {
         let targets = match (opened, agreed) {
             (opened, None) => opened?,
             (Ok(t), Some(e)) => {
-                target::discard_created(t);
+                targets::discard_created(t);
                 return Err(e);
             }
             (Err(_), Some(e)) => return Err(e),
@@ -60,7 +60,7 @@ impl<'a> Session<'a> {
         match self.check_point(index, p, &targets) {
             Ok(()) => Ok(targets),
             Err(e) => {
-                target::discard_created(targets);
+                targets::discard_created(targets);
                 Err(e)
             }
         }
@@ -71,7 +71,7 @@ impl<'a> Session<'a> {
         match cache_config::check(cfg, &p.spec, self.ctx.safety).and_then(|_| cache_config::attach(cfg, &mut targets)) {
             Ok(()) => Ok(targets),
             Err(e) => {
-                target::discard_created(targets);
+                targets::discard_created(targets);
                 Err(e)
             }
         }

@@ -27,7 +27,7 @@ use super::trace_sink;
 use crate::engine::{self, completion_error, factory, BufferPool, CacheOutcome, Completion, Engine, EngineKind, IoRequest};
 use crate::metrics::per_worker::{DepthMeter, TargetTally};
 use crate::metrics::{IntervalSlice, IoErrorRecord, Recorder};
-use crate::target::OpenTarget;
+use crate::targets::OpenTarget;
 use crate::trace::TraceRecord;
 use crate::verify::{Verifier, VerifyShared, MAX_DRAWS};
 use crate::workload::{AccessLine, EngineChoice, Generator, Op, RunLength};

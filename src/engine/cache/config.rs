@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::{bail, Result};
 
 use super::{CacheMode, TargetCache};
-use crate::target::OpenTarget;
+use crate::targets::OpenTarget;
 use crate::units::parse_size;
 use crate::workload::WorkloadSpec;
 
@@ -58,7 +58,7 @@ pub fn frames_for(cfg: &CacheConfig, region_bytes: u64) -> u32 {
 
 /// Refuses a workload the cache cannot serve block by block, and a cache
 /// device lunmark must not write.
-pub fn check(cfg: &CacheConfig, spec: &WorkloadSpec, safety: crate::target::SafetyFlags) -> Result<()> {
+pub fn check(cfg: &CacheConfig, spec: &WorkloadSpec, safety: crate::targets::SafetyFlags) -> Result<()> {
     let bs = cfg.block_bytes as u64;
     if bs == 0 || !bs.is_power_of_two() || bs < 512 {
         bail!("--cache-block {bs}: the cache block must be a power of two of at least 512 bytes (for example 4k)");
@@ -86,7 +86,7 @@ pub fn check(cfg: &CacheConfig, spec: &WorkloadSpec, safety: crate::target::Safe
             bail!("--cache-dev {} is the target itself: name another file or device", dev.display());
         }
         let is_device = std::fs::metadata(dev).map(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type())).unwrap_or(false);
-        if !dev.exists() && matches!(crate::target::uri::parse(&dev.to_string_lossy()), Ok(crate::target::uri::TargetUri::Device(_))) {
+        if !dev.exists() && matches!(crate::targets::uri::parse(&dev.to_string_lossy()), Ok(crate::targets::uri::TargetUri::Device(_))) {
             // A mistyped device name must not become a new file in /dev.
             bail!("--cache-dev {} does not exist: there is no such device (`lsblk` lists the block devices)", dev.display());
         }
@@ -106,7 +106,7 @@ pub fn check(cfg: &CacheConfig, spec: &WorkloadSpec, safety: crate::target::Safe
             if !safety.destructive {
                 bail!("--cache-dev {} is a block device and the cache overwrites it: add --destructive if you mean it", dev.display());
             }
-            let found = crate::target::safety::findings(dev);
+            let found = crate::targets::safety::findings(dev);
             if !found.is_empty() && !safety.force {
                 bail!(
                     "refusing to use {} as a cache: {}. Use another device, or add --force as well as --destructive",

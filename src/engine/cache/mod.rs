@@ -18,7 +18,7 @@
 //! measured apart without a field on every engine's completions.
 
 pub mod config;
-pub use crate::target::cache_store as store;
+pub use crate::targets::cache_store as store;
 
 use std::collections::VecDeque;
 use std::io;

@@ -153,7 +153,7 @@ mod tests {
 
     #[test]
     fn a_target_keeps_its_text_and_its_kind() {
-        use crate::target::TargetKind;
+        use crate::targets::TargetKind;
         let t = Target::parse("file:/tmp/x").unwrap();
         assert_eq!((t.text.as_str(), t.uri.kind()), ("file:/tmp/x", TargetKind::File));
         assert_eq!(t.to_string(), "file:/tmp/x");
