@@ -148,7 +148,7 @@ pub fn check(command: &Command, matches: &ArgMatches) -> Result<(), OutputError>
     if !WITHOUT_STORE.contains(&top) && !no_store {
         let store = check_store(store_flag.as_deref()).map_err(|mut e| {
             if matches!(top, "run" | "lab") {
-                // The same ways out as a store that fails its write test (cli::run::ResultStore::open).
+                // The same ways out as a store that fails its write test (cli::run::ResultStore::open, in src/cli/run/mod.rs).
                 e.problem += ". Nothing was run. Give --store PATH for a store you can write, \
                               or --no-store to keep the result only in the printed summary and --json FILE";
             }

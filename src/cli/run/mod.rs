@@ -1,0 +1,353 @@
+//! `lunmark run`: flags (`flags.rs`) to a request (`request.rs`), the plan
+//! checked once, then the run itself and where its output goes: the store,
+//! `--json`, the printed summary, fio's logs, and the exit code.
+
+mod flags;
+mod request;
+
+pub use flags::*;
+use request::refuse_unused_engine_flags;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use super::exit;
+use super::keep::{JsonWriter, Problems, StoreKeeper};
+use crate::output_path::{self, Destination, Mode};
+use crate::report;
+use crate::results::model::{RunResult, Status};
+use crate::results::store::{self, Store};
+use crate::run::{self, RunContext, RunObserver, RunPlan};
+use crate::workload::fio_map;
+
+/// Removes a scratch file lunmark created, however the run ends.
+struct Scratch(Option<PathBuf>);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+pub fn execute(args: RunArgs, store_flag: Option<&std::path::Path>) -> Result<i32> {
+    let place = crate::mpi::placeholders::Place { rank: 0, local_rank: 0, host: crate::results::host::host_facts().hostname };
+    execute_with(args, store_flag, &place, run::cluster::ClusterRef::default())
+}
+
+/// `execute` as one process of a cluster (MPI, issue 17): `place` fills the
+/// target placeholders, and only the cluster's root prints and keeps the result.
+pub fn execute_with(
+    args: RunArgs,
+    store_flag: Option<&std::path::Path>,
+    place: &crate::mpi::placeholders::Place,
+    cluster: run::cluster::ClusterRef,
+) -> Result<i32> {
+    let root = cluster.get().is_root();
+    let mut scratch = Scratch(None);
+    let targets =
+        args.targets.iter().map(|t| crate::mpi::placeholders::expand(t, place)).collect::<Result<Vec<_>, _>>().map_err(anyhow::Error::msg);
+    if let Some(e) = cluster.get().agree("filling in the target placeholders", targets.as_ref().err()) {
+        return Err(e);
+    }
+    let mut targets = targets?;
+    let mut args = args;
+    let (mut profile, profile_name, told, fio_logs) = args.base_profile_and_logs()?;
+    // fio's log files are checked before anything runs, written after it (by the first process).
+    let fio_logs = if root && !args.dry_run { fio_log_files(fio_logs)? } else { Vec::new() };
+    // A profile's own targets take the placeholders as -t's do (issue 17): each rank its own.
+    let profile_targets =
+        crate::mpi::placeholders::expand_all(&profile.targets, place, "the profile's targets").map_err(anyhow::Error::msg);
+    if let Some(e) = cluster.get().agree("filling in the target placeholders", profile_targets.as_ref().err()) {
+        return Err(e);
+    }
+    profile.targets = profile_targets?;
+    for t in told.iter().filter(|_| root) {
+        if args.dry_run {
+            crate::tprint!("{t}\n");
+        } else {
+            crate::ewriteln!("{t}");
+        }
+    }
+    // A profile that checks data (one imported from a fio job with verify=) asks for --verify.
+    args.verify |= profile.verify;
+    // --verify-stop and --journal imply --verify: one flag for the dry run and the run alike.
+    args.verify |= args.verify_stop || args.journal.is_some();
+    if targets.is_empty() && profile.targets.is_empty() {
+        let path = std::env::current_dir()?.join(format!("lunmark-scratch-{}.dat", std::process::id()));
+        targets.push(path.display().to_string());
+        args.size.get_or_insert_with(|| DEFAULT_SCRATCH_SIZE.to_string());
+        if !args.dry_run {
+            scratch.0 = Some(path);
+        }
+    }
+    // The whole request is checked before anything runs (or is printed), and planned.
+    let planned = args.request_from(profile, profile_name, targets).and_then(|r| Ok((r.plan()?, r))).map_err(|e| args.poll_named_by_job(e));
+    // Every rank plans the same request with its own targets: one that cannot is named, and all stop.
+    if let Some(e) = cluster.get().agree("planning the run", planned.as_ref().err()) {
+        return Err(e);
+    }
+    let (plan, request) = planned?;
+    refuse_unused_engine_flags(&args, &plan)?;
+    if plan.repeat <= 1 && args.pick != "mean" {
+        anyhow::bail!("--pick {} chooses among the repeats of a point: add --repeat N (N of 2 or more), or drop --pick", args.pick);
+    }
+    if let Some(e) = cluster.get().agree_on_plan(&run::cluster::fingerprint(&plan)) {
+        return Err(e);
+    }
+    let mut ctx = request.context;
+    ctx.cluster = cluster.clone();
+    // The one check of the plan, on every rank alike, before the dry run and before any I/O.
+    let ready = run::check(plan, &ctx)?;
+    if args.dry_run && !root {
+        return Ok(exit::OK);
+    }
+    if args.dry_run {
+        let plan = ready.plan();
+        let link = &ctx.link;
+        let store = ResultStore::choose(&args, store_flag)?;
+        crate::tprint!("{}", crate::lab::plan_view::describe(plan));
+        if let Some(m) = cluster.get().facts() {
+            println!(
+                "mpi: {} on {} ({}), {}; each rank runs this plan on its own targets (above: rank 0's), \
+                 every point starts after a barrier, rank 0 writes the merged result",
+                crate::units::counted(m.ranks, "rank"),
+                crate::units::counted(m.hosts.len() as u64, "host"),
+                m.hosts.join(", "),
+                crate::units::counted(m.machines, "machine")
+            );
+        }
+        println!("{}", run::resources::describe(plan, ctx.resource_extras()));
+        crate::tprint!("{}", super::request_text::render(&ctx, plan, store.path()));
+        if let Some(link) = link {
+            println!("{}", link.describe());
+        }
+        if args.output_format.is_some() || args.json.is_some() {
+            let (json, shape) = args.json_output();
+            let what = if shape == JsonShape::Fio { "fio-json (fio's JSON shape)" } else { "json (the result model)" };
+            match json.as_deref() {
+                None => println!("output: the summary only (no JSON)"),
+                Some("-") => println!("output: {what} to stdout, the summary on stderr"),
+                Some(file) => println!("output: {what} to {file}, the summary on stdout"),
+            }
+        }
+        if args.detail {
+            println!("detail: each worker's and each target's figures are printed beside the summary (--detail)");
+        }
+        return Ok(exit::OK);
+    }
+    if !root {
+        // Ranks other than 0 are quiet and keep nothing: rank 0 writes the merged result.
+        // Their notes (an idle power measurement, an incomplete trace) are still said.
+        ctx.quiet = true;
+        let result = run::execute(&ready, &ctx, &mut super::live_view::LiveView::notes_only())?;
+        return Ok(exit_code(&result, false));
+    }
+    let store = ResultStore::choose(&args, store_flag)?;
+    let (json, shape) = args.json_output();
+    let kept = measure_and_keep_as(&ready, &ctx, json.as_deref(), shape, &store, Print::Summary { detail: args.detail })?;
+    let unwritten = !write_fio_logs(&kept.result, &fio_logs);
+    Ok(exit_code(&kept.result, !kept.unwritten.is_empty() || unwritten))
+}
+
+/// The fio-format logs a job file asks for, each path checked as an output.
+fn fio_log_files(logs: Vec<fio_map::FioLog>) -> Result<Vec<(fio_map::FioLog, crate::output_path::OutputFile)>> {
+    let checked = logs.into_iter().map(|l| {
+        let flag = format!("{} (the fio job file's {}_log)", l.path, l.kind.suffix());
+        crate::output_path::check(&flag, std::path::Path::new(&l.path), crate::output_path::Mode::Replace).map(|f| (l, f))
+    });
+    Ok(checked.collect::<Result<_, _>>()?)
+}
+
+/// Writes the fio logs from the result; false when one could not be written
+/// (said on stderr). A point the run did not reach has no log: said, not written empty.
+fn write_fio_logs(result: &RunResult, logs: &[(fio_map::FioLog, crate::output_path::OutputFile)]) -> bool {
+    let mut all = true;
+    for (log, file) in logs {
+        match result.points.get(log.point) {
+            Some(p) => {
+                if let Err(e) = file.replace_with(crate::report::fio_log::render(log, p).as_bytes()) {
+                    crate::ewriteln!("error: {e}");
+                    all = false;
+                }
+            }
+            None => crate::ewriteln!("note: {}: not written, the run ended before point {} measured anything", log.path, log.point + 1),
+        }
+    }
+    all
+}
+
+/// Where a run's result is kept, settled from the flags before anything runs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResultStore {
+    /// The store at this path (--store, else $LUNMARK_STORE, else the default).
+    At(PathBuf),
+    /// --no-store: only the printed summary and --json FILE keep the result.
+    NotKept,
+}
+
+impl ResultStore {
+    pub fn choose(args: &RunArgs, store_flag: Option<&std::path::Path>) -> Result<ResultStore> {
+        match (args.no_store, store_flag) {
+            (true, Some(p)) => anyhow::bail!("--no-store and --store {} contradict each other: drop one of them", p.display()),
+            (true, None) => Ok(ResultStore::NotKept),
+            (false, flag) => Ok(ResultStore::At(store::default_path(flag))),
+        }
+    }
+
+    /// Where results are kept, None with --no-store.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            ResultStore::At(path) => Some(path),
+            ResultStore::NotKept => None,
+        }
+    }
+
+    /// Opens the store for a run and proves it can be written (None with
+    /// --no-store). Called before anything runs: an unusable store is refused
+    /// with the reason and what to do, instead of losing the result afterwards.
+    pub fn open(&self) -> Result<Option<Store>> {
+        match self {
+            ResultStore::NotKept => Ok(None),
+            ResultStore::At(path) => Store::open_writable(path).map(Some).map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot keep results in the store {}: {e:#}. Nothing was run. Give --store PATH for a store you can write, \
+                     or --no-store to keep the result only in the printed summary and --json FILE",
+                    path.display()
+                )
+            }),
+        }
+    }
+}
+
+/// A run's result and the outputs it could not be written to (each already reported).
+pub struct Kept {
+    pub result: RunResult,
+    pub unwritten: Vec<String>,
+}
+
+/// Runs a plan, keeping the result after every point (store, and `--json FILE`),
+/// prints it when `print` is set, and says where it was saved or why it was not.
+/// The store is opened and write-tested first: an unusable one is an error
+/// before anything runs. Once the run has started, a failure to write an output
+/// never hides the run's own outcome: it is reported and listed in `Kept`.
+pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, store: &ResultStore, print: bool) -> Result<Kept> {
+    let ready = run::check(plan.clone(), ctx)?;
+    measure_and_keep_as(&ready, ctx, json, JsonShape::Model, store, if print { Print::Summary { detail: false } } else { Print::Nothing })
+}
+
+/// What a run prints when it ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Print {
+    Nothing,
+    /// The summary; with `detail` (--detail) each worker's and target's figures too.
+    Summary {
+        detail: bool,
+    },
+}
+
+/// `measure_and_keep` with the JSON in the shape asked for (--output-format).
+pub fn measure_and_keep_as(
+    plan: &run::ReadyPlan,
+    ctx: &RunContext,
+    json: Option<&str>,
+    shape: JsonShape,
+    store: &ResultStore,
+    print: Print,
+) -> Result<Kept> {
+    let (print, detail) = match print {
+        Print::Nothing => (false, false),
+        Print::Summary { detail } => (true, detail),
+    };
+    // Judged again here (the command line checked it too): labs and library callers come this way as well.
+    let json_file = match json.map(|j| output_path::destination("--json", j, true, Mode::Replace)).transpose()? {
+        Some(Destination::File(f)) => Some(f),
+        _ => None,
+    };
+    let opened = store.open()?;
+    // The run's observers: the live view, then the JSON file and the store, kept after each point.
+    let problems = Problems::default();
+    let mut live = super::live_view::LiveView::new(ctx.quiet);
+    if let Some(m) = ctx.cluster.get().facts() {
+        live = live.of_rank_0(m.ranks);
+    }
+    let mut writer = json_file.map(|out| JsonWriter { out, render: Box::new(move |r: &RunResult| shape.render(r)), problems: &problems });
+    let mut keeper = opened.map(|store| StoreKeeper::new(store, &problems));
+    let mut observers: Vec<&mut dyn RunObserver> = vec![&mut live];
+    observers.extend(writer.as_mut().map(|w| w as &mut dyn RunObserver));
+    observers.extend(keeper.as_mut().map(|k| k as &mut dyn RunObserver));
+    let result = run::execute(plan, ctx, &mut run::Fanout(observers))?;
+    let (store_failed, deleted, notes) = keeper.map(|k| (k.failed, k.deleted, k.notes)).unwrap_or_default();
+    drop(writer);
+    if print {
+        if let Err(e) = emit(&result, json, shape, detail) {
+            problems.push_once(format!("{e:#}"));
+        }
+    }
+    let errors = problems.into_list();
+    for e in &errors {
+        crate::ewriteln!("error: {e}");
+    }
+    for n in &notes {
+        crate::ewriteln!("note: {n}");
+    }
+    match store {
+        ResultStore::NotKept if json.is_none() && print => {
+            crate::ewriteln!("not kept in a result store (--no-store): the summary above is all there is")
+        }
+        ResultStore::NotKept => crate::ewriteln!("not kept in a result store (--no-store)"),
+        // Deleted during the run: the note said so.
+        ResultStore::At(_) if deleted => {}
+        ResultStore::At(path) if !store_failed => crate::ewriteln!("saved as {} in {}", result.id, path.display()),
+        ResultStore::At(_) if json.is_none() => crate::ewriteln!(
+            "the whole result is only in the summary printed above (the error says what the store keeps): \
+             rerun with --json FILE, or fix the store (--store PATH)"
+        ),
+        ResultStore::At(_) => {}
+    }
+    Ok(Kept { result, unwritten: errors })
+}
+
+/// Prints the summary, and the JSON on stdout with `--json -` (the summary then
+/// goes to stderr so stdout carries JSON only), in the shape asked for
+/// (--output-format). A `--json FILE` is not written here: the keeper already
+/// wrote the final result there, through the guard, and a second write would
+/// only report a failure twice.
+fn emit(result: &RunResult, json: Option<&str>, shape: JsonShape, detail: bool) -> Result<()> {
+    let table = report::table::render_with(result, detail);
+    match json {
+        Some("-") => {
+            crate::ewrite!("{table}");
+            super::print_out(&shape.render(result))
+        }
+        _ => super::print_out(&table),
+    }
+}
+
+/// The exit code of a run: its own outcome first (a failed run, a failed
+/// criterion, corrupt data, an interruption keep their codes even when an
+/// output could not be written); a run that completed and passed but whose
+/// result could not be written where asked (`unwritten`) exits with 1.
+pub fn exit_code(result: &RunResult, unwritten: bool) -> i32 {
+    match outcome_code(result) {
+        exit::OK if unwritten => exit::ERROR,
+        code => code,
+    }
+}
+
+fn outcome_code(result: &RunResult) -> i32 {
+    let corrupt = result.points.iter().any(|p| p.summary.verify.as_ref().is_some_and(|v| v.mismatches > 0));
+    if corrupt && result.status == Status::Completed {
+        return exit::CORRUPT;
+    }
+    match result.status {
+        Status::Completed | Status::Running if result.points.iter().any(|p| p.verdict.as_ref().is_some_and(|v| !v.passed)) => {
+            exit::VERDICT_FAILED
+        }
+        Status::Completed | Status::Running => exit::OK,
+        Status::Interrupted => exit::INTERRUPTED,
+        Status::Failed => exit::RUN_FAILED,
+    }
+}
