@@ -69,6 +69,48 @@ impl std::fmt::Debug for ReplayPlan {
     }
 }
 
+/// Device index of the trace -> run target, for each device replayed:
+/// `--replay-map`'s choice, else device N to target N (each device needs a target).
+fn device_targets(settings: &ReplaySettings, devices: &[String], targets: &[String]) -> Result<Vec<Option<usize>>> {
+    let name = settings.file.display();
+    let show = |d: &[String]| d.iter().enumerate().map(|(i, n)| format!("{i} ({n})")).collect::<Vec<_>>().join(", ");
+    let mut to_target: Vec<Option<usize>> = vec![None; devices.len()];
+    match &settings.map {
+        Some(map) => {
+            for (key, target) in &map.0 {
+                let dev = match key {
+                    DeviceKey::Index(i) if *i < devices.len() => *i,
+                    DeviceKey::Name(n) if devices.contains(n) => devices.iter().position(|d| d == n).expect("contained"),
+                    _ => bail!("--replay-map: the trace has no device {key}; its devices are {}", show(devices)),
+                };
+                if *target >= targets.len() {
+                    bail!(
+                            "--replay-map: device {key} goes to target {target}, but the run has {}, counted from 0; add --target or map to 0..{}",
+                            crate::units::counted(targets.len() as u64, "target"),
+                            targets.len().saturating_sub(1)
+                        );
+                }
+                to_target[dev] = Some(*target);
+            }
+        }
+        None => {
+            if devices.len() > targets.len() {
+                bail!(
+                        "--replay {name}: the trace has {} devices ({}), the run {}: give a --target for each device (in order of first appearance), \
+                         or --replay-map DEVICE=TARGET,... to choose which devices go where (the others are left out)",
+                        devices.len(),
+                        show(devices),
+                        crate::units::counted(targets.len() as u64, "target")
+                    );
+            }
+            for (d, t) in to_target.iter_mut().enumerate() {
+                *t = Some(d);
+            }
+        }
+    }
+    Ok(to_target)
+}
+
 impl ReplayPlan {
     /// Loads the trace and maps its devices to `targets` (the run's target URIs).
     /// Everything wrong with the trace or the mapping is an error here.
@@ -95,41 +137,7 @@ impl ReplayPlan {
         }
         let devices = loaded.devices;
         let show = |d: &[String]| d.iter().enumerate().map(|(i, n)| format!("{i} ({n})")).collect::<Vec<_>>().join(", ");
-        // Device index -> run target, for each device replayed.
-        let mut to_target: Vec<Option<usize>> = vec![None; devices.len()];
-        match &settings.map {
-            Some(map) => {
-                for (key, target) in &map.0 {
-                    let dev = match key {
-                        DeviceKey::Index(i) if *i < devices.len() => *i,
-                        DeviceKey::Name(n) if devices.contains(n) => devices.iter().position(|d| d == n).expect("contained"),
-                        _ => bail!("--replay-map: the trace has no device {key}; its devices are {}", show(&devices)),
-                    };
-                    if *target >= targets.len() {
-                        bail!(
-                            "--replay-map: device {key} goes to target {target}, but the run has {}, counted from 0; add --target or map to 0..{}",
-                            crate::units::counted(targets.len() as u64, "target"),
-                            targets.len().saturating_sub(1)
-                        );
-                    }
-                    to_target[dev] = Some(*target);
-                }
-            }
-            None => {
-                if devices.len() > targets.len() {
-                    bail!(
-                        "--replay {name}: the trace has {} devices ({}), the run {}: give a --target for each device (in order of first appearance), \
-                         or --replay-map DEVICE=TARGET,... to choose which devices go where (the others are left out)",
-                        devices.len(),
-                        show(&devices),
-                        crate::units::counted(targets.len() as u64, "target")
-                    );
-                }
-                for (d, t) in to_target.iter_mut().enumerate() {
-                    *t = Some(d);
-                }
-            }
-        }
+        let to_target = device_targets(&settings, &devices, targets)?;
         let mut records = Vec::with_capacity(loaded.records.len());
         let mut origin = Vec::new();
         let (mut unmapped, mut reads, mut writes, mut max_len) = (0u64, 0u64, 0u64, 0u32);

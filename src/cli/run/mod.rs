@@ -105,38 +105,7 @@ pub fn execute_with(
         return Ok(exit::OK);
     }
     if args.dry_run {
-        let plan = ready.plan();
-        let link = &ctx.link;
-        let store = ResultStore::choose(&args, store_flag)?;
-        crate::tprint!("{}", crate::lab::plan_view::describe(plan));
-        if let Some(m) = cluster.get().facts() {
-            println!(
-                "mpi: {} on {} ({}), {}; each rank runs this plan on its own targets (above: rank 0's), \
-                 every point starts after a barrier, rank 0 writes the merged result",
-                crate::units::counted(m.ranks, "rank"),
-                crate::units::counted(m.hosts.len() as u64, "host"),
-                m.hosts.join(", "),
-                crate::units::counted(m.machines, "machine")
-            );
-        }
-        println!("{}", run::resources::describe(plan, ctx.resource_extras()));
-        crate::tprint!("{}", super::request_text::render(&ctx, plan, store.path()));
-        if let Some(link) = link {
-            println!("{}", link.describe());
-        }
-        if args.output_format.is_some() || args.json.is_some() {
-            let (json, shape) = args.json_output();
-            let what = if shape == JsonShape::Fio { "fio-json (fio's JSON shape)" } else { "json (the result model)" };
-            match json.as_deref() {
-                None => println!("output: the summary only (no JSON)"),
-                Some("-") => println!("output: {what} to stdout, the summary on stderr"),
-                Some(file) => println!("output: {what} to {file}, the summary on stdout"),
-            }
-        }
-        if args.detail {
-            println!("detail: each worker's and each target's figures are printed beside the summary (--detail)");
-        }
-        return Ok(exit::OK);
+        return dry_run(&args, &ready, &ctx, store_flag);
     }
     if !root {
         // Ranks other than 0 are quiet and keep nothing: rank 0 writes the merged result.
@@ -150,6 +119,43 @@ pub fn execute_with(
     let kept = measure_and_keep_as(&ready, &ctx, json.as_deref(), shape, &store, Print::Summary { detail: args.detail })?;
     let unwritten = !write_fio_logs(&kept.result, &fio_logs);
     Ok(exit_code(&kept.result, !kept.unwritten.is_empty() || unwritten))
+}
+
+/// The dry run: the checked plan, what it will use (memory, the request, the
+/// link, the outputs), and nothing run.
+fn dry_run(args: &RunArgs, ready: &run::ReadyPlan, ctx: &RunContext, store_flag: Option<&std::path::Path>) -> Result<i32> {
+    let plan = ready.plan();
+    let link = &ctx.link;
+    let store = ResultStore::choose(args, store_flag)?;
+    crate::tprint!("{}", crate::lab::plan_view::describe(plan));
+    if let Some(m) = ctx.cluster.get().facts() {
+        println!(
+            "mpi: {} on {} ({}), {}; each rank runs this plan on its own targets (above: rank 0's), \
+             every point starts after a barrier, rank 0 writes the merged result",
+            crate::units::counted(m.ranks, "rank"),
+            crate::units::counted(m.hosts.len() as u64, "host"),
+            m.hosts.join(", "),
+            crate::units::counted(m.machines, "machine")
+        );
+    }
+    println!("{}", run::resources::describe(plan, ctx.resource_extras()));
+    crate::tprint!("{}", super::request_text::render(ctx, plan, store.path()));
+    if let Some(link) = link {
+        println!("{}", link.describe());
+    }
+    if args.output_format.is_some() || args.json.is_some() {
+        let (json, shape) = args.json_output();
+        let what = if shape == JsonShape::Fio { "fio-json (fio's JSON shape)" } else { "json (the result model)" };
+        match json.as_deref() {
+            None => println!("output: the summary only (no JSON)"),
+            Some("-") => println!("output: {what} to stdout, the summary on stderr"),
+            Some(file) => println!("output: {what} to {file}, the summary on stdout"),
+        }
+    }
+    if args.detail {
+        println!("detail: each worker's and each target's figures are printed beside the summary (--detail)");
+    }
+    Ok(exit::OK)
 }
 
 /// The fio-format logs a job file asks for, each path checked as an output.
