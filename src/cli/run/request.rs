@@ -44,13 +44,13 @@ impl RunArgs {
 
     /// The profile the run starts from, the name to record, and what the user
     /// must be told about it (notes and skipped options of a fio job file).
-    pub(super) fn base_profile(&self) -> Result<(Profile, Option<String>, Vec<String>)> {
+    pub(in crate::cli) fn base_profile(&self) -> Result<(Profile, Option<String>, Vec<String>)> {
         self.base_profile_and_logs().map(|(p, n, t, _)| (p, n, t))
     }
 
     /// `base_profile`, and the fio-format logs a fio job file asks for.
     #[allow(clippy::type_complexity)]
-    pub(super) fn base_profile_and_logs(&self) -> Result<(Profile, Option<String>, Vec<String>, Vec<fio_map::FioLog>)> {
+    pub(in crate::cli) fn base_profile_and_logs(&self) -> Result<(Profile, Option<String>, Vec<String>, Vec<fio_map::FioLog>)> {
         if let Some(path) = &self.fio {
             let options = fio_map::ImportOptions {
                 sections: self.section.clone(),
@@ -140,7 +140,7 @@ impl RunArgs {
     /// The request of a profile with these flags applied, every value parsed
     /// and checked here: targets to typed URIs, sweeps to typed values, the
     /// context (power, cache, verify, link, pinning) whole.
-    pub(super) fn request_from(&self, profile: Profile, profile_name: Option<String>, targets: Vec<String>) -> Result<RunRequest> {
+    pub(in crate::cli) fn request_from(&self, profile: Profile, profile_name: Option<String>, targets: Vec<String>) -> Result<RunRequest> {
         // CHAP secrets leave the URIs here, before anything can record them.
         let targets: Vec<String> = targets.iter().map(|t| crate::targets::credentials::hide(t)).collect();
         let profile = Profile { targets: profile.targets.iter().map(|t| crate::targets::credentials::hide(t)).collect(), ..profile };
@@ -404,13 +404,13 @@ impl RunArgs {
 
 /// A sweep given by `flag` (its text `given`), parsed as `text`: the error
 /// names the flag and the value as the user typed them.
-pub(super) fn parse_sweep_flag(flag: &str, given: &str, text: &str) -> Result<Sweep> {
+pub(in crate::cli) fn parse_sweep_flag(flag: &str, given: &str, text: &str) -> Result<Sweep> {
     sweep::parse(text).map_err(|e| anyhow::anyhow!(e.to_string().replacen(&format!("sweep '{text}'"), &format!("{flag} {given}"), 1)))
 }
 
 /// The single-phase workload of a run described by flags alone: 4 KiB random,
 /// 70% read, 32 outstanding, 1 worker (each flag replaces its part).
-pub(super) fn flags_profile() -> Profile {
+pub(in crate::cli) fn flags_profile() -> Profile {
     Profile {
         name: "flags".into(),
         description: "the workload given by command-line flags".into(),
@@ -436,7 +436,7 @@ pub(super) fn flags_profile() -> Profile {
 /// `--connections` those of NBD and iSCSI targets; given for a run with no such
 /// target, each would be ignored. (A job file's or profile's engine is not
 /// refused: `-t` may replace its files with a target of another kind.)
-pub(super) fn refuse_unused_engine_flags(args: &RunArgs, plan: &RunPlan) -> Result<()> {
+pub(in crate::cli) fn refuse_unused_engine_flags(args: &RunArgs, plan: &RunPlan) -> Result<()> {
     use crate::targets::TargetUri;
     let uris: Vec<&TargetUri> = plan.points.iter().flat_map(|p| p.targets.iter()).map(|t| &t.uri).collect();
     if let Some(engine) = &args.engine {
@@ -486,7 +486,7 @@ impl RunArgs {
 
     /// A refusal of completion polling that a fio job's hipri asked for (not
     /// --poll): named by the job file, job and option the user wrote.
-    pub(super) fn poll_named_by_job(&self, e: anyhow::Error) -> anyhow::Error {
+    pub(in crate::cli) fn poll_named_by_job(&self, e: anyhow::Error) -> anyhow::Error {
         let text = e.to_string();
         let (Some(path), false, true) = (&self.fio, self.poll, text.starts_with("--poll")) else {
             return e;
@@ -553,12 +553,12 @@ impl RunArgs {
 }
 
 /// The cache block without --cache-block.
-pub(super) const DEFAULT_CACHE_BLOCK: &str = "4k";
+pub(in crate::cli) const DEFAULT_CACHE_BLOCK: &str = "4k";
 
 /// Refuses a --power-log that is not a readable regular file before anything
 /// runs: it is read after each point, and a missing one only gave "power: not
 /// measured" on every point of a run that had already taken its time.
-pub(super) fn check_power_log(log: &std::path::Path) -> Result<()> {
+pub(in crate::cli) fn check_power_log(log: &std::path::Path) -> Result<()> {
     crate::input_path::check(log, &crate::input_path::POWER_LOG)
         .map_err(|e| anyhow::anyhow!("--power-log {e} (it is read after each point; create it first or give a path that exists)"))
 }
