@@ -1,35 +1,27 @@
 //! Exporters and renderers: a result (or a view of what a command computed:
 //! a dry run's plan, a cache curve, a lab's rows, a verify check, a listing)
 //! in, bytes out. They never do I/O; the caller decides where the bytes go.
+//! Grouped by audience: `export/` (programs), `page/` (the report a user
+//! pastes into a document), `terminal/` (what a command prints); the pieces
+//! all three share (rows of figures, a point's view, escaping, numbers,
+//! compare and Welch's test) sit here.
 
-pub mod cache_curve_table;
+pub mod export;
+pub mod page;
+pub mod terminal;
+
+// Each renderer by its name as well as by its audience's folder.
+pub use export::{fio_json, fio_log, json};
+pub use page::{charts, figures, html, markdown, ranks, report_compare, report_meta, report_tables, rounds};
+pub use terminal::{cache_curve_table, lab_plan_text, lab_tables, listing, per_worker_table, plan_text, request_text, table, verify_text};
+
 pub mod cells;
-pub mod charts;
 pub mod compare;
 pub mod escape;
-pub mod figures;
-pub mod fio_json;
-pub mod fio_log;
-pub mod html;
 pub mod human;
-pub mod json;
-pub mod lab_plan_text;
-pub mod lab_tables;
-pub mod listing;
-pub mod markdown;
-pub mod per_worker_table;
-pub mod plan_text;
 pub mod point_view;
-pub mod ranks;
-pub mod report_compare;
-pub mod report_meta;
-pub mod report_tables;
-pub mod request_text;
-pub mod rounds;
 pub mod rows;
 pub mod shown;
-pub mod table;
-pub mod verify_text;
 pub mod welch;
 pub mod workload_text;
 

@@ -3,8 +3,8 @@
 //! point: its workload in words and its figures under human headers with
 //! units, numbers with thousands separators). Pure.
 
-use super::human::{count, fixed, number};
-use super::point_view;
+use crate::report::human::{count, fixed, number};
+use crate::report::point_view;
 use crate::results::model::{Point, RunResult, Status};
 
 /// A table: headers, which columns hold numbers (right-aligned), rows of cells.
@@ -89,8 +89,8 @@ pub fn summary_headers() -> Vec<&'static str> {
 /// A figure of a point as a cell: the repeats' mean ± stdev, or the single
 /// run's value; "-" where the point does not have it.
 fn shown_cell(p: &Point, key: &str, shown: Shown) -> String {
-    let f = super::shown::fig(p, key);
-    super::shown::cell(&f, |v| match shown {
+    let f = crate::report::shown::fig(p, key);
+    crate::report::shown::cell(&f, |v| match shown {
         Shown::Number => number(v),
         Shown::Percent => fixed(v, 1),
         Shown::Count => count(v.round().max(0.0) as u64),
@@ -126,7 +126,7 @@ pub fn summary(results: &[&RunResult]) -> Table {
                 Some(note) => format!("{}\ncut short: {note}", point_view::describe_point(r, p)),
                 None => point_view::describe_point(r, p),
             };
-            let mut row = vec![name.clone(), (i + 1).to_string(), workload, super::shown::basis(p)];
+            let mut row = vec![name.clone(), (i + 1).to_string(), workload, crate::report::shown::basis(p)];
             row.extend(SUMMARY_FIGURES.iter().map(|(key, _, shown)| shown_cell(p, key, *shown)));
             rows.push(row);
         }
@@ -150,7 +150,7 @@ fn figure_table(
     let mut rows = Vec::new();
     for (r, name) in results.iter().zip(&names) {
         for (i, p) in r.points.iter().enumerate().filter(|(_, p)| keep(p)) {
-            let mut row = vec![name.clone(), point_cell(i, p), super::shown::basis(p)];
+            let mut row = vec![name.clone(), point_cell(i, p), crate::report::shown::basis(p)];
             row.extend(columns.iter().map(|(_, key, shown)| shown_cell(p, key, *shown)));
             row.push(note(p));
             rows.push(row);
@@ -210,8 +210,10 @@ pub fn power(results: &[&RunResult]) -> Option<Table> {
         let Some(w) = &p.summary.power else { return "power not measured".into() };
         let mut notes = vec![format!("source: {}", w.source.as_deref().unwrap_or("none"))];
         notes.extend(w.idle_watts.map(|i| format!("idle {} W", number(i))));
-        let missing: Vec<String> =
-            columns[1..].iter().filter_map(|(h, key, _)| super::shown::fig(p, key).missing.map(|why| format!("{h}: {why}"))).collect();
+        let missing: Vec<String> = columns[1..]
+            .iter()
+            .filter_map(|(h, key, _)| crate::report::shown::fig(p, key).missing.map(|why| format!("{h}: {why}")))
+            .collect();
         // One reason often covers both per-watt-above-idle columns: said once.
         let mut seen: Vec<String> = Vec::new();
         for m in missing {

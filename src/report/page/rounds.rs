@@ -6,14 +6,14 @@
 
 use std::collections::BTreeMap;
 
-use super::charts::{self, Chart, Series};
-use super::human::number;
+use crate::report::charts::{self, Chart, Series};
+use crate::report::human::number;
 use crate::results::model::RunResult;
 use crate::units::{counted, parse_size};
 
 /// The convergence plot of every result that ran in rounds.
 pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
-    let names = super::point_view::names(results);
+    let names = crate::report::point_view::names(results);
     let mut out = Vec::new();
     for (i, (r, name)) in results.iter().zip(&names).enumerate() {
         let Some(o) = &r.rounds else { continue };
@@ -59,7 +59,7 @@ pub struct IopsTable {
 }
 
 pub fn iops_tables(results: &[&RunResult]) -> Vec<IopsTable> {
-    let names = super::point_view::names(results);
+    let names = crate::report::point_view::names(results);
     let mut out = Vec::new();
     for (r, name) in results.iter().zip(&names) {
         let Some(o) = &r.rounds else { continue };
@@ -115,8 +115,8 @@ pub fn iops_tables(results: &[&RunResult]) -> Vec<IopsTable> {
     out
 }
 
-use super::escape::html as escape;
-use super::escape::markdown as md;
+use crate::report::escape::html as escape;
+use crate::report::escape::markdown as md;
 
 /// The IOPS tables as an HTML section (empty when no result ran in rounds).
 pub fn html(results: &[&RunResult]) -> String {

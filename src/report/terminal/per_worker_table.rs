@@ -3,7 +3,7 @@
 
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, Table};
 
-use super::cells::{num, right};
+use crate::report::cells::{num, right};
 
 use crate::results::model::Point;
 

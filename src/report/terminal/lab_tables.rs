@@ -118,7 +118,7 @@ pub fn protocols(legs: &[(String, Result<RunResult, String>)], link: Option<&str
                     let f = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
                     let mut row = vec![
                         label.clone(),
-                        super::rows::params_text(p),
+                        crate::report::rows::params_text(p),
                         format!("{:.0}", s.iops),
                         format!("{:.1}", s.mbps),
                         format!("{:.1}", s.latency_us.all.mean),

@@ -5,9 +5,9 @@
 //! workload differs from the baseline's is not compared, and the section
 //! says why. Pure.
 
-use super::compare::{self, Basis, Comparison};
-use super::report_tables::Table;
-use super::rows::name;
+use crate::report::compare::{self, Basis, Comparison};
+use crate::report::report_tables::Table;
+use crate::report::rows::name;
 use crate::results::model::RunResult;
 
 /// The section as the HTML page and the Markdown file both render it.
@@ -21,7 +21,7 @@ pub struct Section {
 }
 
 fn num(v: f64) -> String {
-    super::human::number(v)
+    crate::report::human::number(v)
 }
 
 /// The comparison section, or None for a single result.

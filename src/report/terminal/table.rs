@@ -2,7 +2,7 @@
 
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, Table};
 
-use super::cells::{num, right};
+use crate::report::cells::{num, right};
 use crate::results::model::{LatencyStats, Pick, Point, RunResult};
 use crate::units::counted;
 
@@ -142,16 +142,16 @@ pub fn render_with(result: &RunResult, detail: bool) -> String {
             out.push_str(&format!("\npoint {}: {}\n", i + 1, params.join(" ")));
         }
         // Each point restates what it ran, so a point read alone is complete.
-        if let Some(w) = super::workload_text::of_point(result, i) {
+        if let Some(w) = crate::report::workload_text::of_point(result, i) {
             match &p.summary.replay {
                 // The access lines were not used: the trace gave every I/O.
                 Some(r) => out.push_str(&format!("workload: {}\n", replay_workload_line(r, &w))),
-                None => out.push_str(&format!("workload{of_rank_0}: {}\n", super::workload_text::line(&w))),
+                None => out.push_str(&format!("workload{of_rank_0}: {}\n", crate::report::workload_text::line(&w))),
             }
         }
         out.push_str(&render_point_with(p, power_said));
         if detail {
-            out.push_str(&super::per_worker_table::render(p));
+            out.push_str(&crate::report::per_worker_table::render(p));
         }
     }
     out
@@ -335,7 +335,7 @@ fn render_point_with(p: &Point, power_said: bool) -> String {
         text.push_str(&steady_line(st));
     }
     text.push_str(&format!("{lat}\n"));
-    text.push_str(&super::ranks::summary_lines(p));
+    text.push_str(&crate::report::ranks::summary_lines(p));
     text.push_str(&in_flight_lines(s));
     text.push_str(&cpu_lines(s));
     text.push_str(&pacing_lines(p));
@@ -396,7 +396,7 @@ fn in_flight_lines(s: &crate::results::model::Summary) -> String {
 
 /// "replay of t.csv (msr, 1200 records, speed 1), QD 32, 1 worker, 2 targets".
 fn replay_workload_line(r: &crate::results::replay::ReplaySummary, w: &crate::workload::WorkloadSpec) -> String {
-    super::workload_text::replay_said(&r.file, &r.format, r.records, &r.speed, w)
+    crate::report::workload_text::replay_said(&r.file, &r.format, r.records, &r.speed, w)
 }
 
 /// "replay: 1200 of 1200 records issued, ... lag mean 12 us, max 340 us".

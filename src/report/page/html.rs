@@ -4,11 +4,11 @@
 //! on a screen too narrow for them, never past its edge; charts scale to the
 //! page width. Pure: results in, text out.
 
-use super::figures::charts;
-use super::report_tables::{self, Table};
+use crate::report::figures::charts;
+use crate::report::report_tables::{self, Table};
 use crate::results::model::RunResult;
 
-use super::escape::html as escape;
+use crate::report::escape::html as escape;
 
 const STYLE: &str = "body{font-family:sans-serif;margin:24px auto;padding:0 16px;color:#222;max-width:1200px}\
      .scroll{overflow-x:auto;max-width:100%}\
@@ -58,7 +58,7 @@ impl PageText {
 
 /// The comparison section: each result against the first, one table per point.
 fn comparison(results: &[&RunResult]) -> String {
-    let Some(s) = super::report_compare::section(results) else { return String::new() };
+    let Some(s) = crate::report::report_compare::section(results) else { return String::new() };
     let mut out = String::from("<h2 id=\"comparison\">Comparison</h2>\n");
     out += &s.intro.iter().map(|l| format!("<p>{}</p>\n", escape(l))).collect::<String>();
     for (title, t) in &s.tables {
@@ -82,8 +82,8 @@ pub fn html(results: &[&RunResult], text: &PageText) -> String {
     out += &comparison(results);
     out += "<h2>Summary</h2>\n<p>One row per point. Latency is per I/O, from submission to completion; \
             MB/s are 10<sup>6</sup> bytes per second; QD is the outstanding I/Os per worker per target.";
-    if super::shown::any_repeats(results) {
-        out += &format!(" {}", escape(super::shown::SPREAD_RULE));
+    if crate::report::shown::any_repeats(results) {
+        out += &format!(" {}", escape(crate::report::shown::SPREAD_RULE));
     }
     out += "</p>\n";
     out += &table(&report_tables::summary(results), Some(2));
@@ -109,10 +109,10 @@ pub fn html(results: &[&RunResult], text: &PageText) -> String {
         out += "<h2>Workers</h2>\n<p>Each worker's figures, and the mean I/Os it held in flight against the depth asked.</p>\n";
         out += &table(&t, None);
     }
-    out += &super::rounds::html(results);
+    out += &crate::report::rounds::html(results);
     out += "<h2 id=\"metadata\">About each result</h2>\n<p>What ran, where, how, and every warning it raised.</p>\n";
-    for (r, name) in results.iter().zip(super::point_view::names(results)) {
-        out += &format!("<h3>{}</h3>\n{}", escape(&name), table(&super::report_meta::table(r), Some(1)));
+    for (r, name) in results.iter().zip(crate::report::point_view::names(results)) {
+        out += &format!("<h3>{}</h3>\n{}", escape(&name), table(&crate::report::report_meta::table(r), Some(1)));
     }
     out += "<h2>Charts</h2>\n";
     for c in charts(results) {

@@ -35,8 +35,8 @@ pub fn metadata(r: &RunResult) -> Vec<(&'static str, String)> {
     rows.push(("targets", targets.join("\n")));
     rows.push(("engine", r.engine.clone()));
     rows.push(("I/O", if w.buffered { "buffered (page cache)".into() } else { "direct (O_DIRECT, page cache bypassed)".into() }));
-    let groups = match super::point_view::group_lines(w) {
-        lines if lines.is_empty() => super::point_view::describe(w),
+    let groups = match crate::report::point_view::group_lines(w) {
+        lines if lines.is_empty() => crate::report::point_view::describe(w),
         lines => lines.join("\n"),
     };
     rows.push(("workload", groups));
@@ -50,7 +50,7 @@ pub fn metadata(r: &RunResult) -> Vec<(&'static str, String)> {
             RunLength::Ios(n) => format!("{n} I/Os per worker per point, after a ramp of {}", format_duration(w.ramp)),
         },
     ));
-    let swept: Vec<String> = r.points.iter().map(super::rows::params_text).filter(|p| p != "-").collect();
+    let swept: Vec<String> = r.points.iter().map(crate::report::rows::params_text).filter(|p| p != "-").collect();
     rows.push(("points", if swept.is_empty() { r.points.len().to_string() } else { format!("{}: {}", swept.len(), swept.join(", ")) }));
     rows.push((
         "repeats",
@@ -105,9 +105,9 @@ pub fn warnings(r: &RunResult) -> Vec<String> {
 }
 
 /// The metadata as a two-column table (field, value), for the page and the Markdown file.
-pub fn table(r: &RunResult) -> super::report_tables::Table {
+pub fn table(r: &RunResult) -> crate::report::report_tables::Table {
     let mut rows: Vec<Vec<String>> = metadata(r).into_iter().map(|(k, v)| vec![k.to_string(), v]).collect();
     let warnings = warnings(r);
     rows.push(vec!["warnings".into(), if warnings.is_empty() { "none".into() } else { warnings.join("\n") }]);
-    super::report_tables::Table { headers: vec!["field".into(), "value".into()], numeric: vec![false, false], rows }
+    crate::report::report_tables::Table { headers: vec!["field".into(), "value".into()], numeric: vec![false, false], rows }
 }

@@ -6,10 +6,10 @@
 //! percentiles of every point on a nines axis; per-second IOPS and p99 of each
 //! point. Pure: results in, SVG text out.
 
-use super::charts::{self, Chart, Marks, Series};
-use super::point_view;
-use super::rows::params_text;
-use super::shown;
+use crate::report::charts::{self, Chart, Marks, Series};
+use crate::report::point_view;
+use crate::report::rows::params_text;
+use crate::report::shown;
 use crate::results::model::{Point, RunResult, Summary};
 use crate::units::Bytes;
 
@@ -370,7 +370,7 @@ fn cache_charts(results: &[&RunResult]) -> Vec<Chart> {
 pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
     let names = point_view::names(results);
     let cats = categories(results, &names);
-    let mut out = super::rounds::charts(results);
+    let mut out = crate::report::rounds::charts(results);
     out.extend([
         cats.chart(results, "iops", "IOPS", "IOPS (I/O per second)", "iops"),
         cats.chart(results, "mbps", "Throughput", "MB/s (10^6 bytes per second)", "mbps"),
@@ -379,7 +379,7 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
     out.extend(cache_charts(results));
     out.extend(percentile_overlays(results, &names));
     out.extend(percentile_charts(results, &names));
-    out.extend(super::ranks::charts(results));
+    out.extend(crate::report::ranks::charts(results));
     out.push(cats.chart(results, "cpu", "CPU utilization", "CPU (% of all cores)", "cpu.utilization_pct"));
     out.push(cats.chart(results, "cpu-efficiency", "CPU efficiency", "IOPS per CPU %", "cpu.iops_per_cpu_pct"));
     out.extend(power_charts(results, &cats));

@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::rows::{params_text, LatencyFigure};
-use super::workload_text;
+use crate::report::rows::{params_text, LatencyFigure};
+use crate::report::workload_text;
 use crate::results::model::{Interval, LatencyStats, Point, RunResult, LATENCY_BUCKET_BOUNDS_NS};
 use crate::workload::WorkloadSpec;
 

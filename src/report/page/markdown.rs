@@ -2,15 +2,15 @@
 //! tables and charts as the HTML page, for pasting into a document. Pure:
 //! results in, (Markdown text, [(file name, SVG text)]) out; the caller writes them.
 
-use super::figures::charts;
-use super::html::PageText;
-use super::report_tables::{self, Table};
+use crate::report::figures::charts;
+use crate::report::html::PageText;
+use crate::report::report_tables::{self, Table};
 use crate::results::model::RunResult;
 
 /// A table cell: its text escaped (`escape::markdown`); a further line (a
 /// point's "cut short" note) after a `<br>`, the line break a cell takes.
 fn cell(t: &str) -> String {
-    super::escape::markdown(t)
+    crate::report::escape::markdown(t)
 }
 
 fn table(t: &Table) -> String {
@@ -29,7 +29,7 @@ pub fn text(t: &str) -> String {
     t.lines()
         .map(|line| {
             // `#` is escaped wherever it stands; the other markers only open a line.
-            let escaped = super::escape::markdown(line);
+            let escaped = crate::report::escape::markdown(line);
             match line.chars().next() {
                 Some('-' | '+' | '=') => format!("\\{escaped}"),
                 Some(c) if c.is_ascii_digit() && line.trim_start_matches(|c: char| c.is_ascii_digit()).starts_with(['.', ')']) => {
@@ -45,7 +45,7 @@ pub fn text(t: &str) -> String {
 
 /// The comparison section: each result against the first, one table per point.
 fn comparison(results: &[&RunResult]) -> String {
-    let Some(s) = super::report_compare::section(results) else { return String::new() };
+    let Some(s) = crate::report::report_compare::section(results) else { return String::new() };
     let mut md = String::from("\n## Comparison\n\n");
     md += &s.intro.iter().map(|l| format!("{}\n\n", text(l))).collect::<String>();
     for (title, t) in &s.tables {
@@ -66,8 +66,8 @@ pub fn markdown(results: &[&RunResult], stem: &str, page: &PageText) -> (String,
     md += &comparison(results);
     md += "\n## Summary\n\nOne row per point. Latency is per I/O, from submission to completion; \
            MB/s are 10^6 bytes per second; QD is the outstanding I/Os per worker per target.";
-    if super::shown::any_repeats(results) {
-        md += &format!(" {}", super::shown::SPREAD_RULE);
+    if crate::report::shown::any_repeats(results) {
+        md += &format!(" {}", crate::report::shown::SPREAD_RULE);
     }
     md += "\n\n";
     md += &table(&report_tables::summary(results));
@@ -93,16 +93,16 @@ pub fn markdown(results: &[&RunResult], stem: &str, page: &PageText) -> (String,
         md += "\n## Workers\n\nEach worker's figures, and the mean I/Os it held in flight against the depth asked.\n\n";
         md += &table(&t);
     }
-    md += &super::rounds::markdown(results);
+    md += &crate::report::rounds::markdown(results);
     md += "\n## About each result\n\nWhat ran, where, how, and every warning it raised.\n";
-    for (r, name) in results.iter().zip(super::point_view::names(results)) {
-        md += &format!("\n### {}\n\n{}", text(&name), table(&super::report_meta::table(r)));
+    for (r, name) in results.iter().zip(crate::report::point_view::names(results)) {
+        md += &format!("\n### {}\n\n{}", text(&name), table(&crate::report::report_meta::table(r)));
     }
     md += "\n## Charts\n";
     let mut files = Vec::new();
     for c in charts(results) {
         let file = format!("{stem}-{}.svg", c.id);
-        md += &format!("\n![{}]({file})\n", super::escape::markdown(&c.caption));
+        md += &format!("\n![{}]({file})\n", crate::report::escape::markdown(&c.caption));
         files.push((file, c.svg));
     }
     (md, files)

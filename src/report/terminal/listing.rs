@@ -122,7 +122,7 @@ fn object(l: &Listing) -> serde_json::Value {
 }
 
 fn csv(runs: &[Listing]) -> String {
-    let quote = super::escape::csv_field;
+    let quote = crate::report::escape::csv_field;
     let mut out = String::from("id,started_at,status,label,profile,targets,points,headline_point,headline_params,iops,mbps,p99_us\n");
     for l in runs {
         let fields = [
@@ -136,9 +136,9 @@ fn csv(runs: &[Listing]) -> String {
             if l.points == 0 { String::new() } else { l.headline_point.to_string() },
             l.headline_params.clone(),
             // The fixed precision of the results CSV (rows.rs), not every digit of the float.
-            super::rows::fmt(l.iops),
-            super::rows::fmt(l.mbps),
-            super::rows::fmt(l.p99_us),
+            crate::report::rows::fmt(l.iops),
+            crate::report::rows::fmt(l.mbps),
+            crate::report::rows::fmt(l.p99_us),
         ];
         out += &fields.iter().map(|f| quote(f)).collect::<Vec<_>>().join(",");
         out.push('\n');

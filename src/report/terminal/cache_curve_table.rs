@@ -8,7 +8,7 @@
 
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Table};
 
-use super::cells::right;
+use crate::report::cells::right;
 use crate::units::{plural, Bytes};
 
 /// Everything the table says.

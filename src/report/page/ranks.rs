@@ -2,8 +2,8 @@
 //! summary and a bar chart of each rank's IOPS per point. Pure: results in,
 //! text and SVG out; empty for single-process results.
 
-use super::charts::{self, Chart, Series};
-use super::rows::params_text;
+use crate::report::charts::{self, Chart, Series};
+use crate::report::rows::params_text;
 use crate::results::model::{Point, RunResult};
 
 /// The lines a point of an MPI run adds to the summary: ranks, hosts, machines,

@@ -1,0 +1,11 @@
+//! The report page a user pastes into a document: HTML and Markdown, their tables, figures and SVG charts.
+
+pub mod charts;
+pub mod figures;
+pub mod html;
+pub mod markdown;
+pub mod ranks;
+pub mod report_compare;
+pub mod report_meta;
+pub mod report_tables;
+pub mod rounds;
