@@ -13,17 +13,25 @@
 //!   (they all begin with ESC or the C1 CSI), shown in caret notation
 //!   instead of acting on the terminal. Line breaks and tabs stay.
 
+/// The entity that shows `c` as itself in HTML, for the characters markup gives a meaning to.
+fn entity(c: char) -> Option<&'static str> {
+    Some(match c {
+        '&' => "&amp;",
+        '<' => "&lt;",
+        '>' => "&gt;",
+        '"' => "&quot;",
+        '\'' => "&#39;",
+        _ => return None,
+    })
+}
+
 /// Text for HTML, in an element or a quoted attribute.
 pub fn html(t: &str) -> String {
     let mut out = String::with_capacity(t.len());
     for c in t.chars() {
-        match c {
-            '&' => out += "&amp;",
-            '<' => out += "&lt;",
-            '>' => out += "&gt;",
-            '"' => out += "&quot;",
-            '\'' => out += "&#39;",
-            c => out.push(c),
+        match entity(c) {
+            Some(e) => out += e,
+            None => out.push(c),
         }
     }
     out
@@ -36,10 +44,7 @@ pub fn markdown(t: &str) -> String {
     let mut out = String::with_capacity(t.len());
     for c in t.chars() {
         match c {
-            '&' => out += "&amp;",
-            '<' => out += "&lt;",
-            '>' => out += "&gt;",
-            '"' => out += "&quot;",
+            '&' | '<' | '>' | '"' => out += entity(c).expect("an HTML character"),
             '\n' => out += "<br>",
             '\r' => {}
             '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '!' | '#' => {
