@@ -27,6 +27,10 @@ pub enum Role {
     Target,
     /// The result store (the global `--store`).
     Store,
+    /// A directory that must exist, into which the command writes files of its
+    /// own naming (`report --charts DIR`); each of those is judged by
+    /// `output_path` as it is named, before any is written.
+    OutputDir,
 }
 
 /// Any subcommand: `--store` is global.
@@ -51,7 +55,7 @@ pub const PATH_ARGS: &[(&str, &str, Role)] = &[
     ("run", "targets", Role::Target),
     ("run", "cache_dev", Role::Target),
     ("report", "output", REPLACED),
-    ("report", "charts", REPLACED),
+    ("report", "charts", Role::OutputDir),
     ("cache-curve", "json", REPLACED),
     ("cache-curve", "file", Role::Input),
     ("verify", "target", Role::Target),
@@ -122,6 +126,7 @@ pub fn check(command: &Command, matches: &ArgMatches) -> Result<(), OutputError>
                         outputs.push((flag_name(arg), PathBuf::from(value)));
                     }
                     Role::Store => store_flag = Some(PathBuf::from(value)),
+                    Role::OutputDir => {}
                     Role::Target => {
                         if let Some(path) = target_file(&value.to_string_lossy()) {
                             targets.push((format!("{} {}", flag_name(arg), value.to_string_lossy()), path));

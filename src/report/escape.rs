@@ -31,6 +31,8 @@ pub fn html(t: &str) -> String {
     for c in t.chars() {
         match entity(c) {
             Some(e) => out += e,
+            // A control character (an ANSI escape's ESC) is drawn as a box: shown in caret notation instead.
+            None if c.is_control() && c != '\n' && c != '\t' => out += &caret(c),
             None => out.push(c),
         }
     }
@@ -62,6 +64,8 @@ pub fn markdown(t: &str) -> String {
 pub fn csv_field(f: &str) -> String {
     let formula = f.starts_with(['=', '+', '-', '@', '\t', '\r']) && !is_number(f);
     let f = if formula { format!("'{f}") } else { f.to_string() };
+    // Control characters other than line breaks and tabs (an ANSI escape's ESC) act on a terminal that shows the file: caret notation.
+    let f: String = f.chars().map(|c| if c.is_control() && !matches!(c, '\n' | '\r' | '\t') { caret(c) } else { c.to_string() }).collect();
     if f.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", f.replace('"', "\"\""))
     } else {
@@ -97,6 +101,14 @@ fn caret(c: char) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An escape sequence in a label is shown, not obeyed, in HTML and CSV too.
+    #[test]
+    fn control_characters_are_shown_in_caret_notation_in_html_and_csv() {
+        assert_eq!(html("a\u{1b}[2Jb<"), "a^[[2Jb&lt;");
+        assert_eq!(csv_field("x\u{1b}[31m"), "x^[[31m");
+        assert_eq!(csv_field("a\tb"), "a\tb");
+    }
 
     #[test]
     fn markdown_shows_markup_and_html_as_text() {

@@ -118,6 +118,11 @@ fn settle_ran(at: At, runs: &[RepeatEnd]) -> Stop {
         return Stop::Settled { kept: Kept::Repeats(runs.len()), ends: None };
     }
     let reason = match &last.reason {
+        // The first of several repeats, cut short: it is the point, and the reason says which repeat.
+        Some(why) if last.status == Status::Interrupted && at.repeats > 1 => {
+            let of_point = if at.points > 1 { format!(" of point {} of {}", at.point + 1, at.points) } else { String::new() };
+            Some(stop_reason::in_repeat(format!("{why} during repeat 1 of {}{of_point}, kept cut short", at.repeats), at.point, at.points))
+        }
         Some(why) if last.status == Status::Interrupted => Some(stop_reason::in_point(why, at.point, at.points)),
         why => why.clone(),
     };
@@ -201,6 +206,11 @@ mod tests {
                 Kept::Last,
                 Some((Status::Interrupted, "interrupted by Ctrl-C (SIGINT) during point 1 of 2, kept cut short; point 2 did not run"))
             )
+        );
+        // During the first of 3 repeats: that repeat, cut short, is the point, and the reason says which.
+        assert_eq!(
+            settle(at(0, 1, 3), &[interrupted(false)], &RepeatsEnd::Ran),
+            settled(Kept::Last, Some((Status::Interrupted, "interrupted by Ctrl-C (SIGINT) during repeat 1 of 3, kept cut short")))
         );
         // During repeat 2 of 2 of point 1 of 2: the finished repeat is the point, the cut one is dropped.
         assert_eq!(

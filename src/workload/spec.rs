@@ -344,6 +344,9 @@ impl WorkloadSpec {
             if rate < MIN_RATE {
                 return Err(SpecError::RateTooLow { group: g.name.clone(), value: rate });
             }
+            if rate > MAX_RATE {
+                return Err(SpecError::RateTooHigh { group: g.name.clone(), value: rate });
+            }
         }
         if let Some(f) = &g.follow {
             if f.group == g.name || !self.groups.iter().any(|o| o.name == f.group && o.follow.is_none()) {
@@ -421,6 +424,11 @@ pub const MAX_QD: u32 = 65_536;
 /// worker's interval (workers / rate) leaves what a Duration can hold
 /// (`--rate 1e-300` panicked), and no run would issue an I/O anyway.
 pub const MIN_RATE: f64 = 1e-3;
+
+/// The highest group rate (I/Os per second): a thousand times what the fastest
+/// device does today. Above it the schedule is no schedule (an I/O due every
+/// picosecond), and latency counted from it would be the queue's, not the target's.
+pub const MAX_RATE: f64 = 1e9;
 /// The largest transfer size of an access line (64 MiB).
 pub const MAX_BS: u64 = 64 * Bytes::MIB;
 
@@ -448,6 +456,8 @@ pub enum SpecError {
     BadRate { group: String, value: f64 },
     #[error("group '{group}': rate {value:e} is below the lowest rate lunmark paces, {MIN_RATE} I/Os per second (one I/O every 1000 s): give a rate of at least {MIN_RATE}")]
     RateTooLow { group: String, value: f64 },
+    #[error("group '{group}': rate {value:e} is above the highest rate lunmark paces, {MAX_RATE:e} I/Os per second: give a lower rate, or none to run as fast as the queue depth allows")]
+    RateTooHigh { group: String, value: f64 },
     #[error("group '{group}' follows '{leader}', which is not another group of this workload that itself follows none")]
     BadFollow { group: String, leader: String },
     #[error("unknown engine '{value}': choose auto, io_uring or psync")]

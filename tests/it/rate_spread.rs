@@ -98,6 +98,16 @@ fn extreme_rates_are_refused_before_anything_runs() {
             assert!(err.contains("rate 1e-300") && err.contains("at least 0.001"), "{all:?}: {err}");
         }
     }
+    // A rate no schedule can keep (an I/O due every picosecond) is refused too, by both.
+    for dry in [false, true] {
+        let mut all = vec!["run", "--no-store", "-t", "mem:16m", "--time", "1s", "--ramp", "0", "--rate", "1e300"];
+        if dry {
+            all.push("--dry-run");
+        }
+        let out = run(&all);
+        assert_eq!(out.status.code(), Some(1), "{all:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("rate 1e300 is above the highest rate"), "{all:?}: {}", stderr(&out));
+    }
     let out = run(&["run", "--no-store", "-t", "mem:16m", "--replay", p, "--replay-speed", "1e-300", "--dry-run"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("replay speed"), "{}", stderr(&out));

@@ -40,10 +40,10 @@ pub struct RunArgs {
     /// Issue I/Os on a fixed schedule: total IOPS, spread over the workers [default: none: as fast as the depth allows].
     #[arg(long, value_name = "IOPS", allow_negative_numbers = true)]
     pub rate: Option<f64>,
-    /// Jetstress: number of mailboxes (rate = mailboxes x IOPS per mailbox).
+    /// Jetstress: number of mailboxes (rate = mailboxes x IOPS per mailbox) [default: none; the jetstress profile's 1000].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u64)]
     pub mailboxes: Option<u64>,
-    /// Jetstress: IOPS per mailbox.
+    /// Jetstress: IOPS per mailbox [default: 1, with --mailboxes].
     #[arg(long, value_name = "X", allow_negative_numbers = true)]
     pub iops_per_mailbox: Option<f64>,
     /// Pass criteria judged on every point, e.g. 'read_lat_avg<20ms,read_lat_max<50ms'. A failure exits with 4.
@@ -133,7 +133,7 @@ pub struct RunArgs {
     pub json: Option<String>,
     /// normal (the summary; JSON only with --json), json (the result model) or fio-json (the
     /// structure of fio's --output-format=json, docs/fio-json.md). json and fio-json go to
-    /// --json FILE when given, else to stdout with the summary on stderr.
+    /// --json FILE when given, else to stdout with the summary on stderr [default: normal].
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub output_format: Option<OutputFormat>,
     /// Print the effective workload and exit without running it.
@@ -142,7 +142,7 @@ pub struct RunArgs {
     /// A label stored with the result ("FC 8G port 1", "after firmware update").
     #[arg(long, value_parser = label_text)]
     pub label: Option<String>,
-    /// Power source: auto (RAPL, then IPMI DCMI), rapl, ipmi, cmd, log or none.
+    /// Power source: auto (RAPL, then IPMI DCMI), rapl, ipmi, cmd, log or none [default: auto].
     #[arg(long, value_name = "SOURCE")]
     pub power: Option<String>,
     /// A command that prints watts (a smart PDU, a USB meter), run once a second in its own
@@ -203,14 +203,14 @@ pub struct RunArgs {
     /// I/Os between two think times [default: 1].
     #[arg(long, value_name = "N", requires = "thinktime", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub thinktime_blocks: Option<u32>,
-    /// With --rate: fixed (one I/O every 1/rate) or poisson (exponential gaps of mean 1/rate).
+    /// With --rate: fixed (one I/O every 1/rate) or poisson (exponential gaps of mean 1/rate) [default: fixed].
     #[arg(long, value_name = "fixed|poisson")]
     pub arrivals: Option<String>,
     // Pinning and per-worker figures (issue 14 items 3-5).
     /// Pin the workers to these CPUs, for example 0-3,8 (buffers are first touched after pinning).
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub cpus: Option<String>,
-    /// With --cpus: shared (every worker on all listed CPUs) or split (worker i on the i-th listed CPU, round robin).
+    /// With --cpus: shared (every worker on all listed CPUs) or split (worker i on the i-th listed CPU, round robin) [default: shared].
     #[arg(long, value_name = "POLICY")]
     pub cpus_policy: Option<String>,
     /// Print each worker's and each target's figures beside the summary.

@@ -75,9 +75,10 @@ fn table(runs: &[Listing]) -> String {
             Cell::new(cut(r.profile.as_deref().unwrap_or_default())),
             Cell::new(cut(&r.targets)),
             right(if r.points == 0 { "-/0".into() } else { format!("{}/{}", r.headline_point, r.points) }),
-            right(format!("{:.0}", r.iops)),
-            right(format!("{:.1}", r.mbps)),
-            right(format!("{:.1}", r.p99_us)),
+            // A result without points measured nothing: no figure, not zeros.
+            right(if r.points == 0 { "-".into() } else { format!("{:.0}", r.iops) }),
+            right(if r.points == 0 { "-".into() } else { format!("{:.1}", r.mbps) }),
+            right(if r.points == 0 { "-".into() } else { format!("{:.1}", r.p99_us) }),
         ]);
     }
     // Ids and figures are never wrapped; the date keeps its line and a status
@@ -136,9 +137,10 @@ fn csv(runs: &[Listing]) -> String {
             if l.points == 0 { String::new() } else { l.headline_point.to_string() },
             l.headline_params.clone(),
             // The fixed precision of the results CSV (rows.rs), not every digit of the float.
-            crate::report::rows::fmt(l.iops),
-            crate::report::rows::fmt(l.mbps),
-            crate::report::rows::fmt(l.p99_us),
+            // Empty, as in headline_point, for a result that measured nothing.
+            if l.points == 0 { String::new() } else { crate::report::rows::fmt(l.iops) },
+            if l.points == 0 { String::new() } else { crate::report::rows::fmt(l.mbps) },
+            if l.points == 0 { String::new() } else { crate::report::rows::fmt(l.p99_us) },
         ];
         out += &fields.iter().map(|f| quote(f)).collect::<Vec<_>>().join(",");
         out.push('\n');
