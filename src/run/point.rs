@@ -522,8 +522,7 @@ fn assemble_point(
         super::replay::add_outcome(r, ended.outcomes.iter().filter_map(|o| o.replay.as_ref()), &total, &mut summary);
     }
     // The kept part of an interrupted point says so, whichever point of the run it was.
-    let cut_short = (status == Status::Interrupted)
-        .then(|| crate::results::cut_short::note(reason.as_deref().unwrap_or("interrupted"), duration_s, &spec.run));
+    let cut_short = cut_short(spec, status, reason.as_deref(), duration_s, &ended.outcomes);
     PointOutcome {
         point: Point {
             params,
@@ -541,6 +540,22 @@ fn assemble_point(
         reason,
         span: (unix_start, unix_start + duration_s),
         measured: Measured { total, by_group, slices, usage },
+    }
+}
+
+/// The note of a point that stopped before its plan: interrupted (a signal),
+/// or failed part way (a target gone, an I/O error) after measuring some of it;
+/// the kept part of such a point says so, whichever point of the run it was.
+fn cut_short(spec: &WorkloadSpec, status: Status, reason: Option<&str>, duration_s: f64, outcomes: &[WorkerOutcome]) -> Option<String> {
+    let note = |why: &str| crate::results::cut_short::note(why, duration_s, &spec.run);
+    let ended_early = match spec.run {
+        RunLength::Time(d) => duration_s + 1e-3 < d.as_secs_f64(),
+        RunLength::Ios(_) => !outcomes.iter().all(|o| o.counted_all),
+    };
+    match status {
+        Status::Interrupted => Some(note(reason.unwrap_or("interrupted"))),
+        Status::Failed if ended_early && duration_s > 0.0 => Some(note(&format!("failed ({})", reason.unwrap_or("an error")))),
+        _ => None,
     }
 }
 

@@ -114,6 +114,9 @@ fn a_server_that_dies_mid_run_fails_the_run_cleanly() {
     assert_eq!(r["status"], "failed");
     assert!(r["status_reason"].as_str().unwrap().contains(&server.uri), "{}", r["status_reason"]);
     assert!(r["points"][0]["summary"]["ios_read"].as_u64().unwrap() > 0, "the data measured until then is kept");
+    // The kept part says it is a part: failed after so much of the 30 s planned.
+    let note = r["points"][0]["cut_short"].as_str().unwrap_or_default();
+    assert!(note.starts_with("failed (") && note.contains("s of the 30s planned: the figures cover that part only"), "{note}");
 }
 
 #[test]
