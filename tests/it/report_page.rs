@@ -257,6 +257,10 @@ fn repeats_are_shown_as_mean_and_stdev_and_results_are_compared() {
         }
     }
     assert_eq!(summary.len(), 1 + 6);
+    // About each result: a RAM LUN has no page cache to bypass, and a sweep's workload is its first point's.
+    let about = page.iter().filter(|l| l.starts_with("ROW\t")).cloned().collect::<Vec<_>>();
+    assert!(about.iter().any(|l| l == "ROW\tI/O\tno page cache in the path (RAM or network LUNs)"), "{about:#?}");
+    assert!(about.iter().any(|l| l.starts_with("ROW\tworkload (first point)\t")), "{about:#?}");
     // Tables of one run's figures (per target, per worker) say a repeated point's are its picked run.
     for table in ["Targets", "Workers"] {
         for row in &rows_after(&page, table)[1..] {

@@ -138,7 +138,7 @@ impl Categories {
         let (series, marks, missing) = self.series(results, key);
         let mut caption = format!("{title}{}", self.key_note());
         if marks.iter().any(|m| m.stdev.iter().any(Option::is_some)) {
-            caption += ". Bars are the mean of each point's repeats; error bars ± 1 standard deviation";
+            caption += ". Bars of repeated points are the mean of their repeats, with error bars ± 1 standard deviation; bars without error bars are a single run";
         }
         if !missing.is_empty() {
             caption += &format!(". Missing: {}", missing.join("; "));

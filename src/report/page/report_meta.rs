@@ -34,12 +34,21 @@ pub fn metadata(r: &RunResult) -> Vec<(&'static str, String)> {
     };
     rows.push(("targets", targets.join("\n")));
     rows.push(("engine", r.engine.clone()));
-    rows.push(("I/O", if w.buffered { "buffered (page cache)".into() } else { "direct (O_DIRECT, page cache bypassed)".into() }));
+    // Only the engines of files and devices go through a page cache or bypass it.
+    let through_files = ["io_uring", "psync"].iter().any(|e| r.engine.contains(e));
+    let io = match (through_files, w.buffered) {
+        (false, _) => "no page cache in the path (RAM or network LUNs)",
+        (true, true) => "buffered (page cache)",
+        (true, false) => "direct (O_DIRECT, page cache bypassed)",
+    };
+    rows.push(("I/O", io.into()));
     let groups = match crate::report::point_view::group_lines(w) {
         lines if lines.is_empty() => crate::report::point_view::describe(w),
         lines => lines.join("\n"),
     };
-    rows.push(("workload", groups));
+    // A sweep changes the workload from point to point: this is its first point's, the points row says the rest.
+    let swept = r.points.iter().any(|p| !p.params.is_empty()) && r.points.len() > 1;
+    rows.push((if swept { "workload (first point)" } else { "workload" }, groups));
     if let Some(c) = &r.cpus {
         rows.push(("pinned CPUs", serde_json::to_value(c).map(|v| v.to_string()).unwrap_or_default()));
     }
