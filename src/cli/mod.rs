@@ -8,6 +8,7 @@ pub mod cache_sizes;
 pub mod compare;
 pub mod fio_names;
 pub mod flag_reference;
+pub mod hdr_log;
 pub mod keep;
 pub mod lab;
 pub mod live_view;

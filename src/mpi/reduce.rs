@@ -83,6 +83,7 @@ pub fn merge_into(outcome: &mut PointOutcome, reports: &[RankReport]) -> Result<
         slices: &slices,
         usage: &usage,
         duration_s: span_s,
+        start_unix_s: start,
         processes: reports.len() as u32,
         verify: outcome.point.summary.verify.is_some(),
         in_flight: InFlightAtEnd {
@@ -327,7 +328,9 @@ mod tests {
                     bytes_read: s.bytes_read,
                     bytes_written: 0,
                     ios_trimmed: 0,
-                    latency: WireHistogram::of(&s.latency),
+                    read: s.read.as_ref().map(WireHistogram::of),
+                    write: None,
+                    trim: None,
                     watts: watts.map(|w| w + i as f64),
                 }
             })

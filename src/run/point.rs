@@ -506,6 +506,7 @@ fn assemble_point(
         slices: &slices,
         usage: &usage,
         duration_s,
+        start_unix_s: unix_start,
         processes: 1,
         verify: shared.verify.is_some(),
         in_flight,
