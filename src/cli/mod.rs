@@ -15,6 +15,7 @@ pub mod live_view;
 pub mod message;
 pub mod numbers;
 pub mod paths;
+pub mod percentiles;
 pub mod profiles;
 pub mod ranked;
 pub mod report;

@@ -83,6 +83,107 @@ pub fn of_rows(rows: &[(IntervalSlice, f64)], start_unix_s: f64) -> SecondHistog
     }
 }
 
+/// What `results percentiles` asks for: seconds [from_s, to_s) of the measured
+/// interval, one operation ("read", "write", "trim" or "all"), percentiles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowAsk {
+    pub from_s: f64,
+    pub to_s: f64,
+    pub op: String,
+    pub percentiles: Vec<f64>,
+    /// One point (1-based), or every point.
+    pub point: Option<usize>,
+}
+
+/// The latencies of one point's seconds in a window.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WindowFigures {
+    /// 1-based.
+    pub point: usize,
+    pub params: String,
+    /// False for a point whose seconds were not kept (a result of an older lunmark).
+    pub kept: bool,
+    /// The seconds the window holds: the start of the first, the end of the last.
+    pub from_s: Option<f64>,
+    pub to_s: Option<f64>,
+    pub ios: u64,
+    pub min_us: Option<f64>,
+    pub max_us: Option<f64>,
+    /// (percentile, latency us), in the order asked.
+    pub percentiles_us: Vec<(f64, f64)>,
+}
+
+/// Percentiles over a window of each point's seconds, from the kept histograms.
+/// `params` names each point ("bs=4k qd=8"). Refused: an empty or reversed
+/// window, one beyond every point's measured interval, an unknown operation,
+/// a percentile outside (0, 100], a point the result does not have, and a
+/// result that kept no per-second histograms.
+pub fn window(id: &str, points: &[(&crate::results::model::Summary, String)], ask: &WindowAsk) -> Result<Vec<WindowFigures>, String> {
+    check_ask(points.len(), ask)?;
+    let chosen: Vec<usize> = match ask.point {
+        Some(n) => vec![n - 1],
+        None => (0..points.len()).collect(),
+    };
+    if chosen.iter().all(|&i| points[i].0.histograms.is_none()) {
+        return Err(format!(
+            "per-second histograms are not kept for this result ({id}: made by a lunmark that did not keep them): \
+             percentiles over a window cannot be recomputed; the whole point's are in `lunmark results show {id}`"
+        ));
+    }
+    let longest = chosen.iter().map(|&i| points[i].0.duration_s).fold(0.0, f64::max);
+    let end = longest.ceil();
+    if ask.from_s >= longest {
+        return Err(format!("--from {}: beyond the run, whose points measured {longest:.1} s at most (seconds 0 to {end})", ask.from_s));
+    }
+    if ask.to_s > end {
+        return Err(format!("--to {}: beyond the run, whose points measured {longest:.1} s at most (seconds 0 to {end})", ask.to_s));
+    }
+    chosen.into_iter().map(|i| point_window(i, &points[i], ask)).collect()
+}
+
+fn check_ask(points: usize, ask: &WindowAsk) -> Result<(), String> {
+    if ask.op != "all" && !OPS.contains(&ask.op.as_str()) {
+        return Err(format!("--op {}: choose read, write, trim or all", ask.op));
+    }
+    if !(ask.from_s >= 0.0) || !ask.to_s.is_finite() {
+        return Err(format!("--from {} --to {}: give seconds of the measured interval, 0 or more", ask.from_s, ask.to_s));
+    }
+    if ask.from_s >= ask.to_s {
+        return Err(format!("--from {} --to {}: the window is empty; --from must be below --to", ask.from_s, ask.to_s));
+    }
+    if let Some(p) = ask.percentiles.iter().find(|p| !(**p > 0.0 && **p <= 100.0)) {
+        return Err(format!("--pct {p}: a percentile is above 0 and at most 100 (for example 50,99,99.9)"));
+    }
+    match ask.point {
+        Some(n) if n == 0 || n > points => Err(format!("--point {n}: the result has {points} point(s), numbered from 1")),
+        _ => Ok(()),
+    }
+}
+
+fn point_window(i: usize, (summary, params): &(&crate::results::model::Summary, String), ask: &WindowAsk) -> Result<WindowFigures, String> {
+    let mut out = WindowFigures { point: i + 1, params: params.clone(), kept: false, from_s: None, to_s: None, ios: 0, min_us: None, max_us: None, percentiles_us: vec![] };
+    let Some(kept) = &summary.histograms else { return Ok(out) };
+    out.kept = true;
+    let mut merged = LatencyHistogram::with_digits(kept.significant_digits);
+    for s in kept.seconds.iter().filter(|s| s.t_s >= ask.from_s && s.t_s < ask.to_s) {
+        out.from_s.get_or_insert(s.t_s);
+        out.to_s = Some(s.t_s + s.duration_s);
+        for op in OPS.iter().filter(|op| ask.op == "all" || ask.op == **op) {
+            if let Some(text) = s.of(op) {
+                merged.add(&decode(text)?);
+            }
+        }
+    }
+    out.ios = merged.count();
+    if out.ios > 0 {
+        let us = |ns: u64| ns as f64 / 1e3;
+        out.min_us = Some(us(merged.min_ns()));
+        out.max_us = Some(us(merged.max_ns()));
+        out.percentiles_us = ask.percentiles.iter().map(|&p| (p, us(merged.quantile_ns(p / 100.0)))).collect();
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
