@@ -56,7 +56,15 @@ pub fn figures(result: &RunResult, a: &PercentilesArgs) -> Result<(WindowAsk, Ve
         percentiles: percentiles(&a.pct)?,
         point: a.point,
     };
-    let points: Vec<_> = result.points.iter().map(|p| (&p.summary, crate::report::rows::params_text(p))).collect();
+    let points: Vec<_> = result
+        .points
+        .iter()
+        .map(|p| histograms::PointSeconds {
+            histograms: p.summary.histograms.as_ref(),
+            duration_s: p.summary.duration_s,
+            params: crate::report::rows::params_text(p),
+        })
+        .collect();
     let rows = histograms::window(&result.id, &points, &ask).map_err(anyhow::Error::msg)?;
     Ok((ask, rows))
 }

@@ -113,24 +113,34 @@ pub struct WindowFigures {
     pub percentiles_us: Vec<(f64, f64)>,
 }
 
+/// What `window` reads of one point.
+pub struct PointSeconds<'a> {
+    /// None for a point of a result made before they were kept.
+    pub histograms: Option<&'a SecondHistograms>,
+    /// The point's measured interval.
+    pub duration_s: f64,
+    /// What names the point ("bs=4k qd=8").
+    pub params: String,
+}
+
 /// Percentiles over a window of each point's seconds, from the kept histograms.
 /// `params` names each point ("bs=4k qd=8"). Refused: an empty or reversed
 /// window, one beyond every point's measured interval, an unknown operation,
 /// a percentile outside (0, 100], a point the result does not have, and a
 /// result that kept no per-second histograms.
-pub fn window(id: &str, points: &[(&crate::results::model::Summary, String)], ask: &WindowAsk) -> Result<Vec<WindowFigures>, String> {
+pub fn window(id: &str, points: &[PointSeconds], ask: &WindowAsk) -> Result<Vec<WindowFigures>, String> {
     check_ask(points.len(), ask)?;
     let chosen: Vec<usize> = match ask.point {
         Some(n) => vec![n - 1],
         None => (0..points.len()).collect(),
     };
-    if chosen.iter().all(|&i| points[i].0.histograms.is_none()) {
+    if chosen.iter().all(|&i| points[i].histograms.is_none()) {
         return Err(format!(
             "per-second histograms are not kept for this result ({id}: made by a lunmark that did not keep them): \
              percentiles over a window cannot be recomputed; the whole point's are in `lunmark results show {id}`"
         ));
     }
-    let longest = chosen.iter().map(|&i| points[i].0.duration_s).fold(0.0, f64::max);
+    let longest = chosen.iter().map(|&i| points[i].duration_s).fold(0.0, f64::max);
     let end = longest.ceil();
     if ask.from_s >= longest {
         return Err(format!("--from {}: beyond the run, whose points measured {longest:.1} s at most (seconds 0 to {end})", ask.from_s));
@@ -160,9 +170,9 @@ fn check_ask(points: usize, ask: &WindowAsk) -> Result<(), String> {
     }
 }
 
-fn point_window(i: usize, (summary, params): &(&crate::results::model::Summary, String), ask: &WindowAsk) -> Result<WindowFigures, String> {
-    let mut out = WindowFigures { point: i + 1, params: params.clone(), kept: false, from_s: None, to_s: None, ios: 0, min_us: None, max_us: None, percentiles_us: vec![] };
-    let Some(kept) = &summary.histograms else { return Ok(out) };
+fn point_window(i: usize, p: &PointSeconds, ask: &WindowAsk) -> Result<WindowFigures, String> {
+    let mut out = WindowFigures { point: i + 1, params: p.params.clone(), kept: false, from_s: None, to_s: None, ios: 0, min_us: None, max_us: None, percentiles_us: vec![] };
+    let Some(kept) = p.histograms else { return Ok(out) };
     out.kept = true;
     let mut merged = LatencyHistogram::with_digits(kept.significant_digits);
     for s in kept.seconds.iter().filter(|s| s.t_s >= ask.from_s && s.t_s < ask.to_s) {

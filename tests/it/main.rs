@@ -11,6 +11,7 @@ mod engines;
 mod existing_files;
 mod fio;
 mod flag_walk;
+mod hdr_log;
 mod input_files;
 mod inputs;
 mod kept;
