@@ -43,7 +43,9 @@ fn seconds(flag: &str, text: &str) -> Result<f64> {
 
 fn percentiles(text: &str) -> Result<Vec<f64>> {
     text.split(',')
-        .map(|p| p.trim().parse::<f64>().map_err(|_| anyhow::anyhow!("--pct {text:?}: {p:?} is no number; give percentiles such as 50,99,99.9")))
+        .map(|p| {
+            p.trim().parse::<f64>().map_err(|_| anyhow::anyhow!("--pct {text:?}: {p:?} is no number; give percentiles such as 50,99,99.9"))
+        })
         .collect()
 }
 

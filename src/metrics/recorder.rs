@@ -214,7 +214,17 @@ fn add_into(to: &mut Option<LatencyHistogram>, from: &Option<LatencyHistogram>) 
 
 impl IntervalSlice {
     pub fn new(index: u32) -> Self {
-        IntervalSlice { index, ios_read: 0, ios_written: 0, bytes_read: 0, bytes_written: 0, ios_trimmed: 0, read: None, write: None, trim: None }
+        IntervalSlice {
+            index,
+            ios_read: 0,
+            ios_written: 0,
+            bytes_read: 0,
+            bytes_written: 0,
+            ios_trimmed: 0,
+            read: None,
+            write: None,
+            trim: None,
+        }
     }
 
     #[inline]

@@ -155,7 +155,7 @@ fn check_ask(points: usize, ask: &WindowAsk) -> Result<(), String> {
     if ask.op != "all" && !OPS.contains(&ask.op.as_str()) {
         return Err(format!("--op {}: choose read, write, trim or all", ask.op));
     }
-    if !(ask.from_s >= 0.0) || !ask.to_s.is_finite() {
+    if ask.from_s.is_nan() || ask.from_s < 0.0 || !ask.to_s.is_finite() {
         return Err(format!("--from {} --to {}: give seconds of the measured interval, 0 or more", ask.from_s, ask.to_s));
     }
     if ask.from_s >= ask.to_s {
@@ -171,7 +171,17 @@ fn check_ask(points: usize, ask: &WindowAsk) -> Result<(), String> {
 }
 
 fn point_window(i: usize, p: &PointSeconds, ask: &WindowAsk) -> Result<WindowFigures, String> {
-    let mut out = WindowFigures { point: i + 1, params: p.params.clone(), kept: false, from_s: None, to_s: None, ios: 0, min_us: None, max_us: None, percentiles_us: vec![] };
+    let mut out = WindowFigures {
+        point: i + 1,
+        params: p.params.clone(),
+        kept: false,
+        from_s: None,
+        to_s: None,
+        ios: 0,
+        min_us: None,
+        max_us: None,
+        percentiles_us: vec![],
+    };
     let Some(kept) = p.histograms else { return Ok(out) };
     out.kept = true;
     let mut merged = LatencyHistogram::with_digits(kept.significant_digits);

@@ -53,8 +53,7 @@ fn run_with_log(dir: &Path, name: &str) -> (PathBuf, serde_json::Value, String) 
     let log = dir.join(format!("{name}.hdr"));
     let json = dir.join(format!("{name}.json"));
     let args = ["run", "-t", "mem:32m", "--time", "3s", "--ramp", "0s", "--read", "70", "--qd", "4", "--label", name];
-    let (out, _) =
-        run_in_store(dir, &[&args[..], &["--hdr-log", log.to_str().unwrap(), "--json", json.to_str().unwrap()]].concat());
+    let (out, _) = run_in_store(dir, &[&args[..], &["--hdr-log", log.to_str().unwrap(), "--json", json.to_str().unwrap()]].concat());
     assert!(out.status.success(), "{}", stderr(&out));
     (log, read_json(&json), saved_id(&out))
 }

@@ -164,7 +164,10 @@ fn dry_run(args: &RunArgs, ready: &run::ReadyPlan, ctx: &RunContext, store_flag:
         }
     }
     if let Some(log) = &args.hdr_log {
-        println!("hdr log: {} (an HdrHistogram interval log, one histogram a second per operation, replaced after each point)", log.display());
+        println!(
+            "hdr log: {} (an HdrHistogram interval log, one histogram a second per operation, replaced after each point)",
+            log.display()
+        );
     }
     if args.detail {
         println!("detail: each worker's and each target's figures are printed beside the summary (--detail)");
@@ -255,7 +258,15 @@ pub struct Kept {
 /// never hides the run's own outcome: it is reported and listed in `Kept`.
 pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, store: &ResultStore, print: bool) -> Result<Kept> {
     let ready = run::check(plan.clone(), ctx)?;
-    measure_and_keep_as(&ready, ctx, json, JsonShape::Model, store, if print { Print::Summary { detail: false } } else { Print::Nothing }, None)
+    measure_and_keep_as(
+        &ready,
+        ctx,
+        json,
+        JsonShape::Model,
+        store,
+        if print { Print::Summary { detail: false } } else { Print::Nothing },
+        None,
+    )
 }
 
 /// What a run prints when it ends.

@@ -26,7 +26,12 @@ pub fn render(result: &RunResult) -> String {
     // A millisecond base, so that every timestamp below is exact to the 3 decimals written.
     let base = kept.first().map(|(_, h)| (h.start_unix_s * 1e3).floor() / 1e3).unwrap_or(0.0);
     let digits = kept.first().map(|(_, h)| h.significant_digits).unwrap_or(crate::metrics::recorder::SLICE_DIGITS);
-    let _ = writeln!(out, "#lunmark {} run {}: one histogram per second of each point, per operation", result.lunmark_version, clean(&result.id));
+    let _ = writeln!(
+        out,
+        "#lunmark {} run {}: one histogram per second of each point, per operation",
+        result.lunmark_version,
+        clean(&result.id)
+    );
     let _ = writeln!(out, "#Values are latencies in nanoseconds; Interval_Max is in milliseconds.");
     let _ = writeln!(
         out,
