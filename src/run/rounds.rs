@@ -218,7 +218,7 @@ pub fn execute(
         params.insert("phase".to_string(), Value::from("precondition"));
         let asked_qd = spec.groups.iter().map(|g| g.qd).collect();
         let targets = plan.points[0].targets.clone();
-        pre.push(super::PlannedPoint { params, label: "precondition".into(), spec, asked_qd, targets });
+        pre.push(super::PlannedPoint::new(params, "precondition".into(), spec, asked_qd, targets));
     }
     // Every check before the purge: a device without --destructive is refused with nothing touched.
     let specs: Vec<&WorkloadSpec> = plan.points.iter().map(|p| &p.spec).chain(pre.iter().map(|p| &p.spec)).collect();
