@@ -187,14 +187,15 @@ fn sub_plan(plan: &RunPlan, points: Vec<super::PlannedPoint>) -> RunPlan {
 /// of their own (checked, then executed) and told to the observer given.
 pub type RunPart<'a> = dyn FnMut(RunPlan, &mut dyn RunObserver) -> Result<RunResult> + 'a;
 
+/// `watch`: the watched point, as `check` found it.
 pub fn execute(
     plan: &RunPlan,
     rounds: &Rounds,
+    watch: usize,
     ctx: &RunContext,
     observer: &mut dyn RunObserver,
     run_part: &mut RunPart,
 ) -> Result<RunResult> {
-    let watch = check(plan, rounds, ctx)?;
     let first = plan.points[0].spec.clone();
     let mut outcome = RoundsOutcome {
         watch: rounds.watch.clone(),
