@@ -79,3 +79,60 @@ fn rfc3339(unix_s: f64) -> String {
         .map(|t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::IntervalSlice;
+    use crate::results::histograms::of_rows;
+    use crate::workload::Op;
+
+    /// `n` reads (and `n / 2` writes) of 10 us in each of `secs` seconds.
+    fn seconds(secs: u32, n: u64) -> Vec<(IntervalSlice, f64)> {
+        (0..secs)
+            .map(|i| {
+                let mut s = IntervalSlice::new(i);
+                (0..n).for_each(|_| s.record(Op::Read, 4096, 10_000));
+                (0..n / 2).for_each(|_| s.record(Op::Write, 4096, 20_000));
+                (s, 1.0)
+            })
+            .collect()
+    }
+
+    /// A sweep of three points, the last from an older lunmark: each point is
+    /// introduced by a comment on one line (a newline in its params stays
+    /// escaped), its seconds follow on the one time line from the first
+    /// point's start, a line per operation, each payload holding that second's
+    /// count; the point without histograms says so and has no line.
+    #[test]
+    fn a_sweeps_points_follow_on_one_time_line() {
+        let mut r = crate::report::golden_result("result-a.json");
+        let mut third = r.points[1].clone();
+        third.summary.histograms = None;
+        r.points.push(third);
+        r.points[0].summary.histograms = Some(of_rows(&seconds(2, 100), 1_700_000_000.5004));
+        r.points[1].summary.histograms = Some(of_rows(&seconds(1, 40), 1_700_000_006.0004));
+        r.points[1].params.insert("note".into(), serde_json::json!("two\nlines"));
+        let text = render(&r);
+        assert!(text.contains("#[StartTime: 1700000000.500 (seconds since epoch), 2023-11-14T22:13:20.500Z]"), "{text}");
+        assert!(text.contains("#[BaseTime: 1700000000.500 (seconds since epoch)]\n\"StartTimestamp\""), "{text}");
+        let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("Tag=")).collect();
+        let head: Vec<String> = lines.iter().map(|l| l.splitn(4, ',').take(3).collect::<Vec<_>>().join(",")).collect();
+        assert_eq!(
+            head,
+            [
+                "Tag=read,0.000,1.000",
+                "Tag=write,0.000,1.000",
+                "Tag=read,1.000,1.000",
+                "Tag=write,1.000,1.000",
+                "Tag=read,5.500,1.000",
+                "Tag=write,5.500,1.000"
+            ]
+        );
+        let count = |l: &str| crate::results::histograms::decode(l.rsplit(',').next().unwrap()).unwrap().count();
+        assert_eq!(lines.iter().map(|l| count(l)).collect::<Vec<_>>(), [100, 50, 100, 50, 40, 20]);
+        assert!(lines[0].contains(",0.010,HISTFAAA"), "Interval_Max in ms: {}", lines[0]);
+        assert!(text.contains("#Point 2 of 3 (bs=64k note=two\\nlines): measured from 5.500 s\n"), "{text}");
+        assert!(text.contains("#Point 3 of 3 (bs=64k): no per-second histograms kept\n"), "{text}");
+    }
+}
