@@ -110,8 +110,8 @@ mod tests {
         let mut third = r.points[1].clone();
         third.summary.histograms = None;
         r.points.push(third);
-        r.points[0].summary.histograms = Some(of_rows(&seconds(2, 100), 1_700_000_000.5004));
-        r.points[1].summary.histograms = Some(of_rows(&seconds(1, 40), 1_700_000_006.0004));
+        r.points[0].summary.histograms = Some(of_rows(&seconds(2, 100), 1_700_000_000.500_4));
+        r.points[1].summary.histograms = Some(of_rows(&seconds(1, 40), 1_700_000_006.000_4));
         r.points[1].params.insert("note".into(), serde_json::json!("two\nlines"));
         let text = render(&r);
         assert!(text.contains("#[StartTime: 1700000000.500 (seconds since epoch), 2023-11-14T22:13:20.500Z]"), "{text}");
