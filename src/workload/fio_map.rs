@@ -90,6 +90,12 @@ const KNOWN: &[&str] = &[
     "steadystate_duration",
     "ss_ramp",
     "steadystate_ramp_time",
+    "cpumask",
+    "sync",
+    "overwrite",
+    "do_verify",
+    "verify_fatal",
+    "serialize_overlap",
 ];
 
 /// Options that change nothing lunmark measures: accepted, each with a note
@@ -112,6 +118,12 @@ const HARMLESS: &[&str] = &[
     "per_job_logs",
     "log_offset",
     "significant_figures",
+    "disable_lat",
+    "disable_clat",
+    "disable_slat",
+    "disable_bw",
+    "verify_dump",
+    "verify_state_save",
 ];
 
 /// Options lunmark does not apply that change no figure it reports (fio's
@@ -138,6 +150,21 @@ const NO_FIGURE: &[&str] = &[
 /// a trailing comma is an empty part fio drops.
 const PER_DIRECTION: &[&str] = &["bs", "bssplit", "bsrange", "rate_iops", "rate", "blockalign", "random_distribution"];
 
+/// A `bs` that is not a size; `bs=4k-512k` reads as a range but is not one:
+/// fio 3.33 takes its first size and drops the rest without a word.
+fn bs_message(part: &str, message: String) -> String {
+    match part.split_once('-') {
+        Some((low, _)) if parse_size(low, 1024).is_ok() => format!(
+            "'{}' is not one size: fio 3.33 reads it as {} and drops the rest without a word; for a range of sizes write bsrange={}, for one size bs={}",
+            part.trim(),
+            low.trim(),
+            part.trim(),
+            low.trim()
+        ),
+        _ => message,
+    }
+}
+
 /// Most access lines one job may map to (bsrange makes one per size).
 const MAX_LINES: usize = 256;
 
@@ -151,6 +178,9 @@ pub struct ImportOptions {
     /// The run length comes from the command line (--time or --ios), so jobs
     /// that would end differently need not agree.
     pub run_length_given: bool,
+    /// The run's `--target`s, which replace the job file's files: a share of
+    /// the file (`size=50%`) is a share of these.
+    pub targets: Vec<String>,
 }
 
 /// Which fio log a job asks for (`write_bw_log`, `write_iops_log`, `write_lat_log`).
@@ -300,6 +330,14 @@ pub fn import(
     import_sections(fio_job::parse(text, origin, &ctx)?, origin, name, options)
 }
 
+/// What a refusal lists: with `lenient`, only what blocks (the options it
+/// would skip are not in the way); without it, everything, in line order.
+fn refusal(fatal: Vec<Problem>, skippable: Vec<Problem>, lenient: bool) -> Vec<Problem> {
+    let mut all: Vec<Problem> = if lenient { fatal } else { fatal.into_iter().chain(skippable).collect() };
+    all.sort_by_key(|p| p.line);
+    all
+}
+
 fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options: &ImportOptions) -> Result<Imported, FioError> {
     let known: Vec<String> = sections.iter().map(|s| s.name.clone()).collect();
     let chosen: Vec<&JobSection> = sections.iter().filter(|s| options.sections.is_empty() || options.sections.contains(&s.name)).collect();
@@ -308,12 +346,11 @@ fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options:
     }
     let mut problems = Problems::default();
     let mut notes = Notes::default();
-    let jobs: Vec<Job> = chosen.iter().map(|s| Job::read(s, &mut problems, &mut notes)).collect();
+    let jobs: Vec<Job> = chosen.iter().map(|s| Job::read(s, &options.targets, &mut problems, &mut notes)).collect();
     let profile = assemble(&jobs, name, origin, options.run_length_given, &mut problems, &mut notes);
     let (skippable, fatal): (Vec<Problem>, Vec<Problem>) = problems.0.into_iter().partition(|p| p.skippable);
     if !fatal.is_empty() || (!skippable.is_empty() && !options.lenient) {
-        let mut all: Vec<Problem> = fatal.into_iter().chain(skippable).collect();
-        all.sort_by_key(|p| p.line);
+        let all = refusal(fatal, skippable, options.lenient);
         return Err(FioError::Refused { origin: origin.into(), problems: all });
     }
     let mut skippable = skippable;
@@ -326,8 +363,7 @@ fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options:
     let logs = fio_logs(&chosen, &jobs, &profile, &mut problems, &mut notes);
     let (skippable, fatal): (Vec<Problem>, Vec<Problem>) = problems.0.into_iter().partition(|p| p.skippable);
     if !fatal.is_empty() || (!skippable.is_empty() && !options.lenient) {
-        let mut all: Vec<Problem> = fatal.into_iter().chain(skippable).collect();
-        all.sort_by_key(|p| p.line);
+        let all = refusal(fatal, skippable, options.lenient);
         return Err(FioError::Refused { origin: origin.into(), problems: all });
     }
     let skipped = skipped.into_iter().chain(skippable.iter().map(|p| format!("{origin}, {p} (skipped: --fio-lenient)"))).collect();
@@ -569,7 +605,7 @@ impl<'a> Settings<'a> {
 }
 
 impl Job {
-    fn read(section: &JobSection, problems: &mut Problems, notes: &mut Notes) -> Job {
+    fn read(section: &JobSection, given: &[String], problems: &mut Problems, notes: &mut Notes) -> Job {
         let set = Settings::of(section, problems);
         let name = set.value("name").map(|(_, v)| v.to_string()).unwrap_or_else(|| section.name.clone());
         let kb_base = match set.value("kb_base") {
@@ -596,7 +632,7 @@ impl Job {
         let sync = sync(&set, problems);
         let mut place = place(&set, &name, numjobs, kb_base, problems, notes);
         let min_bs = lines.iter().map(|l| l.bs.get()).min().unwrap_or(4096);
-        let offset = shares_of_the_file(&set, &mut place, kb_base, min_bs, problems, notes);
+        let offset = shares_of_the_file(&set, &mut place, given, kb_base, min_bs, problems, notes);
         let offset_increment = offset_increment(&set, &name, numjobs, &mut place, problems, notes);
         let qd = queue_depth(&set, &name, place.files, problems, notes);
         let end = loops(&set, &name, run_end(&set, &name, kb_base, &lines, &place, problems, notes), problems, notes);
@@ -606,6 +642,8 @@ impl Job {
         let (cpus, cpus_policy) = pinning(&set, problems);
         let (compress, dedupe) = data_reduction(&set, &lines, problems, notes);
         let rate = rate(&set, &lines, kb_base, read, numjobs, problems, notes);
+        // Both always run: each notes or refuses options of its own.
+        let checking = verify(&set, problems, notes) & fio_defaults(&set, &name, read, trim, problems, notes);
         Job {
             line: section.line,
             numjobs,
@@ -623,7 +661,7 @@ impl Job {
             seed: set.number::<u64>("randseed", problems),
             file_engine: place.file_engine,
             rate,
-            verify: verify(&set, problems, notes),
+            verify: checking,
             thinktime: thinktime(&set, problems, notes).filter(|t| !t.is_zero()),
             thinktime_blocks: set.number::<u32>("thinktime_blocks", problems).filter(|_| set.get("thinktime").is_some()),
             arrivals: arrivals(&set, problems),
@@ -708,6 +746,14 @@ fn pinning(set: &Settings, problems: &mut Problems) -> (Option<super::cpus::CpuL
         let v = v.trim();
         CpuList::parse_syntax(v).map_err(|e| problems.push(s, e.replacen(&format!("--cpus {v}: "), "", 1), false)).ok()
     });
+    let cpus = match (cpus, set.value("cpumask")) {
+        (cpus, None) => cpus,
+        (Some(_), Some((s, _))) => {
+            problems.push(s, "give one of cpus_allowed and cpumask (both choose the CPUs)", false);
+            None
+        }
+        (None, Some((s, v))) => cpumask(v.trim()).map_err(|m| problems.push(s, m, false)).ok(),
+    };
     let cpus = match (cpus, set.value("numa_cpu_nodes")) {
         (cpus, None) => cpus,
         (Some(_), Some((s, _))) => {
@@ -730,7 +776,7 @@ fn pinning(set: &Settings, problems: &mut Problems) -> (Option<super::cpus::CpuL
             None
         }
     });
-    match (policy, set.get("cpus_allowed")) {
+    match (policy, set.get("cpus_allowed").or(set.get("cpumask"))) {
         (Some(_), None) => {
             let s = set.get("cpus_allowed_policy").expect("read above");
             problems.push(s, "says how jobs share the CPUs of cpus_allowed, which is not set: add cpus_allowed=LIST, or drop it", true);
@@ -738,6 +784,19 @@ fn pinning(set: &Settings, problems: &mut Problems) -> (Option<super::cpus::CpuL
         }
         _ => (cpus, policy),
     }
+}
+
+/// `cpumask=MASK`: fio's older form of cpus_allowed, a bit per CPU (bit 0 is
+/// CPU 0), in decimal or `0x` hexadecimal.
+fn cpumask(mask: &str) -> Result<super::cpus::CpuList, String> {
+    let bits = match mask.strip_prefix("0x").or_else(|| mask.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => mask.parse(),
+    }
+    .ok()
+    .filter(|b| *b != 0)
+    .ok_or_else(|| format!("'{mask}' is not a CPU mask: use a bit per CPU, in decimal or 0x hexadecimal (0x3 is CPUs 0 and 1), not 0"))?;
+    Ok(super::cpus::CpuList((0..64).filter(|i| bits >> i & 1 == 1).collect()))
 }
 
 /// `numa_cpu_nodes=LIST` (or `all`): the CPUs of those NUMA nodes, as
@@ -981,6 +1040,7 @@ fn place(set: &Settings, name: &str, numjobs: u32, kb_base: u64, problems: &mut 
 fn shares_of_the_file(
     set: &Settings,
     place: &mut Place,
+    given: &[String],
     kb_base: u64,
     min_bs: u64,
     problems: &mut Problems,
@@ -996,7 +1056,9 @@ fn shares_of_the_file(
     let explicit =
         set.value("offset").filter(|(_, v)| fio_job::parse_percent(v).is_none()).and_then(|_| set.size("offset", kb_base, problems));
     let Some((s, _)) = size_pct.or(offset_pct) else { return explicit };
-    let real = match place.file_engine.is_some().then(|| real_size(&place.targets)) {
+    // --target replaces the job's files, so the share is of the given targets.
+    let files = if given.is_empty() { &place.targets } else { given };
+    let real = match place.file_engine.is_some().then(|| real_size(files)) {
         Some(Ok(n)) => n,
         Some(Err(m)) => {
             problems.push(s, format!("a share of the file needs the file's size: {m}"), false);
@@ -1016,10 +1078,10 @@ fn shares_of_the_file(
         let region = region - region % min_bs;
         place.file_size = Some(region);
         place.pass_bytes = Some(region * place.files as u64);
-        notes.push(format!("{} ({}): {p}% of {} ({} bytes) is {} bytes on each file", show(s), s.place(), place.targets[0], real, region));
+        notes.push(format!("{} ({}): {p}% of {} ({} bytes) is {} bytes on each file", show(s), s.place(), files[0], real, region));
     }
     if let Some((s, p)) = offset_pct {
-        notes.push(format!("{} ({}): {p}% of {} ({} bytes) is offset {offset}", show(s), s.place(), place.targets[0], real));
+        notes.push(format!("{} ({}): {p}% of {} ({} bytes) is offset {offset}", show(s), s.place(), files[0], real));
     }
     offset_pct.map(|_| offset).or(explicit)
 }
@@ -1200,6 +1262,9 @@ fn harmless(set: &Settings, name: &str, buffered: bool, problems: &mut Problems,
             "disk_util" => "it makes fio print the disks' own counters; lunmark does not read them",
             "write_hist_log" | "log_hist_msec" => "fio writes latency histogram logs; lunmark writes none, its latency histogram's figures are in the result",
             "per_job_logs" | "log_offset" => "it shapes fio's log files; lunmark writes the bandwidth, IOPS and latency logs of a job that runs alone, one file each, without offsets",
+            "disable_lat" | "disable_clat" | "disable_slat" | "disable_bw" => "it turns off figures fio keeps and prints; lunmark keeps every I/O's latency and the bandwidth anyway",
+            "verify_dump" => "it makes fio dump a block that fails its check to files; lunmark reports where the first failing blocks are and what it found there (summary.verify)",
+            "verify_state_save" => "fio saves where its writes got to for a later verify run; lunmark runs none later",
             _ => return None,
         })
     };
@@ -1390,6 +1455,66 @@ fn verify(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> bool {
     }
 }
 
+/// Options whose common values lunmark runs as fio does (a note each) and
+/// whose others it lacks (refused, naming what to use). Returns false when
+/// `do_verify=0` turns checking off (fio then checks nothing either).
+fn fio_defaults(set: &Settings, name: &str, read: f64, trim: f64, problems: &mut Problems, notes: &mut Notes) -> bool {
+    let on = |key: &str, problems: &mut Problems| set.get(key).map(|s| (s, set.switch(key, problems)));
+    let mut note = |s: &Setting, why: &str| notes.push(format!("{} ({}): {why}", show(s), s.place()));
+    if let Some((s, v)) = set.value("sync") {
+        match v.trim() {
+            "0" | "none" => note(s, "fio's default (no O_SYNC), as lunmark opens files"),
+            _ => problems.push(
+                s,
+                "lunmark does not open files with O_SYNC or O_DSYNC: use fsync=1 (a sync after every write, timed apart) instead",
+                false,
+            ),
+        }
+    }
+    let writes = read < 100.0 && trim < 100.0;
+    match on("overwrite", problems) {
+        Some((s, true)) => note(s, "fio writes a file it creates in full before the job; lunmark fills a file it creates before measuring, too"),
+        Some((s, false)) if !writes => note(s, "it matters to fio only for jobs that write, and this one does not"),
+        Some((s, false)) => problems.push(
+            s,
+            format!("job '{name}' would write a file fio creates into blocks never written before (the file system allocating them during the job); lunmark fills a file it creates before measuring: name an existing file or device, or set overwrite=1"),
+            false,
+        ),
+        None => {}
+    }
+    if let Some((s, true)) = on("verify_fatal", problems) {
+        note(s, "fio ends the job at the first block that fails its check; lunmark runs on and counts every mismatch (summary.verify.mismatches), which changes no figure of a target that returns what was written");
+    } else if let Some((s, false)) = on("verify_fatal", problems) {
+        note(s, "fio's default");
+    }
+    let verifying = set.value("verify").is_some_and(|(_, v)| !matches!(v.trim(), "0" | "none"));
+    match on("serialize_overlap", problems) {
+        Some((s, true)) if verifying => {
+            note(s, "with verify lunmark never issues a write while other I/O is in flight on its blocks, as fio's serialize_overlap=1")
+        }
+        Some((s, true)) => problems.push(
+            s,
+            "lunmark keeps overlapping I/O apart only when it verifies: add verify=crc32c (lunmark's --verify), or drop serialize_overlap",
+            false,
+        ),
+        Some((s, false)) => note(s, "fio's default"),
+        None => {}
+    }
+    match on("do_verify", problems) {
+        Some((s, false)) => {
+            if verifying {
+                note(s, "fio writes its verify headers and checks nothing; lunmark checks nothing either (verify off)");
+            }
+            false
+        }
+        Some((s, true)) if verifying => {
+            note(s, "fio's default with verify=");
+            true
+        }
+        _ => true,
+    }
+}
+
 /// `rate_iops=N` or `rate=BYTES` (a second's bytes, at the job's mean transfer
 /// size): fio caps each job (clone), so the group's rate is N x numjobs. Both
 /// take `READ,WRITE`: a job that only reads takes the first part, one that
@@ -1495,7 +1620,9 @@ fn access_lines(set: &Settings, kb_base: u64, read: f64, random: f64, problems: 
         per_direction(
             s,
             v,
-            |s, part, problems| parse_size(part, kb_base).map(|b| vec![(b, 100.0)]).map_err(|m| problems.push(s, m, false)).ok(),
+            |s, part, problems| {
+                parse_size(part, kb_base).map(|b| vec![(b, 100.0)]).map_err(|m| problems.push(s, bs_message(part, m), false)).ok()
+            },
             problems,
         )
     } else {
@@ -2376,5 +2503,52 @@ mod tests {
         assert_eq!(p, back);
         assert_eq!(p.phases.len(), 2);
         assert_eq!(p.targets.len(), 2);
+    }
+
+    #[test]
+    fn lenient_refusal_names_only_what_blocks() {
+        // unlink changes no figure (lenient would skip it); startdelay blocks.
+        let text = "[a]\nsize=1m\nunlink=1\nstartdelay=5\n";
+        let lenient = ImportOptions { lenient: true, ..Default::default() };
+        let e = import(text, "t.fio", "t", &env, &lenient).unwrap_err().to_string();
+        assert!(e.contains("line 4: startdelay=5"), "{e}");
+        assert!(!e.contains("unlink"), "lenient names only what blocks: {e}");
+        assert!(e.contains("--fio-lenient cannot skip them"), "{e}");
+        // Without --fio-lenient both are named, and the hint says what lenient would skip.
+        let e = refused(text);
+        assert!(e.contains("line 3: unlink=1") && e.contains("line 4: startdelay=5"), "{e}");
+    }
+
+    #[test]
+    fn options_of_the_corpus_that_lunmark_runs_as_fio_does() {
+        // cpumask is cpus_allowed as a bit mask.
+        let p = map("[a]\nfilename=/dev/shm/x\nsize=1m\ncpumask=0x0a\n").profile;
+        assert_eq!(p.cpus.map(|c| c.0), Some(vec![1, 3]));
+        assert_eq!(map("[a]\nfilename=/dev/shm/x\nsize=1m\ncpumask=1\n").profile.cpus.map(|c| c.0), Some(vec![0]));
+        assert!(refused("[a]\nsize=1m\ncpumask=0\n").contains("line 3: cpumask=0: '0' is not a CPU mask"));
+        assert!(refused("[a]\nsize=1m\ncpumask=1\ncpus_allowed=0\n").contains("give one of cpus_allowed and cpumask"));
+        // Output switches and fio's defaults are accepted with a note each.
+        let i = map("[a]\nsize=1m\nrw=randwrite\ndisable_slat=1\ndisable_bw=1\nsync=0\noverwrite=1\nverify_fatal=0\n");
+        for key in ["disable_slat=1", "disable_bw=1", "sync=0", "overwrite=1", "verify_fatal=0"] {
+            assert!(i.notes.iter().any(|n| n.starts_with(key)), "no note for {key}: {:?}", i.notes);
+        }
+        // What lunmark lacks is refused, naming what to use.
+        assert!(refused("[a]\nsize=1m\nsync=1\n").contains("line 3: sync=1: lunmark does not open files with O_SYNC"));
+        assert!(refused("[a]\nsize=1m\nrw=write\noverwrite=0\n").contains("line 4: overwrite=0: job 'a' would write"));
+        map("[a]\nsize=1m\nrw=read\noverwrite=0\n");
+        assert!(refused("[a]\nsize=1m\nserialize_overlap=1\n").contains("add verify=crc32c"));
+        let i = map("[a]\nsize=1m\nrw=randrw\nverify=md5\nserialize_overlap=1\n");
+        assert!(i.profile.verify && i.notes.iter().any(|n| n.starts_with("serialize_overlap=1")), "{:?}", i.notes);
+        // do_verify=0: fio checks nothing, and neither does lunmark.
+        assert!(!map("[a]\nsize=1m\nrw=randrw\nverify=md5\ndo_verify=0\n").profile.verify);
+        assert!(map("[a]\nsize=1m\nrw=randrw\nverify=md5\ndo_verify=1\n").profile.verify);
+        // fio reads `100%%` (a template's escaped sign) as 100%.
+        assert_eq!(fio_job::parse_percent("100%%"), Some(Ok(100.0)));
+        // fio 3.33 reads bs=4k-512k as 4k; lunmark says so and names bsrange.
+        let e = refused("[a]\nsize=1m\nblocksize=4k-512k\n");
+        assert!(
+            e.contains("line 3: blocksize=4k-512k: '4k-512k' is not one size: fio 3.33 reads it as 4k") && e.contains("bsrange=4k-512k"),
+            "{e}"
+        );
     }
 }
