@@ -96,6 +96,8 @@ const KNOWN: &[&str] = &[
     "do_verify",
     "verify_fatal",
     "serialize_overlap",
+    "fallocate",
+    "buffer_compress_chunk",
 ];
 
 /// Options that change nothing lunmark measures: accepted, each with a note
@@ -851,7 +853,36 @@ fn data_reduction(set: &Settings, lines: &[AccessLine], problems: &mut Problems,
             Bytes(write_sizes[0])
         ));
     }
+    if let Some((s, v)) = set.value("buffer_compress_chunk") {
+        compress_chunk(s, v, compress.is_some_and(|c| c > 0.0), &write_sizes, problems, notes);
+    }
     (compress.filter(|c| *c > 0.0), dedupe.filter(|d| *d > 0.0))
+}
+
+/// `buffer_compress_chunk=N`: fio repeats its random and compressible parts
+/// every N bytes of a write (0: once per write). lunmark lays them out once
+/// per unit of the smallest write size, so 0, or N equal to that size, is
+/// what lunmark runs; another N is refused, naming those.
+fn compress_chunk(s: &Setting, v: &str, compressing: bool, write_sizes: &[u64], problems: &mut Problems, notes: &mut Notes) {
+    let Ok(chunk) = parse_size(v, 1024).map_err(|m| problems.push(s, m, false)) else { return };
+    let Some(&unit) = write_sizes.first().filter(|_| compressing) else {
+        notes.push(format!("{} ({}): it changes nothing without buffer_compress_percentage and writes (in fio too)", show(s), s.place()));
+        return;
+    };
+    if chunk == 0 || chunk == unit {
+        let mixed = if write_sizes.len() > 1 {
+            format!(" (fio's chunk is each write's size, lunmark's unit the smallest, {})", Bytes(unit))
+        } else {
+            String::new()
+        };
+        notes.push(format!("{} ({}): lunmark lays out the random and compressible parts once per unit of the write size, as fio does with this chunk{mixed}", show(s), s.place()));
+        return;
+    }
+    problems.push(
+        s,
+        format!("fio repeats its random and compressible parts every {} bytes; lunmark lays them out once per unit of the smallest write size ({} bytes): give buffer_compress_chunk=0 (or {unit}), or drop it", chunk, unit),
+        false,
+    );
 }
 
 /// `fsync=N` and `fdatasync=N`: a sync after every N writes (0, fio's default, is none).
@@ -1051,7 +1082,13 @@ fn shares_of_the_file(
         let p = fio_job::parse_percent(v)?;
         p.map_err(|m| problems.push(s, m, false)).ok().map(|p| (s, p))
     };
-    let size_pct = pct("size", problems);
+    let size_pct = pct("size", problems).filter(|(s, p)| {
+        // 0% is a place to start from (offset), not a region.
+        if *p == 0.0 {
+            problems.push(s, "0% of the file is no region: give a share above 0", false);
+        }
+        *p > 0.0
+    });
     let offset_pct = pct("offset", problems);
     let explicit =
         set.value("offset").filter(|(_, v)| fio_job::parse_percent(v).is_none()).and_then(|_| set.size("offset", kb_base, problems));
@@ -1475,12 +1512,14 @@ fn fio_defaults(set: &Settings, name: &str, read: f64, trim: f64, problems: &mut
     match on("overwrite", problems) {
         Some((s, true)) => note(s, "fio writes a file it creates in full before the job; lunmark fills a file it creates before measuring, too"),
         Some((s, false)) if !writes => note(s, "it matters to fio only for jobs that write, and this one does not"),
-        Some((s, false)) => problems.push(
-            s,
-            format!("job '{name}' would write a file fio creates into blocks never written before (the file system allocating them during the job); lunmark fills a file it creates before measuring: name an existing file or device, or set overwrite=1"),
-            false,
-        ),
+        Some((s, false)) => note(s, &format!("fio's default: job '{name}' writes a file fio creates into blocks not written before; lunmark fills a file it creates before measuring, so name an existing file or device to compare the two")),
         None => {}
+    }
+    if let Some((s, v)) = set.value("fallocate") {
+        match v.trim() {
+            "none" | "0" | "native" | "posix" | "keep" | "truncate" | "1" => note(s, "it chooses how fio reserves the space of a file it creates; lunmark creates a missing file filled with data before measuring, as fio does for a job that reads or overwrite=1 (name an existing file or device to compare like for like)"),
+            other => problems.push(s, format!("'{other}' is not one of fio's fallocate modes: none, native, posix, keep, truncate"), false),
+        }
     }
     if let Some((s, true)) = on("verify_fatal", problems) {
         note(s, "fio ends the job at the first block that fails its check; lunmark runs on and counts every mismatch (summary.verify.mismatches), which changes no figure of a target that returns what was written");
@@ -2381,7 +2420,7 @@ mod tests {
         assert_eq!((p.size, p.offset), (Some(Bytes(16 << 20)), Some(Bytes(48 << 20))));
         let e = refused(&job("size=50%\n").replace("f.dat", "missing.dat"));
         assert!(e.contains("line 5: size=50%: a share of the file needs the file's size") && e.contains("missing.dat"), "{e}");
-        assert!(refused(&job("size=150%\n")).contains("above 0 and up to 100"));
+        assert!(refused(&job("size=150%\n")).contains("from 0 to 100"));
     }
 
     #[test]
@@ -2534,8 +2573,22 @@ mod tests {
         }
         // What lunmark lacks is refused, naming what to use.
         assert!(refused("[a]\nsize=1m\nsync=1\n").contains("line 3: sync=1: lunmark does not open files with O_SYNC"));
-        assert!(refused("[a]\nsize=1m\nrw=write\noverwrite=0\n").contains("line 4: overwrite=0: job 'a' would write"));
+        let i = map("[a]\nsize=1m\nrw=write\noverwrite=0\nfallocate=none\n");
+        assert!(i.notes.iter().any(|n| n.starts_with("overwrite=0 (line 4): fio's default")), "{:?}", i.notes);
+        assert!(i.notes.iter().any(|n| n.starts_with("fallocate=none (line 5)")), "{:?}", i.notes);
         map("[a]\nsize=1m\nrw=read\noverwrite=0\n");
+        // buffer_compress_chunk: 0 or the write size is lunmark's layout; another is refused naming them.
+        let i = map("[a]\nsize=1m\nrw=write\nbs=4k\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4k\n");
+        assert!(i.profile.data.is_some() && i.notes.iter().any(|n| n.starts_with("buffer_compress_chunk=4k")), "{:?}", i.notes);
+        map("[a]\nsize=1m\nrw=write\nbs=4k\nbuffer_compress_percentage=50\nbuffer_compress_chunk=0\n");
+        let e = refused("[a]\nsize=1m\nrw=write\nbs=128k\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4096\n");
+        assert!(
+            e.contains("line 6: buffer_compress_chunk=4096: fio repeats its random and compressible parts every 4096 bytes")
+                && e.contains("buffer_compress_chunk=0 (or 131072)"),
+            "{e}"
+        );
+        // offset=0% is the start of the file, as in fio.
+        assert_eq!(fio_job::parse_percent("0%"), Some(Ok(0.0)));
         assert!(refused("[a]\nsize=1m\nserialize_overlap=1\n").contains("add verify=crc32c"));
         let i = map("[a]\nsize=1m\nrw=randrw\nverify=md5\nserialize_overlap=1\n");
         assert!(i.profile.verify && i.notes.iter().any(|n| n.starts_with("serialize_overlap=1")), "{:?}", i.notes);
