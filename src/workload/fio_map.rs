@@ -98,6 +98,8 @@ const KNOWN: &[&str] = &[
     "serialize_overlap",
     "fallocate",
     "buffer_compress_chunk",
+    "buffer_pattern",
+    "filename_format",
 ];
 
 /// Options that change nothing lunmark measures: accepted, each with a note
@@ -853,6 +855,13 @@ fn data_reduction(set: &Settings, lines: &[AccessLine], problems: &mut Problems,
             Bytes(write_sizes[0])
         ));
     }
+    if let Some((s, _)) = set.value("buffer_pattern") {
+        if compress.is_some_and(|c| c > 0.0) {
+            notes.push(format!("{} ({}): fio fills the compressible part of each write with this pattern, lunmark with zeros: both compress away, and no unit of lunmark's is zeros only", show(s), s.place()));
+        } else {
+            problems.push(s, "fio writes this pattern in every write (all alike: as compressible and deduplicable as can be); lunmark has no fixed pattern: drop it, or say how compressible writes are with buffer_compress_percentage", false);
+        }
+    }
     if let Some((s, v)) = set.value("buffer_compress_chunk") {
         compress_chunk(s, v, compress.is_some_and(|c| c > 0.0), &write_sizes, problems, notes);
     }
@@ -1040,8 +1049,11 @@ fn place(set: &Settings, name: &str, numjobs: u32, kb_base: u64, problems: &mut 
             if filenames.is_empty() {
                 // fio's own names: jobname.clone.file, one file per clone.
                 place.per_clone = true;
-                place.targets = (0..numjobs).map(|c| join(&format!("{name}.{c}.0"))).collect();
+                place.targets = (0..numjobs).map(|c| join(&clone_file(set, name, c, problems))).collect();
             } else {
+                if let Some((s, _)) = set.value("filename_format") {
+                    notes.push(format!("{} ({}): it names files only where filename= does not, as in fio", show(s), s.place()));
+                }
                 place.targets = filenames.iter().map(|n| join(n)).collect();
                 place.files = place.targets.len() as u32;
             }
@@ -1062,6 +1074,19 @@ fn place(set: &Settings, name: &str, numjobs: u32, kb_base: u64, problems: &mut 
         }
     }
     place
+}
+
+/// The file of clone `clone` of a job without `filename=`: fio's
+/// `jobname.clone.0`, or `filename_format` with `$jobname`, `$jobnum` (the
+/// clone: fio 3.33 names the files of two jobs of two clones `file0.0` and
+/// `file1.0` with `file$jobnum.$filenum`) and `$filenum` (0: one file a clone).
+fn clone_file(set: &Settings, name: &str, clone: u32, problems: &mut Problems) -> String {
+    let Some((s, format)) = set.value("filename_format") else { return format!("{name}.{clone}.0") };
+    let file = format.trim().replace("$jobname", name).replace("$jobnum", &clone.to_string()).replace("$filenum", "0");
+    if file.contains('$') && clone == 0 {
+        problems.push(s, "lunmark fills in $jobname, $jobnum and $filenum; fio's other keywords ($clientuid) it does not have: name the files with those, or with filename=", false);
+    }
+    file
 }
 
 /// `size=P%` and `offset=P%`: shares of each file's real size, as fio takes
@@ -2587,6 +2612,15 @@ mod tests {
                 && e.contains("buffer_compress_chunk=0 (or 131072)"),
             "{e}"
         );
+        // filename_format names each clone's file as fio does.
+        let p = map("[j]\nfilename_format=file$jobnum.$filenum\ndirectory=/dev/shm/d\nsize=1m\nnumjobs=2\n").profile;
+        assert_eq!(p.targets, vec!["/dev/shm/d/file0.0".to_string(), "/dev/shm/d/file1.0".to_string()]);
+        assert!(refused("[j]\nfilename_format=f$clientuid\nsize=1m\n").contains("line 2: filename_format=f$clientuid: lunmark fills in"));
+        // buffer_pattern: the compressible part's content, with buffer_compress_percentage; alone refused.
+        let i = map("[a]\nsize=1m\nrw=write\nbuffer_compress_percentage=66\nbuffer_pattern=0xdeadbeef\n");
+        assert!(i.notes.iter().any(|n| n.starts_with("buffer_pattern=0xdeadbeef")), "{:?}", i.notes);
+        assert!(refused("[a]\nsize=1m\nrw=write\nbuffer_pattern=0xdeadbeef\n")
+            .contains("line 4: buffer_pattern=0xdeadbeef: fio writes this pattern in every write"));
         // offset=0% is the start of the file, as in fio.
         assert_eq!(fio_job::parse_percent("0%"), Some(Ok(0.0)));
         assert!(refused("[a]\nsize=1m\nserialize_overlap=1\n").contains("add verify=crc32c"));
