@@ -912,7 +912,12 @@ fn direction(set: &Settings, problems: &mut Problems) -> (f64, f64, f64) {
     let Some((s, v)) = set.value("rw") else { return (100.0, 0.0, 0.0) };
     let (dir, suffix) = v.split_once(':').map(|(d, x)| (d.trim(), Some(x))).unwrap_or((v.trim(), None));
     if let Some(x) = suffix {
-        problems.push(s, format!("the ':{x}' suffix (skipping ahead after each I/O) is not supported yet"), false);
+        let m = if dir.starts_with("rand") {
+            format!("the ':{x}' suffix makes fio issue {x} I/Os in a row from each random offset; lunmark draws every random offset afresh: drop ':{x}' (lunmark's --random PCT mixes sequential and random I/O, each offset drawn apart)")
+        } else {
+            format!("the ':{x}' suffix makes fio skip {x} after each I/O; lunmark's sequential lines move on by their own transfer size and have no skip: drop ':{x}' to read every block, or use rw=randread (scattered I/O) with the same bs")
+        };
+        problems.push(s, m, false);
     }
     let random = match dir {
         "read" | "write" | "rw" | "readwrite" => 0.0,
@@ -2621,6 +2626,12 @@ mod tests {
         assert!(i.notes.iter().any(|n| n.starts_with("buffer_pattern=0xdeadbeef")), "{:?}", i.notes);
         assert!(refused("[a]\nsize=1m\nrw=write\nbuffer_pattern=0xdeadbeef\n")
             .contains("line 4: buffer_pattern=0xdeadbeef: fio writes this pattern in every write"));
+        // rw=read:N skips and rw=randread:N runs: refused, naming what to use.
+        assert!(
+            refused("[a]\nsize=1m\nrw=read:8k\n").contains("line 3: rw=read:8k: the ':8k' suffix makes fio skip 8k after each I/O")
+                && refused("[a]\nsize=1m\nrw=read:8k\n").contains("drop ':8k'")
+        );
+        assert!(refused("[a]\nsize=1m\nrw=randread:8\n").contains("issue 8 I/Os in a row from each random offset"));
         // offset=0% is the start of the file, as in fio.
         assert_eq!(fio_job::parse_percent("0%"), Some(Ok(0.0)));
         assert!(refused("[a]\nsize=1m\nserialize_overlap=1\n").contains("add verify=crc32c"));
