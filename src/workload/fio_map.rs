@@ -100,6 +100,7 @@ const KNOWN: &[&str] = &[
     "buffer_compress_chunk",
     "buffer_pattern",
     "filename_format",
+    "percentile_list",
 ];
 
 /// Options that change nothing lunmark measures: accepted, each with a note
@@ -115,7 +116,6 @@ const HARMLESS: &[&str] = &[
     "lat_percentiles",
     "clat_percentiles",
     "slat_percentiles",
-    "percentile_list",
     "disk_util",
     "write_hist_log",
     "log_hist_msec",
@@ -527,6 +527,8 @@ struct Job {
     dedupe: Option<f64>,
     /// offset_increment, bytes.
     offset_increment: Option<u64>,
+    /// percentile_list, percent.
+    percentiles: Vec<f64>,
 }
 
 /// The settings in force for a job, one per key, with alias keys folded.
@@ -660,6 +662,7 @@ impl Job {
             file_size: place.file_size,
             offset,
             offset_increment,
+            percentiles: percentile_list(&set, problems),
             end,
             ramp: set.time("ramp_time", problems).unwrap_or(Duration::ZERO),
             seed: set.number::<u64>("randseed", problems),
@@ -788,6 +791,31 @@ fn pinning(set: &Settings, problems: &mut Problems) -> (Option<super::cpus::CpuL
         }
         _ => (cpus, policy),
     }
+}
+
+/// `percentile_list=1:5:99.5`: the latency percentiles to report, as fio
+/// reports them (each above 0 and at most 100, at most 20 of them, as fio).
+fn percentile_list(set: &Settings, problems: &mut Problems) -> Vec<f64> {
+    let Some((s, v)) = set.value("percentile_list") else { return Vec::new() };
+    let mut list = Vec::new();
+    for part in v.split(':').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.parse::<f64>() {
+            Ok(p) if p > 0.0 && p <= 100.0 => list.push(p),
+            _ => {
+                problems.push(
+                    s,
+                    format!("'{part}' is not a percentile: give percentages above 0 and at most 100, separated by ':' (1:50:99.5)"),
+                    false,
+                );
+                return Vec::new();
+            }
+        }
+    }
+    if list.len() > super::profile::MAX_PERCENTILES {
+        problems.push(s, format!("{} percentiles: fio and lunmark take at most {}", list.len(), super::profile::MAX_PERCENTILES), false);
+        return Vec::new();
+    }
+    list
 }
 
 /// `cpumask=MASK`: fio's older form of cpus_allowed, a bit per CPU (bit 0 is
@@ -1325,7 +1353,7 @@ fn harmless(set: &Settings, name: &str, buffered: bool, problems: &mut Problems,
             "invalidate" => "fio drops the file's cached pages before the job; with direct=1 nothing is read from the page cache",
             "refill_buffers" | "scramble_buffers" => "it changes what fio writes, not how much or where; lunmark writes incompressible random data (a target that deduplicates or compresses could tell them apart: --dedupe and --compress set that)",
             "group_reporting" => "it sums fio's jobs in its report; lunmark reports each group and the point",
-            "lat_percentiles" | "clat_percentiles" | "slat_percentiles" | "percentile_list" | "significant_figures" => "it chooses what fio prints; lunmark reports p50, p90, p99, p99.9 and p99.99 of every I/O's latency",
+            "lat_percentiles" | "clat_percentiles" | "slat_percentiles" | "significant_figures" => "it chooses what fio prints; lunmark reports p50, p90, p95, p99, p99.9 and p99.99 of every I/O's latency (percentile_list adds others)",
             "disk_util" => "it makes fio print the disks' own counters; lunmark does not read them",
             "write_hist_log" | "log_hist_msec" => "fio writes latency histogram logs; lunmark writes none, its latency histogram's figures are in the result",
             "per_job_logs" | "log_offset" => "it shapes fio's log files; lunmark writes the bandwidth, IOPS and latency logs of a job that runs alone, one file each, without offsets",
@@ -1943,6 +1971,9 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
     agree("ramp_time", "ramp_time", &|a, b| a.ramp == b.ramp);
     agree("randseed", "randseed", &|a, b| a.seed == b.seed);
     agree("verify", "verify", &|a, b| a.verify == b.verify);
+    agree("percentile_list (lunmark reports the same percentiles of every group)", "percentile_list", &|a, b| {
+        a.percentiles == b.percentiles
+    });
     agree("fsync and fdatasync (lunmark syncs every job alike)", "fsync", &|a, b| a.sync == b.sync);
     agree("offset", "offset", &|a, b| a.offset == b.offset);
     agree("sqthread_poll, sqthread_poll_cpu and hipri (lunmark sets up every ring alike)", "sqthread_poll", &|a, b| a.polling == b.polling);
@@ -2036,6 +2067,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         cpus_policy: first.cpus_policy,
         data,
         verify: first.verify,
+        percentiles: first.percentiles.clone(),
         // Distribution, think time and arrivals are the jobs' own (each group's).
         dist: None,
         thinktime: None,
@@ -2401,7 +2433,7 @@ mod tests {
             "group_reporting=1",
             "lat_percentiles=1",
             "clat_percentiles=0",
-            "percentile_list=99.5:99.9",
+            "significant_figures=4",
             "disk_util=0",
             "write_hist_log=h",
             "per_job_logs=0",
@@ -2632,6 +2664,14 @@ mod tests {
                 && refused("[a]\nsize=1m\nrw=read:8k\n").contains("drop ':8k'")
         );
         assert!(refused("[a]\nsize=1m\nrw=randread:8\n").contains("issue 8 I/Os in a row from each random offset"));
+        // percentile_list: the percentiles reported; refused when fio would refuse it.
+        let p = map("[a]\nsize=1m\npercentile_list=1:50:99.5\n").profile;
+        assert_eq!(p.percentiles, vec![1.0, 50.0, 99.5]);
+        assert_eq!(profile::parse(&profile::to_toml(&p), "t").unwrap().percentiles, vec![1.0, 50.0, 99.5]);
+        assert!(refused("[a]\nsize=1m\npercentile_list=50:101\n").contains("line 3: percentile_list=50:101: '101' is not a percentile"));
+        let many = (1..=21).map(|i| i.to_string()).collect::<Vec<_>>().join(":");
+        assert!(refused(&format!("[a]\nsize=1m\npercentile_list={many}\n")).contains("21 percentiles: fio and lunmark take at most 20"));
+        assert!(refused("[a]\nsize=1m\npercentile_list=99\n[b]\nsize=1m\n").contains("percentile_list"));
         // offset=0% is the start of the file, as in fio.
         assert_eq!(fio_job::parse_percent("0%"), Some(Ok(0.0)));
         assert!(refused("[a]\nsize=1m\nserialize_overlap=1\n").contains("add verify=crc32c"));
