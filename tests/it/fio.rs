@@ -829,7 +829,7 @@ fn harmless_options_run_with_a_note_each_in_the_dry_run() {
         "refill_buffers",
         "group_reporting=1",
         "lat_percentiles=1",
-        "percentile_list=50:99:99.9",
+        "disable_slat=1",
         "disk_util=0",
     ];
     std::fs::write(
