@@ -86,6 +86,8 @@ fn every_unsupported_option_is_named_with_its_line_and_lenient_skips_only_what_c
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("line 7: offset_increment=1m: job 'l' gives each clone a file of its own"), "{err}");
+    // That refusal names only what blocks: unlink (line 6), which lenient would skip, is not in it.
+    assert!(!err.contains("unlink"), "lenient names only what blocks: {err}");
     let body = "[l]\nioengine=null\nsize=1g\nrw=randread\nnumjobs=4\nruntime=300ms\ntime_based\nunlink=1\nstats=1\n";
     std::fs::write(&job, body).unwrap();
     let json = dir.path().join("r.json");
