@@ -662,7 +662,7 @@ impl Job {
             file_size: place.file_size,
             offset,
             offset_increment,
-            percentiles: percentile_list(&set, problems),
+            percentiles: percentile_list(&set, problems, notes),
             end,
             ramp: set.time("ramp_time", problems).unwrap_or(Duration::ZERO),
             seed: set.number::<u64>("randseed", problems),
@@ -795,7 +795,7 @@ fn pinning(set: &Settings, problems: &mut Problems) -> (Option<super::cpus::CpuL
 
 /// `percentile_list=1:5:99.5`: the latency percentiles to report, as fio
 /// reports them (each above 0 and at most 100, at most 20 of them, as fio).
-fn percentile_list(set: &Settings, problems: &mut Problems) -> Vec<f64> {
+fn percentile_list(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> Vec<f64> {
     let Some((s, v)) = set.value("percentile_list") else { return Vec::new() };
     let mut list = Vec::new();
     for part in v.split(':').map(str::trim).filter(|p| !p.is_empty()) {
@@ -815,6 +815,7 @@ fn percentile_list(set: &Settings, problems: &mut Problems) -> Vec<f64> {
         problems.push(s, format!("{} percentiles: fio and lunmark take at most {}", list.len(), super::profile::MAX_PERCENTILES), false);
         return Vec::new();
     }
+    notes.push(format!("{} ({}): the result reports these latency percentiles too (latency_us.*.percentiles), and fio-json's percentile maps hold them, as fio's do", show(s), s.place()));
     list
 }
 
@@ -2667,6 +2668,10 @@ mod tests {
         // percentile_list: the percentiles reported; refused when fio would refuse it.
         let p = map("[a]\nsize=1m\npercentile_list=1:50:99.5\n").profile;
         assert_eq!(p.percentiles, vec![1.0, 50.0, 99.5]);
+        assert!(map("[a]\nsize=1m\npercentile_list=1:50:99.5\n")
+            .notes
+            .iter()
+            .any(|n| n.starts_with("percentile_list=1:50:99.5 (line 3): the result reports")));
         assert_eq!(profile::parse(&profile::to_toml(&p), "t").unwrap().percentiles, vec![1.0, 50.0, 99.5]);
         assert!(refused("[a]\nsize=1m\npercentile_list=50:101\n").contains("line 3: percentile_list=50:101: '101' is not a percentile"));
         let many = (1..=21).map(|i| i.to_string()).collect::<Vec<_>>().join(":");
