@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use std::{panic, thread};
 
 use super::control::Control;
-use super::live::{LiveFigures, SecondFigures};
+use super::live::{LiveFigures, MeasuredSecond, SecondFigures};
 use super::observer::RunObserver;
 use super::pacing::Pacing;
 use super::progress::Progress;
@@ -363,7 +363,8 @@ impl<'a> Watch<'a> {
             if let Some(t) = self.steady.as_mut() {
                 t.add(&slice);
             }
-            view.second(&slice, planned_duration(self.spec), self.progress.in_flight(), now);
+            let workers = self.progress.take_workers(slice.index);
+            view.second(&slice, &workers, planned_duration(self.spec), self.progress.in_flight(), now);
         }
         // A worker blocked inside a system call cannot report its seconds, which
         // holds every line back: say so rather than show nothing.
@@ -428,8 +429,9 @@ impl<'a> Ended<'a> {
             }
             // A last second shorter than a row is stored folded into the one before, already shown.
             let folded = slice.index > 0 && crate::results::summarize::row_length(&slice, duration_s) < SHORTEST_ROW_S;
+            let workers = self.watch.progress.take_workers(slice.index);
             if !folded {
-                view.second(&slice, duration_s, self.watch.progress.in_flight(), self.t_end);
+                view.second(&slice, &workers, duration_s, self.watch.progress.in_flight(), self.t_end);
             }
         }
     }
@@ -649,6 +651,7 @@ impl PointView<'_, '_> {
             total: Some(self.spec.ramp),
             second: None,
             stall: None,
+            measured: None,
         });
     }
 
@@ -665,12 +668,20 @@ impl PointView<'_, '_> {
                 "STALLED: {silent} of {workers} workers silent for over {:.1} s (blocked in the kernel on the target)",
                 SILENCE.as_secs_f64()
             )),
+            measured: None,
         });
     }
 
     /// A second every worker has reported, with the figures the result stores for it.
-    fn second(&mut self, slice: &IntervalSlice, duration_s: f64, in_flight: (u64, Option<Instant>), now: Instant) {
+    fn second(&mut self, slice: &IntervalSlice, workers: &[(u32, IntervalSlice)], duration_s: f64, in_flight: (u64, Option<Instant>), now: Instant) {
         let figures = crate::results::summarize::interval(slice, duration_s);
+        let measured = MeasuredSecond {
+            interval: figures.clone(),
+            slice: slice.clone(),
+            workers: workers.iter().map(|(w, s)| (*w, crate::results::summarize::interval(s, duration_s))).collect(),
+            in_flight: in_flight.0,
+            targets: self.spec.targets.clone(),
+        };
         let (n, oldest) = in_flight;
         let age = oldest.map(|o| now.saturating_duration_since(o).as_secs_f64()).unwrap_or(0.0);
         // An I/O outstanding for a second or more.
@@ -684,6 +695,7 @@ impl PointView<'_, '_> {
             total: if let RunLength::Time(d) = self.spec.run { Some(d) } else { None },
             second: Some(SecondFigures { iops: figures.iops, mbps: figures.mbps, p99_us: figures.lat_p99_us }),
             stall,
+            measured: Some(&measured),
         });
     }
 }
