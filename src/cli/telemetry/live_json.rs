@@ -134,9 +134,9 @@ fn write_lines(mut out: File, rx: Receiver<String>, counts: &StreamCounts, writt
     }
 }
 
-/// lunmark ends quietly on SIGPIPE (a closed stdout); a --live-json reader
-/// that goes away must not end the run: on this thread a write to a closed
-/// pipe fails with EPIPE instead.
+/// `lunmark run` ignores SIGPIPE today (only the commands that just print end
+/// on it); blocked on this thread too, so that a --live-json reader that goes
+/// away can never end the run should that change: the write fails with EPIPE.
 fn block_sigpipe() {
     // SAFETY: sigset_t is plain data initialised by sigemptyset; pthread_sigmask changes only this thread's mask.
     unsafe {
