@@ -42,6 +42,10 @@ pub struct MeasuredSecond {
     pub in_flight: u64,
     /// The URIs of the point's targets.
     pub targets: Vec<String>,
+    /// Each target's figures and counts for the same second (URI, figures,
+    /// slice), when every worker serves one target; None when a worker spans
+    /// several (it reports one slice over all its targets).
+    pub per_target: Option<Vec<(String, Interval, IntervalSlice)>>,
 }
 
 /// What a live telemetry stream (--live-json) produced and dropped, shared

@@ -16,7 +16,7 @@ use super::pacing::Pacing;
 use super::progress::Progress;
 use super::worker::{run_worker, Report, WorkerOutcome, WorkerPlan};
 use crate::metrics::{cpu, IntervalSlice, Recorder};
-use crate::results::model::{PinnedCpuStats, Point, Status};
+use crate::results::model::{Interval, PinnedCpuStats, Point, Status};
 use crate::results::per_worker::{self, TargetFigures, WorkerFigures, WorkerInput};
 use crate::results::point_summary::{point_summary, PointFigures};
 use crate::results::stall::InFlightAtEnd;
@@ -130,7 +130,8 @@ pub fn run_point(
     let t0 = crew.ctl.start();
     let edges = Edges::of(spec, t0);
     let mut watch = Watch::new(spec, edges, crew.outcomes.len(), interrupt, shared);
-    let mut view = PointView { observer, position: &position, spec };
+    let worker_targets = crew.shapes.iter().map(|(_, targets, _)| targets.clone()).collect();
+    let mut view = PointView { observer, position: &position, spec, worker_targets };
     let t_end = loop {
         if let Some(end) = watch.step(&mut crew, &mut view, Instant::now()) {
             break end;
@@ -638,6 +639,8 @@ struct PointView<'a, 'o> {
     observer: &'a mut (dyn RunObserver + 'o),
     position: &'a PointPosition<'a>,
     spec: &'a WorkloadSpec,
+    /// Each worker's targets (indices into the spec's), to tell each target's share of a second.
+    worker_targets: Vec<Vec<usize>>,
 }
 
 impl PointView<'_, '_> {
@@ -681,6 +684,7 @@ impl PointView<'_, '_> {
             workers: workers.iter().map(|(w, s)| (*w, crate::results::summarize::interval(s, duration_s))).collect(),
             in_flight: in_flight.0,
             targets: self.spec.targets.clone(),
+            per_target: self.per_target(workers, duration_s),
         };
         let (n, oldest) = in_flight;
         let age = oldest.map(|o| now.saturating_duration_since(o).as_secs_f64()).unwrap_or(0.0);
@@ -697,6 +701,31 @@ impl PointView<'_, '_> {
             stall,
             measured: Some(&measured),
         });
+    }
+}
+
+impl PointView<'_, '_> {
+    /// Each target's share of a second, when every worker serves one target
+    /// (its whole slice is that target's); None when a worker spans several,
+    /// as a worker reports one slice over all its targets.
+    fn per_target(&self, workers: &[(u32, IntervalSlice)], duration_s: f64) -> Option<Vec<(String, Interval, IntervalSlice)>> {
+        if self.worker_targets.iter().any(|t| t.len() != 1) {
+            return None;
+        }
+        let mut slices: BTreeMap<usize, IntervalSlice> = BTreeMap::new();
+        for (w, s) in workers {
+            let t = self.worker_targets.get(*w as usize)?[0];
+            slices.entry(t).or_insert_with(|| IntervalSlice::new(s.index)).merge(s);
+        }
+        // A target whose workers completed nothing in the second is told too, with zeros.
+        let index = workers.first().map_or(0, |(_, s)| s.index);
+        let used: std::collections::BTreeSet<usize> = self.worker_targets.iter().map(|t| t[0]).collect();
+        let each = used.into_iter().map(|t| {
+            let slice = slices.remove(&t).unwrap_or_else(|| IntervalSlice::new(index));
+            let uri = self.spec.targets.get(t).cloned().unwrap_or_default();
+            (uri, crate::results::summarize::interval(&slice, duration_s), slice)
+        });
+        Some(each.collect())
     }
 }
 

@@ -63,6 +63,43 @@ fn live_json_lines_hold_the_stored_intervals_figures() {
     }
 }
 
+/// Two targets, one worker each (a profile's worker_per_target), --detail:
+/// each measured second has a line per target whose I/Os add up to the
+/// point's, and over the point each target's lines add up to the I/Os the
+/// result stores for that target (the last, folded second aside: within 1%).
+#[test]
+fn live_json_tells_each_targets_second_when_each_worker_has_one() {
+    let dir = shm_dir();
+    let (live, json, profile) = (dir.path().join("live.jsonl"), dir.path().join("r.json"), dir.path().join("two.toml"));
+    std::fs::write(
+        &profile,
+        "name = \"two\"\ndescription = \"one worker per target\"\n[[phases]]\nname = \"main\"\n[[phases.groups]]\nname = \"main\"\n\
+         workers = 1\nworker_per_target = true\nqd = 4\n[[phases.groups.access]]\nshare = 100\nbs = \"4k\"\nread = 100\nrandom = 100\n",
+    )
+    .unwrap();
+    let out = run(&[
+        "run", "--profile-file", profile.to_str().unwrap(), "-t", "mem:32m", "-t", "mem:16m", "--ramp", "0", "--time", "3s", "--detail",
+        "--quiet", "--no-store", "--live-json", live.to_str().unwrap(), "--json", json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&std::fs::read_to_string(&live).unwrap());
+    let ios = |l: &serde_json::Value| ["ios_read", "ios_written", "ios_trimmed"].iter().map(|k| l[k].as_u64().unwrap()).sum::<u64>();
+    let seconds: Vec<_> = lines.iter().filter(|l| l["kind"] == "point" && l["phase"] == "run").collect();
+    assert!(seconds.len() >= 2, "{lines:?}");
+    for p in &seconds {
+        let targets: Vec<_> = lines.iter().filter(|l| l["kind"] == "target" && l["t_s"] == p["t_s"]).collect();
+        let uris: Vec<&str> = targets.iter().map(|l| l["target"].as_str().unwrap()).collect();
+        assert_eq!(uris, ["mem:32m", "mem:16m"], "{p}");
+        assert_eq!(targets.iter().map(|l| ios(l)).sum::<u64>(), ios(p), "{p}");
+    }
+    let result = read_json(&json);
+    for t in result["points"][0]["targets"].as_array().unwrap() {
+        let told: u64 = lines.iter().filter(|l| l["kind"] == "target" && l["target"] == t["uri"]).map(ios).sum();
+        let stored = t["ios"].as_u64().unwrap();
+        assert!(close(told as f64, stored as f64), "{}: told {told}, stored {stored}", t["uri"]);
+    }
+}
+
 /// A pipe of its own whose read end the test keeps, and whose write end is
 /// `stdout` for lunmark, already full: nothing lunmark writes to it is taken.
 fn full_pipe() -> (OwnedFd, OwnedFd) {

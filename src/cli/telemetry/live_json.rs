@@ -165,30 +165,38 @@ pub fn lines(f: &LiveFigures<'_>, detail: bool) -> Vec<String> {
     let Some(m) = f.measured else {
         return vec![line("point", None, &progress, None)];
     };
-    let mut figures = as_map(&m.interval);
-    let s = &m.slice;
+    let mut figures = with_counts(&m.interval, &m.slice);
+    figures.insert("in_flight".into(), json!(m.in_flight));
+    let mut out = vec![line("point", None, &progress, Some(figures))];
+    if detail {
+        out.extend(m.workers.iter().map(|(w, i)| line("worker", Some(json!(w)), &progress, Some(as_map(i)))));
+        let targets = m.per_target.iter().flatten();
+        out.extend(targets.map(|(uri, i, s)| line("target", Some(json!(uri)), &progress, Some(with_counts(i, s)))));
+    }
+    out
+}
+
+/// An interval's figures with the second's counts.
+fn with_counts(i: &crate::results::model::Interval, s: &crate::metrics::IntervalSlice) -> Map<String, Value> {
+    let mut figures = as_map(i);
     for (k, v) in [
         ("ios_read", s.ios_read),
         ("ios_written", s.ios_written),
         ("ios_trimmed", s.ios_trimmed),
         ("bytes_read", s.bytes_read),
         ("bytes_written", s.bytes_written),
-        ("in_flight", m.in_flight),
     ] {
         figures.insert(k.into(), json!(v));
     }
-    let mut out = vec![line("point", None, &progress, Some(figures))];
-    if detail {
-        out.extend(m.workers.iter().map(|(w, i)| line("worker", Some(*w), &progress, Some(as_map(i)))));
-    }
-    out
+    figures
 }
 
-fn line(kind: &str, worker: Option<u32>, progress: &Map<String, Value>, figures: Option<Map<String, Value>>) -> String {
+/// A line: `kind`, then whose (the worker's index, the target's URI), the progress, the figures.
+fn line(kind: &str, whose: Option<Value>, progress: &Map<String, Value>, figures: Option<Map<String, Value>>) -> String {
     let mut o = Map::new();
     o.insert("kind".into(), json!(kind));
-    if let Some(w) = worker {
-        o.insert("worker".into(), json!(w));
+    if let Some(w) = whose {
+        o.insert(kind.into(), w);
     }
     o.extend(progress.clone());
     o.extend(figures.unwrap_or_default());

@@ -120,15 +120,14 @@ impl RunObserver for MetricsEndpoint {
             s.state = if f.phase == "ramp" { "ramp" } else { "run" };
             (s.point, s.points) = (f.point, f.points);
             let Some(m) = f.measured else { return };
-            // The split by target needs each target's own seconds, which the workers do not report live:
-            // a point on several targets counts under "all".
-            let target = if m.targets.len() == 1 { m.targets[0].clone() } else { "all".to_string() };
-            let sl = &m.slice;
-            for (op, ios, bytes) in [("read", sl.ios_read, sl.bytes_read), ("write", sl.ios_written, sl.bytes_written), ("trim", sl.ios_trimmed, 0)]
-            {
-                let c = s.counters.entry((target.clone(), op)).or_default();
-                (c.0, c.1) = (c.0 + ios, c.1 + bytes);
+            // Each target's own counts when every worker serves one target; a worker spanning several
+            // reports one slice over them, so such a point counts under "all".
+            match (&m.per_target, m.targets.as_slice()) {
+                (Some(each), _) => each.iter().for_each(|(uri, _, slice)| count(s, uri, slice)),
+                (None, [one]) => count(s, one, &m.slice),
+                (None, _) => count(s, "all", &m.slice),
             }
+            let sl = &m.slice;
             s.latency.get_or_insert_with(|| LatencyHistogram::with_digits(2)).add(&sl.latency);
             s.latency_sum_s += sl.latency.mean_ns() * sl.latency.count() as f64 / 1e9;
             s.in_flight = m.in_flight;
@@ -139,6 +138,14 @@ impl RunObserver for MetricsEndpoint {
             s.state = "finished";
             s.in_flight = 0;
         });
+    }
+}
+
+/// Adds a second's counts to the target's counters.
+fn count(s: &mut Snapshot, target: &str, sl: &crate::metrics::IntervalSlice) {
+    for (op, ios, bytes) in [("read", sl.ios_read, sl.bytes_read), ("write", sl.ios_written, sl.bytes_written), ("trim", sl.ios_trimmed, 0)] {
+        let c = s.counters.entry((target.to_string(), op)).or_default();
+        (c.0, c.1) = (c.0 + ios, c.1 + bytes);
     }
 }
 
