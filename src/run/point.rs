@@ -676,7 +676,14 @@ impl PointView<'_, '_> {
     }
 
     /// A second every worker has reported, with the figures the result stores for it.
-    fn second(&mut self, slice: &IntervalSlice, workers: &[(u32, IntervalSlice)], duration_s: f64, in_flight: (u64, Option<Instant>), now: Instant) {
+    fn second(
+        &mut self,
+        slice: &IntervalSlice,
+        workers: &[(u32, IntervalSlice)],
+        duration_s: f64,
+        in_flight: (u64, Option<Instant>),
+        now: Instant,
+    ) {
         let figures = crate::results::summarize::interval(slice, duration_s);
         let measured = MeasuredSecond {
             interval: figures.clone(),

@@ -31,8 +31,26 @@ fn live_json_lines_hold_the_stored_intervals_figures() {
     let dir = shm_dir();
     let (live, json) = (dir.path().join("live.jsonl"), dir.path().join("r.json"));
     let out = run(&[
-        "run", "-t", "mem:64m", "--workers", "2", "--qd", "4", "--ramp", "1s", "--time", "3s", "--sweep", "bs=4k,8k", "--detail",
-        "--quiet", "--no-store", "--live-json", live.to_str().unwrap(), "--json", json.to_str().unwrap(),
+        "run",
+        "-t",
+        "mem:64m",
+        "--workers",
+        "2",
+        "--qd",
+        "4",
+        "--ramp",
+        "1s",
+        "--time",
+        "3s",
+        "--sweep",
+        "bs=4k,8k",
+        "--detail",
+        "--quiet",
+        "--no-store",
+        "--live-json",
+        live.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let lines = json_lines(&std::fs::read_to_string(&live).unwrap());
@@ -46,7 +64,12 @@ fn live_json_lines_hold_the_stored_intervals_figures() {
         assert!(!mine("point", "ramp").is_empty(), "the ramp's seconds are told");
         let seconds = mine("point", "run");
         let stored = point["summary"]["intervals"].as_array().unwrap();
-        assert!(seconds.len() >= stored.len().max(3) - 1 && seconds.len() <= stored.len(), "{} lines, {} rows", seconds.len(), stored.len());
+        assert!(
+            seconds.len() >= stored.len().max(3) - 1 && seconds.len() <= stored.len(),
+            "{} lines, {} rows",
+            seconds.len(),
+            stored.len()
+        );
         for l in &seconds {
             assert_eq!((l["points"].as_u64(), l["total_s"].as_f64()), (Some(2), Some(3.0)), "{l}");
             assert!(close(l["remaining_s"].as_f64().unwrap(), 3.0 - l["elapsed_s"].as_f64().unwrap()), "{l}");
@@ -78,8 +101,24 @@ fn live_json_tells_each_targets_second_when_each_worker_has_one() {
     )
     .unwrap();
     let out = run(&[
-        "run", "--profile-file", profile.to_str().unwrap(), "-t", "mem:32m", "-t", "mem:16m", "--ramp", "0", "--time", "3s", "--detail",
-        "--quiet", "--no-store", "--live-json", live.to_str().unwrap(), "--json", json.to_str().unwrap(),
+        "run",
+        "--profile-file",
+        profile.to_str().unwrap(),
+        "-t",
+        "mem:32m",
+        "-t",
+        "mem:16m",
+        "--ramp",
+        "0",
+        "--time",
+        "3s",
+        "--detail",
+        "--quiet",
+        "--no-store",
+        "--live-json",
+        live.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let lines = json_lines(&std::fs::read_to_string(&live).unwrap());
@@ -226,7 +265,10 @@ impl Prometheus {
 
     /// The value of an instant PromQL query (one series).
     fn query(&self, promql: &str) -> Option<f64> {
-        let q: String = promql.bytes().map(|b| if b.is_ascii_alphanumeric() || b == b'_' { (b as char).to_string() } else { format!("%{b:02X}") }).collect();
+        let q: String = promql
+            .bytes()
+            .map(|b| if b.is_ascii_alphanumeric() || b == b'_' { (b as char).to_string() } else { format!("%{b:02X}") })
+            .collect();
         let (_, body) = get(self.port, &format!("/api/v1/query?query={q}"))?;
         let v: serde_json::Value = serde_json::from_str(&body).ok()?;
         v["data"]["result"][0]["value"][1].as_str()?.parse().ok()
@@ -274,7 +316,9 @@ fn prometheus_scrapes_the_run_and_promtool_accepts_the_text() {
     assert!(TcpStream::connect(("127.0.0.1", port)).is_err(), "the port is closed after the run");
     let result = read_json(&json);
     let points = result["points"].as_array().unwrap();
-    let ios = |p: &serde_json::Value| ["ios_read", "ios_written", "ios_trimmed"].iter().map(|k| p["summary"][k].as_f64().unwrap_or(0.0)).sum::<f64>();
+    let ios = |p: &serde_json::Value| {
+        ["ios_read", "ios_written", "ios_trimmed"].iter().map(|k| p["summary"][k].as_f64().unwrap_or(0.0)).sum::<f64>()
+    };
     let stored: f64 = points.iter().map(ios).sum();
     // The series went stale when the endpoint closed: the highest value scraped.
     let scraped = prometheus.query("sum(max_over_time(lunmark_ios_total[10m]))").expect("prometheus has lunmark_ios_total");

@@ -256,7 +256,15 @@ pub struct Kept {
 /// never hides the run's own outcome: it is reported and listed in `Kept`.
 pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, store: &ResultStore, print: bool) -> Result<Kept> {
     let ready = run::check(plan.clone(), ctx)?;
-    measure_and_keep_as(&ready, ctx, json, JsonShape::Model, store, if print { Print::Summary { detail: false } } else { Print::Nothing }, None)
+    measure_and_keep_as(
+        &ready,
+        ctx,
+        json,
+        JsonShape::Model,
+        store,
+        if print { Print::Summary { detail: false } } else { Print::Nothing },
+        None,
+    )
 }
 
 /// What a run prints when it ends.

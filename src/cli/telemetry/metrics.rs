@@ -20,9 +20,8 @@ use crate::run::{RunObserver, RunPlan};
 
 /// The latency buckets' upper bounds, in seconds: fixed, so that series from
 /// any run (and any host) aggregate.
-pub const BUCKETS_S: &[f64] = &[
-    0.00001, 0.00002, 0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0,
-];
+pub const BUCKETS_S: &[f64] =
+    &[0.00001, 0.00002, 0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0];
 
 /// How long one connection may take to send its request or take the answer.
 const CONNECTION_LIMIT: Duration = Duration::from_secs(2);
@@ -143,7 +142,8 @@ impl RunObserver for MetricsEndpoint {
 
 /// Adds a second's counts to the target's counters.
 fn count(s: &mut Snapshot, target: &str, sl: &crate::metrics::IntervalSlice) {
-    for (op, ios, bytes) in [("read", sl.ios_read, sl.bytes_read), ("write", sl.ios_written, sl.bytes_written), ("trim", sl.ios_trimmed, 0)] {
+    for (op, ios, bytes) in [("read", sl.ios_read, sl.bytes_read), ("write", sl.ios_written, sl.bytes_written), ("trim", sl.ios_trimmed, 0)]
+    {
         let c = s.counters.entry((target.to_string(), op)).or_default();
         (c.0, c.1) = (c.0 + ios, c.1 + bytes);
     }
@@ -231,7 +231,10 @@ fn render(s: &Snapshot, cpu: (f64, f64)) -> String {
     family(&mut out, "lunmark_in_flight_ios", "gauge", "I/Os in flight over all workers at their last reports.");
     out.push_str(&format!("lunmark_in_flight_ios {}\n", s.in_flight));
     family(&mut out, "lunmark_cpu_seconds_total", "counter", "CPU time the lunmark process has used, by mode.");
-    out.push_str(&format!("lunmark_cpu_seconds_total{{mode=\"user\"}} {}\nlunmark_cpu_seconds_total{{mode=\"system\"}} {}\n", cpu.0, cpu.1));
+    out.push_str(&format!(
+        "lunmark_cpu_seconds_total{{mode=\"user\"}} {}\nlunmark_cpu_seconds_total{{mode=\"system\"}} {}\n",
+        cpu.0, cpu.1
+    ));
     family(&mut out, "lunmark_run_state", "gauge", "The run's state: 1 for the current one, 0 for the others.");
     for state in ["starting", "ramp", "run", "finished"] {
         out.push_str(&format!("lunmark_run_state{{state=\"{state}\"}} {}\n", u8::from(s.state == state)));
