@@ -8,7 +8,7 @@
 use super::model::{GroupSummary, Summary};
 use super::paced_outcome;
 use super::stall::{self, InFlightAtEnd};
-use super::summarize::{group_summary, summarize};
+use super::summarize::{add_percentiles, group_summary, summarize};
 use crate::metrics::cpu::CpuUsage;
 use crate::metrics::{IntervalSlice, Recorder};
 use crate::workload::WorkloadSpec;
@@ -52,6 +52,13 @@ pub fn point_summary(f: &PointFigures) -> (Summary, Vec<GroupSummary>) {
                 .zip(f.by_group)
                 .map(|(g, r)| group_summary(&g.name, spec.group_workers(g) * f.processes, r, f.duration_s))
                 .collect();
+        }
+        let l = &mut summary.latency_us;
+        add_percentiles(&mut l.read, &f.total.read, &spec.percentiles);
+        add_percentiles(&mut l.write, &f.total.write, &spec.percentiles);
+        add_percentiles(&mut l.all, &f.total.all(), &spec.percentiles);
+        if let Some(t) = &mut l.trim {
+            add_percentiles(t, &f.total.trim, &spec.percentiles);
         }
         paced_outcome::add(spec, f.total, f.by_group, &mut summary, &groups);
         paced_outcome::add_follow_ratios(spec, &mut groups);

@@ -26,6 +26,18 @@ pub fn latency_stats(h: &LatencyHistogram) -> LatencyStats {
         max: us(h.max_ns()),
         p95: Some(us(h.quantile_ns(0.95))),
         stddev: Some(h.stddev_ns() / 1e3),
+        percentiles: BTreeMap::new(),
+    }
+}
+
+/// The percentiles a workload asks for besides the standard ones (`list`,
+/// percent), from the same histogram; none when it holds no I/O.
+pub fn add_percentiles(stats: &mut LatencyStats, h: &LatencyHistogram, list: &[f64]) {
+    if h.count() == 0 {
+        return;
+    }
+    for p in list {
+        stats.percentiles.insert(p.to_string(), h.quantile_ns(p / 100.0) as f64 / 1e3);
     }
 }
 

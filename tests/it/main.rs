@@ -10,6 +10,7 @@ mod edges;
 mod engines;
 mod existing_files;
 mod fio;
+mod fio_corpus;
 mod flag_walk;
 mod input_files;
 mod inputs;

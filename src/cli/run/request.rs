@@ -66,6 +66,7 @@ impl RunArgs {
                 sections: self.section.clone(),
                 lenient: self.fio_lenient,
                 run_length_given: self.time.is_some() || self.ios.is_some(),
+                targets: self.targets.clone(),
             };
             let imported = fio_map::import_file(path, &options)?;
             let told = imported
@@ -502,7 +503,7 @@ impl RunArgs {
         let (Some(path), false, true) = (&self.fio, self.poll, text.starts_with("--poll")) else {
             return e;
         };
-        let options = fio_map::ImportOptions { sections: self.section.clone(), lenient: self.fio_lenient, run_length_given: false };
+        let options = fio_map::ImportOptions { sections: self.section.clone(), lenient: self.fio_lenient, ..Default::default() };
         match fio_map::poll_origin(path, &options) {
             Some(origin) => anyhow::anyhow!(
                 "{origin}{}",
