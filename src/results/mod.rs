@@ -14,6 +14,7 @@ pub mod point_summary;
 pub mod registry;
 pub mod repeats;
 pub mod replay;
+pub mod search;
 pub mod stall;
 pub mod steady;
 pub mod store;

@@ -59,6 +59,9 @@ pub struct RunResult {
     /// A run made of rounds (the `pts-iops` profile): the watched point's IOPS per round and whether it became steady.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<crate::results::steady::RoundsOutcome>,
+    /// With --sla (issue 28): the knee search, its steps and what it found. Absent in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchOutcome>,
     /// The warnings the run raised before its points (its plan's: a device
     /// in use, a size rounded, an engine that cannot hold the depth asked),
     /// as printed. Each point's own warnings stay with its figures.
@@ -623,4 +626,46 @@ pub struct LineRate {
     /// not cross it (a cache, a local device), so the share is not the link's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+// The knee search (`--sla`; chosen and judged by `results::search`).
+
+/// The outcome of a search: the result's `search`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchOutcome {
+    /// The bounds as given to `--sla`.
+    pub expr: String,
+    /// The highest queue depth the search could try, and the most steps it could take.
+    pub max_qd: u32,
+    pub max_steps: u32,
+    /// The step with the most IOPS at which every bound held; null when none held.
+    pub found: Option<SearchPoint>,
+    /// The step with the lowest queue depth at which a bound failed; null when every step held.
+    pub first_failing: Option<SearchPoint>,
+    /// Why the search ended, in words.
+    pub ended: String,
+    /// Every step in the order run.
+    pub steps: Vec<SearchPoint>,
+}
+
+impl SearchOutcome {
+    /// True when not even the lightest load (qd 1) met every bound.
+    pub fn unmeetable(&self) -> bool {
+        self.found.is_none() && !self.steps.is_empty()
+    }
+}
+
+/// One step of a search: its point and how each bound fared there.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchPoint {
+    /// Index of the step's point in the result's `points`.
+    pub point: usize,
+    pub qd: u32,
+    pub workers: u32,
+    pub iops: f64,
+    pub mbps: f64,
+    pub p99_us: f64,
+    pub passed: bool,
+    /// Each bound: its measured value and whether it held.
+    pub bounds: Vec<Check>,
 }

@@ -150,6 +150,7 @@ mod tests {
             profile: None,
             replay: None,
             rounds: None,
+            search: None,
         }
     }
 

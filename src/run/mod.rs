@@ -24,6 +24,7 @@ pub mod replay;
 pub mod request;
 pub mod resources;
 pub mod rounds;
+pub mod search;
 pub mod session;
 pub mod signals;
 pub mod steady;
@@ -116,6 +117,7 @@ fn new_result(plan: &RunPlan, ctx: &RunContext) -> RunResult {
         points: Vec::new(),
         mpi: ctx.cluster.get().facts(),
         rounds: None,
+        search: None,
         warnings: plan.warnings.clone(),
     }
 }
@@ -128,6 +130,11 @@ pub fn execute(ready: &ReadyPlan, ctx: &RunContext, observer: &mut dyn RunObserv
         // Each round is a run of its own, checked as every run is.
         let mut run_part = |part: RunPlan, observer: &mut dyn RunObserver| execute(&check(part, ctx)?, ctx, observer);
         return rounds::execute(ready, r, ctx, observer, &mut run_part);
+    }
+    if let Some(s) = &ready.search {
+        // Each step of the search is a run of its own, checked as every run is.
+        let mut run_part = |part: RunPlan, observer: &mut dyn RunObserver| execute(&check(part, ctx)?, ctx, observer);
+        return search::execute(ready, s, ctx, observer, &mut run_part);
     }
     let interrupt = signals::interrupt_flag();
     let mut result = new_result(ready, ctx);

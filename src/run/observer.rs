@@ -116,6 +116,7 @@ mod tests {
             profile: None,
             replay: None,
             rounds: None,
+            search: None,
         };
         let ctx = RunContext { quiet: true, ..Default::default() };
         let mut seen = Recording::default();

@@ -63,6 +63,8 @@ pub struct RunPlan {
     pub replay: Option<std::sync::Arc<super::replay::ReplayPlan>>,
     /// Run the points as rounds until one is steady (a profile's [rounds], `pts-iops`).
     pub rounds: Option<crate::workload::rounds::Rounds>,
+    /// With --sla: search the queue depth for the most IOPS within the bounds (issue 28).
+    pub search: Option<crate::results::search::SearchSpec>,
 }
 
 #[derive(Debug, Error)]
@@ -82,6 +84,9 @@ pub enum PlanError {
     /// --sqpoll / --poll that cannot apply (run::polling says why).
     #[error("{0}")]
     Polling(String),
+    /// --sla where a search makes no sense (run::search says why).
+    #[error("{0}")]
+    Search(String),
     #[error("--repeat must be at least 1")]
     ZeroRepeat,
     #[error(
@@ -182,6 +187,7 @@ pub fn single(spec: WorkloadSpec) -> Result<RunPlan, PlanError> {
         profile: None,
         replay: None,
         rounds: None,
+        search: None,
     })
 }
 
@@ -284,6 +290,8 @@ pub struct PlanRequest {
     pub pick: Pick,
     /// Pass criteria from the command line; they replace the profile's.
     pub pass: Option<String>,
+    /// With --sla: the bounds of a knee search (issue 28), in the --pass grammar.
+    pub sla: Option<String>,
 }
 
 /// Default measured time and ramp when neither the profile nor a flag sets them.
@@ -384,7 +392,8 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
     }
     check_points(&req, &common, &points)?;
     let Common { repeat, criteria, .. } = common;
-    Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name, replay: None, rounds: p.rounds.clone() })
+    // A search (--sla) is added by `run::request`, which knows the whole request.
+    Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name, replay: None, rounds: p.rounds.clone(), search: None })
 }
 
 /// A phase's workload with the flags applied, before any sweep.

@@ -33,7 +33,11 @@ impl RunRequest {
     /// The points to run, each with its effective workload.
     pub fn plan(&self) -> Result<RunPlan> {
         let mut plan = plan::build(self.plan.clone())?;
+        plan.search = super::search::spec_of(&self.plan, &plan.points)?;
         if let Some(settings) = &self.replay {
+            if let Some(s) = &plan.search {
+                anyhow::bail!("--sla {}: a replay issues the trace's I/Os at its own depth and timing, so there is no queue depth to search: drop --replay or --sla", s.expr);
+            }
             let warnings = super::replay::attach(&mut plan, settings.clone(), self.run_given, self.ramp_given)?;
             plan.warnings.extend(warnings);
         }
@@ -81,6 +85,7 @@ mod tests {
                 repeat: None,
                 pick: Default::default(),
                 pass: None,
+                sla: None,
             },
             replay: None,
             run_given: false,

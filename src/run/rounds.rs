@@ -23,13 +23,13 @@ use crate::workload::{AccessLine, RunLength, WorkerGroup, WorkloadSpec};
 /// Passes each round's growing result on as part of the whole run's; its
 /// progress and notes as they come. The whole run starts and finishes once:
 /// each round's own start and end are not passed on.
-struct Gathering<'a> {
-    so_far: Option<RunResult>,
-    inner: &'a mut dyn RunObserver,
+pub(super) struct Gathering<'a> {
+    pub(super) so_far: Option<RunResult>,
+    pub(super) inner: &'a mut dyn RunObserver,
 }
 
 impl Gathering<'_> {
-    fn merged(&self, part: &RunResult) -> RunResult {
+    pub(super) fn merged(&self, part: &RunResult) -> RunResult {
         match &self.so_far {
             None => part.clone(),
             Some(whole) => {

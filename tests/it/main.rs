@@ -15,6 +15,7 @@ mod input_files;
 mod inputs;
 mod kept;
 mod kernel_paths;
+mod knee_search;
 mod lab_exit;
 mod lab_flags;
 mod line_rate;

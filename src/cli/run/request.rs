@@ -298,6 +298,7 @@ impl RunArgs {
             repeat: self.repeat,
             pick,
             pass: self.pass.clone(),
+            sla: self.sla.clone(),
         };
         Ok(RunRequest { plan, replay, run_given, ramp_given, context: self.context()?, json: self.json.clone() })
     }

@@ -7,5 +7,6 @@ pub mod listing;
 pub mod per_worker_table;
 pub mod plan_text;
 pub mod request_text;
+pub mod search_text;
 pub mod table;
 pub mod verify_text;
