@@ -9,9 +9,14 @@ pub use super::model::{SearchOutcome, SearchPoint};
 use super::model::Point;
 use super::pass::{self, Criterion};
 
+/// The highest queue depth per worker per target a search tries: past it the
+/// knee is reported as beyond (the workers multiply it, and more of them
+/// usually serve a target better than a deeper queue).
+pub const MAX_SEARCH_QD: u32 = 1024;
+
 /// The most steps a search takes: doubling from 1 to the highest queue depth
-/// (17 steps to 65536) and bisecting back (16 more) fit, with room for none else.
-pub const MAX_STEPS: u32 = 34;
+/// (11 steps to 1024) and bisecting the last doubling (9 more) fit.
+pub const MAX_STEPS: u32 = 20;
 
 /// What `--sla` asks: the bounds (the `--pass` grammar), and how far the queue depth may go.
 #[derive(Clone, Debug, PartialEq)]
@@ -118,7 +123,8 @@ mod tests {
 
     #[test]
     fn steps_are_capped_and_a_noisy_pass_above_a_fail_is_bounded() {
-        let mut spec = SearchSpec::parse("lat_p99<5ms", 65_536).unwrap();
+        let mut spec = SearchSpec::parse("lat_p99<5ms", MAX_SEARCH_QD).unwrap();
+        assert_eq!(spec.worst_steps(), MAX_STEPS, "the cap on steps is the worst case at the highest queue depth");
         spec.max_steps = 5;
         assert_eq!(walk(&spec, 100_000).len(), 5);
         spec.max_steps = MAX_STEPS;

@@ -14,7 +14,6 @@ use super::{RunContext, RunObserver, RunPlan};
 use crate::engine::EngineKind;
 use crate::results::model::{RunResult, Status};
 use crate::results::search::{self, SearchPoint, SearchSpec};
-use crate::workload::spec::MAX_QD;
 
 /// The search `--sla` asks for on these points, refused where it makes no sense
 /// (before anything runs, the dry run too). None without --sla.
@@ -53,7 +52,7 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
             names.join(", ")
         ));
     }
-    let mut max_qd = MAX_QD;
+    let mut max_qd = search::MAX_SEARCH_QD;
     for (g, t) in point.spec.groups.iter().map(|g| (g, point.spec.group_targets(g))) {
         let Some(&first) = t.first() else { continue };
         let kind = EngineKind::for_uri(&point.targets[first].uri, point.spec.engine);
@@ -133,7 +132,10 @@ fn ended(spec: &SearchSpec, tried: &[(u32, bool)], status: Status) -> String {
         (Status::Interrupted, ..) => "interrupted: the steps so far are kept, the knee was not reached".into(),
         (Status::Failed, ..) => "a step failed: the steps so far are kept, the knee was not reached".into(),
         (_, Some((1, false)), _) => "not met at the lightest load (qd=1): no load meets these bounds".into(),
-        _ if tried.len() as u32 >= spec.max_steps => format!("the cap of {} steps was reached", spec.max_steps),
+        // It would have gone on, but for the cap on steps.
+        _ if SearchSpec { max_steps: u32::MAX, ..spec.clone() }.next_qd(tried).is_some() => {
+            format!("the cap of {} steps was reached before the knee was bracketed to one queue depth", spec.max_steps)
+        }
         (_, _, None) => format!("every bound held up to the highest queue depth tried (qd={}): the knee is beyond it", spec.max_qd),
         (_, _, Some(f)) => format!("the bounds fail from qd={f}; bisected to within one queue depth"),
     }

@@ -99,9 +99,9 @@ fn the_dry_run_shows_the_search_and_its_worst_case_time() {
     let out = run(&["run", "--dry-run", "--no-store", "-t", "mem:16m", "--bs", "4k", "--sla", "lat_p99<2ms", "--time", "2s", "--ramp", "1s", "--repeat", "2"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    // 1..65536 doubled is 17 steps, 32768..65536 bisected 15 more: 32 steps of (1 s + 2 s) x 2.
-    assert!(text.contains("knee search (--sla lat_p99<2ms)") && text.contains("at most 32 steps"), "{text}");
-    assert!(text.contains("at most 192s in all (6s each)"), "{text}");
+    // 1..1024 doubled is 11 steps, 512..1024 bisected 9 more: 20 steps of (1 s + 2 s) x 2.
+    assert!(text.contains("knee search (--sla lat_p99<2ms)") && text.contains("queue depth at most 1024, so at most 20 steps"), "{text}");
+    assert!(text.contains("at most 120s in all (6s each)"), "{text}");
 }
 
 #[test]
@@ -125,4 +125,27 @@ fn bad_expressions_and_senseless_combinations_are_refused() {
     let pass = stderr(&run(&["run", "--no-store", "-t", "mem:16m", "--pass", "p99<5ms"]));
     let sla = stderr(&run(&["run", "--no-store", "-t", "mem:16m", "--sla", "p99<5ms"]));
     assert_eq!(pass, sla);
+}
+
+/// A bound mem: always meets: the search doubles to its cap (1024), each step
+/// run --repeat times, and the store keeps the search with the result.
+#[test]
+fn a_bound_always_held_ends_at_the_cap_with_repeats_per_step_and_is_kept() {
+    let dir = shm_dir();
+    let store = dir.path().join("s.db");
+    let args = ["run", "-q", "-t", "mem:16m", "--bs", "4k", "--sla", "lat_avg<10s,iops>1", "--time", "100ms", "--ramp", "0s", "--repeat", "2"];
+    let out = with_store(&store, &args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = stored(&store, &saved_id(&out));
+    let s = &r["search"];
+    let qds: Vec<u64> = s["steps"].as_array().unwrap().iter().map(|st| st["qd"].as_u64().unwrap()).collect();
+    assert_eq!(qds, vec![1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], "{s:#}");
+    assert!(s["first_failing"].is_null() && s["found"]["passed"] == true, "{s:#}");
+    assert_eq!(s["found"]["bounds"].as_array().unwrap().len(), 2, "each bound judged: {s:#}");
+    assert!(s["ended"].as_str().unwrap().contains("up to the highest queue depth tried (qd=1024)"), "{s:#}");
+    for p in r["points"].as_array().unwrap() {
+        assert_eq!(p["repeats"]["count"], 2, "each step run twice: {p:#}");
+    }
+    let shown = with_store(&store, &["results", "show", &saved_id(&out)]);
+    assert!(stdout(&shown).contains("knee search (--sla lat_avg<10s,iops>1): 11 steps"), "{}", stdout(&shown));
 }
