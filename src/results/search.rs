@@ -5,8 +5,8 @@
 //! first fail), and what it found (`SearchOutcome`, the result's `search`).
 //! Pure: the run (`run::search`) runs the points this chooses.
 
-pub use super::model::{SearchOutcome, SearchPoint};
 use super::model::Point;
+pub use super::model::{SearchOutcome, SearchPoint};
 use super::pass::{self, Criterion};
 
 /// The highest queue depth per worker per target a search tries: past it the

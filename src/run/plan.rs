@@ -393,7 +393,17 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
     check_points(&req, &common, &points)?;
     let Common { repeat, criteria, .. } = common;
     // A search (--sla) is added by `run::request`, which knows the whole request.
-    Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name, replay: None, rounds: p.rounds.clone(), search: None })
+    Ok(RunPlan {
+        points,
+        warnings,
+        repeat,
+        pick: req.pick,
+        criteria,
+        profile: req.profile_name,
+        replay: None,
+        rounds: p.rounds.clone(),
+        search: None,
+    })
 }
 
 /// A phase's workload with the flags applied, before any sweep.

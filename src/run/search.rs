@@ -42,7 +42,9 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
         ));
     }
     if req.profile.rounds.is_some() {
-        return refuse("a run of rounds (the profile's [rounds]) repeats its points until steady; it cannot be searched: use another profile".into());
+        return refuse(
+            "a run of rounds (the profile's [rounds]) repeats its points until steady; it cannot be searched: use another profile".into(),
+        );
     }
     let point = &points[0];
     if point.spec.groups.len() > 1 {

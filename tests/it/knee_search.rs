@@ -96,7 +96,23 @@ fn a_bound_below_the_service_time_is_unmeetable_and_exits_6() {
 
 #[test]
 fn the_dry_run_shows_the_search_and_its_worst_case_time() {
-    let out = run(&["run", "--dry-run", "--no-store", "-t", "mem:16m", "--bs", "4k", "--sla", "lat_p99<2ms", "--time", "2s", "--ramp", "1s", "--repeat", "2"]);
+    let out = run(&[
+        "run",
+        "--dry-run",
+        "--no-store",
+        "-t",
+        "mem:16m",
+        "--bs",
+        "4k",
+        "--sla",
+        "lat_p99<2ms",
+        "--time",
+        "2s",
+        "--ramp",
+        "1s",
+        "--repeat",
+        "2",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     // 1..1024 doubled is 11 steps, 512..1024 bisected 9 more: 20 steps of (1 s + 2 s) x 2.
@@ -116,7 +132,10 @@ fn bad_expressions_and_senseless_combinations_are_refused() {
         (with(&["--sla", "lat_p99<5ms", "--qd", "4"]), "the search chooses the queue depth, so --qd would be ignored"),
         (with(&["--sla", "lat_p99<5ms", "--rate", "100"]), "a rate (--rate, --mailboxes, or the profile's) fixes the load"),
         (with(&["--sla", "lat_p99<5ms", "--sweep", "read=0,100"]), "this plan has 2 points"),
-        (vec!["run", "-t", "{dir}/f.dat", "--size", "1m", "--bs", "4k", "--engine", "psync", "--sla", "lat_p99<5ms"], "the psync engine does one I/O at a time"),
+        (
+            vec!["run", "-t", "{dir}/f.dat", "--size", "1m", "--bs", "4k", "--engine", "psync", "--sla", "lat_p99<5ms"],
+            "the psync engine does one I/O at a time",
+        ),
         (vec!["run", "-t", "mem:16m", "exchange", "--sla", "lat_p99<5ms"], "--sla lat_p99<5ms:"),
     ];
     let cases: Vec<(&[&str], &str)> = cases.iter().map(|(a, s)| (a.as_slice(), *s)).collect();
@@ -133,7 +152,8 @@ fn bad_expressions_and_senseless_combinations_are_refused() {
 fn a_bound_always_held_ends_at_the_cap_with_repeats_per_step_and_is_kept() {
     let dir = shm_dir();
     let store = dir.path().join("s.db");
-    let args = ["run", "-q", "-t", "mem:16m", "--bs", "4k", "--sla", "lat_avg<10s,iops>1", "--time", "100ms", "--ramp", "0s", "--repeat", "2"];
+    let args =
+        ["run", "-q", "-t", "mem:16m", "--bs", "4k", "--sla", "lat_avg<10s,iops>1", "--time", "100ms", "--ramp", "0s", "--repeat", "2"];
     let out = with_store(&store, &args);
     assert!(out.status.success(), "{}", stderr(&out));
     let r = stored(&store, &saved_id(&out));

@@ -72,7 +72,8 @@ fn figures(p: &SearchPoint) -> String {
 
 /// Why the failing bounds failed, where the value alone does not say it.
 fn failed_notes(p: &SearchPoint) -> String {
-    let notes: Vec<String> = p.bounds.iter().filter(|b| !b.passed).filter_map(|b| b.note.clone().map(|n| format!("{}: {n}", b.criterion))).collect();
+    let notes: Vec<String> =
+        p.bounds.iter().filter(|b| !b.passed).filter_map(|b| b.note.clone().map(|n| format!("{}: {n}", b.criterion))).collect();
     if notes.is_empty() {
         String::new()
     } else {
@@ -92,10 +93,6 @@ pub fn describe(s: &SearchSpec, per_step: Option<std::time::Duration>) -> String
         "knee search (--sla {}): queue depth doubled from 1 until a bound fails, then bisected between the last pass and the first fail; \
          the point above runs at each queue depth chosen, as a point labelled qd=N judged on its measured interval; \
          queue depth at most {}, so at most {} steps (no search takes more than {}); {}\n",
-        s.expr,
-        s.max_qd,
-        worst,
-        s.max_steps,
-        total
+        s.expr, s.max_qd, worst, s.max_steps, total
     )
 }
