@@ -14,7 +14,8 @@ pub mod terminal;
 pub use export::{fio_json, fio_log, json};
 pub use page::{charts, figures, html, markdown, ranks, report_compare, report_meta, report_tables, rounds};
 pub use terminal::{
-    cache_curve_table, lab_plan_text, lab_tables, listing, per_worker_table, plan_text, request_text, search_text, table, verify_text,
+    cache_curve_table, curve_text, lab_plan_text, lab_tables, listing, per_worker_table, plan_text, request_text, search_text, table,
+    verify_text,
 };
 
 pub mod cells;

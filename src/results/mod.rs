@@ -2,6 +2,7 @@
 //! the workers recorded.
 
 pub mod cluster;
+pub mod curve;
 pub mod cut_short;
 pub mod filter;
 pub mod host;

@@ -62,6 +62,9 @@ pub struct RunResult {
     /// With --sla (issue 28): the knee search, its steps and what it found. Absent in older results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchOutcome>,
+    /// With --curve (issue 28): the load-latency curve, a maximum-rate point then paced ones. Absent in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curve: Option<CurveOutcome>,
     /// The warnings the run raised before its points (its plan's: a device
     /// in use, a size rounded, an engine that cannot hold the depth asked),
     /// as printed. Each point's own warnings stay with its figures.
@@ -667,5 +670,45 @@ pub struct SearchPoint {
     pub p99_us: f64,
     pub passed: bool,
     /// Each bound: its measured value and whether it held.
+    pub bounds: Vec<Check>,
+}
+
+// The load-latency curve (`--curve`; built by `results::curve`).
+
+/// The outcome of a curve: the result's `curve`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurveOutcome {
+    /// The percentages of the maximum rate asked for, in the order run.
+    pub pcts: Vec<f64>,
+    /// `--curve-stop`'s bounds as given; null without it.
+    pub stop: Option<String>,
+    /// The latency bounds of `stop` and their limits, microseconds (what the report draws).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_limits_us: Vec<(String, f64)>,
+    /// The IOPS of the first point, run as fast as the queue depth allows.
+    pub max_iops: f64,
+    /// The maximum-rate point, then each paced point run.
+    pub points: Vec<CurvePoint>,
+    /// Why the curve ended, in words.
+    pub ended: String,
+}
+
+/// One point of a curve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    /// Index of the point in the result's `points`.
+    pub point: usize,
+    /// Percentage of `max_iops` it was paced at; null for the maximum-rate point.
+    pub pct: Option<f64>,
+    /// The total rate asked for, I/Os per second; null for the maximum-rate point.
+    pub rate: Option<f64>,
+    /// Achieved IOPS, and latency from each I/O's scheduled time (no coordinated omission), microseconds.
+    pub iops: f64,
+    pub p50_us: f64,
+    pub p99_us: f64,
+    pub p99_9_us: f64,
+    /// With --curve-stop: whether every bound held (null without it).
+    pub passed: Option<bool>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bounds: Vec<Check>,
 }

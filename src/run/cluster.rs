@@ -151,6 +151,7 @@ mod tests {
             replay: None,
             rounds: None,
             search: None,
+            curve: None,
         }
     }
 

@@ -7,6 +7,7 @@ pub mod assemble;
 pub mod check;
 pub mod cluster;
 pub mod control;
+pub mod curve;
 pub mod data_fill;
 pub mod fd_table;
 pub mod live;
@@ -118,6 +119,7 @@ fn new_result(plan: &RunPlan, ctx: &RunContext) -> RunResult {
         mpi: ctx.cluster.get().facts(),
         rounds: None,
         search: None,
+        curve: None,
         warnings: plan.warnings.clone(),
     }
 }
@@ -135,6 +137,11 @@ pub fn execute(ready: &ReadyPlan, ctx: &RunContext, observer: &mut dyn RunObserv
         // Each step of the search is a run of its own, checked as every run is.
         let mut run_part = |part: RunPlan, observer: &mut dyn RunObserver| execute(&check(part, ctx)?, ctx, observer);
         return search::execute(ready, s, ctx, observer, &mut run_part);
+    }
+    if let Some(c) = &ready.curve {
+        // Each point of the curve is a run of its own, checked as every run is.
+        let mut run_part = |part: RunPlan, observer: &mut dyn RunObserver| execute(&check(part, ctx)?, ctx, observer);
+        return curve::execute(ready, c, observer, &mut run_part);
     }
     let interrupt = signals::interrupt_flag();
     let mut result = new_result(ready, ctx);

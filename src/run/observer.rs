@@ -117,6 +117,7 @@ mod tests {
             replay: None,
             rounds: None,
             search: None,
+            curve: None,
         };
         let ctx = RunContext { quiet: true, ..Default::default() };
         let mut seen = Recording::default();

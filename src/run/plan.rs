@@ -65,6 +65,8 @@ pub struct RunPlan {
     pub rounds: Option<crate::workload::rounds::Rounds>,
     /// With --sla: search the queue depth for the most IOPS within the bounds (issue 28).
     pub search: Option<crate::results::search::SearchSpec>,
+    /// With --curve: a maximum-rate point, then paced ones at percentages of it (issue 28).
+    pub curve: Option<crate::results::curve::CurveSpec>,
 }
 
 #[derive(Debug, Error)]
@@ -188,6 +190,7 @@ pub fn single(spec: WorkloadSpec) -> Result<RunPlan, PlanError> {
         replay: None,
         rounds: None,
         search: None,
+        curve: None,
     })
 }
 
@@ -292,6 +295,9 @@ pub struct PlanRequest {
     pub pass: Option<String>,
     /// With --sla: the bounds of a knee search (issue 28), in the --pass grammar.
     pub sla: Option<String>,
+    /// With --curve (and --curve-stop): the percentages of a load-latency curve, and its stop bounds.
+    pub curve: Option<String>,
+    pub curve_stop: Option<String>,
 }
 
 /// Default measured time and ramp when neither the profile nor a flag sets them.
@@ -392,7 +398,7 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
     }
     check_points(&req, &common, &points)?;
     let Common { repeat, criteria, .. } = common;
-    // A search (--sla) is added by `run::request`, which knows the whole request.
+    // A search (--sla) or a curve (--curve) is added by `run::request`, which knows the whole request.
     Ok(RunPlan {
         points,
         warnings,
@@ -403,6 +409,7 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
         replay: None,
         rounds: p.rounds.clone(),
         search: None,
+        curve: None,
     })
 }
 
@@ -620,7 +627,7 @@ fn rounds_judge_one_point(
 
 /// Spreads a total rate over the groups that follow no other group, in
 /// proportion to their workers (followers keep their ratio on top of it).
-fn spread_rate(spec: &mut WorkloadSpec, total: f64) {
+pub(super) fn spread_rate(spec: &mut WorkloadSpec, total: f64) {
     let workers: Vec<u32> = spec.groups.iter().map(|g| spec.group_workers(g)).collect();
     let leaders: u32 = spec.groups.iter().zip(&workers).filter(|(g, _)| g.follow.is_none()).map(|(_, w)| *w).sum();
     for (g, w) in spec.groups.iter_mut().zip(workers) {

@@ -180,7 +180,7 @@ fn precondition_spec(first: &WorkloadSpec, region: u64, times: f64) -> WorkloadS
 
 /// One sub-plan of the run: these points, labelled.
 fn sub_plan(plan: &RunPlan, points: Vec<super::PlannedPoint>) -> RunPlan {
-    RunPlan { points, rounds: None, ..plan.clone() }
+    RunPlan { points, rounds: None, search: None, curve: None, ..plan.clone() }
 }
 
 /// A part of the run (the preconditioning, a round): its points, run as a run

@@ -104,7 +104,7 @@ pub fn execute(
     let mut status = Status::Completed;
     while let Some(qd) = spec.next_qd(&tried) {
         let point = step_point(base, qd, tried.len())?;
-        let part = run_part(RunPlan { points: vec![point], rounds: None, search: None, ..plan.clone() }, &mut gather)?;
+        let part = run_part(RunPlan { points: vec![point], rounds: None, search: None, curve: None, ..plan.clone() }, &mut gather)?;
         let merged = gather.merged(&part);
         status = part.status;
         let index = merged.points.len().saturating_sub(1);

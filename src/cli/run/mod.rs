@@ -147,6 +147,9 @@ fn dry_run(args: &RunArgs, ready: &run::ReadyPlan, ctx: &RunContext, store_flag:
     if let Some(s) = &plan.search {
         crate::tprint!("{}", report::search_text::describe(s, search_step_time(plan)));
     }
+    if let Some(c) = &plan.curve {
+        crate::tprint!("{}", report::curve_text::describe(c, search_step_time(plan)));
+    }
     println!("{}", run::resources::describe(plan, ctx.resource_extras()));
     crate::tprint!("{}", super::request_text::render(ctx, plan, store.path()));
     if let Some(link) = link {
@@ -167,7 +170,7 @@ fn dry_run(args: &RunArgs, ready: &run::ReadyPlan, ctx: &RunContext, store_flag:
     Ok(exit::OK)
 }
 
-/// One step's time of a search: its ramp and measured time, times the repeats
+/// One step's time of a search or a curve: its ramp and measured time, times the repeats
 /// (None when it measures a count of I/Os, whose time is not known beforehand).
 fn search_step_time(plan: &RunPlan) -> Option<std::time::Duration> {
     let spec = &plan.points[0].spec;

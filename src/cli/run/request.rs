@@ -299,6 +299,8 @@ impl RunArgs {
             pick,
             pass: self.pass.clone(),
             sla: self.sla.clone(),
+            curve: self.curve.clone(),
+            curve_stop: self.curve_stop.clone(),
         };
         Ok(RunRequest { plan, replay, run_given, ramp_given, context: self.context()?, json: self.json.clone() })
     }

@@ -157,6 +157,9 @@ pub fn render_with(result: &RunResult, detail: bool) -> String {
     if let Some(s) = &result.search {
         out.push_str(&crate::report::search_text::render(s));
     }
+    if let Some(c) = &result.curve {
+        out.push_str(&crate::report::curve_text::render(c));
+    }
     out
 }
 
