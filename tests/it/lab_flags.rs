@@ -215,6 +215,8 @@ const SAMPLES: &[Sample] = &[
     s("iops-per-mailbox", &["--mailboxes", "100"], &["--iops-per-mailbox", "0.5"]),
     s("pass", &[], &["--pass", "iops>1"]),
     s("sla", &["--bs", "4k"], &["--sla", "lat_p99<5ms"]),
+    s("curve", &["--bs", "4k"], &["--curve", "50,90"]),
+    s("curve-stop", &["--bs", "4k", "--curve", "50,90"], &["--curve-stop", "lat_p99<5ms"]),
     s("target", &[], &["--target", "mem:8m"]),
     s("workers", &[], &["--workers", "2"]),
     s("qd", &[], &["--qd", "4"]),

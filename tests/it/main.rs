@@ -19,6 +19,7 @@ mod knee_search;
 mod lab_exit;
 mod lab_flags;
 mod line_rate;
+mod load_curve;
 mod messages;
 #[cfg(feature = "mpi")]
 mod mpi;
