@@ -11,7 +11,6 @@ use serde_json::Value;
 use super::plan::{PlanError, PlanRequest, PlannedPoint};
 use super::rounds::{Gathering, RunPart};
 use super::{RunContext, RunObserver, RunPlan};
-use crate::engine::EngineKind;
 use crate::results::model::{RunResult, Status};
 use crate::results::search::{self, SearchPoint, SearchSpec};
 
@@ -57,7 +56,7 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
     let mut max_qd = search::MAX_SEARCH_QD;
     for (g, t) in point.spec.groups.iter().map(|g| (g, point.spec.group_targets(g))) {
         let Some(&first) = t.first() else { continue };
-        let kind = EngineKind::for_uri(&point.targets[first].uri, point.spec.engine);
+        let kind = point.engines[first];
         let caps = kind.capabilities();
         if caps.max_qd.is_some() {
             return refuse(format!(
@@ -83,7 +82,7 @@ fn step_point(base: &PlannedPoint, qd: u32, step: usize) -> Result<PlannedPoint>
     params.insert("qd".into(), Value::from(qd));
     params.insert("search_step".into(), Value::from(step + 1));
     let asked_qd = spec.groups.iter().map(|g| g.qd).collect();
-    Ok(PlannedPoint { params, label: format!("qd={qd}"), spec, asked_qd, targets: base.targets.clone() })
+    Ok(PlannedPoint::new(params, format!("qd={qd}"), spec, asked_qd, base.targets.clone()))
 }
 
 /// Runs the search: a step at each queue depth `next_qd` chooses, until it

@@ -89,5 +89,11 @@ fn curve_flags_that_make_no_sense_are_refused() {
     assert_refused(&cases);
     let out = run(&["run", "--dry-run", "--no-store", "-t", "mem:16m", "--bs", "4k", "--curve", "10,90", "--time", "2s", "--ramp", "1s"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("then paced at 10%, 90% of the IOPS it measured (latency from each I/O's scheduled time): 3 points; at most 9s in all"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(
+            "then paced at 10%, 90% of the IOPS it measured (latency from each I/O's scheduled time): 3 points; at most 9s in all"
+        ),
+        "{}",
+        stdout(&out)
+    );
 }
