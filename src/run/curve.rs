@@ -26,7 +26,7 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
     };
     let spec = CurveSpec::parse(list, req.curve_stop.as_deref()).map_err(PlanError::Search)?;
     let refuse = |why: String| Err(PlanError::Search(format!("--curve {list}: {why}")));
-    if req.sla.is_some() {
+    if req.sla.is_some() || req.profile.sla.is_some() {
         return refuse("--sla searches the queue depth and --curve paces one depth: use one of them per run".into());
     }
     if points.iter().any(|p| p.spec.groups.iter().any(|g| g.rate.is_some())) {

@@ -17,7 +17,8 @@ use crate::results::search::{self, SearchPoint, SearchSpec};
 /// The search `--sla` asks for on these points, refused where it makes no sense
 /// (before anything runs, the dry run too). None without --sla.
 pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Option<SearchSpec>, PlanError> {
-    let Some(expr) = req.sla.as_deref() else { return Ok(None) };
+    // The flag's bounds, else the profile's (a fio job's latency_target).
+    let Some(expr) = req.sla.as_deref().or(req.profile.sla.as_deref()) else { return Ok(None) };
     // The expression first: a bad one is told as --pass tells it, whatever else is wrong.
     let criteria = crate::results::pass::parse(expr)?;
     let refuse = |why: String| Err(PlanError::Search(format!("--sla {expr}: {why}")));
