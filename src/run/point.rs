@@ -131,8 +131,16 @@ pub fn run_point(
     let edges = Edges::of(spec, t0);
     let mut watch = Watch::new(spec, edges, crew.outcomes.len(), interrupt, shared);
     let mut view = PointView { observer, position: &position, spec };
+    // The watch reads no clock itself: each pass is given its time, so its
+    // decisions can be driven from a test.
     let t_end = loop {
-        if let Some(end) = watch.step(&mut crew, &mut view, Instant::now()) {
+        let now = Instant::now();
+        if let Some(end) = watch.check(&crew, now) {
+            break end;
+        }
+        let wait = watch.wait(now);
+        crew.receive(&mut watch.progress, wait);
+        if let Some(end) = watch.seen(&mut crew, &mut view, Instant::now()) {
             break end;
         }
     };
@@ -194,6 +202,17 @@ impl Crew {
     }
 
     /// Collects the workers that ended (with an I/O count they end on their own).
+    /// Takes the workers' reports: waits up to `wait` for the first, then
+    /// takes what else has come.
+    fn receive(&mut self, progress: &mut Progress, wait: Duration) {
+        if let Ok(r) = self.rx.recv_timeout(wait) {
+            progress.add(r);
+        }
+        while let Ok(r) = self.rx.try_recv() {
+            progress.add(r);
+        }
+    }
+
     fn collect_ended(&mut self, progress: &mut Progress) {
         while let Ok((w, o)) = self.done_rx.try_recv() {
             progress.worker_ended(w);
@@ -292,26 +311,31 @@ impl<'a> Watch<'a> {
         }
     }
 
-    /// One pass of the watch at `now`: Some(the measured end) when the point ends.
-    fn step(&mut self, crew: &mut Crew, view: &mut PointView, now: Instant) -> Option<Instant> {
-        let Edges { measure_start, end, .. } = self.edges;
-        if self.cpu_start.is_none() && now >= measure_start {
+    /// The watch at `now`, before waiting: the CPU snapshot once the
+    /// measured interval starts; Some(the measured end) when the point ends.
+    fn check(&mut self, crew: &Crew, now: Instant) -> Option<Instant> {
+        if self.cpu_start.is_none() && now >= self.edges.measure_start {
             self.cpu_start = Some(cpu::snapshot());
         }
-        if let Some(end) = self.ends(crew, now) {
-            return Some(end);
-        }
-        // Wake at the next edge (measure start, end) or every 100 ms for the live view.
+        self.ends(crew, now)
+    }
+
+    /// How long to wait for the workers' reports at `now`: until the next
+    /// edge (measure start, end), or 100 ms for the live view.
+    fn wait(&self, now: Instant) -> Duration {
+        let Edges { measure_start, end, .. } = self.edges;
         let next_edge = if now < measure_start { Some(measure_start) } else { end };
-        let wait = next_edge.map(|e| e.saturating_duration_since(now)).unwrap_or(Duration::MAX).min(Duration::from_millis(100));
-        if let Ok(r) = crew.rx.recv_timeout(wait.max(Duration::from_millis(1))) {
-            self.progress.add(r);
-        }
-        while let Ok(r) = crew.rx.try_recv() {
-            self.progress.add(r);
-        }
+        next_edge
+            .map(|e| e.saturating_duration_since(now))
+            .unwrap_or(Duration::MAX)
+            .min(Duration::from_millis(100))
+            .max(Duration::from_millis(1))
+    }
+
+    /// The reports received up to `now`, seen: each second shown, steady
+    /// state judged; Some(now) when the point is steady.
+    fn seen(&mut self, crew: &mut Crew, view: &mut PointView, now: Instant) -> Option<Instant> {
         crew.collect_ended(&mut self.progress);
-        let now = Instant::now();
         self.show(view, now, crew.outcomes.len());
         self.steady.as_ref().is_some_and(|t| t.reached()).then_some(now)
     }
@@ -655,6 +679,22 @@ mod tests {
         assert_eq!(status, Status::Failed);
         let reason = reason.unwrap();
         assert!(reason.contains("worker 1 failed") && reason.contains("out of memory allocating"), "{reason}");
+    }
+
+    /// The watch waits for reports until the next edge of the point (the
+    /// measured start, the planned end), never more than 100 ms (the live
+    /// view) nor less than 1 ms: driven with made-up times, no clock read.
+    #[test]
+    fn the_watch_waits_until_the_next_edge_of_the_point() {
+        let spec = mem_spec("1s", "2s");
+        let (interrupt, shared) = (AtomicBool::new(false), PointShared::default());
+        let t0 = Instant::now();
+        let watch = Watch::new(&spec, Edges::of(&spec, t0), 1, &interrupt, &shared);
+        let ms = Duration::from_millis;
+        assert_eq!(watch.wait(t0), ms(100), "in the ramp, far from its end: the live view's 100 ms");
+        assert_eq!(watch.wait(t0 + ms(970)), ms(30), "the measured start");
+        assert_eq!(watch.wait(t0 + ms(2990)), ms(10), "the planned end");
+        assert_eq!(watch.wait(t0 + ms(3000)), ms(1), "at the end: a pass without waiting");
     }
 
     /// What the live view was told: each tick's phase and elapsed time.
