@@ -218,6 +218,12 @@ fn cache(mut a: CacheArgs, json: JsonOut, store_flag: Option<&std::path::Path>) 
 /// Flags `lab` takes from `run` that a study cannot apply: refused, naming
 /// the flag and what to do instead (the rest are applied to every row).
 fn refuse_unapplied(study: &Study) -> Result<()> {
+    if let Some(curve) = &study.run_args().curve {
+        anyhow::bail!("--curve {curve}: a lab runs the points of its study, and a curve paces its own: run `lunmark run --curve {curve} -t TARGET` on one target");
+    }
+    if let Some(sla) = &study.run_args().sla {
+        anyhow::bail!("--sla {sla}: a lab runs the points of its study, and a knee search chooses its own: run `lunmark run --sla '{sla}' -t TARGET` to search one target");
+    }
     match study {
         Study::Protocols(a) => {
             if let Some(size) = &a.run.size {

@@ -39,6 +39,8 @@ pub mod exit {
     pub const VERDICT_FAILED: i32 = 4;
     /// --verify found data that is not what was written (the run completed).
     pub const CORRUPT: i32 = 5;
+    /// --sla: not even the lightest load (qd 1) met the bounds (the run completed; its points were kept).
+    pub const SLA_UNMET: i32 = 6;
     /// Interrupted by Ctrl-C or SIGTERM; the partial result was kept.
     pub const INTERRUPTED: i32 = 130;
 }

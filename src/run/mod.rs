@@ -7,6 +7,7 @@ pub mod assemble;
 pub mod check;
 pub mod cluster;
 pub mod control;
+pub mod curve;
 pub mod data_fill;
 pub mod fd_table;
 pub mod live;
@@ -24,6 +25,7 @@ pub mod replay;
 pub mod request;
 pub mod resources;
 pub mod rounds;
+pub mod search;
 pub mod session;
 pub mod signals;
 pub mod steady;
@@ -118,6 +120,8 @@ fn new_result(plan: &RunPlan, ctx: &RunContext) -> RunResult {
         points: Vec::new(),
         mpi: ctx.cluster.get().facts(),
         rounds: None,
+        search: None,
+        curve: None,
         warnings: plan.warnings.clone(),
         live_json: None,
     }
@@ -132,6 +136,16 @@ pub fn execute(ready: &ReadyPlan, ctx: &RunContext, observer: &mut dyn RunObserv
         let mut run_part = |part: RunPlan, observer: &mut dyn RunObserver| execute(&check(part, ctx)?, ctx, observer);
         let watch = ready.watched_point.expect("check found the watched point of a run of rounds");
         return rounds::execute(ready, r, watch, ctx, observer, &mut run_part);
+    }
+    if let Some(s) = &ready.search {
+        // Each step of the search is a run of its own, checked as every run is.
+        let mut run_part = |part: RunPlan, observer: &mut dyn RunObserver| execute(&check(part, ctx)?, ctx, observer);
+        return search::execute(ready, s, ctx, observer, &mut run_part);
+    }
+    if let Some(c) = &ready.curve {
+        // Each point of the curve is a run of its own, checked as every run is.
+        let mut run_part = |part: RunPlan, observer: &mut dyn RunObserver| execute(&check(part, ctx)?, ctx, observer);
+        return curve::execute(ready, c, observer, &mut run_part);
     }
     let interrupt = signals::interrupt_flag();
     let mut result = new_result(ready, ctx);

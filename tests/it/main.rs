@@ -17,9 +17,11 @@ mod input_files;
 mod inputs;
 mod kept;
 mod kernel_paths;
+mod knee_search;
 mod lab_exit;
 mod lab_flags;
 mod line_rate;
+mod load_curve;
 mod messages;
 #[cfg(feature = "mpi")]
 mod mpi;

@@ -102,6 +102,12 @@ pub fn execute_with(
         );
     }
     refuse_unused_engine_flags(&args, &plan)?;
+    if let (Some(s), Some(_)) = (&plan.search, cluster.get().facts()) {
+        anyhow::bail!(
+            "--sla {}: under MPI each rank would search on its own and the ranks would part ways; a search across hosts is not supported yet: run it on one host",
+            s.expr
+        );
+    }
     if plan.repeat <= 1 && args.pick != crate::results::model::Pick::Mean {
         anyhow::bail!("--pick {} chooses among the repeats of a point: add --repeat N (N of 2 or more), or drop --pick", args.pick);
     }
@@ -159,6 +165,12 @@ fn dry_run(args: &RunArgs, ready: &run::ReadyPlan, ctx: &RunContext, store_flag:
             crate::units::counted(m.machines, "machine")
         );
     }
+    if let Some(s) = &plan.search {
+        crate::tprint!("{}", report::search_text::describe(s, search_step_time(plan)));
+    }
+    if let Some(c) = &plan.curve {
+        crate::tprint!("{}", report::curve_text::describe(c, search_step_time(plan)));
+    }
     println!("{}", run::resources::describe(plan, ctx.resource_extras()));
     crate::tprint!("{}", super::request_text::render(ctx, plan, store.path()));
     if let Some(link) = link {
@@ -187,6 +199,16 @@ fn dry_run(args: &RunArgs, ready: &run::ReadyPlan, ctx: &RunContext, store_flag:
         println!("{line}");
     }
     Ok(exit::OK)
+}
+
+/// One step's time of a search or a curve: its ramp and measured time, times the repeats
+/// (None when it measures a count of I/Os, whose time is not known beforehand).
+fn search_step_time(plan: &RunPlan) -> Option<std::time::Duration> {
+    let spec = &plan.points[0].spec;
+    match spec.run {
+        crate::workload::RunLength::Time(t) => Some((spec.ramp + t) * plan.repeat),
+        _ => None,
+    }
 }
 
 /// The fio-format logs a job file asks for, each path checked as an output.
@@ -394,6 +416,9 @@ fn outcome_code(result: &RunResult) -> i32 {
     let corrupt = result.points.iter().any(|p| p.summary.verify.as_ref().is_some_and(|v| v.mismatches > 0));
     if corrupt && result.status == Status::Completed {
         return exit::CORRUPT;
+    }
+    if result.status == Status::Completed && result.search.as_ref().is_some_and(|s| s.unmeetable()) {
+        return exit::SLA_UNMET;
     }
     match result.status {
         Status::Completed | Status::Running if result.points.iter().any(|p| p.verdict.as_ref().is_some_and(|v| !v.passed)) => {

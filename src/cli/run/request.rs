@@ -309,6 +309,9 @@ impl RunArgs {
             repeat: self.repeat,
             pick,
             pass: self.pass.clone(),
+            sla: self.sla.clone(),
+            curve: self.curve.clone(),
+            curve_stop: self.curve_stop.clone(),
         };
         Ok(RunRequest { plan, replay, run_given, ramp_given, context: self.context()?, json: self.json.clone() })
     }

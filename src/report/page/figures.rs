@@ -371,6 +371,7 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
     let names = point_view::names(results);
     let cats = categories(results, &names);
     let mut out = crate::report::rounds::charts(results);
+    out.extend(crate::report::page::curve::charts(results));
     out.extend([
         cats.chart(results, "iops", "IOPS", "IOPS (I/O per second)", "iops"),
         cats.chart(results, "mbps", "Throughput", "MB/s (10^6 bytes per second)", "mbps"),

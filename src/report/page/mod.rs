@@ -1,6 +1,7 @@
 //! The report page a user pastes into a document: HTML and Markdown, their tables, figures and SVG charts.
 
 pub mod charts;
+pub mod curve;
 pub mod figures;
 pub mod html;
 pub mod markdown;
