@@ -17,6 +17,7 @@ mod kept;
 mod kernel_paths;
 mod lab_exit;
 mod lab_flags;
+mod lab_topology;
 mod line_rate;
 mod messages;
 #[cfg(feature = "mpi")]

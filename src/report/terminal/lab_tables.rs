@@ -100,8 +100,9 @@ pub fn cache_study(sizes: &[SizeOutcome], rows: &[CacheStudyRow], backend: Backe
 
 /// `lab protocols`' comparison: one row per leg and point. `link` is the line
 /// that describes the shaped link the TCP legs crossed (None: no link, and no
-/// "% of link" column).
-pub fn protocols(legs: &[(String, Result<RunResult, String>)], link: Option<&str>) -> String {
+/// "% of link" column); `port_limit` the line that says what each NBD target
+/// is held to.
+pub fn protocols(legs: &[(String, Result<RunResult, String>)], link: Option<&str>, port_limit: Option<&str>) -> String {
     let mut t = Table::new();
     let mut header = vec!["target", "point", "IOPS", "MB/s", "lat mean us", "p99 us", "CPU %", "IOPS/CPU%", "us CPU/KB"];
     if link.is_some() {
@@ -140,7 +141,7 @@ pub fn protocols(legs: &[(String, Result<RunResult, String>)], link: Option<&str
             Err(why) => notes.push_str(&format!("{label}: {why}\n")),
         }
     }
-    if let Some(line) = link {
+    for line in [link, port_limit].into_iter().flatten() {
         notes.push_str(&format!("{line}\n"));
     }
     format!("{t}\n{notes}Compare any two with `lunmark compare ID ID`; chart them with `lunmark report ID... -o lab.html`.\n")
@@ -194,8 +195,8 @@ mod tests {
             ("NBD unix socket".to_string(), Err("nbdkit: command not found".to_string())),
             ("iSCSI TCP 127.0.0.1 (tgtd)".to_string(), Ok(b)),
         ];
-        check_golden("lab-protocols.txt", &protocols(&legs, None));
-        let linked = protocols(&legs, Some("link: 1gbit each way on veth lm0 (tc tbf)"));
+        check_golden("lab-protocols.txt", &protocols(&legs, None, None));
+        let linked = protocols(&legs, Some("link: 1gbit each way on veth lm0 (tc tbf)"), None);
         assert!(linked.contains("% of link"), "{linked}");
         check_golden("lab-protocols-link.txt", &linked);
     }
