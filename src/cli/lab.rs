@@ -61,6 +61,10 @@ pub struct ProtocolsArgs {
     /// IOPS cap of 1000/k (500iops) or a byte rate each way (100MB/s).
     #[arg(long = "port-limit", value_name = "LIMIT", allow_hyphen_values = true)]
     pub port_limit: Option<String>,
+    /// CPUs the target servers run on, apart from lunmark's (--cpus), or none
+    /// [default: on 4 or more CPUs the upper half (lunmark the lower), on fewer none apart].
+    #[arg(long = "server-cpus", value_name = "LIST|none", allow_hyphen_values = true)]
+    pub server_cpus: Option<String>,
     #[command(flatten)]
     pub run: RunArgs,
 }
@@ -141,6 +145,7 @@ fn protocols(mut a: ProtocolsArgs, json: JsonOut, store_flag: Option<&std::path:
     crate::run::signals::interrupt_flag();
     // Removed when dropped, after the servers in them (run() drops those before it returns).
     let shaped = crate::lab::protocols::shaped_links(&topology)?;
+    crate::lab::servers::pin_servers_to(&topology.server_cpus);
     if let Some(s) = shaped.describe() {
         crate::ewriteln!("== {s}");
     }
@@ -168,7 +173,65 @@ fn topology(a: &mut ProtocolsArgs) -> Result<crate::lab::protocols::Topology> {
     let links = t::LegLinks::parse(&a.run.link, &legs)?;
     a.run.link.clear();
     let targets = t::target_count(a.target_count, &a.run.sweep)?;
-    Ok(crate::lab::protocols::Topology { legs, targets, port_limit, links })
+    let (server_cpus, cpus_note) = cpus_apart(a)?;
+    Ok(crate::lab::protocols::Topology { legs, targets, port_limit, links, server_cpus, cpus_note })
+}
+
+/// The CPUs the servers run on, apart from lunmark's, and the lab's line that
+/// says so. Sets lunmark's own (`--cpus`) when the lab splits the host.
+fn cpus_apart(a: &mut ProtocolsArgs) -> Result<(Vec<usize>, String)> {
+    use crate::workload::cpus::{online_cpus, CpuList};
+    let online = online_cpus();
+    let list = |cpus: &[u32]| CpuList(cpus.to_vec()).to_string();
+    let mine = match &a.run.cpus {
+        Some(c) => Some(CpuList::parse(c, &online).map_err(anyhow::Error::msg)?.0),
+        None => None,
+    };
+    let servers: Vec<u32> = match a.server_cpus.as_deref() {
+        Some("none") => Vec::new(),
+        Some(text) => CpuList::parse(text, &online).map_err(|e| anyhow::anyhow!("{}", e.replacen("--cpus", "--server-cpus", 1)))?.0,
+        // The default: apart only where each side keeps 2 CPUs or more.
+        None if online.len() >= 4 => match &mine {
+            Some(m) => online.iter().copied().filter(|c| !m.contains(c)).collect(),
+            None => online[online.len() / 2..].to_vec(),
+        },
+        None => Vec::new(),
+    };
+    if servers.is_empty() {
+        let why = match (a.server_cpus.as_deref(), online.len()) {
+            (Some(_), _) => "--server-cpus none".to_string(),
+            (None, n) if n < 4 => {
+                format!("this host has {n} CPUs, and the lab sets servers apart on 4 or more (--server-cpus LIST to choose)")
+            }
+            (None, _) => "--cpus leaves no CPU for them".to_string(),
+        };
+        return Ok((Vec::new(), format!(
+            "CPUs: none apart ({why}): lunmark, the target servers and the kernel share the CPUs, so the initiator's CPU below is lunmark's own time and the target side's the servers' own"
+        )));
+    }
+    let initiator: Vec<u32> = match mine {
+        Some(m) => {
+            if let Some(c) = m.iter().find(|c| servers.contains(c)) {
+                anyhow::bail!(
+                    "--server-cpus {} and --cpus {}: CPU {c} is in both, so the servers' work would count as the initiator's; give CPUs apart",
+                    list(&servers),
+                    list(&m)
+                );
+            }
+            m
+        }
+        None => online.iter().copied().filter(|c| !servers.contains(c)).collect(),
+    };
+    if initiator.is_empty() {
+        anyhow::bail!("--server-cpus {}: that is every CPU of this host, and lunmark needs one apart; give fewer", list(&servers));
+    }
+    a.run.cpus = Some(list(&initiator));
+    let note = format!(
+        "CPUs apart: lunmark (the initiator) on CPUs {}, the target servers on CPUs {}: the initiator's CPU below is that of its own CPUs",
+        list(&initiator),
+        list(&servers)
+    );
+    Ok((servers.iter().map(|c| *c as usize).collect(), note))
 }
 
 /// `lab cache`: the workload through a cache of each size in front of a slow LUN.

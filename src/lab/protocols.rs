@@ -36,6 +36,10 @@ pub struct Topology {
     pub targets: u32,
     pub port_limit: Option<PortLimit>,
     pub links: LegLinks,
+    /// The CPUs the servers run on, apart from lunmark's (empty: anywhere).
+    pub server_cpus: Vec<usize>,
+    /// The line that says where lunmark and the servers run.
+    pub cpus_note: String,
 }
 
 /// A target of the study: its label and URIs, or why it was skipped.
@@ -250,6 +254,7 @@ pub fn plan_text(request: &RunRequest, size: &str, topology: &Topology) -> Resul
         legs,
         links,
         port_limit: topology.port_limit.map(PortLimit::describe),
+        cpus: &topology.cpus_note,
         json: json.as_deref(),
         workload: &workload,
     }))
@@ -266,5 +271,6 @@ fn make_filled(path: &std::path::Path, size: &str) -> Result<()> {
 /// The comparison table: one row per target and point (report::lab_tables renders it).
 pub fn render(rows: &[(String, Result<RunResult, String>)], links: &ShapedLinks, topology: &Topology) -> String {
     let limit = topology.port_limit.map(|l| format!("each NBD target behind its own port limit: {}", l.describe()));
-    crate::report::lab_tables::protocols(rows, links.describe().as_deref(), limit.as_deref())
+    let notes: Vec<String> = links.describe().into_iter().chain(limit).chain([topology.cpus_note.clone()]).collect();
+    crate::report::lab_tables::protocols(rows, links.describe().is_some(), &notes)
 }

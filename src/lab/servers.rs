@@ -106,6 +106,8 @@ pub fn free_port() -> Result<u16> {
 /// lab's namespace for that case (`lab::link`).
 fn dies_with_lunmark(cmd: &mut Command, signal: libc::c_int) {
     let lunmark = std::process::id() as libc::pid_t;
+    // Built here, in lunmark: the child only hands it to the kernel.
+    let cpus = server_cpu_set();
     // SAFETY: the closure runs in the forked child before exec and only makes
     // async-signal-safe calls (prctl, getppid); it allocates nothing (an
     // io::Error from an OS error code holds just the code).
@@ -117,8 +119,37 @@ fn dies_with_lunmark(cmd: &mut Command, signal: libc::c_int) {
             if libc::getppid() != lunmark {
                 return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
             }
+            // Set before exec, so every thread the server makes inherits it.
+            if let Some(set) = &cpus {
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
             Ok(())
         });
+    }
+}
+
+/// The CPUs the lab's servers are pinned to (`lab protocols --server-cpus`),
+/// set once by the lab before it starts any; None: the servers run anywhere.
+/// Process-wide because every server of a lab runs apart on the same CPUs.
+static SERVER_CPUS: std::sync::Mutex<Option<Vec<usize>>> = std::sync::Mutex::new(None);
+
+/// Pins every server started from now on to `cpus` (empty: anywhere).
+pub fn pin_servers_to(cpus: &[usize]) {
+    *SERVER_CPUS.lock().unwrap_or_else(|e| e.into_inner()) = (!cpus.is_empty()).then(|| cpus.to_vec());
+}
+
+fn server_cpu_set() -> Option<libc::cpu_set_t> {
+    let cpus = SERVER_CPUS.lock().unwrap_or_else(|e| e.into_inner()).clone()?;
+    // SAFETY: cpu_set_t is a plain bit array, valid all zeroes; CPU_SET writes
+    // within it for CPU numbers below CPU_SETSIZE, which the lab checked.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for c in cpus {
+            libc::CPU_SET(c, &mut set);
+        }
+        Some(set)
     }
 }
 

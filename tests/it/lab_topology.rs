@@ -157,3 +157,63 @@ fn each_tcp_leg_gets_n_targets_and_its_own_link() {
     let ns = stdout(&std::process::Command::new("ip").args(["netns", "list"]).output().unwrap());
     assert!(!ns.contains(&format!("lunmark-{pid}")), "a namespace is left: {ns}");
 }
+
+/// The lab's CPUs: on this host's CPUs the servers are set apart or the lab
+/// says why not; `--server-cpus` pins them, lunmark takes the rest, and the
+/// result keeps the initiator's CPU (its pinned CPUs) and the target side's
+/// (the servers' own time) apart.
+#[test]
+fn the_initiator_and_the_target_sides_cpu_are_reported_apart() {
+    let online = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let dir = shm_dir();
+    let (out, _) = run_in_store(dir.path(), &["lab", "protocols", "--dry-run", "--legs", "nbd-unix"]);
+    let text = stdout(&out);
+    if online < 4 {
+        assert!(text.contains(&format!("CPUs: none apart (this host has {online} CPUs")), "{text}");
+    } else {
+        assert!(text.contains("CPUs apart: lunmark (the initiator) on CPUs"), "{text}");
+    }
+    assert_refused(&[
+        (&["lab", "protocols", "--server-cpus", "0", "--cpus", "0"], "CPU 0 is in both"),
+        (&["lab", "protocols", "--server-cpus", "4096"], "--server-cpus"),
+    ]);
+    if online < 2 {
+        return;
+    }
+    let last = (online - 1).to_string();
+    let (results, _) = lab_json(&[
+        "--legs",
+        "nbd-unix",
+        "--server-cpus",
+        &last,
+        "--qd",
+        "4",
+        "--bs",
+        "4k",
+        "--read",
+        "100",
+        "--time",
+        "1s",
+        "--ramp",
+        "0",
+    ]);
+    let cpu = &results[0]["points"][0]["summary"]["cpu"];
+    let rest = if online == 2 { "0".to_string() } else { format!("0-{}", online - 2) };
+    assert_eq!(cpu["pinned"]["cpus"].as_str(), Some(rest.as_str()), "lunmark on the CPUs the servers left: {cpu}");
+    let target = cpu["started_processes_pct"].as_f64().unwrap_or(0.0);
+    assert!(target > 1.0, "nbdkit served ~thousands of I/Os and used no CPU? {cpu}");
+    assert!(cpu["started_processes_top"][0]["name"].as_str().unwrap_or("").starts_with("nbdkit"), "{cpu}");
+}
+
+/// A server the lab starts after `pin_servers_to` runs on those CPUs only.
+#[test]
+fn lab_servers_run_on_the_cpus_they_are_pinned_to() {
+    let dir = shm_dir();
+    lunmark::lab::servers::pin_servers_to(&[0]);
+    let server = lunmark::lab::servers::nbdkit_unix(dir.path(), "1m", &[], &[]);
+    lunmark::lab::servers::pin_servers_to(&[]);
+    let server = server.unwrap();
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid().unwrap())).unwrap();
+    let allowed = status.lines().find(|l| l.starts_with("Cpus_allowed_list:")).unwrap();
+    assert_eq!(allowed.split_whitespace().nth(1), Some("0"), "{allowed}");
+}

@@ -98,25 +98,42 @@ pub fn cache_study(sizes: &[SizeOutcome], rows: &[CacheStudyRow], backend: Backe
     text
 }
 
-/// `lab protocols`' comparison: one row per leg and point. `link` is the line
-/// that describes the shaped link the TCP legs crossed (None: no link, and no
-/// "% of link" column); `port_limit` the line that says what each NBD target
-/// is held to.
-pub fn protocols(legs: &[(String, Result<RunResult, String>)], link: Option<&str>, port_limit: Option<&str>) -> String {
+/// `lab protocols`' comparison: one row per leg and point. `linked`: the TCP
+/// legs crossed shaped links (a "% of link" column); `notes` the lines under
+/// the table (the links, the port limit, where the CPUs ran).
+///
+/// The CPU columns keep the two sides apart: the initiator is lunmark's own
+/// CPUs when it was pinned apart (--cpus), else lunmark's own CPU time; the
+/// target side is the CPU time of the servers lunmark started. IOPS per CPU %
+/// and service demand are the initiator's, as the papers state them.
+pub fn protocols(legs: &[(String, Result<RunResult, String>)], linked: bool, notes: &[String]) -> String {
     let mut t = Table::new();
-    let mut header = vec!["target", "point", "IOPS", "MB/s", "lat mean us", "p99 us", "CPU %", "IOPS/CPU%", "us CPU/KB"];
-    if link.is_some() {
+    let mut header = vec![
+        "target",
+        "point",
+        "IOPS",
+        "MB/s",
+        "lat mean us",
+        "p99 us",
+        "host CPU %",
+        "init CPU %",
+        "target CPU %",
+        "IOPS/init CPU%",
+        "us init CPU/KB",
+    ];
+    if linked {
         header.push("% of link");
     }
     header.push("result");
     t.load_preset(UTF8_BORDERS_ONLY).set_header(header);
-    let mut notes = String::new();
+    let mut text = String::new();
     for (label, r) in legs {
         match r {
             Ok(r) => {
                 for p in &r.points {
                     let s = &p.summary;
                     let f = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
+                    let (init_pct, init_demand) = initiator_cpu(s);
                     let mut row = vec![
                         label.clone(),
                         crate::report::rows::params_text(p),
@@ -125,10 +142,12 @@ pub fn protocols(legs: &[(String, Result<RunResult, String>)], link: Option<&str
                         format!("{:.1}", s.latency_us.all.mean),
                         format!("{:.1}", s.latency_us.all.p99),
                         format!("{:.1}", s.cpu.utilization_pct),
-                        f(s.cpu.iops_per_cpu_pct),
-                        format!("{:.3}", s.cpu.service_demand_us_per_kb.unwrap_or(0.0)),
+                        format!("{init_pct:.1}"),
+                        f(s.cpu.started_processes_pct),
+                        f((init_pct > 0.0).then(|| s.iops / init_pct)),
+                        init_demand.map(|d| format!("{d:.3}")).unwrap_or_else(|| "-".into()),
                     ];
-                    if link.is_some() {
+                    if linked {
                         row.push(s.line_rate.as_ref().map(|l| format!("{:.1}", l.pct)).unwrap_or_else(|| "-".into()));
                     }
                     row.push(match r.status {
@@ -138,13 +157,23 @@ pub fn protocols(legs: &[(String, Result<RunResult, String>)], link: Option<&str
                     t.add_row(row);
                 }
             }
-            Err(why) => notes.push_str(&format!("{label}: {why}\n")),
+            Err(why) => text.push_str(&format!("{label}: {why}\n")),
         }
     }
-    for line in [link, port_limit].into_iter().flatten() {
-        notes.push_str(&format!("{line}\n"));
+    for line in notes {
+        text.push_str(&format!("{line}\n"));
     }
-    format!("{t}\n{notes}Compare any two with `lunmark compare ID ID`; chart them with `lunmark report ID... -o lab.html`.\n")
+    format!("{t}\n{text}Compare any two with `lunmark compare ID ID`; chart them with `lunmark report ID... -o lab.html`.\n")
+}
+
+/// The initiator's CPU % and µs of CPU per KB: its pinned CPUs' when it was
+/// pinned, else lunmark's own time (as a share of all host CPUs).
+fn initiator_cpu(s: &crate::results::model::Summary) -> (f64, Option<f64>) {
+    let kb = (s.bytes_read + s.bytes_written) as f64 / 1024.0;
+    match &s.cpu.pinned {
+        Some(p) => (p.utilization_pct, p.service_demand_us_per_kb),
+        None => (s.cpu.process_pct, (kb > 0.0).then(|| s.cpu.process_cpu_s * 1e6 / kb)),
+    }
 }
 
 #[cfg(test)]
@@ -195,8 +224,8 @@ mod tests {
             ("NBD unix socket".to_string(), Err("nbdkit: command not found".to_string())),
             ("iSCSI TCP 127.0.0.1 (tgtd)".to_string(), Ok(b)),
         ];
-        check_golden("lab-protocols.txt", &protocols(&legs, None, None));
-        let linked = protocols(&legs, Some("link: 1gbit each way on veth lm0 (tc tbf)"), None);
+        check_golden("lab-protocols.txt", &protocols(&legs, false, &[]));
+        let linked = protocols(&legs, true, &["link: 1gbit each way on veth lm0 (tc tbf)".into()]);
         assert!(linked.contains("% of link"), "{linked}");
         check_golden("lab-protocols-link.txt", &linked);
     }
