@@ -176,6 +176,11 @@ pub fn run(
             targets: start_leg(kind, dir.path(), size, topology, links, &mut alive).map_err(|e| format!("{e:#}")),
         })
         .collect();
+    // One idle baseline for every leg, as the papers measured one: taken
+    // before the first leg, with the servers up and idle.
+    let note = format!("measured once, before the lab's first leg, for all {} legs", legs.len());
+    let interrupt = crate::run::signals::interrupt_flag();
+    let baseline = crate::run::power_meter::PowerMeter::shared_baseline(&request.context.power, &note, &interrupt, observer);
     let mut out = Vec::new();
     for leg in legs {
         let targets = match leg.targets {
@@ -185,7 +190,8 @@ pub fn run(
                 continue;
             }
         };
-        let r = leg_request(request, &targets, size, &leg.label, links.of(leg.kind).map(|l| &l.link))?;
+        let mut r = leg_request(request, &targets, size, &leg.label, links.of(leg.kind).map(|l| &l.link))?;
+        r.context.power.baseline = baseline.clone();
         let plan = r.plan()?;
         let interrupted = crate::run::signals::interrupt_flag().load(std::sync::atomic::Ordering::Relaxed);
         if interrupted {
