@@ -129,10 +129,14 @@ impl Recorder {
         }
     }
 
-    pub fn record_error(&mut self, error: IoErrorRecord) {
-        *self.errors.entry(error.errno).or_default() += 1;
+    /// Counts an I/O that failed with `errno`. Its record (target, offset,
+    /// message: strings) is made only while fewer than FIRST_ERRORS_KEPT are
+    /// kept: a run with --continue-on-error against a failing target may count
+    /// millions, and must not allocate for each.
+    pub fn record_error(&mut self, errno: i32, record: impl FnOnce() -> IoErrorRecord) {
+        *self.errors.entry(errno).or_default() += 1;
         if self.first_errors.len() < FIRST_ERRORS_KEPT {
-            self.first_errors.push(error);
+            self.first_errors.push(record());
         }
     }
 
@@ -241,6 +245,21 @@ impl IntervalSlice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every failed I/O is counted; only the first few are described, and the
+    /// description (strings) is made for those only.
+    #[test]
+    fn errors_past_the_first_kept_are_counted_without_a_record() {
+        let mut r = Recorder::default();
+        let mut made = 0;
+        for n in 0..1000u64 {
+            r.record_error(5, || {
+                made += 1;
+                IoErrorRecord { target: "t".into(), offset: n, op: Op::Read, errno: 5, message: "EIO".into() }
+            });
+        }
+        assert_eq!((r.error_count(), r.first_errors.len(), made), (1000, FIRST_ERRORS_KEPT, FIRST_ERRORS_KEPT));
+    }
 
     #[test]
     fn recorders_merge_by_addition() {

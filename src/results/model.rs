@@ -540,6 +540,16 @@ impl std::str::FromStr for Pick {
     }
 }
 
+impl std::fmt::Display for Pick {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            Pick::Mean => "mean",
+            Pick::Median => "median",
+            Pick::Best => "best",
+        })
+    }
+}
+
 /// Mean, standard deviation (sample), coefficient of variation, min and max.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Spread {

@@ -127,7 +127,8 @@ pub fn execute(ready: &ReadyPlan, ctx: &RunContext, observer: &mut dyn RunObserv
     if let Some(r) = &ready.rounds {
         // Each round is a run of its own, checked as every run is.
         let mut run_part = |part: RunPlan, observer: &mut dyn RunObserver| execute(&check(part, ctx)?, ctx, observer);
-        return rounds::execute(ready, r, ctx, observer, &mut run_part);
+        let watch = ready.watched_point.expect("check found the watched point of a run of rounds");
+        return rounds::execute(ready, r, watch, ctx, observer, &mut run_part);
     }
     let interrupt = signals::interrupt_flag();
     let mut result = new_result(ready, ctx);

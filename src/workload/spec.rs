@@ -133,6 +133,16 @@ impl std::str::FromStr for EngineChoice {
     }
 }
 
+impl std::fmt::Display for EngineChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Auto => "auto",
+            Self::IoUring => "io_uring",
+            Self::Psync => "psync",
+        })
+    }
+}
+
 /// The whole workload of one point.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -91,7 +91,7 @@ pub fn execute_with(
     }
     let (plan, request) = planned?;
     refuse_unused_engine_flags(&args, &plan)?;
-    if plan.repeat <= 1 && args.pick != "mean" {
+    if plan.repeat <= 1 && args.pick != crate::results::model::Pick::Mean {
         anyhow::bail!("--pick {} chooses among the repeats of a point: add --repeat N (N of 2 or more), or drop --pick", args.pick);
     }
     if let Some(e) = cluster.get().agree_on_plan(&run::cluster::fingerprint(&plan)) {
