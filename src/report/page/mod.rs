@@ -9,3 +9,4 @@ pub mod report_compare;
 pub mod report_meta;
 pub mod report_tables;
 pub mod rounds;
+pub mod study_figures;

@@ -133,7 +133,7 @@ pub fn protocols(legs: &[(String, Result<RunResult, String>)], linked: bool, not
                 for p in &r.points {
                     let s = &p.summary;
                     let f = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
-                    let (init_pct, init_demand) = initiator_cpu(s);
+                    let (init_pct, init_demand) = crate::report::page::study_figures::initiator_cpu(s);
                     let mut row = vec![
                         label.clone(),
                         crate::report::rows::params_text(p),
@@ -164,16 +164,6 @@ pub fn protocols(legs: &[(String, Result<RunResult, String>)], linked: bool, not
         text.push_str(&format!("{line}\n"));
     }
     format!("{t}\n{text}Compare any two with `lunmark compare ID ID`; chart them with `lunmark report ID... -o lab.html`.\n")
-}
-
-/// The initiator's CPU % and µs of CPU per KB: its pinned CPUs' when it was
-/// pinned, else lunmark's own time (as a share of all host CPUs).
-fn initiator_cpu(s: &crate::results::model::Summary) -> (f64, Option<f64>) {
-    let kb = (s.bytes_read + s.bytes_written) as f64 / 1024.0;
-    match &s.cpu.pinned {
-        Some(p) => (p.utilization_pct, p.service_demand_us_per_kb),
-        None => (s.cpu.process_pct, (kb > 0.0).then(|| s.cpu.process_cpu_s * 1e6 / kb)),
-    }
 }
 
 #[cfg(test)]
