@@ -10,3 +10,4 @@ pub mod report_meta;
 pub mod report_tables;
 pub mod rounds;
 pub mod study_figures;
+pub mod study_tables;
