@@ -39,6 +39,33 @@ pub struct Backend<'a> {
     pub dist: &'a str,
 }
 
+/// A group that did not hold the IOPS ratio it was asked to (more than 10%
+/// off): a line saying so, naming the row ("cache 25%: log held 0.13 x db's
+/// IOPS (1:7.6) where 0.25 (1:4.0) was asked"); None when every group held it.
+pub fn ratio_notes(row: &str, r: &RunResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in &r.points {
+        for g in &p.groups {
+            let Some(f) = &g.follow else { continue };
+            if f.target_ratio > 0.0 && ((f.achieved_ratio - f.target_ratio) / f.target_ratio).abs() > 0.10 {
+                let one_in = |x: f64| if x > 0.0 { format!("1:{:.1}", 1.0 / x) } else { "none".into() };
+                let point = crate::report::rows::params_text(p);
+                let at = if point == "-" { String::new() } else { format!(" at {point}") };
+                out.push(format!(
+                    "{row}{at}: group {} held {:.2} x {}'s IOPS ({}) where {:.2} ({}) was asked: the mix is not the one asked",
+                    g.name,
+                    f.achieved_ratio,
+                    f.group,
+                    one_in(f.achieved_ratio),
+                    f.target_ratio,
+                    one_in(f.target_ratio)
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// `lab cache`'s table, a line per size saying which result it is, and how to read and chart them.
 pub fn cache_study(sizes: &[SizeOutcome], rows: &[CacheStudyRow], backend: Backend) -> String {
     let mut t = Table::new();
@@ -85,6 +112,11 @@ pub fn cache_study(sizes: &[SizeOutcome], rows: &[CacheStudyRow], backend: Backe
         backend.read_delay_ms, backend.write_delay_ms, backend.dist
     );
     for p in sizes {
+        if let Ok(r) = p.result {
+            for line in ratio_notes(&format!("cache {}%", p.pct), r) {
+                text.push_str(&format!("{line}\n"));
+            }
+        }
         match p.result {
             Ok(r) if r.status == Status::Completed => text.push_str(&format!("{}%: result {}\n", p.pct, r.id)),
             Ok(r) => {
@@ -159,6 +191,11 @@ pub fn protocols(legs: &[(String, Result<RunResult, String>)], linked: bool, not
             }
             Err(why) => text.push_str(&format!("{label}: {why}\n")),
         }
+        if let Ok(r) = r {
+            for line in ratio_notes(label, r) {
+                text.push_str(&format!("{line}\n"));
+            }
+        }
     }
     for line in notes {
         text.push_str(&format!("{line}\n"));
@@ -185,6 +222,30 @@ mod tests {
             predicted_read_latency_ms: read_latency_ms * 0.98,
             predicted_iops: iops * 1.02,
         }
+    }
+
+    /// A group far from its asked ratio is named under the table; one that held it is not.
+    #[test]
+    fn a_group_off_its_ratio_is_said() {
+        let mut r = golden_result("result-a.json");
+        r.points.truncate(1);
+        r.points[0].groups = vec![crate::results::model::GroupSummary {
+            name: "log".into(),
+            workers: 1,
+            iops: 0.0,
+            read_iops: 0.0,
+            write_iops: 0.0,
+            mbps: 0.0,
+            latency_us: r.points[0].summary.latency_us.clone(),
+            follow: Some(crate::results::model::FollowOutcome { group: "db".into(), target_ratio: 0.25, achieved_ratio: 0.13 }),
+        }];
+        let notes = ratio_notes("cache 25%", &r);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("group log held 0.13 x db's IOPS (1:7.7) where 0.25 (1:4.0) was asked"), "{}", notes[0]);
+        r.points[0].groups[0].follow.as_mut().unwrap().achieved_ratio = 0.24;
+        assert!(ratio_notes("x", &r).is_empty());
+        let legs = vec![("leg".to_string(), Ok(r))];
+        assert!(!protocols(&legs, false, &[]).contains("was asked"));
     }
 
     #[test]
