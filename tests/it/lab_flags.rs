@@ -257,6 +257,7 @@ const SAMPLES: &[Sample] = &[
     s("lun-size", &[], &["--lun-size", "32m"]),
     s("legs", &[], &["--legs", "nbd-unix"]),
     s("targets", &[], &["--targets", "2"]),
+    s("server-cpus", &[], &["--server-cpus", "none"]),
     s("port-limit", &["--legs", "nbd-unix"], &["--port-limit", "1ms"]),
     s("delay", &[], &["--delay", "8ms"]),
     s("read-delay", &[], &["--read-delay", "8ms"]),
