@@ -30,6 +30,7 @@ mod one_client_servers;
 mod ops;
 mod output_escaping;
 mod output_guard;
+mod paper_commands;
 mod per_worker;
 mod polling;
 mod power;
