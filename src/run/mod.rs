@@ -238,12 +238,10 @@ impl Repeats<'_, '_, '_> {
     fn measure(&mut self, at: stop::At, repeat: usize, p: &PlannedPoint, targets: Vec<crate::targets::OpenTarget>) -> point::PointOutcome {
         let label = if at.repeats > 1 { format!("{} repeat {}/{}", p.label, repeat + 1, at.repeats) } else { p.label.clone() };
         let position = point::PointPosition { index: at.point, count: at.points, label: label.trim() };
-        let added = assemble::Added::of(&targets);
-        let sampling = self.session.start_power();
         let shared = self.session.shared(p);
-        let mut outcome = point::run_point(&p.spec, p.params.clone(), targets, position, self.observer, self.interrupt, &shared);
-        self.session.finish_power(sampling, &mut outcome);
-        assemble::finish(self.session, at.point, self.result, &mut outcome, &added, &mut *self.observer);
-        outcome
+        let added = assemble::Added::of(&p.spec, &shared, &targets);
+        let sampling = self.session.start_power();
+        let ran = point::run_point(&p.spec, p.params.clone(), targets, position, self.observer, self.interrupt, &shared);
+        assemble::point(self.session, at.point, self.result, ran, sampling, &added, &mut *self.observer)
     }
 }

@@ -428,6 +428,7 @@ fn phase_spec(req: &PlanRequest, common: &Common, phase: &Phase) -> WorkloadSpec
         data: common.data.clone(),
         steady: common.steady.clone(),
         replay: None,
+        percentiles: p.percentiles.clone(),
     };
     // --target replaces a profile's own targets; its groups then drive every --target.
     let own_targets_replaced = req.targets_given && !p.targets.is_empty();

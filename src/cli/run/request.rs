@@ -56,6 +56,7 @@ impl RunArgs {
                 sections: self.section.clone(),
                 lenient: self.fio_lenient,
                 run_length_given: self.time.is_some() || self.ios.is_some(),
+                targets: self.targets.clone(),
             };
             let imported = fio_map::import_file(path, &options)?;
             let told = imported
@@ -331,7 +332,12 @@ impl RunArgs {
         // cli::paths refuses these against --replay on the command line; a
         // profile's [replay] file is only known here.
         let json = self.json.as_deref().filter(|j| *j != "-").map(std::path::Path::new);
-        let outputs = [("--trace", self.trace.as_deref()), ("--json", json), ("--journal", self.journal.as_deref())];
+        let outputs = [
+            ("--trace", self.trace.as_deref()),
+            ("--json", json),
+            ("--journal", self.journal.as_deref()),
+            ("--hdr-log", self.hdr_log.as_deref()),
+        ];
         for (flag, out) in outputs.into_iter().filter_map(|(f, o)| o.map(|o| (f, o))) {
             let same = match (std::fs::canonicalize(out), std::fs::canonicalize(&s.file)) {
                 (Ok(a), Ok(b)) => a == b,
@@ -492,7 +498,7 @@ impl RunArgs {
         let (Some(path), false, true) = (&self.fio, self.poll, text.starts_with("--poll")) else {
             return e;
         };
-        let options = fio_map::ImportOptions { sections: self.section.clone(), lenient: self.fio_lenient, run_length_given: false };
+        let options = fio_map::ImportOptions { sections: self.section.clone(), lenient: self.fio_lenient, ..Default::default() };
         match fio_map::poll_origin(path, &options) {
             Some(origin) => anyhow::anyhow!(
                 "{origin}{}",
