@@ -62,7 +62,7 @@ pub struct ProtocolsArgs {
     #[arg(long = "port-limit", value_name = "LIMIT", allow_hyphen_values = true)]
     pub port_limit: Option<String>,
     /// CPUs the target servers run on, apart from lunmark's (--cpus), or none
-    /// [default: on 4 or more CPUs the upper half (lunmark the lower), on fewer none apart].
+    /// [default: those --cpus leaves; without --cpus, on 4 or more CPUs the upper half (lunmark the lower), on fewer none apart].
     #[arg(long = "server-cpus", value_name = "LIST|none", allow_hyphen_values = true)]
     pub server_cpus: Option<String>,
     #[command(flatten)]
@@ -196,20 +196,21 @@ fn cpus_apart(a: &mut ProtocolsArgs) -> Result<(Vec<usize>, String)> {
     let servers: Vec<u32> = match a.server_cpus.as_deref() {
         Some("none") => Vec::new(),
         Some(text) => CpuList::parse(text, &online).map_err(|e| anyhow::anyhow!("{}", e.replacen("--cpus", "--server-cpus", 1)))?.0,
-        // The default: apart only where each side keeps 2 CPUs or more.
-        None if online.len() >= 4 => match &mine {
+        // The default: the CPUs --cpus leaves; without it, apart only where
+        // each side keeps 2 CPUs or more.
+        None => match &mine {
             Some(m) => online.iter().copied().filter(|c| !m.contains(c)).collect(),
-            None => online[online.len() / 2..].to_vec(),
+            None if online.len() >= 4 => online[online.len() / 2..].to_vec(),
+            None => Vec::new(),
         },
-        None => Vec::new(),
     };
     if servers.is_empty() {
-        let why = match (a.server_cpus.as_deref(), online.len()) {
+        let why = match (a.server_cpus.as_deref(), &mine) {
             (Some(_), _) => "--server-cpus none".to_string(),
-            (None, n) if n < 4 => {
-                format!("this host has {n} CPUs, and the lab sets servers apart on 4 or more (--server-cpus LIST to choose)")
+            (None, Some(_)) => "--cpus leaves no CPU for them".to_string(),
+            (None, None) => {
+                format!("this host has {} CPUs, and the lab sets servers apart on 4 or more (--server-cpus LIST to choose)", online.len())
             }
-            (None, _) => "--cpus leaves no CPU for them".to_string(),
         };
         return Ok((Vec::new(), format!(
             "CPUs: none apart ({why}): lunmark, the target servers and the kernel share the CPUs, so the initiator's CPU below is lunmark's own time and the target side's the servers' own"

@@ -180,6 +180,14 @@ fn the_initiator_and_the_target_sides_cpu_are_reported_apart() {
     if online < 2 {
         return;
     }
+    // lunmark pinned by --cpus: the servers get the CPUs it leaves, on any host.
+    let (out, _) = run_in_store(dir.path(), &["lab", "protocols", "--dry-run", "--legs", "nbd-unix", "--cpus", "0"]);
+    let rest = if online == 2 { "1".to_string() } else { format!("1-{}", online - 1) };
+    assert!(
+        stdout(&out).contains(&format!("CPUs apart: lunmark (the initiator) on CPUs 0, the target servers on CPUs {rest}:")),
+        "{}",
+        stdout(&out)
+    );
     let last = (online - 1).to_string();
     let (results, _) = lab_json(&[
         "--legs",
