@@ -111,6 +111,11 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             log.display()
         );
     }
+    if run.live_json.is_some() || run.metrics_listen.is_some() {
+        anyhow::bail!(
+            "--live-json and --metrics-listen follow one run: a lab runs many; watch a point with `lunmark run --live-json FILE` or `--metrics-listen PORT`"
+        );
+    }
     if run.detail {
         anyhow::bail!("--detail: a lab prints its own table; show a row's workers and targets with `lunmark results show ID --detail`");
     }

@@ -22,6 +22,7 @@ pub mod report;
 pub mod request_text;
 pub mod results;
 pub mod run;
+pub mod telemetry;
 pub mod verify;
 
 /// Exit codes (documented in the README).

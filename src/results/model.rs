@@ -64,6 +64,20 @@ pub struct RunResult {
     /// as printed. Each point's own warnings stay with its figures.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// With --live-json: the lines the stream produced and how many of them a
+    /// slow or closed reader made it drop (docs/live-json.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live_json: Option<LiveJsonCounts>,
+}
+
+/// What a --live-json stream produced during the run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LiveJsonCounts {
+    /// Lines produced (one a second per point, and per worker with --detail).
+    pub lines: u64,
+    /// Lines not written: the writer's queue was full (a reader too slow, a
+    /// full pipe) or the reader was gone. The run never waits for the reader.
+    pub dropped: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -70,6 +70,8 @@ pub struct RunContext {
     pub cluster: cluster::ClusterRef,
     /// With --cpus: the CPUs the workers are pinned to, and how they share them.
     pub pinning: Option<crate::workload::cpus::Pinning>,
+    /// With --live-json: the stream's counts, stored in the result as it stands after each point and at the end.
+    pub live_json: Option<std::sync::Arc<live::StreamCounts>>,
 }
 
 impl RunContext {
@@ -117,6 +119,7 @@ fn new_result(plan: &RunPlan, ctx: &RunContext) -> RunResult {
         mpi: ctx.cluster.get().facts(),
         rounds: None,
         warnings: plan.warnings.clone(),
+        live_json: None,
     }
 }
 
@@ -155,6 +158,7 @@ pub fn execute(ready: &ReadyPlan, ctx: &RunContext, observer: &mut dyn RunObserv
             result.status_reason = reason.clone();
         }
         if kept_any {
+            stamp_live_json(&mut result, ctx);
             observer.point_finished(&result);
         }
         if ends.is_some() {
@@ -166,8 +170,18 @@ pub fn execute(ready: &ReadyPlan, ctx: &RunContext, observer: &mut dyn RunObserv
         result.status = Status::Completed;
     }
     result.finished_at = Some(now_rfc3339());
+    stamp_live_json(&mut result, ctx);
     observer.finished(&result);
     Ok(result)
+}
+
+/// The --live-json stream's counts so far, into the result.
+fn stamp_live_json(result: &mut RunResult, ctx: &RunContext) {
+    use std::sync::atomic::Ordering::Relaxed;
+    result.live_json = ctx
+        .live_json
+        .as_ref()
+        .map(|c| crate::results::model::LiveJsonCounts { lines: c.lines.load(Relaxed), dropped: c.dropped.load(Relaxed) });
 }
 
 /// The point a settled stop keeps: its finished repeats combined (judged

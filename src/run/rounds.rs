@@ -43,6 +43,7 @@ impl Gathering<'_> {
                 m.status = part.status;
                 m.status_reason = part.status_reason.clone();
                 m.finished_at = part.finished_at.clone();
+                m.live_json = part.live_json.clone();
                 m
             }
         }

@@ -289,6 +289,8 @@ const SAMPLES: &[Sample] = &[
     s("steady-round", &["--steady", "iops"], &["--steady-round", "2s"]),
     s("steady-range", &["--steady", "iops"], &["--steady-range", "15"]),
     s("steady-slope", &["--steady", "iops"], &["--steady-slope", "5"]),
+    s("live-json", &[], &["--live-json", "{dir}/live.jsonl"]),
+    s("metrics-listen", &[], &["--metrics-listen", ":0"]),
 ];
 
 /// Flags the walk does not judge, each with why. Keep it short.

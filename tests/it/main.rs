@@ -47,6 +47,7 @@ mod stalls;
 mod steady;
 mod stops;
 mod store;
+mod telemetry;
 mod trust;
 mod verify_points;
 mod workloads;

@@ -265,6 +265,14 @@ pub struct RunArgs {
     /// Write an HdrHistogram interval log to FILE (replaced after each point): one histogram a second per operation, Tag=read|write|trim.
     #[arg(long, value_name = "FILE")]
     pub hdr_log: Option<PathBuf>,
+    // Live telemetry (issue 29; docs/telemetry.md).
+    /// Write one JSON line a second per point (and per worker with --detail) to FILE, or to stdout with '-'
+    /// (the summary then goes to stderr); a reader that falls behind makes lines drop (counted in the result), never the run wait.
+    #[arg(long, value_name = "FILE")]
+    pub live_json: Option<String>,
+    /// Serve Prometheus metrics at http://ADDR:PORT/metrics while the run goes; a bare PORT or :PORT binds 127.0.0.1.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub metrics_listen: Option<String>,
 }
 
 /// What `--output-format` asks for.
