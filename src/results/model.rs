@@ -413,6 +413,17 @@ pub struct CpuStats {
     /// With --cpus: the same figures for the pinned CPUs alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pinned: Option<PinnedCpuStats>,
+    /// The processes lunmark started (a lab's target servers, a --power-cmd):
+    /// their CPU time over the interval as a share of all host CPUs, percent
+    /// (the target side of a lab; not in `process_pct`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_processes_pct: Option<f64>,
+    /// Their CPU-seconds during the interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_processes_cpu_s: Option<f64>,
+    /// Which of them used most, by name, in the unit of `started_processes_pct`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub started_processes_top: Vec<crate::metrics::others::OtherProcess>,
 }
 
 /// CPU use of the CPUs the workers were pinned to (--cpus), over the measured interval.
@@ -472,6 +483,9 @@ impl CpuStats {
                 )
             }),
             pinned: None,
+            started_processes_pct: usage.started_processes_pct,
+            started_processes_cpu_s: usage.started_processes_cpu_s,
+            started_processes_top: usage.started_processes_top.clone(),
         }
     }
 }

@@ -482,6 +482,7 @@ impl RunArgs {
             command: self.power_cmd.clone(),
             log: self.power_log.clone(),
             idle: self.idle.as_deref().map(parse_duration).transpose().context("--idle")?,
+            baseline: None,
         };
         power.check().map_err(anyhow::Error::msg)?;
         Ok(RunContext {

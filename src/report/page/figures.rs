@@ -378,6 +378,7 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
     ]);
     out.extend(qd_charts(results, &names));
     out.extend(cache_charts(results));
+    out.extend(crate::report::page::study_figures::charts(results, &names));
     out.extend(percentile_overlays(results, &names));
     out.extend(percentile_charts(results, &names));
     out.extend(crate::report::ranks::charts(results));

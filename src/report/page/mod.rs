@@ -10,3 +10,5 @@ pub mod report_compare;
 pub mod report_meta;
 pub mod report_tables;
 pub mod rounds;
+pub mod study_figures;
+pub mod study_tables;
