@@ -359,7 +359,7 @@ impl RunArgs {
             ("--hdr-log", self.hdr_log.as_deref()),
         ];
         for (flag, out) in outputs.into_iter().filter_map(|(f, o)| o.map(|o| (f, o))) {
-            let same = match (std::fs::canonicalize(out), std::fs::canonicalize(&replayed)) {
+            let same = match (std::fs::canonicalize(out), std::fs::canonicalize(replayed)) {
                 (Ok(a), Ok(b)) => a == b,
                 _ => out == replayed,
             };
