@@ -29,6 +29,7 @@ const KNOWN: &[&str] = &[
     "numjobs",
     "rw",
     "readwrite",
+    "rw_sequencer",
     "rwmixread",
     "rwmixwrite",
     "bs",
@@ -631,6 +632,7 @@ impl Job {
             l.trim = trim;
         }
         block_align(&set, &mut lines, kb_base, problems);
+        rw_suffix(&set, random, kb_base, &mut lines, problems, notes);
         let dist = distribution(&set, problems);
         for l in &mut lines {
             l.dist = dist.clone();
@@ -936,18 +938,66 @@ fn sync(set: &Settings, problems: &mut Problems) -> Option<super::ops::SyncEvery
     }
 }
 
+/// `rw=read:8k` and `rw=randread:8` with `rw_sequencer`, onto the access lines:
+/// a sequential job leaves a hole of N bytes after each I/O (`skip`); a random
+/// one draws an offset every N I/Os and moves on sequentially between, or
+/// repeats it with `rw_sequencer=identical` (`random_run`, `random_run_same`),
+/// as fio 3.33's write_iolog shows.
+fn rw_suffix(set: &Settings, random: f64, kb_base: u64, lines: &mut [AccessLine], problems: &mut Problems, notes: &mut Notes) {
+    let same = match set.value("rw_sequencer") {
+        None | Some((_, "sequential")) => false,
+        Some((_, "identical")) => true,
+        Some((s, other)) => {
+            problems.push(s, format!("'{}' is not an rw_sequencer: use sequential or identical", other.trim()), false);
+            false
+        }
+    };
+    let suffix = set.value("rw").and_then(|(s, v)| v.split_once(':').map(|(_, x)| (s, x.trim())));
+    if random <= 0.0 {
+        if let Some(s) = set.get("rw_sequencer") {
+            notes.push(format!("{} ({}): it changes only random jobs with rw=...:N, in fio too", show(s), s.place()));
+        }
+        let Some((s, x)) = suffix.filter(|(_, x)| !x.is_empty()) else { return };
+        if x.starts_with('-') {
+            let m = format!("'{x}' moves fio backwards after each I/O; lunmark's sequential lines move forwards only: drop ':{x}', or give a hole after each I/O (rw=read:8k)");
+            problems.push(s, m, false);
+            return;
+        }
+        let Ok(skip) = parse_size(x, kb_base).map_err(|m| problems.push(s, m, false)) else { return };
+        if skip > crate::workload::spec::MAX_SKIP {
+            problems.push(s, format!("a hole of {skip} bytes after each I/O is more than lunmark allows ({})", Bytes(crate::workload::spec::MAX_SKIP)), false);
+            return;
+        }
+        notes.push(format!("{} ({}): each sequential I/O leaves a hole of {} after it (the access line's skip)", show(s), s.place(), Bytes(skip)));
+        for l in lines.iter_mut() {
+            l.skip = (skip > 0).then_some(Bytes(skip));
+        }
+        return;
+    }
+    let Some((s, x)) = suffix.filter(|(_, x)| !x.is_empty()) else {
+        if let Some(s) = set.get("rw_sequencer") {
+            notes.push(format!("{} ({}): it changes only rw=...:N with N above 1, in fio too", show(s), s.place()));
+        }
+        return;
+    };
+    let Ok(n) = x.parse::<u32>().map_err(|_| problems.push(s, format!("'{x}' is not a number of I/Os per random offset: give a whole number, as rw=randread:8"), false)) else { return };
+    if n <= 1 {
+        notes.push(format!("{} ({}): a random offset for every I/O, as without the suffix", show(s), s.place()));
+        return;
+    }
+    let between = if same { "repeat it" } else { "continue sequentially from it" };
+    notes.push(format!("{} ({}): a random offset every {n} I/Os, the {} between {between} (the access line's random_run)", show(s), s.place(), n - 1));
+    for l in lines.iter_mut() {
+        l.random_run = Some(n);
+        l.random_run_same = same;
+    }
+}
+
 /// `rw` with `rwmixread`/`rwmixwrite`: the read, trim and random shares, in percent.
 fn direction(set: &Settings, problems: &mut Problems) -> (f64, f64, f64) {
     let Some((s, v)) = set.value("rw") else { return (100.0, 0.0, 0.0) };
-    let (dir, suffix) = v.split_once(':').map(|(d, x)| (d.trim(), Some(x))).unwrap_or((v.trim(), None));
-    if let Some(x) = suffix {
-        let m = if dir.starts_with("rand") {
-            format!("the ':{x}' suffix makes fio issue {x} I/Os in a row from each random offset; lunmark draws every random offset afresh: drop ':{x}' (lunmark's --random PCT mixes sequential and random I/O, each offset drawn apart)")
-        } else {
-            format!("the ':{x}' suffix makes fio skip {x} after each I/O; lunmark's sequential lines move on by their own transfer size and have no skip: drop ':{x}' to read every block, or use rw=randread (scattered I/O) with the same bs")
-        };
-        problems.push(s, m, false);
-    }
+    // The ':N' suffix is read by `rw_suffix`.
+    let dir = v.split_once(':').map_or(v, |(d, _)| d).trim();
     let random = match dir {
         "read" | "write" | "rw" | "readwrite" => 0.0,
         "randread" | "randwrite" | "randrw" => 100.0,
@@ -1253,7 +1303,16 @@ fn run_end(
         }
         return End::Ios(n);
     }
-    let bytes = set.size("io_size", kb_base, problems).or(place.pass_bytes);
+    let io_size = set.size("io_size", kb_base, problems);
+    let bytes = io_size.or(place.pass_bytes);
+    // A pass over the region with holes (rw=read:8k) does fewer I/Os: one per
+    // bs + skip, as fio's pass ends at the region's end.
+    let avg_bs = match io_size {
+        None if lines.iter().any(|l| l.skip.is_some() && l.random < 100.0) => {
+            lines.iter().map(|l| l.share / 100.0 * (l.bs.get() + l.skip.map_or(0, |s| s.get())) as f64).sum()
+        }
+        _ => avg_bs,
+    };
     match (bytes, runtime) {
         (Some(bytes), Some(t)) if avg_bs > 0.0 => {
             notes.push(format!(
@@ -1265,7 +1324,8 @@ fn run_end(
             End::Time(t)
         }
         (Some(bytes), None) if avg_bs > 0.0 => {
-            let n = ((bytes as f64 / avg_bs).round() as u64).max(1);
+            let whole = if io_size.is_none() && lines.iter().any(|l| l.skip.is_some()) { (bytes as f64 / avg_bs).ceil() } else { (bytes as f64 / avg_bs).round() };
+            let n = (whole as u64).max(1);
             if lines.windows(2).any(|w| w[0].bs != w[1].bs) {
                 notes.push(format!(
                     "job '{name}': fio moves {} of I/O; lunmark runs {n} I/Os per worker, that amount at the average transfer size",
@@ -2659,12 +2719,17 @@ mod tests {
         assert!(i.notes.iter().any(|n| n.starts_with("buffer_pattern=0xdeadbeef")), "{:?}", i.notes);
         assert!(refused("[a]\nsize=1m\nrw=write\nbuffer_pattern=0xdeadbeef\n")
             .contains("line 4: buffer_pattern=0xdeadbeef: fio writes this pattern in every write"));
-        // rw=read:N skips and rw=randread:N runs: refused, naming what to use.
-        assert!(
-            refused("[a]\nsize=1m\nrw=read:8k\n").contains("line 3: rw=read:8k: the ':8k' suffix makes fio skip 8k after each I/O")
-                && refused("[a]\nsize=1m\nrw=read:8k\n").contains("drop ':8k'")
-        );
-        assert!(refused("[a]\nsize=1m\nrw=randread:8\n").contains("issue 8 I/Os in a row from each random offset"));
+        // rw=read:N skips and rw=randread:N runs, onto the access line (fio 3.33's write_iolog).
+        let i = map("[a]\nsize=1m\nbs=4k\nrw=read:8k\n");
+        let l = &i.profile.phases[0].groups[0].access[0];
+        assert_eq!((l.skip, l.random_run), (Some(Bytes(8192)), None));
+        assert!(i.notes.iter().any(|n| n.starts_with("rw=read:8k (line 4): each sequential I/O leaves a hole of 8k after it")), "{:?}", i.notes);
+        assert_eq!(i.profile.ios, Some(86), "fio reads 86 blocks of a 1m file with rw=read:8k bs=4k");
+        let l = map("[a]\nsize=1m\nrw=randread:8\nrw_sequencer=identical\n").profile.phases[0].groups[0].access[0].clone();
+        assert_eq!((l.skip, l.random_run, l.random_run_same), (None, Some(8), true));
+        assert!(refused("[a]\nsize=1m\nrw=read:-8k\n").contains("line 3: rw=read:-8k: '-8k' moves fio backwards"));
+        assert!(refused("[a]\nsize=1m\nrw=randread:x\n").contains("'x' is not a number of I/Os per random offset"));
+        assert!(refused("[a]\nsize=1m\nrw=randread:2\nrw_sequencer=odd\n").contains("line 4: rw_sequencer=odd: 'odd' is not an rw_sequencer"));
         // percentile_list: the percentiles reported; refused when fio would refuse it.
         let p = map("[a]\nsize=1m\npercentile_list=1:50:99.5\n").profile;
         assert_eq!(p.percentiles, vec![1.0, 50.0, 99.5]);
