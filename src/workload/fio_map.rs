@@ -530,6 +530,8 @@ struct Job {
     offset_increment: Option<u64>,
     /// percentile_list, percent.
     percentiles: Vec<f64>,
+    /// ss and ss_dur, as lunmark's steady state.
+    steady: Option<super::steady::SteadySpec>,
 }
 
 /// The settings in force for a job, one per key, with alias keys folded.
@@ -646,7 +648,7 @@ impl Job {
         let end = loops(&set, &name, run_end(&set, &name, kb_base, &lines, &place, problems, notes), problems, notes);
         refuse_what_lunmark_lacks(&set, &name, random, problems, notes);
         harmless(&set, &name, place.file_engine.is_some_and(|(_, b)| b), problems, notes);
-        steady_state(&set, problems);
+        let steady = steady_state(&set, &name, problems, notes);
         let (cpus, cpus_policy) = pinning(&set, problems);
         let (compress, dedupe) = data_reduction(&set, &lines, problems, notes);
         let rate = rate(&set, &lines, kb_base, read, numjobs, problems, notes);
@@ -671,6 +673,7 @@ impl Job {
             file_engine: place.file_engine,
             rate,
             verify: checking,
+            steady,
             thinktime: thinktime(&set, problems, notes).filter(|t| !t.is_zero()),
             thinktime_blocks: set.number::<u32>("thinktime_blocks", problems).filter(|_| set.get("thinktime").is_some()),
             arrivals: arrivals(&set, problems),
@@ -1344,21 +1347,70 @@ fn run_end(
     }
 }
 
-/// fio's `ss`/`ss_dur`/`ss_ramp`: fio ends a job when every sample of the
-/// window lies within a deviation of the mean (`iops:10%`), or when the
-/// window's slope is within a limit (`iops_slope:0.1%`), one criterion at a
-/// time. lunmark's `--steady` judges the window's range and its slope
-/// excursion together, so it would end at another point: refused, naming it.
-fn steady_state(set: &Settings, problems: &mut Problems) {
-    for key in ["ss", "ss_dur", "ss_ramp"] {
-        if let Some(s) = set.get(key) {
-            problems.push(
-                s,
-                "fio's steady state checks one criterion (each sample's deviation from the mean, or the slope); lunmark's --steady checks the window's range and slope excursion together, so the point would end elsewhere: drop it and give --steady iops|bw|lat with --steady-window, --steady-range and --steady-slope (docs/fio.md)",
-                false,
-            );
-        }
+/// fio's `ss`/`ss_dur`/`ss_ramp` onto lunmark's steady state (`--steady`).
+/// fio 3.33 takes one sample a second after the ramp and ends the job once the
+/// last `ss_dur` seconds meet one criterion:
+/// - `iops_slope:X%` / `bw_slope:X%`: |least-squares slope per second| < X% of
+///   the mean. lunmark's slope excursion is that slope x (window - 1), so its
+///   limit is X x (window - 1)%, and the range limit window x 100% can never
+///   bind (the range of figures >= 0 is at most window x the mean): the same test.
+/// - `iops:X%` / `bw:X%`: every sample within X% of the mean. lunmark's
+///   nearest is a range within 2X% (it holds whenever fio's does, and may also
+///   hold a little earlier), with a slope limit of 3X%, which a window of that
+///   range never exceeds; the note says so.
+///
+/// Limits in absolute units and `ss_ramp` (counted in fio's figures while
+/// lunmark judges from the end of its ramp) are refused, naming --steady.
+fn steady_state(set: &Settings, name: &str, problems: &mut Problems, notes: &mut Notes) -> Option<super::steady::SteadySpec> {
+    use super::steady::{SteadyMetric, SteadySpec};
+    const HOW: &str = "lunmark's --steady iops|bw with --steady-window, --steady-range and --steady-slope (docs/fio.md)";
+    if let Some((s, v)) = set.value("ss_ramp").filter(|(_, v)| parse_time(v, Duration::from_secs(1)).map_or(true, |t| !t.is_zero())) {
+        let m = format!("fio waits {} after its ramp before it watches for steady state, and counts that time in its figures; lunmark watches from the end of its ramp: drop ss_ramp, or add it to ramp_time (it then leaves the figures); or give {HOW}", v.trim());
+        problems.push(s, m, false);
+        return None;
     }
+    let Some(dur) = set.time("ss_dur", problems).filter(|d| !d.is_zero()) else {
+        if let Some(s) = set.get("ss") {
+            notes.push(format!("{} ({}): fio watches for steady state only with ss_dur, and this job has none", show(s), s.place()));
+        }
+        return None;
+    };
+    let dur_s = set.get("ss_dur").expect("read above");
+    if dur.subsec_nanos() != 0 || dur.as_secs() < 2 {
+        problems.push(dur_s, "fio takes a sample a second: give ss_dur in whole seconds, at least 2 (lunmark's --steady-window)", false);
+        return None;
+    }
+    let window = dur.as_secs().min(u32::MAX as u64) as u32;
+    let (given, text) = set.value("ss").map_or((None, "iops_slope:0.01%"), |(s, v)| (Some(s), v.trim()));
+    let place = given.map_or_else(|| dur_s.place(), |s| s.place());
+    let bad = |problems: &mut Problems, m: String| problems.push(given.unwrap_or(dur_s), m, false);
+    let Some((kind, limit)) = text.split_once(':') else {
+        bad(problems, format!("'{text}' is not a steady-state criterion: give iops:X%, bw:X%, iops_slope:X% or bw_slope:X%"));
+        return None;
+    };
+    let (metric, slope_form) = match kind.trim() {
+        "iops" => (SteadyMetric::Iops, false),
+        "bw" => (SteadyMetric::Bw, false),
+        "iops_slope" => (SteadyMetric::Iops, true),
+        "bw_slope" => (SteadyMetric::Bw, true),
+        other => {
+            bad(problems, format!("'{other}' is not a steady-state criterion: use iops, bw, iops_slope or bw_slope"));
+            return None;
+        }
+    };
+    let Some(x) = limit.trim().strip_suffix('%').and_then(|p| p.trim().parse::<f64>().ok()).filter(|x| x.is_finite() && *x > 0.0) else {
+        bad(problems, format!("'{}': lunmark's --steady takes limits in percent of the mean; a limit in units of the figure (fio's {kind}:N) has no mapping: give {kind}:X% or {HOW}", limit.trim()));
+        return None;
+    };
+    let n = window as f64;
+    let (range, slope, how) = if slope_form {
+        (n * 100.0, x * (n - 1.0), format!("slope excursion {}% of the mean (fio's slope {x}% a second x {} seconds), range not limited ({}%, more than any window can have)", x * (n - 1.0), window - 1, n * 100.0))
+    } else {
+        (2.0 * x, 3.0 * x, format!("range {}% of the mean, slope {}% (never the tighter of the two); fio asks every sample within {x}% of the mean, which a range within {}% nearly is: lunmark may end the point a little earlier", 2.0 * x, 3.0 * x, 2.0 * x))
+    };
+    let spec = SteadySpec { metric, window, round: Duration::from_secs(1), range, slope };
+    notes.push(format!("ss={text} ({place}), ss_dur={}s: job '{name}' -> --steady {metric}, window {window} x 1 s, {how}; runtime is the maximum, as in fio", window));
+    Some(spec)
 }
 
 /// `loops=N`: fio repeats the job's I/O N times; a job that ends after a
@@ -2032,6 +2084,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
     agree("ramp_time", "ramp_time", &|a, b| a.ramp == b.ramp);
     agree("randseed", "randseed", &|a, b| a.seed == b.seed);
     agree("verify", "verify", &|a, b| a.verify == b.verify);
+    agree("ss and ss_dur (lunmark ends a point on one steady state, --steady)", "ss_dur", &|a, b| a.steady == b.steady);
     agree("percentile_list (lunmark reports the same percentiles of every group)", "percentile_list", &|a, b| {
         a.percentiles == b.percentiles
     });
@@ -2128,6 +2181,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         cpus_policy: first.cpus_policy,
         data,
         verify: first.verify,
+        steady: first.steady.clone(),
         percentiles: first.percentiles.clone(),
         // Distribution, think time and arrivals are the jobs' own (each group's).
         dist: None,
@@ -2439,15 +2493,34 @@ mod tests {
         assert!(refused("[j]\nsize=1m\nnuma_cpu_nodes=0\ncpus_allowed=0\n").contains("give one of cpus_allowed and numa_cpu_nodes"));
     }
 
+    /// fio's slope criterion is |slope a second| < X% of the mean; lunmark's
+    /// slope excursion is that slope x (window - 1): the limits match, and the
+    /// range limit cannot bind. The deviation criterion maps onto a range of 2X%.
     #[test]
-    fn fio_steady_state_is_refused_naming_lunmarks() {
-        let e = refused("[j]\nsize=1m\nruntime=60\ntime_based\nss=iops:10%\nss_dur=30\nsteadystate_ramp_time=5\n");
-        for line in ["line 5: ss=iops:10%", "line 6: ss_dur=30", "line 7: steadystate_ramp_time=5"] {
-            assert!(e.contains(line), "{line}: {e}");
+    fn fio_steady_state_maps_onto_lunmarks() {
+        use crate::workload::steady::{judge, SteadyMetric};
+        let i = map("[j]\nsize=1m\nruntime=60\ntime_based\nss=iops_slope:1%\nss_dur=5\n");
+        let s = i.profile.steady.clone().expect("steady");
+        assert_eq!((s.metric, s.window, s.round.as_secs(), s.slope, s.range), (SteadyMetric::Iops, 5, 1, 4.0, 500.0));
+        assert!(i.notes.iter().any(|n| n.starts_with("ss=iops_slope:1% (line 5), ss_dur=5s: job 'j' -> --steady iops, window 5 x 1 s, slope excursion 4% of the mean")), "{:?}", i.notes);
+        // fio: slope 0.9 a second on a mean of 100 is steady (< 1%), 1.1 is not; lunmark the same.
+        for (step, steady) in [(0.9, true), (1.1, false)] {
+            let w: Vec<f64> = (0..5).map(|k| 98.2 + step * k as f64).collect();
+            assert_eq!(judge(&w, s.range, s.slope).steady, steady, "step {step}: {w:?}");
         }
-        assert!(e.contains("give --steady iops|bw|lat"), "{e}");
-        let lenient = ImportOptions { lenient: true, ..Default::default() };
-        assert!(import("[j]\nsize=1m\nss=iops:10%\n", "t.fio", "t", &env, &lenient).is_err(), "it changes when the point ends");
+        // Wildly spread figures with no slope: fio's slope test passes, and lunmark's range does not stop it.
+        assert!(judge(&[10.0, 190.0, 100.0, 190.0, 10.0], s.range, s.slope).steady);
+        let s = map("[j]\nsize=1m\nruntime=60\ntime_based\nsteadystate=bw:10%\nsteadystate_duration=6s\n").profile.steady.unwrap();
+        assert_eq!((s.metric, s.window, s.range, s.slope), (SteadyMetric::Bw, 6, 20.0, 30.0));
+        // No ss_dur: fio does not watch (a note); ss_dur alone: fio's default iops_slope:0.01%.
+        assert!(map("[j]\nsize=1m\nss=iops:10%\n").profile.steady.is_none());
+        assert_eq!(map("[j]\nsize=1m\nruntime=9\ntime_based\nss_dur=3\n").profile.steady.unwrap().slope, 0.02);
+        let e = refused("[j]\nsize=1m\nruntime=60\ntime_based\nss=iops:10%\nss_dur=30\nsteadystate_ramp_time=5\n");
+        assert!(e.contains("line 7: steadystate_ramp_time=5: fio waits 5 after its ramp") && e.contains("--steady iops|bw"), "{e}");
+        assert!(refused("[j]\nsize=1m\nss=iops:200\nss_dur=10\n").contains("line 3: ss=iops:200: '200': lunmark's --steady takes limits in percent"));
+        assert!(refused("[j]\nsize=1m\nss=lat:1%\nss_dur=10\n").contains("'lat' is not a steady-state criterion"));
+        assert!(refused("[j]\nsize=1m\nss=iops:1%\nss_dur=1500ms\n").contains("line 4: ss_dur=1500ms: fio takes a sample a second"));
+        assert!(refused("[a]\nsize=1m\nss=iops:1%\nss_dur=10\n[b]\nsize=1m\n").contains("differs from job 'a' in ss and ss_dur"));
     }
 
     /// fio's log options name fio's files (`PREFIX_bw.N.log`, N the job's

@@ -933,3 +933,29 @@ fn rw_skips_and_random_runs_issue_the_offsets_fio_issues() {
         }
     }
 }
+
+/// ss=iops_slope:X% with ss_dur runs as lunmark's --steady, the mapping said
+/// in the dry run: a paced job is steady after its window and ends there,
+/// long before its runtime (a trial found ss refused).
+#[test]
+fn fio_steady_state_ends_the_point_as_lunmarks_steady() {
+    let dir = shm_dir();
+    let job = dir.path().join("ss.fio");
+    std::fs::write(&job, "[ss]\nioengine=null\nsize=1g\nbs=4k\nrw=randread\nrate_iops=500\nruntime=30\ntime_based\nss=iops_slope:2%\nss_dur=3\n").unwrap();
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
+    let plan = stdout(&out);
+    assert!(
+        plan.contains("ss=iops_slope:2% (line 9), ss_dur=3s: job 'ss' -> --steady iops, window 3 x 1 s, slope excursion 4% of the mean"),
+        "{plan}{}",
+        stderr(&out)
+    );
+    assert!(plan.contains("steady: the point ends when the last 3 rounds of 1s are steady in iops"), "{plan}");
+    let json = dir.path().join("ss.json");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--no-store", "--json", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = &read_json(&json)["points"][0]["summary"];
+    assert_eq!(s["steady"]["reached"], true, "{}", s["steady"]);
+    assert_eq!(s["steady"]["window"].as_array().unwrap().len(), 3);
+    let d = s["duration_s"].as_f64().unwrap();
+    assert!((2.9..10.0).contains(&d), "ended when steady, not at runtime=30: {d} s");
+}
