@@ -186,6 +186,9 @@ pub struct ImportOptions {
     /// The run's `--target`s, which replace the job file's files: a share of
     /// the file (`size=50%`) is a share of these.
     pub targets: Vec<String>,
+    /// The run records its writes in a journal (--journal), which
+    /// `lunmark verify` reads back: a job that only writes is then checked.
+    pub journal: bool,
 }
 
 /// Which fio log a job asks for (`write_bw_log`, `write_iops_log`, `write_lat_log`).
@@ -351,7 +354,7 @@ fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options:
     }
     let mut problems = Problems::default();
     let mut notes = Notes::default();
-    let jobs: Vec<Job> = chosen.iter().map(|s| Job::read(s, &options.targets, &mut problems, &mut notes)).collect();
+    let jobs: Vec<Job> = chosen.iter().map(|s| Job::read(s, options, &mut problems, &mut notes)).collect();
     let profile = assemble(&jobs, name, origin, options.run_length_given, &mut problems, &mut notes);
     let (skippable, fatal): (Vec<Problem>, Vec<Problem>) = problems.0.into_iter().partition(|p| p.skippable);
     if !fatal.is_empty() || (!skippable.is_empty() && !options.lenient) {
@@ -614,7 +617,8 @@ impl<'a> Settings<'a> {
 }
 
 impl Job {
-    fn read(section: &JobSection, given: &[String], problems: &mut Problems, notes: &mut Notes) -> Job {
+    fn read(section: &JobSection, options: &ImportOptions, problems: &mut Problems, notes: &mut Notes) -> Job {
+        let given = &options.targets;
         let set = Settings::of(section, problems);
         let name = set.value("name").map(|(_, v)| v.to_string()).unwrap_or_else(|| section.name.clone());
         let kb_base = match set.value("kb_base") {
@@ -654,6 +658,9 @@ impl Job {
         let rate = rate(&set, &lines, kb_base, read, numjobs, problems, notes);
         // Both always run: each notes or refuses options of its own.
         let checking = verify(&set, problems, notes) & fio_defaults(&set, &name, read, trim, problems, notes);
+        if checking && read <= 0.0 {
+            verify_write_only(&set, &name, options.journal, problems, notes);
+        }
         Job {
             line: section.line,
             numjobs,
@@ -1661,6 +1668,23 @@ fn verify(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> bool {
             false
         }
     }
+}
+
+/// `verify=` on a job that only writes: fio reads every block back once the
+/// writes are done (do_verify=1, its default); lunmark checks only what it
+/// reads, so the job would check nothing. With --journal the run records its
+/// writes and `lunmark verify` reads them back afterwards; without, refused.
+fn verify_write_only(set: &Settings, name: &str, journal: bool, problems: &mut Problems, notes: &mut Notes) {
+    let s = set.get("verify").expect("verify is on");
+    if journal {
+        notes.push(format!("{} ({}): job '{name}' only writes; fio reads its blocks back when the writes are done; lunmark records every write in the --journal, and `lunmark verify TARGET --journal FILE` after the run reads them back and checks them (docs/verify.md)", show(s), s.place()));
+        return;
+    }
+    problems.push(
+        s,
+        format!("job '{name}' only writes: fio reads every block back when the writes are done (do_verify=1) and checks it, but lunmark checks only what it reads, so this job would check nothing. Run it with --journal FILE, then `lunmark verify TARGET --journal FILE` reads every written block back (docs/verify.md); or set do_verify=0 to write unchecked"),
+        false,
+    );
 }
 
 /// Options whose common values lunmark runs as fio does (a note each) and
@@ -2823,6 +2847,13 @@ mod tests {
         // do_verify=0: fio checks nothing, and neither does lunmark.
         assert!(!map("[a]\nsize=1m\nrw=randrw\nverify=md5\ndo_verify=0\n").profile.verify);
         assert!(map("[a]\nsize=1m\nrw=randrw\nverify=md5\ndo_verify=1\n").profile.verify);
+        // A job that only writes checks nothing in lunmark (fio reads it back): refused, or with --journal a note.
+        let e = refused("[w]\nsize=1m\nrw=write\nverify=crc32c\n");
+        assert!(e.contains("line 4: verify=crc32c: job 'w' only writes") && e.contains("--journal FILE, then `lunmark verify TARGET --journal FILE`"), "{e}");
+        assert!(!map("[w]\nsize=1m\nrw=write\nverify=crc32c\ndo_verify=0\n").profile.verify);
+        let journal = ImportOptions { journal: true, ..Default::default() };
+        let i = import("[w]\nsize=1m\nrw=randwrite\nverify=md5\n", "t.fio", "t", &env, &journal).unwrap();
+        assert!(i.profile.verify && i.notes.iter().any(|n| n.contains("lunmark records every write in the --journal")), "{:?}", i.notes);
         // fio reads `100%%` (a template's escaped sign) as 100%.
         assert_eq!(fio_job::parse_percent("100%%"), Some(Ok(100.0)));
         // fio 3.33 reads bs=4k-512k as 4k; lunmark says so and names bsrange.

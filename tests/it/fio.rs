@@ -959,3 +959,31 @@ fn fio_steady_state_ends_the_point_as_lunmarks_steady() {
     let d = s["duration_s"].as_f64().unwrap();
     assert!((2.9..10.0).contains(&d), "ended when steady, not at runtime=30: {d} s");
 }
+
+/// verify= on a job that only writes: fio reads every block back after the
+/// writes, lunmark checks only what it reads, so the job would check nothing
+/// (a trial found it ran with `blocks_checked` 0). Refused naming --journal;
+/// with it, `lunmark verify` reads every written block back, and finds a
+/// block damaged after the run.
+#[test]
+fn verify_on_a_job_that_only_writes_is_read_back_through_the_journal() {
+    let dir = shm_dir();
+    let job = dir.path().join("w.fio");
+    let file = dir.path().join("w.dat");
+    std::fs::write(&job, format!("[w]\nfilename={}\nrw=randwrite\nbs=4k\nsize=1m\nnumber_ios=300\nverify=crc32c\nioengine=psync\n", file.display())).unwrap();
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("line 7: verify=crc32c: job 'w' only writes") && err.contains("Run it with --journal FILE"), "{err}");
+
+    let journal = dir.path().join("w.journal");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--no-store", "--journal", journal.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let check = || lunmark().current_dir(dir.path()).args(["verify", file.to_str().unwrap(), "--journal", journal.to_str().unwrap()]).output().unwrap();
+    let out = check();
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    // Damage every block: the read-back finds the writes gone.
+    std::fs::write(&file, vec![0u8; 1 << 20]).unwrap();
+    let out = check();
+    assert_eq!(out.status.code(), Some(5), "{}{}", stdout(&out), stderr(&out));
+}
