@@ -535,6 +535,8 @@ struct Job {
     percentiles: Vec<f64>,
     /// ss and ss_dur, as lunmark's steady state.
     steady: Option<super::steady::SteadySpec>,
+    /// startdelay, its line and its text as written (0, 0, "" when not given).
+    startdelay: (Duration, usize, String),
 }
 
 /// The settings in force for a job, one per key, with alias keys folded.
@@ -681,6 +683,11 @@ impl Job {
             rate,
             verify: checking,
             steady,
+            startdelay: (
+                set.time("startdelay", problems).unwrap_or(Duration::ZERO),
+                set.get("startdelay").map_or(0, |s| s.line),
+                set.value("startdelay").map_or(String::new(), |(_, v)| v.trim().to_string()),
+            ),
             thinktime: thinktime(&set, problems, notes).filter(|t| !t.is_zero()),
             thinktime_blocks: set.number::<u32>("thinktime_blocks", problems).filter(|_| set.get("thinktime").is_some()),
             arrivals: arrivals(&set, problems),
@@ -975,10 +982,19 @@ fn rw_suffix(set: &Settings, random: f64, kb_base: u64, lines: &mut [AccessLine]
         }
         let Ok(skip) = parse_size(x, kb_base).map_err(|m| problems.push(s, m, false)) else { return };
         if skip > crate::workload::spec::MAX_SKIP {
-            problems.push(s, format!("a hole of {skip} bytes after each I/O is more than lunmark allows ({})", Bytes(crate::workload::spec::MAX_SKIP)), false);
+            problems.push(
+                s,
+                format!("a hole of {skip} bytes after each I/O is more than lunmark allows ({})", Bytes(crate::workload::spec::MAX_SKIP)),
+                false,
+            );
             return;
         }
-        notes.push(format!("{} ({}): each sequential I/O leaves a hole of {} after it (the access line's skip)", show(s), s.place(), Bytes(skip)));
+        notes.push(format!(
+            "{} ({}): each sequential I/O leaves a hole of {} after it (the access line's skip)",
+            show(s),
+            s.place(),
+            Bytes(skip)
+        ));
         for l in lines.iter_mut() {
             l.skip = (skip > 0).then_some(Bytes(skip));
         }
@@ -990,13 +1006,22 @@ fn rw_suffix(set: &Settings, random: f64, kb_base: u64, lines: &mut [AccessLine]
         }
         return;
     };
-    let Ok(n) = x.parse::<u32>().map_err(|_| problems.push(s, format!("'{x}' is not a number of I/Os per random offset: give a whole number, as rw=randread:8"), false)) else { return };
+    let Ok(n) = x.parse::<u32>().map_err(|_| {
+        problems.push(s, format!("'{x}' is not a number of I/Os per random offset: give a whole number, as rw=randread:8"), false)
+    }) else {
+        return;
+    };
     if n <= 1 {
         notes.push(format!("{} ({}): a random offset for every I/O, as without the suffix", show(s), s.place()));
         return;
     }
     let between = if same { "repeat it" } else { "continue sequentially from it" };
-    notes.push(format!("{} ({}): a random offset every {n} I/Os, the {} between {between} (the access line's random_run)", show(s), s.place(), n - 1));
+    notes.push(format!(
+        "{} ({}): a random offset every {n} I/Os, the {} between {between} (the access line's random_run)",
+        show(s),
+        s.place(),
+        n - 1
+    ));
     for l in lines.iter_mut() {
         l.random_run = Some(n);
         l.random_run_same = same;
@@ -1334,7 +1359,11 @@ fn run_end(
             End::Time(t)
         }
         (Some(bytes), None) if avg_bs > 0.0 => {
-            let whole = if io_size.is_none() && lines.iter().any(|l| l.skip.is_some()) { (bytes as f64 / avg_bs).ceil() } else { (bytes as f64 / avg_bs).round() };
+            let whole = if io_size.is_none() && lines.iter().any(|l| l.skip.is_some()) {
+                (bytes as f64 / avg_bs).ceil()
+            } else {
+                (bytes as f64 / avg_bs).round()
+            };
             let n = (whole as u64).max(1);
             if lines.windows(2).any(|w| w[0].bs != w[1].bs) {
                 notes.push(format!(
@@ -1445,15 +1474,8 @@ fn loops(set: &Settings, name: &str, end: End, problems: &mut Problems, notes: &
     }
 }
 
-/// Options lunmark reads but cannot apply yet, and the random map fio keeps.
+/// The random map fio keeps.
 fn refuse_what_lunmark_lacks(set: &Settings, name: &str, random: f64, problems: &mut Problems, notes: &mut Notes) {
-    if set.time("startdelay", problems).is_some_and(|t| !t.is_zero()) {
-        problems.push(
-            set.get("startdelay").expect("given"),
-            "lunmark starts every group of a phase together: drop it, or start the job after the others end with stonewall (a phase of its own)",
-            false,
-        );
-    }
     if random > 0.0 && !set.switch("norandommap", problems) {
         notes.push(format!(
             "job '{name}': fio's random map visits each block once per pass and shortens transfers that would overlap blocks already done; lunmark draws every offset afresh and keeps the sizes, as fio does with norandommap"
@@ -2025,12 +2047,37 @@ fn agree_among(jobs: &[&Job], what: &str, key: &str, same: &dyn Fn(&Job, &Job) -
     }
 }
 
+/// `startdelay`: a delay shared by every job of a phase only starts the phase
+/// later (fio counts it before the ramp), which changes no figure. Jobs of one
+/// phase that start apart would need their own start, ramp and run length in
+/// the point: refused, naming what to do.
+fn same_delay(job: &Job, phase: &(Duration, String), problems: &mut Problems) {
+    if job.startdelay.0 == phase.0 {
+        return;
+    }
+    let shown = if job.startdelay.2.is_empty() { "0".to_string() } else { job.startdelay.2.clone() };
+    let s = Setting { key: "startdelay".into(), value: Some(shown), line: job.startdelay.1.max(job.line), file: None };
+    problems.push(
+        &s,
+        format!(
+            "job '{}' starts {} after the phase while job '{}' starts after {}: lunmark starts every group of a phase together; give them the same startdelay, or start the job after the others end with stonewall (a phase of its own)",
+            job.name,
+            crate::units::format_duration(job.startdelay.0),
+            phase.1,
+            crate::units::format_duration(phase.0)
+        ),
+        false,
+    );
+}
+
 /// Jobs into phases and one profile; settings lunmark holds once per profile
 /// must agree across jobs.
 fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, problems: &mut Problems, notes: &mut Notes) -> Profile {
     let mut targets: Vec<String> = Vec::new();
     let mut phases: Vec<(Vec<String>, Vec<WorkerGroup>)> = Vec::new();
     let mut used_names: BTreeSet<String> = BTreeSet::new();
+    // Each phase's startdelay, and the job that set it.
+    let mut delays: Vec<(Duration, String)> = Vec::new();
     for job in jobs {
         let new_phase = match &job.wait_for {
             Some((other, line)) if !jobs.iter().take_while(|j| !std::ptr::eq(*j, job)).any(|j| &j.name == other) => {
@@ -2061,6 +2108,9 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         };
         if new_phase {
             phases.push((Vec::new(), Vec::new()));
+            delays.push((job.startdelay.0, job.name.clone()));
+        } else {
+            same_delay(job, delays.last().expect("a phase"), problems);
         }
         let mut group_name = job.name.clone();
         let mut n = 2;
@@ -2097,6 +2147,13 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         });
     }
 
+    for ((delay, job), (names, _)) in delays.iter().zip(&phases).filter(|((d, _), _)| !d.is_zero()) {
+        notes.push(format!(
+            "startdelay={} (job '{job}'): every job of phase {} waits alike, so fio starts them together that much later; lunmark starts them at once, which changes no figure (the target only idles that long in fio)",
+            crate::units::format_duration(*delay),
+            names.join("+")
+        ));
+    }
     let first = &jobs[0];
     let all: Vec<&Job> = jobs.iter().collect();
     let mut agree = |what: &str, key: &str, same: &dyn Fn(&Job, &Job) -> bool| agree_among(&all, what, key, same, problems);
@@ -2526,7 +2583,13 @@ mod tests {
         let i = map("[j]\nsize=1m\nruntime=60\ntime_based\nss=iops_slope:1%\nss_dur=5\n");
         let s = i.profile.steady.clone().expect("steady");
         assert_eq!((s.metric, s.window, s.round.as_secs(), s.slope, s.range), (SteadyMetric::Iops, 5, 1, 4.0, 500.0));
-        assert!(i.notes.iter().any(|n| n.starts_with("ss=iops_slope:1% (line 5), ss_dur=5s: job 'j' -> --steady iops, window 5 x 1 s, slope excursion 4% of the mean")), "{:?}", i.notes);
+        assert!(
+            i.notes.iter().any(|n| n.starts_with(
+                "ss=iops_slope:1% (line 5), ss_dur=5s: job 'j' -> --steady iops, window 5 x 1 s, slope excursion 4% of the mean"
+            )),
+            "{:?}",
+            i.notes
+        );
         // fio: slope 0.9 a second on a mean of 100 is steady (< 1%), 1.1 is not; lunmark the same.
         for (step, steady) in [(0.9, true), (1.1, false)] {
             let w: Vec<f64> = (0..5).map(|k| 98.2 + step * k as f64).collect();
@@ -2541,7 +2604,8 @@ mod tests {
         assert_eq!(map("[j]\nsize=1m\nruntime=9\ntime_based\nss_dur=3\n").profile.steady.unwrap().slope, 0.02);
         let e = refused("[j]\nsize=1m\nruntime=60\ntime_based\nss=iops:10%\nss_dur=30\nsteadystate_ramp_time=5\n");
         assert!(e.contains("line 7: steadystate_ramp_time=5: fio waits 5 after its ramp") && e.contains("--steady iops|bw"), "{e}");
-        assert!(refused("[j]\nsize=1m\nss=iops:200\nss_dur=10\n").contains("line 3: ss=iops:200: '200': lunmark's --steady takes limits in percent"));
+        assert!(refused("[j]\nsize=1m\nss=iops:200\nss_dur=10\n")
+            .contains("line 3: ss=iops:200: '200': lunmark's --steady takes limits in percent"));
         assert!(refused("[j]\nsize=1m\nss=lat:1%\nss_dur=10\n").contains("'lat' is not a steady-state criterion"));
         assert!(refused("[j]\nsize=1m\nss=iops:1%\nss_dur=1500ms\n").contains("line 4: ss_dur=1500ms: fio takes a sample a second"));
         assert!(refused("[a]\nsize=1m\nss=iops:1%\nss_dur=10\n[b]\nsize=1m\n").contains("differs from job 'a' in ss and ss_dur"));
@@ -2766,16 +2830,20 @@ mod tests {
 
     #[test]
     fn lenient_refusal_names_only_what_blocks() {
-        // unlink changes no figure (lenient would skip it); startdelay blocks.
-        let text = "[a]\nsize=1m\nunlink=1\nstartdelay=5\n";
+        // unlink changes no figure (lenient would skip it); jobs of a phase starting apart block.
+        let text = "[a]\nsize=1m\nunlink=1\n[b]\nsize=1m\nstartdelay=5\n";
         let lenient = ImportOptions { lenient: true, ..Default::default() };
         let e = import(text, "t.fio", "t", &env, &lenient).unwrap_err().to_string();
-        assert!(e.contains("line 4: startdelay=5"), "{e}");
+        assert!(e.contains("line 6: startdelay=5: job 'b' starts 5s after the phase while job 'a' starts after 0s"), "{e}");
         assert!(!e.contains("unlink"), "lenient names only what blocks: {e}");
         assert!(e.contains("--fio-lenient cannot skip them"), "{e}");
         // Without --fio-lenient both are named, and the hint says what lenient would skip.
         let e = refused(text);
-        assert!(e.contains("line 3: unlink=1") && e.contains("line 4: startdelay=5"), "{e}");
+        assert!(e.contains("line 3: unlink=1") && e.contains("line 6: startdelay=5"), "{e}");
+        // A delay every job of the phase shares starts the phase later in fio: a note, nothing refused.
+        let i = map("[global]\nstartdelay=2\nsize=1m\n[a]\n[b]\nstonewall\nstartdelay=1\n");
+        assert!(i.notes.iter().any(|n| n.starts_with("startdelay=2s (job 'a'): every job of phase a waits alike")), "{:?}", i.notes);
+        assert!(i.notes.iter().any(|n| n.starts_with("startdelay=1s (job 'b'): every job of phase b waits alike")), "{:?}", i.notes);
     }
 
     #[test]
@@ -2820,13 +2888,19 @@ mod tests {
         let i = map("[a]\nsize=1m\nbs=4k\nrw=read:8k\n");
         let l = &i.profile.phases[0].groups[0].access[0];
         assert_eq!((l.skip, l.random_run), (Some(Bytes(8192)), None));
-        assert!(i.notes.iter().any(|n| n.starts_with("rw=read:8k (line 4): each sequential I/O leaves a hole of 8k after it")), "{:?}", i.notes);
+        assert!(
+            i.notes.iter().any(|n| n.starts_with("rw=read:8k (line 4): each sequential I/O leaves a hole of 8k after it")),
+            "{:?}",
+            i.notes
+        );
         assert_eq!(i.profile.ios, Some(86), "fio reads 86 blocks of a 1m file with rw=read:8k bs=4k");
         let l = map("[a]\nsize=1m\nrw=randread:8\nrw_sequencer=identical\n").profile.phases[0].groups[0].access[0].clone();
         assert_eq!((l.skip, l.random_run, l.random_run_same), (None, Some(8), true));
         assert!(refused("[a]\nsize=1m\nrw=read:-8k\n").contains("line 3: rw=read:-8k: '-8k' moves fio backwards"));
         assert!(refused("[a]\nsize=1m\nrw=randread:x\n").contains("'x' is not a number of I/Os per random offset"));
-        assert!(refused("[a]\nsize=1m\nrw=randread:2\nrw_sequencer=odd\n").contains("line 4: rw_sequencer=odd: 'odd' is not an rw_sequencer"));
+        assert!(
+            refused("[a]\nsize=1m\nrw=randread:2\nrw_sequencer=odd\n").contains("line 4: rw_sequencer=odd: 'odd' is not an rw_sequencer")
+        );
         // percentile_list: the percentiles reported; refused when fio would refuse it.
         let p = map("[a]\nsize=1m\npercentile_list=1:50:99.5\n").profile;
         assert_eq!(p.percentiles, vec![1.0, 50.0, 99.5]);
@@ -2849,7 +2923,11 @@ mod tests {
         assert!(map("[a]\nsize=1m\nrw=randrw\nverify=md5\ndo_verify=1\n").profile.verify);
         // A job that only writes checks nothing in lunmark (fio reads it back): refused, or with --journal a note.
         let e = refused("[w]\nsize=1m\nrw=write\nverify=crc32c\n");
-        assert!(e.contains("line 4: verify=crc32c: job 'w' only writes") && e.contains("--journal FILE, then `lunmark verify TARGET --journal FILE`"), "{e}");
+        assert!(
+            e.contains("line 4: verify=crc32c: job 'w' only writes")
+                && e.contains("--journal FILE, then `lunmark verify TARGET --journal FILE`"),
+            "{e}"
+        );
         assert!(!map("[w]\nsize=1m\nrw=write\nverify=crc32c\ndo_verify=0\n").profile.verify);
         let journal = ImportOptions { journal: true, ..Default::default() };
         let i = import("[w]\nsize=1m\nrw=randwrite\nverify=md5\n", "t.fio", "t", &env, &journal).unwrap();

@@ -941,7 +941,11 @@ fn rw_skips_and_random_runs_issue_the_offsets_fio_issues() {
 fn fio_steady_state_ends_the_point_as_lunmarks_steady() {
     let dir = shm_dir();
     let job = dir.path().join("ss.fio");
-    std::fs::write(&job, "[ss]\nioengine=null\nsize=1g\nbs=4k\nrw=randread\nrate_iops=500\nruntime=30\ntime_based\nss=iops_slope:2%\nss_dur=3\n").unwrap();
+    std::fs::write(
+        &job,
+        "[ss]\nioengine=null\nsize=1g\nbs=4k\nrw=randread\nrate_iops=500\nruntime=30\ntime_based\nss=iops_slope:2%\nss_dur=3\n",
+    )
+    .unwrap();
     let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
     let plan = stdout(&out);
     assert!(
@@ -970,7 +974,11 @@ fn verify_on_a_job_that_only_writes_is_read_back_through_the_journal() {
     let dir = shm_dir();
     let job = dir.path().join("w.fio");
     let file = dir.path().join("w.dat");
-    std::fs::write(&job, format!("[w]\nfilename={}\nrw=randwrite\nbs=4k\nsize=1m\nnumber_ios=300\nverify=crc32c\nioengine=psync\n", file.display())).unwrap();
+    std::fs::write(
+        &job,
+        format!("[w]\nfilename={}\nrw=randwrite\nbs=4k\nsize=1m\nnumber_ios=300\nverify=crc32c\nioengine=psync\n", file.display()),
+    )
+    .unwrap();
     let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
     assert!(!out.status.success(), "{}", stdout(&out));
     let err = stderr(&out);
@@ -979,7 +987,9 @@ fn verify_on_a_job_that_only_writes_is_read_back_through_the_journal() {
     let journal = dir.path().join("w.journal");
     let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--no-store", "--journal", journal.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let check = || lunmark().current_dir(dir.path()).args(["verify", file.to_str().unwrap(), "--journal", journal.to_str().unwrap()]).output().unwrap();
+    let check = || {
+        lunmark().current_dir(dir.path()).args(["verify", file.to_str().unwrap(), "--journal", journal.to_str().unwrap()]).output().unwrap()
+    };
     let out = check();
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     // Damage every block: the read-back finds the writes gone.

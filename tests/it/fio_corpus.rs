@@ -64,8 +64,14 @@ const CORPUS: &[(&str, Outcome)] = &[
     ),
     ("spdk/test/ftl/config/fio/randw-verify-qd128-ext.fio", Refused(&["ioengine", "spdk_json_conf", "verify", "random_distribution"])),
     ("spdk/test/ftl/config/fio/randw-verify-qd2048-ext.fio", Refused(&["ioengine", "spdk_json_conf", "size", "verify"])),
-    ("spdk/test/ftl/config/fio/randw-verify-qd256-nght.fio", Refused(&["ioengine", "spdk_json_conf", "verify", "random_distribution", "size"])),
-    ("spdk/test/ftl/config/fio/randw-verify.fio", Refused(&["ioengine", "spdk_json_conf", "verify", "verify_backlog", "random_distribution"])),
+    (
+        "spdk/test/ftl/config/fio/randw-verify-qd256-nght.fio",
+        Refused(&["ioengine", "spdk_json_conf", "verify", "random_distribution", "size"]),
+    ),
+    (
+        "spdk/test/ftl/config/fio/randw-verify.fio",
+        Refused(&["ioengine", "spdk_json_conf", "verify", "verify_backlog", "random_distribution"]),
+    ),
     ("spdk/test/ftl/config/fio/randw.fio", Refused(&["ioengine", "spdk_json_conf", "size"])),
     (
         "spdk/test/ftl/config/fio/unmap.fio",
