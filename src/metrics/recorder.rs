@@ -198,7 +198,22 @@ pub struct IntervalSlice {
     pub bytes_written: u64,
     /// Trims are I/Os of the second (in its IOPS); syncs are not.
     pub ios_trimmed: u64,
-    pub latency: LatencyHistogram,
+    /// Latency per operation, made on the first I/O of that kind in the
+    /// second: a read-only workload holds one histogram per second, not three.
+    /// Kept apart so that each second's percentiles can be told per operation
+    /// (`--hdr-log`, `results percentiles`); `latency()` is their sum.
+    pub read: Option<LatencyHistogram>,
+    pub write: Option<LatencyHistogram>,
+    pub trim: Option<LatencyHistogram>,
+}
+
+/// Significant digits of a one-second slice's histograms (values within 1%).
+pub const SLICE_DIGITS: u8 = 2;
+
+fn add_into(to: &mut Option<LatencyHistogram>, from: &Option<LatencyHistogram>) {
+    if let Some(f) = from {
+        to.get_or_insert_with(|| LatencyHistogram::with_digits(SLICE_DIGITS)).add(f);
+    }
 }
 
 impl IntervalSlice {
@@ -210,26 +225,33 @@ impl IntervalSlice {
             bytes_read: 0,
             bytes_written: 0,
             ios_trimmed: 0,
-            latency: LatencyHistogram::with_digits(2),
+            read: None,
+            write: None,
+            trim: None,
         }
     }
 
     #[inline]
     pub fn record(&mut self, op: Op, bytes: u32, latency_ns: u64) {
-        match op {
+        let h = match op {
             Op::Read => {
                 self.ios_read += 1;
                 self.bytes_read += bytes as u64;
+                &mut self.read
             }
             Op::Write => {
                 self.ios_written += 1;
                 self.bytes_written += bytes as u64;
+                &mut self.write
             }
-            Op::Trim => self.ios_trimmed += 1,
+            Op::Trim => {
+                self.ios_trimmed += 1;
+                &mut self.trim
+            }
             // A sync is no I/O of the second's IOPS, nor of its latency.
             Op::Sync | Op::DataSync => return,
-        }
-        self.latency.record(latency_ns);
+        };
+        h.get_or_insert_with(|| LatencyHistogram::with_digits(SLICE_DIGITS)).record(latency_ns);
     }
 
     pub fn merge(&mut self, other: &IntervalSlice) {
@@ -238,7 +260,18 @@ impl IntervalSlice {
         self.bytes_read += other.bytes_read;
         self.bytes_written += other.bytes_written;
         self.ios_trimmed += other.ios_trimmed;
-        self.latency.add(&other.latency);
+        add_into(&mut self.read, &other.read);
+        add_into(&mut self.write, &other.write);
+        add_into(&mut self.trim, &other.trim);
+    }
+
+    /// The latency of every I/O of the second (reads, writes and trims).
+    pub fn latency(&self) -> LatencyHistogram {
+        let mut all = LatencyHistogram::with_digits(SLICE_DIGITS);
+        for h in [&self.read, &self.write, &self.trim].into_iter().flatten() {
+            all.add(h);
+        }
+        all
     }
 }
 
@@ -287,6 +320,7 @@ mod tests {
         let mut s = IntervalSlice::new(0);
         s.record(Op::Trim, 4096, 10);
         s.record(Op::Sync, 0, 10);
-        assert_eq!((s.ios_trimmed, s.latency.count()), (1, 1));
+        assert_eq!((s.ios_trimmed, s.latency().count(), s.trim.as_ref().map(|h| h.count())), (1, 1, Some(1)));
+        assert!(s.read.is_none() && s.write.is_none(), "no histogram is made for an operation that did not happen");
     }
 }

@@ -234,6 +234,11 @@ pub struct Summary {
     pub steady: Option<crate::results::steady::SteadyOutcome>,
     /// One entry per second of the measured interval.
     pub intervals: Vec<Interval>,
+    /// The latency histogram of each of those seconds per operation (HdrHistogram,
+    /// compressed, base64), for `results percentiles` and `--hdr-log`. Absent in
+    /// results of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<crate::results::histograms::SecondHistograms>,
 }
 
 impl CacheSummary {

@@ -23,8 +23,9 @@ pub struct PointFigures<'a> {
     /// The merged one-second slices, in index order.
     pub slices: &'a [IntervalSlice],
     pub usage: &'a CpuUsage,
-    /// The measured interval.
+    /// The measured interval, and when it began (Unix seconds).
     pub duration_s: f64,
+    pub start_unix_s: f64,
     /// Processes that ran the workload together (MPI ranks; 1 alone): each
     /// group's workers count once per process.
     pub processes: u32,
@@ -39,6 +40,9 @@ pub fn point_summary(f: &PointFigures) -> (Summary, Vec<GroupSummary>) {
     let mut summary = summarize(f.total, f.slices, f.usage, f.duration_s);
     // A second that starts at the end of the interval (the stop landed on it) holds nothing measured.
     summary.intervals.retain(|i| i.t_s < f.duration_s);
+    let mut seconds = super::histograms::of_rows(&super::summarize::rows(f.slices, f.duration_s), f.start_unix_s);
+    seconds.seconds.retain(|i| i.t_s < f.duration_s);
+    summary.histograms = Some(seconds);
     if f.verify {
         summary.verify = Some(f.total.verify.clone());
     }
@@ -107,6 +111,7 @@ mod tests {
             slices: &slices,
             usage: &usage,
             duration_s: 2.0,
+            start_unix_s: 0.0,
             processes: 3,
             verify: true,
             in_flight: InFlightAtEnd { ios: 2, oldest_s: Some(2.5), abandoned: 0 },
@@ -136,6 +141,7 @@ mod tests {
             slices: &slices,
             usage: &usage,
             duration_s: 2.0,
+            start_unix_s: 0.0,
             processes: 1,
             verify: false,
             in_flight: InFlightAtEnd::default(),

@@ -134,6 +134,7 @@ pub(super) fn measured_figures(spec: &WorkloadSpec, shared: &PointShared, ran: R
         slices: &slices,
         usage: &usage,
         duration_s,
+        start_unix_s: unix_start,
         processes: 1,
         verify: shared.verify.is_some(),
         in_flight: ran.in_flight,

@@ -77,11 +77,22 @@ pub struct Extras<'a> {
     pub verify: bool,
 }
 
+/// How many operations (reads, writes, trims) the workload's lines do: each
+/// has its own histogram in a one-second slice.
+fn slice_ops(spec: &WorkloadSpec) -> u64 {
+    let lines = || spec.groups.iter().flat_map(|g| g.access.iter());
+    let reads = lines().any(|l| l.read > 0.0);
+    let writes = lines().any(|l| l.read + l.trim < 100.0);
+    let trims = lines().any(|l| l.trim > 0.0);
+    ([reads, writes, trims].iter().filter(|d| **d).count() as u64).max(1)
+}
+
 /// The memory one point needs while it runs.
 /// `engines`: each target's engine kind (`PlannedPoint::engines`).
 pub fn point(spec: &WorkloadSpec, engines: &[EngineKind], extras: Extras) -> Estimate {
     let h3 = LatencyHistogram::footprint_bytes(3);
-    let h2 = LatencyHistogram::footprint_bytes(2);
+    // A one-second slice holds a small histogram per operation the workload does.
+    let h2 = LatencyHistogram::footprint_bytes(crate::metrics::recorder::SLICE_DIGITS) * slice_ops(spec);
     let mut e = Estimate::default();
     let (mut buffers, mut rings, mut slots_total, mut workers_total) = (0u64, 0u64, 0u64, 0u64);
     // Each worker keeps a small histogram per target it drives (per-target figures).

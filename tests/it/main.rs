@@ -12,6 +12,7 @@ mod existing_files;
 mod fio;
 mod fio_corpus;
 mod flag_walk;
+mod hdr_log;
 mod input_files;
 mod inputs;
 mod kept;

@@ -261,6 +261,10 @@ pub struct RunArgs {
     /// With --steady: largest slope excursion of the window's least-squares line, percent of its mean [default: 10].
     #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub steady_slope: Option<String>,
+    // Histogram logs (issue 29 item 3; docs/telemetry.md).
+    /// Write an HdrHistogram interval log to FILE (replaced after each point): one histogram a second per operation, Tag=read|write|trim.
+    #[arg(long, value_name = "FILE")]
+    pub hdr_log: Option<PathBuf>,
 }
 
 /// What `--output-format` asks for.

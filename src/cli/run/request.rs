@@ -333,7 +333,12 @@ impl RunArgs {
         // cli::paths refuses these against --replay on the command line; a
         // profile's [replay] file is only known here.
         let json = self.json.as_deref().filter(|j| *j != "-").map(std::path::Path::new);
-        let outputs = [("--trace", self.trace.as_deref()), ("--json", json), ("--journal", self.journal.as_deref())];
+        let outputs = [
+            ("--trace", self.trace.as_deref()),
+            ("--json", json),
+            ("--journal", self.journal.as_deref()),
+            ("--hdr-log", self.hdr_log.as_deref()),
+        ];
         for (flag, out) in outputs.into_iter().filter_map(|(f, o)| o.map(|o| (f, o))) {
             let same = match (std::fs::canonicalize(out), std::fs::canonicalize(&s.file)) {
                 (Ok(a), Ok(b)) => a == b,
