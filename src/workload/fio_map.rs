@@ -2896,6 +2896,16 @@ mod tests {
         assert_eq!(i.profile.ios, Some(86), "fio reads 86 blocks of a 1m file with rw=read:8k bs=4k");
         let l = map("[a]\nsize=1m\nrw=randread:8\nrw_sequencer=identical\n").profile.phases[0].groups[0].access[0].clone();
         assert_eq!((l.skip, l.random_run, l.random_run_same), (None, Some(8), true));
+        // The profile keys read back the same, and bad values are refused naming the field.
+        let p = map("[a]\nsize=1m\nrw=randread:8\nrw_sequencer=identical\n").profile;
+        let back = profile::parse(&profile::to_toml(&p), "t").unwrap();
+        assert_eq!(back.phases[0].groups[0].access[0], p.phases[0].groups[0].access[0]);
+        let toml = profile::to_toml(&p);
+        assert!(toml.contains("random_run = 8") && toml.contains("random_run_same = true"), "{toml}");
+        let e = profile::parse(&toml.replace("random_run = 8", "random_run = 0"), "t").unwrap_err().to_string();
+        assert!(e.contains("access line 1 random_run"), "{e}");
+        let e = profile::parse(&toml.replace("random_run = 8\n", ""), "t").unwrap_err().to_string();
+        assert!(e.contains("random_run_same is set without random_run"), "{e}");
         assert!(refused("[a]\nsize=1m\nrw=read:-8k\n").contains("line 3: rw=read:-8k: '-8k' moves fio backwards"));
         assert!(refused("[a]\nsize=1m\nrw=randread:x\n").contains("'x' is not a number of I/Os per random offset"));
         assert!(

@@ -537,6 +537,19 @@ pub fn think_rules(group: &WorkerGroup) -> Vec<ThinkRule> {
     rules
 }
 
+/// A line's skips and random runs, for the dry run ("" for none): fio's `rw=read:8k` and `rw=randread:8`.
+pub fn describe_runs(l: &AccessLine) -> String {
+    let mut out = String::new();
+    if let Some(skip) = l.skip.filter(|_| l.random < 100.0) {
+        out.push_str(&format!(", a hole of {skip} after each sequential I/O"));
+    }
+    if let Some(n) = l.random_run.filter(|_| l.random > 0.0) {
+        let between = if l.random_run_same { "the same offset" } else { "sequential" };
+        out.push_str(&format!(", a random offset every {n} random I/Os ({between} between)"));
+    }
+    out
+}
+
 /// Text for `--dry-run` of one line's think time ("" when none).
 pub fn describe_think(l: &AccessLine) -> String {
     match l.delay {

@@ -917,6 +917,8 @@ fn rw_skips_and_random_runs_issue_the_offsets_fio_issues() {
     std::fs::write(&job, skip).unwrap();
     assert_eq!(fio_offsets(&job), want, "fio: one 4k read every 12k, 86 over 1m");
     assert_eq!(ours(skip), want, "lunmark: the same blocks, the holes between left out");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
+    assert!(stdout(&out).contains("aligned to 4k, a hole of 8k after each sequential I/O"), "{}", stdout(&out));
 
     // One worker at QD1: the trace is in issue order, as fio's log.
     for (sequencer, step) in [("sequential", 4096), ("identical", 0)] {
