@@ -1,6 +1,7 @@
 //! The report page a user pastes into a document: HTML and Markdown, their tables, figures and SVG charts.
 
 pub mod charts;
+pub mod curve;
 pub mod figures;
 pub mod html;
 pub mod markdown;
@@ -9,3 +10,5 @@ pub mod report_compare;
 pub mod report_meta;
 pub mod report_tables;
 pub mod rounds;
+pub mod study_figures;
+pub mod study_tables;
