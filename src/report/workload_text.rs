@@ -199,6 +199,17 @@ fn timing_and_skew(spec: &WorkloadSpec) -> String {
     if lines().any(|l| l.delay.is_some()) {
         parts.push("IOmeter delay/burst".into());
     }
+    if let Some(skip) = lines().find_map(|l| l.skip) {
+        parts.push(format!("holes of {skip} between sequential I/Os"));
+    }
+    if let Some(l) = lines().find(|l| l.random_run.is_some()) {
+        let n = l.random_run.unwrap_or(1);
+        parts.push(format!(
+            "a random offset every {}{}",
+            counted(n, "I/O"),
+            if l.random_run_same { ", repeated" } else { ", sequential between" }
+        ));
+    }
     if spec.groups.iter().any(|g| !g.arrivals.is_fixed() && g.rate.is_some()) {
         parts.push("Poisson arrivals".into());
     }

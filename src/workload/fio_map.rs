@@ -29,6 +29,7 @@ const KNOWN: &[&str] = &[
     "numjobs",
     "rw",
     "readwrite",
+    "rw_sequencer",
     "rwmixread",
     "rwmixwrite",
     "bs",
@@ -188,6 +189,9 @@ pub struct ImportOptions {
     /// The run's `--target`s, which replace the job file's files: a share of
     /// the file (`size=50%`) is a share of these.
     pub targets: Vec<String>,
+    /// The run records its writes in a journal (--journal), which
+    /// `lunmark verify` reads back: a job that only writes is then checked.
+    pub journal: bool,
 }
 
 /// Which fio log a job asks for (`write_bw_log`, `write_iops_log`, `write_lat_log`).
@@ -353,7 +357,7 @@ fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options:
     }
     let mut problems = Problems::default();
     let mut notes = Notes::default();
-    let jobs: Vec<Job> = chosen.iter().map(|s| Job::read(s, &options.targets, &mut problems, &mut notes)).collect();
+    let jobs: Vec<Job> = chosen.iter().map(|s| Job::read(s, options, &mut problems, &mut notes)).collect();
     let profile = assemble(&jobs, name, origin, options.run_length_given, &mut problems, &mut notes);
     let (skippable, fatal): (Vec<Problem>, Vec<Problem>) = problems.0.into_iter().partition(|p| p.skippable);
     if !fatal.is_empty() || (!skippable.is_empty() && !options.lenient) {
@@ -534,6 +538,10 @@ struct Job {
     offset_increment: Option<u64>,
     /// percentile_list, percent.
     percentiles: Vec<f64>,
+    /// ss and ss_dur, as lunmark's steady state.
+    steady: Option<super::steady::SteadySpec>,
+    /// startdelay, its line and its text as written (0, 0, "" when not given).
+    startdelay: (Duration, usize, String),
 }
 
 /// The settings in force for a job, one per key, with alias keys folded.
@@ -616,7 +624,8 @@ impl<'a> Settings<'a> {
 }
 
 impl Job {
-    fn read(section: &JobSection, given: &[String], problems: &mut Problems, notes: &mut Notes) -> Job {
+    fn read(section: &JobSection, options: &ImportOptions, problems: &mut Problems, notes: &mut Notes) -> Job {
+        let given = &options.targets;
         let set = Settings::of(section, problems);
         let name = set.value("name").map(|(_, v)| v.to_string()).unwrap_or_else(|| section.name.clone());
         let kb_base = match set.value("kb_base") {
@@ -636,6 +645,7 @@ impl Job {
             l.trim = trim;
         }
         block_align(&set, &mut lines, kb_base, problems);
+        rw_suffix(&set, random, kb_base, &mut lines, problems, notes);
         let dist = distribution(&set, problems);
         for l in &mut lines {
             l.dist = dist.clone();
@@ -649,12 +659,15 @@ impl Job {
         let end = loops(&set, &name, run_end(&set, &name, kb_base, &lines, &place, problems, notes), problems, notes);
         refuse_what_lunmark_lacks(&set, &name, random, problems, notes);
         harmless(&set, &name, place.file_engine.is_some_and(|(_, b)| b), problems, notes);
-        steady_state(&set, problems);
+        let steady = steady_state(&set, &name, problems, notes);
         let (cpus, cpus_policy) = pinning(&set, problems);
         let (compress, dedupe) = data_reduction(&set, &lines, problems, notes);
         let rate = rate(&set, &lines, kb_base, read, numjobs, problems, notes);
         // Both always run: each notes or refuses options of its own.
         let checking = verify(&set, problems, notes) & fio_defaults(&set, &name, read, trim, problems, notes);
+        if checking && read <= 0.0 {
+            verify_write_only(&set, &name, options.journal, problems, notes);
+        }
         Job {
             line: section.line,
             numjobs,
@@ -674,6 +687,12 @@ impl Job {
             file_engine: place.file_engine,
             rate,
             verify: checking,
+            steady,
+            startdelay: (
+                set.time("startdelay", problems).unwrap_or(Duration::ZERO),
+                set.get("startdelay").map_or(0, |s| s.line),
+                set.value("startdelay").map_or(String::new(), |(_, v)| v.trim().to_string()),
+            ),
             thinktime: thinktime(&set, problems, notes).filter(|t| !t.is_zero()),
             thinktime_blocks: set.number::<u32>("thinktime_blocks", problems).filter(|_| set.get("thinktime").is_some()),
             arrivals: arrivals(&set, problems),
@@ -942,18 +961,84 @@ fn sync(set: &Settings, problems: &mut Problems) -> Option<super::ops::SyncEvery
     }
 }
 
+/// `rw=read:8k` and `rw=randread:8` with `rw_sequencer`, onto the access lines:
+/// a sequential job leaves a hole of N bytes after each I/O (`skip`); a random
+/// one draws an offset every N I/Os and moves on sequentially between, or
+/// repeats it with `rw_sequencer=identical` (`random_run`, `random_run_same`),
+/// as fio 3.33's write_iolog shows.
+fn rw_suffix(set: &Settings, random: f64, kb_base: u64, lines: &mut [AccessLine], problems: &mut Problems, notes: &mut Notes) {
+    let same = match set.value("rw_sequencer") {
+        None | Some((_, "sequential")) => false,
+        Some((_, "identical")) => true,
+        Some((s, other)) => {
+            problems.push(s, format!("'{}' is not an rw_sequencer: use sequential or identical", other.trim()), false);
+            false
+        }
+    };
+    let suffix = set.value("rw").and_then(|(s, v)| v.split_once(':').map(|(_, x)| (s, x.trim())));
+    if random <= 0.0 {
+        if let Some(s) = set.get("rw_sequencer") {
+            notes.push(format!("{} ({}): it changes only random jobs with rw=...:N, in fio too", show(s), s.place()));
+        }
+        let Some((s, x)) = suffix.filter(|(_, x)| !x.is_empty()) else { return };
+        if x.starts_with('-') {
+            let m = format!("'{x}' moves fio backwards after each I/O; lunmark's sequential lines move forwards only: drop ':{x}', or give a hole after each I/O (rw=read:8k)");
+            problems.push(s, m, false);
+            return;
+        }
+        let Ok(skip) = parse_size(x, kb_base).map_err(|m| problems.push(s, m, false)) else { return };
+        if skip > crate::workload::spec::MAX_SKIP {
+            problems.push(
+                s,
+                format!("a hole of {skip} bytes after each I/O is more than lunmark allows ({})", Bytes(crate::workload::spec::MAX_SKIP)),
+                false,
+            );
+            return;
+        }
+        notes.push(format!(
+            "{} ({}): each sequential I/O leaves a hole of {} after it (the access line's skip)",
+            show(s),
+            s.place(),
+            Bytes(skip)
+        ));
+        for l in lines.iter_mut() {
+            l.skip = (skip > 0).then_some(Bytes(skip));
+        }
+        return;
+    }
+    let Some((s, x)) = suffix.filter(|(_, x)| !x.is_empty()) else {
+        if let Some(s) = set.get("rw_sequencer") {
+            notes.push(format!("{} ({}): it changes only rw=...:N with N above 1, in fio too", show(s), s.place()));
+        }
+        return;
+    };
+    let Ok(n) = x.parse::<u32>().map_err(|_| {
+        problems.push(s, format!("'{x}' is not a number of I/Os per random offset: give a whole number, as rw=randread:8"), false)
+    }) else {
+        return;
+    };
+    if n <= 1 {
+        notes.push(format!("{} ({}): a random offset for every I/O, as without the suffix", show(s), s.place()));
+        return;
+    }
+    let between = if same { "repeat it" } else { "continue sequentially from it" };
+    notes.push(format!(
+        "{} ({}): a random offset every {n} I/Os, the {} between {between} (the access line's random_run)",
+        show(s),
+        s.place(),
+        n - 1
+    ));
+    for l in lines.iter_mut() {
+        l.random_run = Some(n);
+        l.random_run_same = same;
+    }
+}
+
 /// `rw` with `rwmixread`/`rwmixwrite`: the read, trim and random shares, in percent.
 fn direction(set: &Settings, problems: &mut Problems) -> (f64, f64, f64) {
     let Some((s, v)) = set.value("rw") else { return (100.0, 0.0, 0.0) };
-    let (dir, suffix) = v.split_once(':').map(|(d, x)| (d.trim(), Some(x))).unwrap_or((v.trim(), None));
-    if let Some(x) = suffix {
-        let m = if dir.starts_with("rand") {
-            format!("the ':{x}' suffix makes fio issue {x} I/Os in a row from each random offset; lunmark draws every random offset afresh: drop ':{x}' (lunmark's --random PCT mixes sequential and random I/O, each offset drawn apart)")
-        } else {
-            format!("the ':{x}' suffix makes fio skip {x} after each I/O; lunmark's sequential lines move on by their own transfer size and have no skip: drop ':{x}' to read every block, or use rw=randread (scattered I/O) with the same bs")
-        };
-        problems.push(s, m, false);
-    }
+    // The ':N' suffix is read by `rw_suffix`.
+    let dir = v.split_once(':').map_or(v, |(d, _)| d).trim();
     let random = match dir {
         "read" | "write" | "rw" | "readwrite" => 0.0,
         "randread" | "randwrite" | "randrw" => 100.0,
@@ -1259,7 +1344,16 @@ fn run_end(
         }
         return End::Ios(n);
     }
-    let bytes = set.size("io_size", kb_base, problems).or(place.pass_bytes);
+    let io_size = set.size("io_size", kb_base, problems);
+    let bytes = io_size.or(place.pass_bytes);
+    // A pass over the region with holes (rw=read:8k) does fewer I/Os: one per
+    // bs + skip, as fio's pass ends at the region's end.
+    let avg_bs = match io_size {
+        None if lines.iter().any(|l| l.skip.is_some() && l.random < 100.0) => {
+            lines.iter().map(|l| l.share / 100.0 * (l.bs.get() + l.skip.map_or(0, |s| s.get())) as f64).sum()
+        }
+        _ => avg_bs,
+    };
     match (bytes, runtime) {
         (Some(bytes), Some(t)) if avg_bs > 0.0 => {
             notes.push(format!(
@@ -1271,7 +1365,12 @@ fn run_end(
             End::Time(t)
         }
         (Some(bytes), None) if avg_bs > 0.0 => {
-            let n = ((bytes as f64 / avg_bs).round() as u64).max(1);
+            let whole = if io_size.is_none() && lines.iter().any(|l| l.skip.is_some()) {
+                (bytes as f64 / avg_bs).ceil()
+            } else {
+                (bytes as f64 / avg_bs).round()
+            };
+            let n = (whole as u64).max(1);
             if lines.windows(2).any(|w| w[0].bs != w[1].bs) {
                 notes.push(format!(
                     "job '{name}': fio moves {} of I/O; lunmark runs {n} I/Os per worker, that amount at the average transfer size",
@@ -1290,21 +1389,70 @@ fn run_end(
     }
 }
 
-/// fio's `ss`/`ss_dur`/`ss_ramp`: fio ends a job when every sample of the
-/// window lies within a deviation of the mean (`iops:10%`), or when the
-/// window's slope is within a limit (`iops_slope:0.1%`), one criterion at a
-/// time. lunmark's `--steady` judges the window's range and its slope
-/// excursion together, so it would end at another point: refused, naming it.
-fn steady_state(set: &Settings, problems: &mut Problems) {
-    for key in ["ss", "ss_dur", "ss_ramp"] {
-        if let Some(s) = set.get(key) {
-            problems.push(
-                s,
-                "fio's steady state checks one criterion (each sample's deviation from the mean, or the slope); lunmark's --steady checks the window's range and slope excursion together, so the point would end elsewhere: drop it and give --steady iops|bw|lat with --steady-window, --steady-range and --steady-slope (docs/fio.md)",
-                false,
-            );
-        }
+/// fio's `ss`/`ss_dur`/`ss_ramp` onto lunmark's steady state (`--steady`).
+/// fio 3.33 takes one sample a second after the ramp and ends the job once the
+/// last `ss_dur` seconds meet one criterion:
+/// - `iops_slope:X%` / `bw_slope:X%`: |least-squares slope per second| < X% of
+///   the mean. lunmark's slope excursion is that slope x (window - 1), so its
+///   limit is X x (window - 1)%, and the range limit window x 100% can never
+///   bind (the range of figures >= 0 is at most window x the mean): the same test.
+/// - `iops:X%` / `bw:X%`: every sample within X% of the mean. lunmark's
+///   nearest is a range within 2X% (it holds whenever fio's does, and may also
+///   hold a little earlier), with a slope limit of 3X%, which a window of that
+///   range never exceeds; the note says so.
+///
+/// Limits in absolute units and `ss_ramp` (counted in fio's figures while
+/// lunmark judges from the end of its ramp) are refused, naming --steady.
+fn steady_state(set: &Settings, name: &str, problems: &mut Problems, notes: &mut Notes) -> Option<super::steady::SteadySpec> {
+    use super::steady::{SteadyMetric, SteadySpec};
+    const HOW: &str = "lunmark's --steady iops|bw with --steady-window, --steady-range and --steady-slope (docs/fio.md)";
+    if let Some((s, v)) = set.value("ss_ramp").filter(|(_, v)| parse_time(v, Duration::from_secs(1)).map_or(true, |t| !t.is_zero())) {
+        let m = format!("fio waits {} after its ramp before it watches for steady state, and counts that time in its figures; lunmark watches from the end of its ramp: drop ss_ramp, or add it to ramp_time (it then leaves the figures); or give {HOW}", v.trim());
+        problems.push(s, m, false);
+        return None;
     }
+    let Some(dur) = set.time("ss_dur", problems).filter(|d| !d.is_zero()) else {
+        if let Some(s) = set.get("ss") {
+            notes.push(format!("{} ({}): fio watches for steady state only with ss_dur, and this job has none", show(s), s.place()));
+        }
+        return None;
+    };
+    let dur_s = set.get("ss_dur").expect("read above");
+    if dur.subsec_nanos() != 0 || dur.as_secs() < 2 {
+        problems.push(dur_s, "fio takes a sample a second: give ss_dur in whole seconds, at least 2 (lunmark's --steady-window)", false);
+        return None;
+    }
+    let window = dur.as_secs().min(u32::MAX as u64) as u32;
+    let (given, text) = set.value("ss").map_or((None, "iops_slope:0.01%"), |(s, v)| (Some(s), v.trim()));
+    let place = given.map_or_else(|| dur_s.place(), |s| s.place());
+    let bad = |problems: &mut Problems, m: String| problems.push(given.unwrap_or(dur_s), m, false);
+    let Some((kind, limit)) = text.split_once(':') else {
+        bad(problems, format!("'{text}' is not a steady-state criterion: give iops:X%, bw:X%, iops_slope:X% or bw_slope:X%"));
+        return None;
+    };
+    let (metric, slope_form) = match kind.trim() {
+        "iops" => (SteadyMetric::Iops, false),
+        "bw" => (SteadyMetric::Bw, false),
+        "iops_slope" => (SteadyMetric::Iops, true),
+        "bw_slope" => (SteadyMetric::Bw, true),
+        other => {
+            bad(problems, format!("'{other}' is not a steady-state criterion: use iops, bw, iops_slope or bw_slope"));
+            return None;
+        }
+    };
+    let Some(x) = limit.trim().strip_suffix('%').and_then(|p| p.trim().parse::<f64>().ok()).filter(|x| x.is_finite() && *x > 0.0) else {
+        bad(problems, format!("'{}': lunmark's --steady takes limits in percent of the mean; a limit in units of the figure (fio's {kind}:N) has no mapping: give {kind}:X% or {HOW}", limit.trim()));
+        return None;
+    };
+    let n = window as f64;
+    let (range, slope, how) = if slope_form {
+        (n * 100.0, x * (n - 1.0), format!("slope excursion {}% of the mean (fio's slope {x}% a second x {} seconds), range not limited ({}%, more than any window can have)", x * (n - 1.0), window - 1, n * 100.0))
+    } else {
+        (2.0 * x, 3.0 * x, format!("range {}% of the mean, slope {}% (never the tighter of the two); fio asks every sample within {x}% of the mean, which a range within {}% nearly is: lunmark may end the point a little earlier", 2.0 * x, 3.0 * x, 2.0 * x))
+    };
+    let spec = SteadySpec { metric, window, round: Duration::from_secs(1), range, slope };
+    notes.push(format!("ss={text} ({place}), ss_dur={}s: job '{name}' -> --steady {metric}, window {window} x 1 s, {how}; runtime is the maximum, as in fio", window));
+    Some(spec)
 }
 
 /// `loops=N`: fio repeats the job's I/O N times; a job that ends after a
@@ -1332,15 +1480,8 @@ fn loops(set: &Settings, name: &str, end: End, problems: &mut Problems, notes: &
     }
 }
 
-/// Options lunmark reads but cannot apply yet, and the random map fio keeps.
+/// The random map fio keeps.
 fn refuse_what_lunmark_lacks(set: &Settings, name: &str, random: f64, problems: &mut Problems, notes: &mut Notes) {
-    if set.time("startdelay", problems).is_some_and(|t| !t.is_zero()) {
-        problems.push(
-            set.get("startdelay").expect("given"),
-            "lunmark starts every group of a phase together: drop it, or start the job after the others end with stonewall (a phase of its own)",
-            false,
-        );
-    }
     if random > 0.0 && !set.switch("norandommap", problems) {
         notes.push(format!(
             "job '{name}': fio's random map visits each block once per pass and shortens transfers that would overlap blocks already done; lunmark draws every offset afresh and keeps the sizes, as fio does with norandommap"
@@ -1591,6 +1732,23 @@ fn verify(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> bool {
             false
         }
     }
+}
+
+/// `verify=` on a job that only writes: fio reads every block back once the
+/// writes are done (do_verify=1, its default); lunmark checks only what it
+/// reads, so the job would check nothing. With --journal the run records its
+/// writes and `lunmark verify` reads them back afterwards; without, refused.
+fn verify_write_only(set: &Settings, name: &str, journal: bool, problems: &mut Problems, notes: &mut Notes) {
+    let s = set.get("verify").expect("verify is on");
+    if journal {
+        notes.push(format!("{} ({}): job '{name}' only writes; fio reads its blocks back when the writes are done; lunmark records every write in the --journal, and `lunmark verify TARGET --journal FILE` after the run reads them back and checks them (docs/verify.md)", show(s), s.place()));
+        return;
+    }
+    problems.push(
+        s,
+        format!("job '{name}' only writes: fio reads every block back when the writes are done (do_verify=1) and checks it, but lunmark checks only what it reads, so this job would check nothing. Run it with --journal FILE, then `lunmark verify TARGET --journal FILE` reads every written block back (docs/verify.md); or set do_verify=0 to write unchecked"),
+        false,
+    );
 }
 
 /// Options whose common values lunmark runs as fio does (a note each) and
@@ -1931,12 +2089,37 @@ fn agree_among(jobs: &[&Job], what: &str, key: &str, same: &dyn Fn(&Job, &Job) -
     }
 }
 
+/// `startdelay`: a delay shared by every job of a phase only starts the phase
+/// later (fio counts it before the ramp), which changes no figure. Jobs of one
+/// phase that start apart would need their own start, ramp and run length in
+/// the point: refused, naming what to do.
+fn same_delay(job: &Job, phase: &(Duration, String), problems: &mut Problems) {
+    if job.startdelay.0 == phase.0 {
+        return;
+    }
+    let shown = if job.startdelay.2.is_empty() { "0".to_string() } else { job.startdelay.2.clone() };
+    let s = Setting { key: "startdelay".into(), value: Some(shown), line: job.startdelay.1.max(job.line), file: None };
+    problems.push(
+        &s,
+        format!(
+            "job '{}' starts {} after the phase while job '{}' starts after {}: lunmark starts every group of a phase together; give them the same startdelay, or start the job after the others end with stonewall (a phase of its own)",
+            job.name,
+            crate::units::format_duration(job.startdelay.0),
+            phase.1,
+            crate::units::format_duration(phase.0)
+        ),
+        false,
+    );
+}
+
 /// Jobs into phases and one profile; settings lunmark holds once per profile
 /// must agree across jobs.
 fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, problems: &mut Problems, notes: &mut Notes) -> Profile {
     let mut targets: Vec<String> = Vec::new();
     let mut phases: Vec<(Vec<String>, Vec<WorkerGroup>)> = Vec::new();
     let mut used_names: BTreeSet<String> = BTreeSet::new();
+    // Each phase's startdelay, and the job that set it.
+    let mut delays: Vec<(Duration, String)> = Vec::new();
     for job in jobs {
         let new_phase = match &job.wait_for {
             Some((other, line)) if !jobs.iter().take_while(|j| !std::ptr::eq(*j, job)).any(|j| &j.name == other) => {
@@ -1967,6 +2150,9 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         };
         if new_phase {
             phases.push((Vec::new(), Vec::new()));
+            delays.push((job.startdelay.0, job.name.clone()));
+        } else {
+            same_delay(job, delays.last().expect("a phase"), problems);
         }
         let mut group_name = job.name.clone();
         let mut n = 2;
@@ -2003,6 +2189,13 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         });
     }
 
+    for ((delay, job), (names, _)) in delays.iter().zip(&phases).filter(|((d, _), _)| !d.is_zero()) {
+        notes.push(format!(
+            "startdelay={} (job '{job}'): every job of phase {} waits alike, so fio starts them together that much later; lunmark starts them at once, which changes no figure (the target only idles that long in fio)",
+            crate::units::format_duration(*delay),
+            names.join("+")
+        ));
+    }
     let first = &jobs[0];
     let all: Vec<&Job> = jobs.iter().collect();
     let mut agree = |what: &str, key: &str, same: &dyn Fn(&Job, &Job) -> bool| agree_among(&all, what, key, same, problems);
@@ -2014,6 +2207,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
     agree("ramp_time", "ramp_time", &|a, b| a.ramp == b.ramp);
     agree("randseed", "randseed", &|a, b| a.seed == b.seed);
     agree("verify", "verify", &|a, b| a.verify == b.verify);
+    agree("ss and ss_dur (lunmark ends a point on one steady state, --steady)", "ss_dur", &|a, b| a.steady == b.steady);
     agree("percentile_list (lunmark reports the same percentiles of every group)", "percentile_list", &|a, b| {
         a.percentiles == b.percentiles
     });
@@ -2113,6 +2307,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         cpus_policy: first.cpus_policy,
         data,
         verify: first.verify,
+        steady: first.steady.clone(),
         percentiles: first.percentiles.clone(),
         // Distribution, think time and arrivals are the jobs' own (each group's).
         dist: None,
@@ -2424,15 +2619,41 @@ mod tests {
         assert!(refused("[j]\nsize=1m\nnuma_cpu_nodes=0\ncpus_allowed=0\n").contains("give one of cpus_allowed and numa_cpu_nodes"));
     }
 
+    /// fio's slope criterion is |slope a second| < X% of the mean; lunmark's
+    /// slope excursion is that slope x (window - 1): the limits match, and the
+    /// range limit cannot bind. The deviation criterion maps onto a range of 2X%.
     #[test]
-    fn fio_steady_state_is_refused_naming_lunmarks() {
-        let e = refused("[j]\nsize=1m\nruntime=60\ntime_based\nss=iops:10%\nss_dur=30\nsteadystate_ramp_time=5\n");
-        for line in ["line 5: ss=iops:10%", "line 6: ss_dur=30", "line 7: steadystate_ramp_time=5"] {
-            assert!(e.contains(line), "{line}: {e}");
+    fn fio_steady_state_maps_onto_lunmarks() {
+        use crate::workload::steady::{judge, SteadyMetric};
+        let i = map("[j]\nsize=1m\nruntime=60\ntime_based\nss=iops_slope:1%\nss_dur=5\n");
+        let s = i.profile.steady.clone().expect("steady");
+        assert_eq!((s.metric, s.window, s.round.as_secs(), s.slope, s.range), (SteadyMetric::Iops, 5, 1, 4.0, 500.0));
+        assert!(
+            i.notes.iter().any(|n| n.starts_with(
+                "ss=iops_slope:1% (line 5), ss_dur=5s: job 'j' -> --steady iops, window 5 x 1 s, slope excursion 4% of the mean"
+            )),
+            "{:?}",
+            i.notes
+        );
+        // fio: slope 0.9 a second on a mean of 100 is steady (< 1%), 1.1 is not; lunmark the same.
+        for (step, steady) in [(0.9, true), (1.1, false)] {
+            let w: Vec<f64> = (0..5).map(|k| 98.2 + step * k as f64).collect();
+            assert_eq!(judge(&w, s.range, s.slope).steady, steady, "step {step}: {w:?}");
         }
-        assert!(e.contains("give --steady iops|bw|lat"), "{e}");
-        let lenient = ImportOptions { lenient: true, ..Default::default() };
-        assert!(import("[j]\nsize=1m\nss=iops:10%\n", "t.fio", "t", &env, &lenient).is_err(), "it changes when the point ends");
+        // Wildly spread figures with no slope: fio's slope test passes, and lunmark's range does not stop it.
+        assert!(judge(&[10.0, 190.0, 100.0, 190.0, 10.0], s.range, s.slope).steady);
+        let s = map("[j]\nsize=1m\nruntime=60\ntime_based\nsteadystate=bw:10%\nsteadystate_duration=6s\n").profile.steady.unwrap();
+        assert_eq!((s.metric, s.window, s.range, s.slope), (SteadyMetric::Bw, 6, 20.0, 30.0));
+        // No ss_dur: fio does not watch (a note); ss_dur alone: fio's default iops_slope:0.01%.
+        assert!(map("[j]\nsize=1m\nss=iops:10%\n").profile.steady.is_none());
+        assert_eq!(map("[j]\nsize=1m\nruntime=9\ntime_based\nss_dur=3\n").profile.steady.unwrap().slope, 0.02);
+        let e = refused("[j]\nsize=1m\nruntime=60\ntime_based\nss=iops:10%\nss_dur=30\nsteadystate_ramp_time=5\n");
+        assert!(e.contains("line 7: steadystate_ramp_time=5: fio waits 5 after its ramp") && e.contains("--steady iops|bw"), "{e}");
+        assert!(refused("[j]\nsize=1m\nss=iops:200\nss_dur=10\n")
+            .contains("line 3: ss=iops:200: '200': lunmark's --steady takes limits in percent"));
+        assert!(refused("[j]\nsize=1m\nss=lat:1%\nss_dur=10\n").contains("'lat' is not a steady-state criterion"));
+        assert!(refused("[j]\nsize=1m\nss=iops:1%\nss_dur=1500ms\n").contains("line 4: ss_dur=1500ms: fio takes a sample a second"));
+        assert!(refused("[a]\nsize=1m\nss=iops:1%\nss_dur=10\n[b]\nsize=1m\n").contains("differs from job 'a' in ss and ss_dur"));
     }
 
     /// fio's log options name fio's files (`PREFIX_bw.N.log`, N the job's
@@ -2654,16 +2875,20 @@ mod tests {
 
     #[test]
     fn lenient_refusal_names_only_what_blocks() {
-        // unlink changes no figure (lenient would skip it); startdelay blocks.
-        let text = "[a]\nsize=1m\nunlink=1\nstartdelay=5\n";
+        // unlink changes no figure (lenient would skip it); jobs of a phase starting apart block.
+        let text = "[a]\nsize=1m\nunlink=1\n[b]\nsize=1m\nstartdelay=5\n";
         let lenient = ImportOptions { lenient: true, ..Default::default() };
         let e = import(text, "t.fio", "t", &env, &lenient).unwrap_err().to_string();
-        assert!(e.contains("line 4: startdelay=5"), "{e}");
+        assert!(e.contains("line 6: startdelay=5: job 'b' starts 5s after the phase while job 'a' starts after 0s"), "{e}");
         assert!(!e.contains("unlink"), "lenient names only what blocks: {e}");
         assert!(e.contains("--fio-lenient cannot skip them"), "{e}");
         // Without --fio-lenient both are named, and the hint says what lenient would skip.
         let e = refused(text);
-        assert!(e.contains("line 3: unlink=1") && e.contains("line 4: startdelay=5"), "{e}");
+        assert!(e.contains("line 3: unlink=1") && e.contains("line 6: startdelay=5"), "{e}");
+        // A delay every job of the phase shares starts the phase later in fio: a note, nothing refused.
+        let i = map("[global]\nstartdelay=2\nsize=1m\n[a]\n[b]\nstonewall\nstartdelay=1\n");
+        assert!(i.notes.iter().any(|n| n.starts_with("startdelay=2s (job 'a'): every job of phase a waits alike")), "{:?}", i.notes);
+        assert!(i.notes.iter().any(|n| n.starts_with("startdelay=1s (job 'b'): every job of phase b waits alike")), "{:?}", i.notes);
     }
 
     #[test]
@@ -2704,12 +2929,33 @@ mod tests {
         assert!(i.notes.iter().any(|n| n.starts_with("buffer_pattern=0xdeadbeef")), "{:?}", i.notes);
         assert!(refused("[a]\nsize=1m\nrw=write\nbuffer_pattern=0xdeadbeef\n")
             .contains("line 4: buffer_pattern=0xdeadbeef: fio writes this pattern in every write"));
-        // rw=read:N skips and rw=randread:N runs: refused, naming what to use.
+        // rw=read:N skips and rw=randread:N runs, onto the access line (fio 3.33's write_iolog).
+        let i = map("[a]\nsize=1m\nbs=4k\nrw=read:8k\n");
+        let l = &i.profile.phases[0].groups[0].access[0];
+        assert_eq!((l.skip, l.random_run), (Some(Bytes(8192)), None));
         assert!(
-            refused("[a]\nsize=1m\nrw=read:8k\n").contains("line 3: rw=read:8k: the ':8k' suffix makes fio skip 8k after each I/O")
-                && refused("[a]\nsize=1m\nrw=read:8k\n").contains("drop ':8k'")
+            i.notes.iter().any(|n| n.starts_with("rw=read:8k (line 4): each sequential I/O leaves a hole of 8k after it")),
+            "{:?}",
+            i.notes
         );
-        assert!(refused("[a]\nsize=1m\nrw=randread:8\n").contains("issue 8 I/Os in a row from each random offset"));
+        assert_eq!(i.profile.ios, Some(86), "fio reads 86 blocks of a 1m file with rw=read:8k bs=4k");
+        let l = map("[a]\nsize=1m\nrw=randread:8\nrw_sequencer=identical\n").profile.phases[0].groups[0].access[0].clone();
+        assert_eq!((l.skip, l.random_run, l.random_run_same), (None, Some(8), true));
+        // The profile keys read back the same, and bad values are refused naming the field.
+        let p = map("[a]\nsize=1m\nrw=randread:8\nrw_sequencer=identical\n").profile;
+        let back = profile::parse(&profile::to_toml(&p), "t").unwrap();
+        assert_eq!(back.phases[0].groups[0].access[0], p.phases[0].groups[0].access[0]);
+        let toml = profile::to_toml(&p);
+        assert!(toml.contains("random_run = 8") && toml.contains("random_run_same = true"), "{toml}");
+        let e = profile::parse(&toml.replace("random_run = 8", "random_run = 0"), "t").unwrap_err().to_string();
+        assert!(e.contains("access line 1 random_run"), "{e}");
+        let e = profile::parse(&toml.replace("random_run = 8\n", ""), "t").unwrap_err().to_string();
+        assert!(e.contains("random_run_same is set without random_run"), "{e}");
+        assert!(refused("[a]\nsize=1m\nrw=read:-8k\n").contains("line 3: rw=read:-8k: '-8k' moves fio backwards"));
+        assert!(refused("[a]\nsize=1m\nrw=randread:x\n").contains("'x' is not a number of I/Os per random offset"));
+        assert!(
+            refused("[a]\nsize=1m\nrw=randread:2\nrw_sequencer=odd\n").contains("line 4: rw_sequencer=odd: 'odd' is not an rw_sequencer")
+        );
         // percentile_list: the percentiles reported; refused when fio would refuse it.
         let p = map("[a]\nsize=1m\npercentile_list=1:50:99.5\n").profile;
         assert_eq!(p.percentiles, vec![1.0, 50.0, 99.5]);
@@ -2730,6 +2976,17 @@ mod tests {
         // do_verify=0: fio checks nothing, and neither does lunmark.
         assert!(!map("[a]\nsize=1m\nrw=randrw\nverify=md5\ndo_verify=0\n").profile.verify);
         assert!(map("[a]\nsize=1m\nrw=randrw\nverify=md5\ndo_verify=1\n").profile.verify);
+        // A job that only writes checks nothing in lunmark (fio reads it back): refused, or with --journal a note.
+        let e = refused("[w]\nsize=1m\nrw=write\nverify=crc32c\n");
+        assert!(
+            e.contains("line 4: verify=crc32c: job 'w' only writes")
+                && e.contains("--journal FILE, then `lunmark verify TARGET --journal FILE`"),
+            "{e}"
+        );
+        assert!(!map("[w]\nsize=1m\nrw=write\nverify=crc32c\ndo_verify=0\n").profile.verify);
+        let journal = ImportOptions { journal: true, ..Default::default() };
+        let i = import("[w]\nsize=1m\nrw=randwrite\nverify=md5\n", "t.fio", "t", &env, &journal).unwrap();
+        assert!(i.profile.verify && i.notes.iter().any(|n| n.contains("lunmark records every write in the --journal")), "{:?}", i.notes);
         // fio reads `100%%` (a template's escaped sign) as 100%.
         assert_eq!(fio_job::parse_percent("100%%"), Some(Ok(100.0)));
         // fio 3.33 reads bs=4k-512k as 4k; lunmark says so and names bsrange.

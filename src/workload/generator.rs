@@ -70,6 +70,20 @@ struct Line {
     trim: f64,
     random: f64,
     align: u64,
+    /// How far a sequential I/O moves the cursor: bs plus the line's skip.
+    step: u64,
+    /// Random I/Os per drawn offset (1: each drawn afresh).
+    run: u32,
+    /// How far each I/O of a random run moves on: `step`, or 0 to repeat the offset.
+    run_step: u64,
+}
+
+/// Where a random run of a target goes on: I/Os left in it, and the next offset
+/// relative to the region start.
+#[derive(Clone, Copy, Debug, Default)]
+struct Run {
+    left: u32,
+    next: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -79,6 +93,8 @@ pub struct Generator {
     regions: Vec<Region>,
     /// Next sequential offset, relative to the region start, per target.
     cursors: Vec<u64>,
+    /// Per target: the random run under way (never one for lines without `random_run`).
+    runs: Vec<Run>,
     /// Per (line, target), line-major: the sampler of a line with a
     /// non-uniform distribution. Empty when every line is uniform.
     samplers: Vec<Option<Sampler>>,
@@ -96,6 +112,7 @@ impl Generator {
             .iter()
             .map(|l| {
                 acc += l.share / total;
+                let step = l.bs.get() + l.skip.map_or(0, |s| s.get());
                 Line {
                     until: acc,
                     len: l.bs.get() as u32,
@@ -103,10 +120,14 @@ impl Generator {
                     trim: l.trim / 100.0,
                     random: l.random / 100.0,
                     align: l.alignment(),
+                    step,
+                    run: l.random_run.unwrap_or(1),
+                    run_step: if l.random_run_same { 0 } else { step },
                 }
             })
             .collect();
         let cursors = vec![0; regions.len()];
+        let runs = vec![Run::default(); regions.len()];
         // Keyed by the run's seed, not the stream: every worker has the same hot blocks.
         let samplers = if access.iter().all(|l| l.dist.as_ref().is_none_or(|d| d.is_uniform())) {
             Vec::new()
@@ -123,7 +144,7 @@ impl Generator {
                 .collect()
         };
         let moves = access.iter().any(|l| l.dist.as_ref().is_some_and(|d| d.moves()));
-        Generator { rng: Rng::for_stream(seed, stream), lines, regions, cursors, samplers, moves }
+        Generator { rng: Rng::for_stream(seed, stream), lines, regions, cursors, runs, samplers, moves }
     }
 
     /// Whether `next_at` needs the time (a hot band); the caller skips reading it otherwise.
@@ -163,23 +184,34 @@ impl Generator {
         } else {
             Op::Write
         };
-        let random = line.random >= 1.0 || (line.random > 0.0 && self.rng.unit() < line.random);
+        let mut random = line.random >= 1.0 || (line.random > 0.0 && self.rng.unit() < line.random);
         let region = self.regions[target];
         let len = line.len as u64;
         let offset = if random {
-            let positions = (region.len - len) / line.align + 1;
-            let pick = match self.samplers.get(line_index * self.regions.len() + target) {
-                Some(Some(sampler)) => sampler.draw(&mut self.rng, elapsed_ns),
-                _ => self.rng.below(positions),
+            // Lines without a run keep `left` at 0: the same draws as always.
+            let run = &mut self.runs[target];
+            let at = if run.left > 0 && run.next + len <= region.len {
+                run.left -= 1;
+                random = false;
+                run.next
+            } else {
+                run.left = line.run - 1;
+                let positions = (region.len - len) / line.align + 1;
+                let pick = match self.samplers.get(line_index * self.regions.len() + target) {
+                    Some(Some(sampler)) => sampler.draw(&mut self.rng, elapsed_ns),
+                    _ => self.rng.below(positions),
+                };
+                pick * line.align
             };
-            region.start + pick * line.align
+            run.next = at + line.run_step;
+            region.start + at
         } else {
             let cursor = &mut self.cursors[target];
             if *cursor + len > region.len {
                 *cursor = 0;
             }
             let at = *cursor;
-            *cursor += len;
+            *cursor += line.step;
             region.start + at
         };
         IoShape { op, offset, len: line.len, random, line: line_index as u16 }
@@ -225,6 +257,36 @@ mod tests {
         let a: Vec<u64> = (0..32).scan(Generator::new(9, 0, &plain, vec![region]), |g, _| Some(g.next(0).offset)).collect();
         let b: Vec<u64> = (0..32).scan(Generator::new(9, 0, &[uniform], vec![region]), |g, _| Some(g.next(0).offset)).collect();
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn a_skip_leaves_a_hole_after_each_sequential_io() {
+        // fio 3.33, rw=read:8k bs=4k: reads at 0, 12288, 24576, ... (its write_iolog).
+        let region = Region { start: 4096, len: 40960 };
+        let skipping = AccessLine { skip: Some(Bytes(8192)), ..line(100.0, 4096, 100.0, 0.0) };
+        let mut g = Generator::new(1, 0, &[skipping], vec![region]);
+        let offs: Vec<u64> = (0..5).map(|_| g.next(0).offset - 4096).collect();
+        assert_eq!(offs, vec![0, 12288, 24576, 36864, 0], "a hole of 8k after each 4k read, wrapping at the end");
+    }
+
+    #[test]
+    fn a_random_run_draws_an_offset_every_n_ios() {
+        let region = Region { start: 0, len: 1 << 30 };
+        let run = AccessLine { random_run: Some(4), ..line(100.0, 4096, 100.0, 100.0) };
+        let mut g = Generator::new(7, 0, std::slice::from_ref(&run), vec![region]);
+        let ios: Vec<IoShape> = (0..12).map(|_| g.next(0)).collect();
+        for chunk in ios.chunks(4) {
+            assert!(chunk[0].random, "each run starts at a drawn offset");
+            for (k, io) in chunk.iter().enumerate().skip(1) {
+                assert!(!io.random);
+                assert_eq!(io.offset, chunk[0].offset + 4096 * k as u64, "fio's rw=randread:4: sequential I/Os between draws");
+            }
+        }
+        assert_ne!(ios[0].offset + 4 * 4096, ios[4].offset, "a new offset after 4 I/Os");
+        let same = AccessLine { random_run_same: true, ..run };
+        let mut g = Generator::new(7, 0, &[same], vec![region]);
+        let offs: Vec<u64> = (0..8).map(|_| g.next(0).offset).collect();
+        assert!(offs[..4].iter().all(|o| *o == offs[0]) && offs[4..].iter().all(|o| *o == offs[4]), "rw_sequencer=identical: {offs:?}");
     }
 
     #[test]

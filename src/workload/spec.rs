@@ -42,6 +42,17 @@ pub struct AccessLine {
     /// IOmeter's burst length: I/Os of this line between two delays (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub burst: Option<u32>,
+    // fio's `rw=read:8k` and `rw=randread:8` with `rw_sequencer` (issue 26).
+    /// A hole left after each sequential I/O: the next starts `bs + skip` on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip: Option<Bytes>,
+    /// A random offset is drawn every `random_run` random I/Os; those between
+    /// continue sequentially from it (or repeat it, with `random_run_same`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_run: Option<u32>,
+    /// The I/Os of a random run repeat its offset instead of moving on (fio's rw_sequencer=identical).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub random_run_same: bool,
 }
 
 impl AccessLine {
@@ -424,6 +435,15 @@ fn validate_lines(g: &WorkerGroup) -> Result<(), SpecError> {
         if line.burst.is_some() && line.delay.is_none() {
             return Err(SpecError::BurstWithoutDelay { field: at("burst") });
         }
+        if line.random_run == Some(0) {
+            return Err(SpecError::Zero { field: at("random_run") });
+        }
+        if line.random_run_same && line.random_run.is_none() {
+            return Err(SpecError::Needs { field: at("random_run_same"), needs: "random_run" });
+        }
+        if line.skip.is_some_and(|s| s.get() > MAX_SKIP) {
+            return Err(SpecError::TooLarge { field: at("skip"), value: line.skip.map_or(0, |s| s.get()), max: MAX_SKIP });
+        }
         total += line.share;
     }
     if (total - 100.0).abs() > 0.01 {
@@ -446,6 +466,8 @@ pub const MIN_RATE: f64 = 1e-3;
 pub const MAX_RATE: f64 = 1e9;
 /// The largest transfer size of an access line (64 MiB).
 pub const MAX_BS: u64 = 64 * Bytes::MIB;
+/// The largest hole after a sequential I/O (1 TiB): keeps `bs + skip` far from overflow.
+pub const MAX_SKIP: u64 = 1 << 40;
 
 #[derive(Debug, Error, PartialEq)]
 pub enum SpecError {
@@ -479,6 +501,8 @@ pub enum SpecError {
     UnknownEngine { value: String },
     #[error("{field} is set without its pause: give the delay too (delay = \"5ms\" on the access line, or --thinktime)")]
     BurstWithoutDelay { field: String },
+    #[error("{field} is set without {needs}: give {needs} too, or drop it")]
+    Needs { field: String, needs: &'static str },
     #[error("group '{group}' has think time (delay, --thinktime) and a rate (--rate, follow): think time belongs to a closed loop, a rate sets the schedule itself; use one of them")]
     ThinkWithRate { group: String },
     /// A run-wide setting (data reduction, steady state) that cannot apply, in words naming its flag.
@@ -511,6 +535,19 @@ pub fn think_rules(group: &WorkerGroup) -> Vec<ThinkRule> {
         }
     }
     rules
+}
+
+/// A line's skips and random runs, for the dry run ("" for none): fio's `rw=read:8k` and `rw=randread:8`.
+pub fn describe_runs(l: &AccessLine) -> String {
+    let mut out = String::new();
+    if let Some(skip) = l.skip.filter(|_| l.random < 100.0) {
+        out.push_str(&format!(", a hole of {skip} after each sequential I/O"));
+    }
+    if let Some(n) = l.random_run.filter(|_| l.random > 0.0) {
+        let between = if l.random_run_same { "the same offset" } else { "sequential" };
+        out.push_str(&format!(", a random offset every {n} random I/Os ({between} between)"));
+    }
+    out
 }
 
 /// Text for `--dry-run` of one line's think time ("" when none).

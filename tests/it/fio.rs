@@ -918,3 +918,117 @@ fn percentile_list_chooses_the_percentiles_reported() {
         "fio's keys, in order: {text}"
     );
 }
+
+/// The offsets of a job file's I/Os as fio 3.33 issues them (its io debug log).
+fn fio_offsets(job: &Path) -> Vec<u64> {
+    let out = Command::new("fio").arg("--debug=io").arg(job).output().unwrap();
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    let log = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    log.lines()
+        .filter(|l| l.contains(" fill: "))
+        .map(|l| u64::from_str_radix(l.split("off=0x").nth(1).unwrap().split(',').next().unwrap(), 16).unwrap())
+        .collect()
+}
+
+/// rw=read:8k leaves a hole of 8k after each I/O, rw=randread:4 draws an
+/// offset every 4 I/Os with sequential ones between (rw_sequencer=identical:
+/// the same offset 4 times): lunmark's trace of the job file shows the same
+/// pattern as fio's own offsets (a trial found both suffixes refused).
+#[test]
+fn rw_skips_and_random_runs_issue_the_offsets_fio_issues() {
+    let dir = shm_dir();
+    let job = dir.path().join("s.fio");
+    let trace = dir.path().join("s.trace");
+    let ours = |text: &str| {
+        std::fs::write(&job, text).unwrap();
+        let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--no-store", "--trace", trace.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        lunmark::trace::load_trace(&trace).unwrap().1.iter().map(|r| r.offset).collect::<Vec<u64>>()
+    };
+    let skip = "[s]\nioengine=null\nsize=1m\nbs=4k\nrw=read:8k\n";
+    let want: Vec<u64> = (0..86).map(|k| k * 12288).collect();
+    std::fs::write(&job, skip).unwrap();
+    assert_eq!(fio_offsets(&job), want, "fio: one 4k read every 12k, 86 over 1m");
+    assert_eq!(ours(skip), want, "lunmark: the same blocks, the holes between left out");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
+    assert!(stdout(&out).contains("aligned to 4k, a hole of 8k after each sequential I/O"), "{}", stdout(&out));
+
+    // One worker at QD1: the trace is in issue order, as fio's log.
+    for (sequencer, step) in [("sequential", 4096), ("identical", 0)] {
+        let text = format!("[r]\nioengine=null\nsize=1g\nbs=4k\nrw=randread:4\nrw_sequencer={sequencer}\nnumber_ios=400\nnorandommap\n");
+        std::fs::write(&job, &text).unwrap();
+        for (who, offs) in [("fio", fio_offsets(&job)), ("lunmark", ours(&text))] {
+            assert_eq!(offs.len(), 400, "{who}");
+            for run in offs.chunks(4) {
+                let steps: Vec<u64> = run.windows(2).map(|w| w[1].wrapping_sub(w[0])).collect();
+                assert_eq!(steps, [step; 3], "{who} with rw_sequencer={sequencer}: {run:?}");
+            }
+            let starts: std::collections::HashSet<u64> = offs.iter().step_by(4).copied().collect();
+            assert!(starts.len() > 95, "{who}: a fresh random offset every 4 I/Os ({} distinct of 100)", starts.len());
+        }
+    }
+}
+
+/// ss=iops_slope:X% with ss_dur runs as lunmark's --steady, the mapping said
+/// in the dry run: a paced job is steady after its window and ends there,
+/// long before its runtime (a trial found ss refused).
+#[test]
+fn fio_steady_state_ends_the_point_as_lunmarks_steady() {
+    let dir = shm_dir();
+    let job = dir.path().join("ss.fio");
+    std::fs::write(
+        &job,
+        "[ss]\nioengine=null\nsize=1g\nbs=4k\nrw=randread\nrate_iops=500\nruntime=30\ntime_based\nss=iops_slope:2%\nss_dur=3\n",
+    )
+    .unwrap();
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
+    let plan = stdout(&out);
+    assert!(
+        plan.contains("ss=iops_slope:2% (line 9), ss_dur=3s: job 'ss' -> --steady iops, window 3 x 1 s, slope excursion 4% of the mean"),
+        "{plan}{}",
+        stderr(&out)
+    );
+    assert!(plan.contains("steady: the point ends when the last 3 rounds of 1s are steady in iops"), "{plan}");
+    let json = dir.path().join("ss.json");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--no-store", "--json", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = &read_json(&json)["points"][0]["summary"];
+    assert_eq!(s["steady"]["reached"], true, "{}", s["steady"]);
+    assert_eq!(s["steady"]["window"].as_array().unwrap().len(), 3);
+    let d = s["duration_s"].as_f64().unwrap();
+    assert!((2.9..10.0).contains(&d), "ended when steady, not at runtime=30: {d} s");
+}
+
+/// verify= on a job that only writes: fio reads every block back after the
+/// writes, lunmark checks only what it reads, so the job would check nothing
+/// (a trial found it ran with `blocks_checked` 0). Refused naming --journal;
+/// with it, `lunmark verify` reads every written block back, and finds a
+/// block damaged after the run.
+#[test]
+fn verify_on_a_job_that_only_writes_is_read_back_through_the_journal() {
+    let dir = shm_dir();
+    let job = dir.path().join("w.fio");
+    let file = dir.path().join("w.dat");
+    std::fs::write(
+        &job,
+        format!("[w]\nfilename={}\nrw=randwrite\nbs=4k\nsize=1m\nnumber_ios=300\nverify=crc32c\nioengine=psync\n", file.display()),
+    )
+    .unwrap();
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("line 7: verify=crc32c: job 'w' only writes") && err.contains("Run it with --journal FILE"), "{err}");
+
+    let journal = dir.path().join("w.journal");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--no-store", "--journal", journal.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let check = || {
+        lunmark().current_dir(dir.path()).args(["verify", file.to_str().unwrap(), "--journal", journal.to_str().unwrap()]).output().unwrap()
+    };
+    let out = check();
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    // Damage every block: the read-back finds the writes gone.
+    std::fs::write(&file, vec![0u8; 1 << 20]).unwrap();
+    let out = check();
+    assert_eq!(out.status.code(), Some(5), "{}{}", stdout(&out), stderr(&out));
+}

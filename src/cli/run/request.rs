@@ -67,6 +67,7 @@ impl RunArgs {
                 lenient: self.fio_lenient,
                 run_length_given: self.time.is_some() || self.ios.is_some(),
                 targets: self.targets.clone(),
+                journal: self.journal.is_some(),
             };
             let imported = fio_map::import_file(path, &options)?;
             let told = imported

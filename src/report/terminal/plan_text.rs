@@ -283,7 +283,7 @@ pub fn render(plan: &PlanView) -> String {
             for l in &g.access {
                 let _ = writeln!(
                     out,
-                    "  {:>5.1}% of I/Os: {} transfers, {}% read / {}{}% write, {}% random / {}% sequential, aligned to {}{}{}",
+                    "  {:>5.1}% of I/Os: {} transfers, {}% read / {}{}% write, {}% random / {}% sequential, aligned to {}{}{}{}",
                     l.share,
                     l.bs,
                     l.read,
@@ -294,7 +294,8 @@ pub fn render(plan: &PlanView) -> String {
                     crate::units::Bytes(l.alignment()),
                     // A distribution only shapes random offsets: unsaid on sequential lines.
                     crate::workload::dist::describe(l.dist.as_ref().filter(|_| l.random > 0.0)),
-                    crate::workload::spec::describe_think(l)
+                    crate::workload::spec::describe_think(l),
+                    crate::workload::spec::describe_runs(l)
                 );
             }
         }
