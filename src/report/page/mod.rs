@@ -5,6 +5,7 @@ pub mod figures;
 pub mod html;
 pub mod markdown;
 pub mod ranks;
+pub mod raster;
 pub mod report_compare;
 pub mod report_meta;
 pub mod report_tables;
