@@ -104,3 +104,57 @@ fn each_chart_is_written_as_svg_and_png() {
     let out = with_store(&store, &["report", &id, "-o", html.to_str().unwrap(), "--charts-format", "png"]);
     assert!(!out.status.success() && stderr(&out).contains("--charts <DIR>"), "{}", stderr(&out));
 }
+
+/// Results that differ in one setting none of them sweeps make one curve:
+/// three runs at 1, 2 and 4 workers are IOPS and MB/s against workers, a
+/// marker per result, each x named in the caption; two runs of the same
+/// queue-depth sweep at 4k and 64k are IOPS against transfer size, one line
+/// per queue depth. Results that differ in two settings get no such chart.
+#[test]
+fn results_that_differ_in_one_setting_are_charted_against_it() {
+    let dir = shm_dir();
+    let store = dir.path().join("results.db");
+    let file = dir.path().join("data");
+    let base = ["-t", file.to_str().unwrap(), "--size", "4m", "--read", "100", "--random", "100"];
+    let run = |more: &[&str]| measure(&store, &[&base[..], more].concat());
+    let by_workers: Vec<String> = ["1", "2", "4"].iter().map(|w| run(&["--bs", "4k", "--workers", w, "--label", &format!("w{w}")])).collect();
+    let charts = dir.path().join("charts");
+    std::fs::create_dir(&charts).unwrap();
+    let html = dir.path().join("r.html");
+    let report = |ids: &[&str]| {
+        for e in std::fs::read_dir(&charts).unwrap() {
+            std::fs::remove_file(e.unwrap().path()).unwrap();
+        }
+        let args = [&["report"][..], ids, &["-o", html.to_str().unwrap(), "--charts", charts.to_str().unwrap(), "--charts-format", "svg"]];
+        let out = with_store(&store, &args.concat());
+        assert!(out.status.success(), "{}", stderr(&out));
+    };
+    report(&by_workers.iter().map(String::as_str).collect::<Vec<_>>());
+    for (id, what) in [("iops-workers-across", "IOPS"), ("mbps-workers-across", "Throughput")] {
+        let svg = std::fs::read_to_string(charts.join(format!("{id}.svg"))).unwrap_or_else(|_| panic!("no {id}.svg"));
+        let t = texts(&svg);
+        assert!(t.contains(&format!("{what} against workers, across results")), "{t:?}");
+        for x in ["1", "2", "4"] {
+            assert!(t.iter().any(|s| s == x), "no x label {x}: {t:?}");
+        }
+        assert_eq!(markers(&svg, COLORS[0]), 4, "a marker per result and the legend's");
+        assert_eq!(markers(&svg, COLORS[1]), 0, "one line");
+    }
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("each x is one result: 1: w1; 2: w2; 4: w4"), "the caption names the result at each x");
+
+    // The same sweep at two transfer sizes: one line per queue depth, against transfer size.
+    let by_bs: Vec<String> = ["4k", "64k"].iter().map(|bs| run(&["--bs", bs, "--sweep", "qd=1,2"])).collect();
+    report(&by_bs.iter().map(String::as_str).collect::<Vec<_>>());
+    let svg = std::fs::read_to_string(charts.join("iops-bs-across.svg")).expect("iops-bs-across.svg");
+    let t = texts(&svg);
+    assert!(t.contains(&"IOPS against transfer size, across results".to_string()) && t.contains(&"qd=2".to_string()), "{t:?}");
+    assert!(t.iter().any(|s| s == "64") && t.iter().any(|s| s == "4"), "{t:?}");
+    assert_eq!((markers(&svg, COLORS[0]), markers(&svg, COLORS[1])), (3, 3), "two lines of two results each");
+
+    // Two settings apart (workers and transfer size): no curve across them.
+    let other = run(&["--bs", "64k", "--workers", "2"]);
+    report(&[&by_workers[0], &other]);
+    let across: Vec<_> = std::fs::read_dir(&charts).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains("across")).collect();
+    assert!(across.is_empty(), "{across:?}");
+}

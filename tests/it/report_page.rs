@@ -56,18 +56,6 @@ pub(crate) fn figure<'a>(html: &'a str, id: &str) -> &'a str {
     &rest[..rest.find("</figure>").unwrap()]
 }
 
-/// The texts of a chart (axis labels, legend, title), trimmed.
-fn texts(svg: &str) -> Vec<String> {
-    svg.split("<text").skip(1).filter_map(|t| Some(t.split_once('>')?.1.split("</text>").next()?.trim().to_string())).collect()
-}
-
-/// Markers of one colour in a chart (the legend's one included).
-fn markers(svg: &str, fill: &str) -> usize {
-    svg.split("<circle").skip(1).filter(|c| c.split('>').next().unwrap().contains(&format!("fill=\"{fill}\""))).count()
-}
-
-const COLORS: [&str; 4] = ["#1F77B4", "#FF7F0E", "#2CA02C", "#D62728"];
-
 /// A `qd x bs` sweep: one line per block size and result on the queue-depth
 /// charts with a marker at every queue depth, the workload of every point
 /// stated, human headers, formatted numbers, a readable default name, and a

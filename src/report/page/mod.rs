@@ -1,5 +1,6 @@
 //! The report page a user pastes into a document: HTML and Markdown, their tables, figures and SVG charts.
 
+pub mod across;
 pub mod charts;
 pub mod figures;
 pub mod html;
