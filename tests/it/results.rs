@@ -513,3 +513,18 @@ fn a_multi_result_export_imports_back() {
     assert_eq!(again.status.code(), Some(1));
     assert!(stderr(&again).contains(&format!("result {a} (result [0]) is already in")), "{}", stderr(&again));
 }
+
+/// Two results with no point in common (one a `qd` sweep, one a plain run):
+/// `compare` compared nothing and exited 0; it is an error naming the points.
+#[test]
+fn compare_with_no_point_in_common_fails_and_says_why() {
+    let s = Store::new();
+    let common = ["-t", "mem:16m", "--read", "100", "--time", "200ms", "--ramp", "0"];
+    let a = s.measure(&[&common[..], &["--sweep", "qd=1,2"]].concat());
+    let b = s.measure(&common);
+    let out = s.run(&["compare", &a, &b, "--force"]);
+    assert!(!out.status.success(), "exit 0 with nothing compared:\n{}", stdout(&out));
+    let e = stderr(&out);
+    assert!(e.contains("no point is in every result, so nothing was compared") && e.contains("qd=1 (not in every result)"), "{e}");
+    assert_eq!(e.matches("error").count(), 1, "{e}");
+}
