@@ -101,7 +101,7 @@ pub fn execute(args: CacheCurveArgs) -> Result<i32> {
     let json = args.json.as_deref().map(|p| output_path::check("--json", p, Mode::Replace)).transpose()?;
     let report = build(&args)?;
     // A closed stdout (`| head`) is reported, not a panic, and the JSON file is still written.
-    let printed = super::print_out(&render(&report));
+    let printed = super::print_out(&render(&report), "the summary");
     if let Some(out) = json {
         let text = serde_json::to_string_pretty(&report)?;
         out.replace_with((text + "\n").as_bytes())?;

@@ -423,6 +423,11 @@ fn a_closed_stdout_ends_listing_quietly_and_a_run_still_saves() {
     let new_id = saved.split_whitespace().nth(2).unwrap();
     let list = stdout(&s.run(&["results", "list"]));
     assert!(list.contains(&id) && list.contains(new_id), "the run with a closed stdout was not saved: {list}");
+
+    // With --json -, what stdout lost is the JSON result (the summary went to stderr); it said "the summary".
+    let (err, _) = closed_stdout_in(&s, &["run", "-t", "mem:16m", "--time", "300ms", "--ramp", "0", "--json", "-"]);
+    assert!(err.contains("error: the JSON result was not printed: stdout was closed (broken pipe)"), "{err}");
+    assert!(!err.contains("the summary was not printed"), "{err}");
 }
 
 /// Runs lunmark, killing it (by its own handle) if it has not ended in 20 s.

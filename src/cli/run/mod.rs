@@ -355,9 +355,9 @@ fn emit(result: &RunResult, json: Option<&str>, shape: JsonShape, detail: bool) 
     match json {
         Some("-") => {
             crate::ewrite!("{table}");
-            super::print_out(&shape.render(result))
+            super::print_out(&shape.render(result), "the JSON result")
         }
-        _ => super::print_out(&table),
+        _ => super::print_out(&table, "the summary"),
     }
 }
 
