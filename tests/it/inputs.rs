@@ -350,3 +350,17 @@ fn a_zero_size_and_an_idle_baseline_without_a_power_source_are_refused() {
         (&["run", "-t", "mem:16m", "--idle", "1s", "--power", "none", "--dry-run"], "--power none measures none"),
     ]);
 }
+
+/// `--journal` on a run that only reads was accepted and left an empty journal.
+#[test]
+fn a_journal_on_a_run_that_writes_nothing_is_refused() {
+    assert_refused(&[
+        (&["run", "-t", "mem:16m", "--read", "100", "--journal", "{dir}/j", "--time", "200ms"], "/j: the journal records each block's write generation"),
+        (&["run", "-t", "mem:16m", "--read", "100", "--sweep", "bs=4k,8k", "--journal", "{dir}/j", "--dry-run"], "this run writes nothing"),
+    ]);
+    // A sweep whose one point writes keeps its journal.
+    let dir = shm_dir();
+    let (out, _) = run_in_store(dir.path(), &["run", "-t", "mem:16m", "--sweep", "read=100,50", "--journal", "{dir}/j", "--time", "200ms", "--ramp", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(dir.path().join("j").metadata().unwrap().len() > 0);
+}

@@ -91,6 +91,7 @@ pub fn execute_with(
     }
     let (plan, request) = planned?;
     refuse_unused_engine_flags(&args, &plan)?;
+    refuse_a_journal_without_writes(&args, &plan)?;
     if plan.repeat <= 1 && args.pick != "mean" {
         anyhow::bail!("--pick {} chooses among the repeats of a point: add --repeat N (N of 2 or more), or drop --pick", args.pick);
     }
@@ -185,6 +186,21 @@ fn plan_json(plan: &crate::run::RunPlan) -> String {
         "warnings": plan.warnings,
     });
     serde_json::to_string_pretty(&value).unwrap_or_default()
+}
+
+/// `--journal` records the generation of each block a run writes: on a run
+/// that writes nothing it would be accepted and stay empty, so it is refused
+/// (a replay's writes are the trace's, known only as it runs: not judged).
+fn refuse_a_journal_without_writes(args: &RunArgs, plan: &crate::run::RunPlan) -> Result<()> {
+    let Some(journal) = &args.journal else { return Ok(()) };
+    if plan.replay.is_none() && plan.points.iter().all(|p| p.spec.write_sizes().is_empty()) {
+        anyhow::bail!(
+            "--journal {}: the journal records each block's write generation for `lunmark verify`, and this run writes nothing \
+             (every point only reads or trims); drop --journal, or give a workload that writes (--read below 100)",
+            journal.display()
+        );
+    }
+    Ok(())
 }
 
 /// The fio-format logs a job file asks for, each path checked as an output.
