@@ -345,9 +345,12 @@ fn interrupted() -> Option<i32> {
         return None;
     }
     // The rows are saved: a closed stdout was reported with the table, and must not panic here.
-    let _ = super::print_out(&format!(
-        "lab {}: no further row ran; the rows above (an interrupted one marked) are kept in the store\n",
-        crate::run::signals::reason()
-    ), "the summary");
+    let _ = super::print_out(
+        &format!(
+            "lab {}: no further row ran; the rows above (an interrupted one marked) are kept in the store\n",
+            crate::run::signals::reason()
+        ),
+        "the summary",
+    );
     Some(exit::INTERRUPTED)
 }

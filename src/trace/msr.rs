@@ -102,7 +102,8 @@ impl Collect {
         let target = match self.index.get(&(f[1].to_string(), f[2].to_string())) {
             Some(&t) => t,
             None => {
-                let t = u16::try_from(self.devices.len()).map_err(|_| anyhow::anyhow!("{name}, line {line_no}: more than 65536 devices"))?;
+                let t =
+                    u16::try_from(self.devices.len()).map_err(|_| anyhow::anyhow!("{name}, line {line_no}: more than 65536 devices"))?;
                 self.devices.push(format!("{}/{}", f[1], f[2]));
                 self.index.insert((f[1].to_string(), f[2].to_string()), t);
                 t

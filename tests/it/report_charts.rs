@@ -76,7 +76,8 @@ fn each_chart_is_written_as_svg_and_png() {
     let out = with_store(&store, &["report", &id, "-o", html.to_str().unwrap(), "--charts", charts.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("charts (SVG and PNG) in"), "{}", stderr(&out));
-    let mut svgs: Vec<_> = std::fs::read_dir(&charts).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().unwrap() == "svg").collect();
+    let mut svgs: Vec<_> =
+        std::fs::read_dir(&charts).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().unwrap() == "svg").collect();
     svgs.sort();
     assert!(svgs.len() >= 4, "{svgs:?}");
     for svg_path in &svgs {
@@ -98,7 +99,8 @@ fn each_chart_is_written_as_svg_and_png() {
     assert!(with_store(&store, &args).status.success());
     assert!(std::fs::read_dir(&only).unwrap().all(|e| e.unwrap().path().extension().unwrap() == "png"));
     assert!(only.join("iops.png").exists());
-    let out = with_store(&store, &["report", &id, "-o", html.to_str().unwrap(), "--charts", only.to_str().unwrap(), "--charts-format", "gif"]);
+    let out =
+        with_store(&store, &["report", &id, "-o", html.to_str().unwrap(), "--charts", only.to_str().unwrap(), "--charts-format", "gif"]);
     assert!(!out.status.success() && stderr(&out).contains("'gif'") && stderr(&out).contains("--charts-format"), "{}", stderr(&out));
     assert!(stderr(&out).contains("svg, png"), "{}", stderr(&out));
     let out = with_store(&store, &["report", &id, "-o", html.to_str().unwrap(), "--charts-format", "png"]);
@@ -117,7 +119,8 @@ fn results_that_differ_in_one_setting_are_charted_against_it() {
     let file = dir.path().join("data");
     let base = ["-t", file.to_str().unwrap(), "--size", "4m", "--read", "100", "--random", "100"];
     let run = |more: &[&str]| measure(&store, &[&base[..], more].concat());
-    let by_workers: Vec<String> = ["1", "2", "4"].iter().map(|w| run(&["--bs", "4k", "--workers", w, "--label", &format!("w{w}")])).collect();
+    let by_workers: Vec<String> =
+        ["1", "2", "4"].iter().map(|w| run(&["--bs", "4k", "--workers", w, "--label", &format!("w{w}")])).collect();
     let charts = dir.path().join("charts");
     std::fs::create_dir(&charts).unwrap();
     let html = dir.path().join("r.html");
@@ -155,6 +158,7 @@ fn results_that_differ_in_one_setting_are_charted_against_it() {
     // Two settings apart (workers and transfer size): no curve across them.
     let other = run(&["--bs", "64k", "--workers", "2"]);
     report(&[&by_workers[0], &other]);
-    let across: Vec<_> = std::fs::read_dir(&charts).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains("across")).collect();
+    let across: Vec<_> =
+        std::fs::read_dir(&charts).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains("across")).collect();
     assert!(across.is_empty(), "{across:?}");
 }

@@ -68,8 +68,7 @@ impl Setting {
         if self == Setting::Targets {
             s.targets.clear();
         }
-        serde_json::to_string(&(&s.targets, &s.groups, &s.engine, s.buffered, &s.size, &s.offset, &s.replay, &s.data))
-            .unwrap_or_default()
+        serde_json::to_string(&(&s.targets, &s.groups, &s.engine, s.buffered, &s.size, &s.offset, &s.replay, &s.data)).unwrap_or_default()
     }
 }
 

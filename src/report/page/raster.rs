@@ -34,8 +34,7 @@ fn options() -> &'static usvg::Options<'static> {
 pub fn png(svg: &str) -> Result<Vec<u8>> {
     let tree = usvg::Tree::from_str(svg, options()).context("the chart's SVG could not be read to draw it as PNG")?;
     let size = tree.size().to_int_size().scale_by(SCALE).ok_or_else(|| anyhow!("the chart is too large to draw as PNG"))?;
-    let mut pixmap =
-        tiny_skia::Pixmap::new(size.width(), size.height()).ok_or_else(|| anyhow!("the chart has no area to draw as PNG"))?;
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).ok_or_else(|| anyhow!("the chart has no area to draw as PNG"))?;
     pixmap.fill(tiny_skia::Color::WHITE);
     resvg::render(&tree, tiny_skia::Transform::from_scale(SCALE, SCALE), &mut pixmap.as_mut());
     pixmap.encode_png().context("encoding the chart as PNG failed")
