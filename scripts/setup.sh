@@ -38,10 +38,11 @@ if ! command -v cargo >/dev/null && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
   curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal --default-toolchain stable >/dev/null
 fi
 # fio-plot (PyPI), which tests/it/fio.rs draws the same chart with from fio's
-# JSON and lunmark's fio-json: in a venv of its own, where the test looks.
+# JSON and lunmark's fio-json, and hdrhistogram (PyPI), which tests/it/hdr_log.rs
+# reads --hdr-log with: in a venv of their own, where the tests look.
 venv="${LUNMARK_VENV:-$HOME/.cache/lunmark-venv}"
-if [ ! -x "$venv/bin/fio-plot" ]; then
-  echo "installing fio-plot (PyPI) into $venv" >&2
+if [ ! -x "$venv/bin/fio-plot" ] || ! "$venv/bin/python" -c 'import hdrh' 2>/dev/null; then
+  echo "installing fio-plot and hdrhistogram (PyPI) into $venv" >&2
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q fio-plot
+  "$venv/bin/pip" install -q fio-plot hdrhistogram
 fi

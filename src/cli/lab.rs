@@ -90,6 +90,12 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             trace.display()
         );
     }
+    if let Some(log) = &run.hdr_log {
+        anyhow::bail!(
+            "--hdr-log {}: a lab runs many results, one log could not hold them apart; write a log with `lunmark run --hdr-log FILE`",
+            log.display()
+        );
+    }
     if run.detail {
         anyhow::bail!("--detail: a lab prints its own table; show a row's workers and targets with `lunmark results show ID --detail`");
     }

@@ -48,6 +48,7 @@ pub const PATH_ARGS: &[(&str, &str, Role)] = &[
     ("run", "json", JSON),
     ("run", "trace", STREAM),
     ("run", "journal", STREAM),
+    ("run", "hdr_log", REPLACED),
     ("run", "profile_file", Role::Input),
     ("run", "fio", Role::Input),
     ("run", "power_log", Role::Input),

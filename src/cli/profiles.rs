@@ -47,7 +47,7 @@ pub fn execute(action: Option<ProfilesAction>) -> Result<i32> {
             print!("{}", profile::to_toml(&p));
         }
         Some(ProfilesAction::ImportFio { file, section, fio_lenient }) => {
-            let options = fio_map::ImportOptions { sections: section, lenient: fio_lenient, run_length_given: false };
+            let options = fio_map::ImportOptions { sections: section, lenient: fio_lenient, ..Default::default() };
             let imported = fio_map::import_file(&file, &options)?;
             for s in &imported.skipped {
                 crate::ewriteln!("warning: {s}");

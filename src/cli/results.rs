@@ -1,4 +1,4 @@
-//! `lunmark results list|show|export|import|delete`: browsing the store.
+//! `lunmark results list|show|export|import|delete|percentiles`: browsing the store.
 
 use std::path::PathBuf;
 
@@ -36,6 +36,8 @@ pub enum ResultsAction {
     Import { file: PathBuf },
     /// Remove a result.
     Delete { id: String },
+    /// Latency percentiles over a window of seconds, recomputed from the per-second histograms the result keeps.
+    Percentiles(super::percentiles::PercentilesArgs),
 }
 
 /// The forms `results export` writes.
@@ -78,7 +80,9 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
     let action = action.unwrap_or(ResultsAction::List(ListArgs::default()));
     // Browsing only reads: a read-only store (media, file mode) still serves it.
     let mut store = match action {
-        ResultsAction::List(_) | ResultsAction::Show { .. } | ResultsAction::Export { .. } => Store::open_read_only(&path)?,
+        ResultsAction::List(_) | ResultsAction::Show { .. } | ResultsAction::Export { .. } | ResultsAction::Percentiles(_) => {
+            Store::open_read_only(&path)?
+        }
         ResultsAction::Import { .. } | ResultsAction::Delete { .. } => {
             Store::open_writable(&path).with_context(|| format!("the result store {} cannot be changed", path.display()))?
         }
@@ -114,6 +118,16 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
         ResultsAction::Export { ids, format } => {
             let results: Vec<RunResult> = ids.iter().map(|id| store.load(id)).collect::<Result<_>>()?;
             print!("{}", export(&results.iter().collect::<Vec<_>>(), format));
+        }
+        ResultsAction::Percentiles(args) => {
+            let result = store.load(&args.id)?;
+            let (ask, rows) = super::percentiles::figures(&result, &args)?;
+            let text = super::percentiles::render(&result, &ask, &rows, args.json);
+            if args.json {
+                print!("{text}");
+            } else {
+                crate::tprint!("{text}");
+            }
         }
         ResultsAction::Import { file } => {
             let text = read_import(&file)?;

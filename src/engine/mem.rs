@@ -45,7 +45,7 @@ impl Engine for MemEngine {
     }
 
     #[inline]
-    fn queue(&mut self, req: IoRequest) -> io::Result<()> {
+    unsafe fn queue(&mut self, req: IoRequest) -> io::Result<()> {
         let Some(luns) = &self.luns else {
             self.done.push_back(Completion { slot: req.slot, result: req.len as i64 });
             return Ok(());

@@ -66,7 +66,16 @@ pub trait Engine {
     /// Prepares one I/O. Writes take their data from `buffers().slot(req.slot)`;
     /// reads land there. The slot's buffer must not be touched until the
     /// completion for that slot is reaped.
-    fn queue(&mut self, req: IoRequest) -> io::Result<()>;
+    ///
+    /// # Safety
+    /// `req.slot` must be free: no I/O queued on it earlier is still in flight
+    /// (its completion has been reaped, or it was never used). An engine hands
+    /// the slot's buffer to the kernel or a library that reads or writes it
+    /// until the I/O completes; a second I/O on the same slot would let two
+    /// transfers race on one buffer, and io_uring's would land in memory the
+    /// worker is filling. The worker keeps a busy flag per slot and checks it
+    /// in debug builds.
+    unsafe fn queue(&mut self, req: IoRequest) -> io::Result<()>;
 
     /// Submits everything queued, then waits until at least `min` completions are
     /// ready or `timeout` has passed, and appends the ready ones to `out`.

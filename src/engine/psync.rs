@@ -35,7 +35,7 @@ impl Engine for PsyncEngine {
         EngineKind::Psync
     }
 
-    fn queue(&mut self, req: IoRequest) -> io::Result<()> {
+    unsafe fn queue(&mut self, req: IoRequest) -> io::Result<()> {
         self.queued.push_back(req);
         Ok(())
     }

@@ -335,7 +335,7 @@ impl Engine for UringEngine {
     }
 
     #[inline]
-    fn queue(&mut self, req: IoRequest) -> io::Result<()> {
+    unsafe fn queue(&mut self, req: IoRequest) -> io::Result<()> {
         let ptr = self.pool().slot_ptr(req.slot);
         let file = types::Fixed(req.target);
         let entry = match (req.op, self.fixed_buffers) {
@@ -462,7 +462,8 @@ mod tests {
             let setup = RingSetup::new(false, Polling::default());
             let mut engine = UringEngine::new(&[read.as_raw_fd()], BufferPool::new(2, 4096, 1), setup).unwrap();
             assert!(engine.registered.is_some(), "engine {n} got no registered ring");
-            engine.queue(IoRequest { slot: 0, target: 0, op: Op::Read, offset: 4096, len: 4096 }).unwrap();
+            // SAFETY: a new engine: slot 0 has never been used.
+            unsafe { engine.queue(IoRequest { slot: 0, target: 0, op: Op::Read, offset: 4096, len: 4096 }) }.unwrap();
             let mut out = Vec::new();
             while out.is_empty() {
                 engine.reap(1, Some(Duration::from_secs(1)), &mut out).unwrap();

@@ -96,7 +96,21 @@ impl LatencyHistogram {
         (bytes, self.sum_ns)
     }
 
-    /// Rebuilds a histogram from `to_v2`'s output (with this build's bounds, so it merges with local ones).
+    /// The histogram in HdrHistogram's compressed V2 encoding (zlib-deflated),
+    /// the payload of an interval log line once in base64 (`--hdr-log`).
+    pub fn to_v2_deflate(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        use hdrhistogram::serialization::Serializer;
+        hdrhistogram::serialization::V2DeflateSerializer::new().serialize(&self.h, &mut bytes).expect("a histogram serializes into memory");
+        bytes
+    }
+
+    /// Significant digits of the histogram's buckets.
+    pub fn digits(&self) -> u8 {
+        self.h.sigfig()
+    }
+
+    /// Rebuilds a histogram from `to_v2`'s (or `to_v2_deflate`'s) output (with this build's bounds, so it merges with local ones).
     pub fn from_v2(bytes: &[u8], sum_ns: u128) -> Result<LatencyHistogram, String> {
         let h: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
             .deserialize(&mut std::io::Cursor::new(bytes))

@@ -129,10 +129,14 @@ impl Recorder {
         }
     }
 
-    pub fn record_error(&mut self, error: IoErrorRecord) {
-        *self.errors.entry(error.errno).or_default() += 1;
+    /// Counts an I/O that failed with `errno`. Its record (target, offset,
+    /// message: strings) is made only while fewer than FIRST_ERRORS_KEPT are
+    /// kept: a run with --continue-on-error against a failing target may count
+    /// millions, and must not allocate for each.
+    pub fn record_error(&mut self, errno: i32, record: impl FnOnce() -> IoErrorRecord) {
+        *self.errors.entry(errno).or_default() += 1;
         if self.first_errors.len() < FIRST_ERRORS_KEPT {
-            self.first_errors.push(error);
+            self.first_errors.push(record());
         }
     }
 
@@ -194,7 +198,22 @@ pub struct IntervalSlice {
     pub bytes_written: u64,
     /// Trims are I/Os of the second (in its IOPS); syncs are not.
     pub ios_trimmed: u64,
-    pub latency: LatencyHistogram,
+    /// Latency per operation, made on the first I/O of that kind in the
+    /// second: a read-only workload holds one histogram per second, not three.
+    /// Kept apart so that each second's percentiles can be told per operation
+    /// (`--hdr-log`, `results percentiles`); `latency()` is their sum.
+    pub read: Option<LatencyHistogram>,
+    pub write: Option<LatencyHistogram>,
+    pub trim: Option<LatencyHistogram>,
+}
+
+/// Significant digits of a one-second slice's histograms (values within 1%).
+pub const SLICE_DIGITS: u8 = 2;
+
+fn add_into(to: &mut Option<LatencyHistogram>, from: &Option<LatencyHistogram>) {
+    if let Some(f) = from {
+        to.get_or_insert_with(|| LatencyHistogram::with_digits(SLICE_DIGITS)).add(f);
+    }
 }
 
 impl IntervalSlice {
@@ -206,26 +225,33 @@ impl IntervalSlice {
             bytes_read: 0,
             bytes_written: 0,
             ios_trimmed: 0,
-            latency: LatencyHistogram::with_digits(2),
+            read: None,
+            write: None,
+            trim: None,
         }
     }
 
     #[inline]
     pub fn record(&mut self, op: Op, bytes: u32, latency_ns: u64) {
-        match op {
+        let h = match op {
             Op::Read => {
                 self.ios_read += 1;
                 self.bytes_read += bytes as u64;
+                &mut self.read
             }
             Op::Write => {
                 self.ios_written += 1;
                 self.bytes_written += bytes as u64;
+                &mut self.write
             }
-            Op::Trim => self.ios_trimmed += 1,
+            Op::Trim => {
+                self.ios_trimmed += 1;
+                &mut self.trim
+            }
             // A sync is no I/O of the second's IOPS, nor of its latency.
             Op::Sync | Op::DataSync => return,
-        }
-        self.latency.record(latency_ns);
+        };
+        h.get_or_insert_with(|| LatencyHistogram::with_digits(SLICE_DIGITS)).record(latency_ns);
     }
 
     pub fn merge(&mut self, other: &IntervalSlice) {
@@ -234,13 +260,39 @@ impl IntervalSlice {
         self.bytes_read += other.bytes_read;
         self.bytes_written += other.bytes_written;
         self.ios_trimmed += other.ios_trimmed;
-        self.latency.add(&other.latency);
+        add_into(&mut self.read, &other.read);
+        add_into(&mut self.write, &other.write);
+        add_into(&mut self.trim, &other.trim);
+    }
+
+    /// The latency of every I/O of the second (reads, writes and trims).
+    pub fn latency(&self) -> LatencyHistogram {
+        let mut all = LatencyHistogram::with_digits(SLICE_DIGITS);
+        for h in [&self.read, &self.write, &self.trim].into_iter().flatten() {
+            all.add(h);
+        }
+        all
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every failed I/O is counted; only the first few are described, and the
+    /// description (strings) is made for those only.
+    #[test]
+    fn errors_past_the_first_kept_are_counted_without_a_record() {
+        let mut r = Recorder::default();
+        let mut made = 0;
+        for n in 0..1000u64 {
+            r.record_error(5, || {
+                made += 1;
+                IoErrorRecord { target: "t".into(), offset: n, op: Op::Read, errno: 5, message: "EIO".into() }
+            });
+        }
+        assert_eq!((r.error_count(), r.first_errors.len(), made), (1000, FIRST_ERRORS_KEPT, FIRST_ERRORS_KEPT));
+    }
 
     #[test]
     fn recorders_merge_by_addition() {
@@ -268,6 +320,7 @@ mod tests {
         let mut s = IntervalSlice::new(0);
         s.record(Op::Trim, 4096, 10);
         s.record(Op::Sync, 0, 10);
-        assert_eq!((s.ios_trimmed, s.latency.count()), (1, 1));
+        assert_eq!((s.ios_trimmed, s.latency().count(), s.trim.as_ref().map(|h| h.count())), (1, 1, Some(1)));
+        assert!(s.read.is_none() && s.write.is_none(), "no histogram is made for an operation that did not happen");
     }
 }

@@ -83,6 +83,7 @@ pub fn merge_into(outcome: &mut PointOutcome, reports: &[RankReport]) -> Result<
         slices: &slices,
         usage: &usage,
         duration_s: span_s,
+        start_unix_s: start,
         processes: reports.len() as u32,
         verify: outcome.point.summary.verify.is_some(),
         in_flight: InFlightAtEnd {
@@ -327,7 +328,9 @@ mod tests {
                     bytes_read: s.bytes_read,
                     bytes_written: 0,
                     ios_trimmed: 0,
-                    latency: WireHistogram::of(&s.latency),
+                    read: s.read.as_ref().map(WireHistogram::of),
+                    write: None,
+                    trim: None,
                     watts: watts.map(|w| w + i as f64),
                 }
             })
@@ -379,6 +382,11 @@ mod tests {
         merge_into(&mut out, &reports).unwrap();
         let ios: Vec<f64> = out.point.summary.intervals.iter().map(|i| i.iops * i.duration_s).collect();
         assert_eq!(ios, vec![100.0, 200.0, 200.0], "rank 1's second 0 is the job's second 1");
+        // The kept per-second histograms (--hdr-log, results percentiles) are the job's, merged the same way.
+        let kept = out.point.summary.histograms.as_ref().expect("the job's seconds keep their histograms");
+        let reads: Vec<u64> =
+            kept.seconds.iter().map(|s| crate::results::histograms::decode(s.of("read").unwrap()).unwrap().count()).collect();
+        assert_eq!((kept.start_unix_s, reads), (10.0, vec![100, 200, 200]), "from the earliest rank's start");
     }
 
     /// A rank's row counts trims in its `iops` as the summary does, and syncs in neither.

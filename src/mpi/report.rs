@@ -109,7 +109,10 @@ pub struct WireSlice {
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub ios_trimmed: u64,
-    pub latency: WireHistogram,
+    /// Latency per operation; absent for an operation the rank did not do in that second.
+    pub read: Option<WireHistogram>,
+    pub write: Option<WireHistogram>,
+    pub trim: Option<WireHistogram>,
     /// The rank's machine's average watts in this second, when power was measured.
     #[serde(default)]
     pub watts: Option<f64>,
@@ -167,7 +170,9 @@ impl RankReport {
                     bytes_read: x.bytes_read,
                     bytes_written: x.bytes_written,
                     ios_trimmed: x.ios_trimmed,
-                    latency: WireHistogram::of(&x.latency),
+                    read: x.read.as_ref().map(WireHistogram::of),
+                    write: x.write.as_ref().map(WireHistogram::of),
+                    trim: x.trim.as_ref().map(WireHistogram::of),
                     // The power meter put each second's watts in the summary's intervals, by their start.
                     watts: s.intervals.iter().find(|i| i.t_s == x.index as f64).and_then(|i| i.watts),
                 })
@@ -204,7 +209,9 @@ impl RankReport {
                     bytes_read: w.bytes_read,
                     bytes_written: w.bytes_written,
                     ios_trimmed: w.ios_trimmed,
-                    latency: w.latency.decode()?,
+                    read: w.read.as_ref().map(WireHistogram::decode).transpose()?,
+                    write: w.write.as_ref().map(WireHistogram::decode).transpose()?,
+                    trim: w.trim.as_ref().map(WireHistogram::decode).transpose()?,
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;

@@ -4,6 +4,7 @@
 pub mod cluster;
 pub mod cut_short;
 pub mod filter;
+pub mod histograms;
 pub mod host;
 pub mod line_rate;
 pub mod model;

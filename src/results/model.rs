@@ -234,6 +234,11 @@ pub struct Summary {
     pub steady: Option<crate::results::steady::SteadyOutcome>,
     /// One entry per second of the measured interval.
     pub intervals: Vec<Interval>,
+    /// The latency histogram of each of those seconds per operation (HdrHistogram,
+    /// compressed, base64), for `results percentiles` and `--hdr-log`. Absent in
+    /// results of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<crate::results::histograms::SecondHistograms>,
 }
 
 impl CacheSummary {
@@ -338,6 +343,11 @@ pub struct LatencyStats {
     pub p95: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stddev: Option<f64>,
+    /// The percentiles the workload asked for besides these (a profile's
+    /// `percentiles`, fio's `percentile_list`), from the histogram: the
+    /// percentile as written ("99.5") to its latency.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub percentiles: BTreeMap<String, f64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -523,6 +533,16 @@ impl std::str::FromStr for Pick {
             "best" => Ok(Pick::Best),
             _ => Err(format!("unknown pick '{s}': choose mean, median or best")),
         }
+    }
+}
+
+impl std::fmt::Display for Pick {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            Pick::Mean => "mean",
+            Pick::Median => "median",
+            Pick::Best => "best",
+        })
     }
 }
 

@@ -8,7 +8,7 @@
 use super::model::{GroupSummary, Summary};
 use super::paced_outcome;
 use super::stall::{self, InFlightAtEnd};
-use super::summarize::{group_summary, summarize};
+use super::summarize::{add_percentiles, group_summary, summarize};
 use crate::metrics::cpu::CpuUsage;
 use crate::metrics::{IntervalSlice, Recorder};
 use crate::workload::WorkloadSpec;
@@ -23,8 +23,9 @@ pub struct PointFigures<'a> {
     /// The merged one-second slices, in index order.
     pub slices: &'a [IntervalSlice],
     pub usage: &'a CpuUsage,
-    /// The measured interval.
+    /// The measured interval, and when it began (Unix seconds).
     pub duration_s: f64,
+    pub start_unix_s: f64,
     /// Processes that ran the workload together (MPI ranks; 1 alone): each
     /// group's workers count once per process.
     pub processes: u32,
@@ -39,6 +40,9 @@ pub fn point_summary(f: &PointFigures) -> (Summary, Vec<GroupSummary>) {
     let mut summary = summarize(f.total, f.slices, f.usage, f.duration_s);
     // A second that starts at the end of the interval (the stop landed on it) holds nothing measured.
     summary.intervals.retain(|i| i.t_s < f.duration_s);
+    let mut seconds = super::histograms::of_rows(&super::summarize::rows(f.slices, f.duration_s), f.start_unix_s);
+    seconds.seconds.retain(|i| i.t_s < f.duration_s);
+    summary.histograms = Some(seconds);
     if f.verify {
         summary.verify = Some(f.total.verify.clone());
     }
@@ -52,6 +56,13 @@ pub fn point_summary(f: &PointFigures) -> (Summary, Vec<GroupSummary>) {
                 .zip(f.by_group)
                 .map(|(g, r)| group_summary(&g.name, spec.group_workers(g) * f.processes, r, f.duration_s))
                 .collect();
+        }
+        let l = &mut summary.latency_us;
+        add_percentiles(&mut l.read, &f.total.read, &spec.percentiles);
+        add_percentiles(&mut l.write, &f.total.write, &spec.percentiles);
+        add_percentiles(&mut l.all, &f.total.all(), &spec.percentiles);
+        if let Some(t) = &mut l.trim {
+            add_percentiles(t, &f.total.trim, &spec.percentiles);
         }
         paced_outcome::add(spec, f.total, f.by_group, &mut summary, &groups);
         paced_outcome::add_follow_ratios(spec, &mut groups);
@@ -100,6 +111,7 @@ mod tests {
             slices: &slices,
             usage: &usage,
             duration_s: 2.0,
+            start_unix_s: 0.0,
             processes: 3,
             verify: true,
             in_flight: InFlightAtEnd { ios: 2, oldest_s: Some(2.5), abandoned: 0 },
@@ -129,6 +141,7 @@ mod tests {
             slices: &slices,
             usage: &usage,
             duration_s: 2.0,
+            start_unix_s: 0.0,
             processes: 1,
             verify: false,
             in_flight: InFlightAtEnd::default(),

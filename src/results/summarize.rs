@@ -26,6 +26,18 @@ pub fn latency_stats(h: &LatencyHistogram) -> LatencyStats {
         max: us(h.max_ns()),
         p95: Some(us(h.quantile_ns(0.95))),
         stddev: Some(h.stddev_ns() / 1e3),
+        percentiles: BTreeMap::new(),
+    }
+}
+
+/// The percentiles a workload asks for besides the standard ones (`list`,
+/// percent), from the same histogram; none when it holds no I/O.
+pub fn add_percentiles(stats: &mut LatencyStats, h: &LatencyHistogram, list: &[f64]) {
+    if h.count() == 0 {
+        return;
+    }
+    for p in list {
+        stats.percentiles.insert(p.to_string(), h.quantile_ns(p / 100.0) as f64 / 1e3);
     }
 }
 
@@ -94,6 +106,7 @@ pub fn summarize(rec: &Recorder, slices: &[IntervalSlice], cpu: &CpuUsage, durat
         replay: None,
         steady: None,
         intervals: intervals(slices, duration_s),
+        histograms: None,
     }
 }
 
@@ -137,6 +150,11 @@ pub fn row_length(s: &IntervalSlice, duration_s: f64) -> f64 {
 /// folded into the one before, so every I/O is in a row and no row lasts less
 /// than the threshold (a point that measured less than that has one short row).
 pub fn intervals(slices: &[IntervalSlice], duration_s: f64) -> Vec<Interval> {
+    rows(slices, duration_s).iter().map(|(s, len)| interval_over(s, *len)).collect()
+}
+
+/// The slices of the stored rows (see `intervals`), each with its length in seconds.
+pub fn rows(slices: &[IntervalSlice], duration_s: f64) -> Vec<(IntervalSlice, f64)> {
     let mut rows: Vec<(IntervalSlice, f64)> = Vec::new();
     for s in slices {
         let len = row_length(s, duration_s);
@@ -150,7 +168,7 @@ pub fn intervals(slices: &[IntervalSlice], duration_s: f64) -> Vec<Interval> {
             _ => rows.push((s.clone(), len)),
         }
     }
-    rows.iter().map(|(s, len)| interval_over(s, *len)).collect()
+    rows
 }
 
 /// One second's figures; `duration_s` is the measured interval (the last second may be partial).
@@ -161,6 +179,7 @@ pub fn interval(s: &IntervalSlice, duration_s: f64) -> Interval {
 
 /// A row's figures over `len` seconds.
 fn interval_over(s: &IntervalSlice, len: f64) -> Interval {
+    let latency = s.latency();
     Interval {
         t_s: s.index as f64,
         duration_s: len,
@@ -168,8 +187,8 @@ fn interval_over(s: &IntervalSlice, len: f64) -> Interval {
         read_iops: per_second(s.ios_read, len),
         write_iops: per_second(s.ios_written, len),
         mbps: per_second(s.bytes_read + s.bytes_written, len) / 1e6,
-        lat_mean_us: s.latency.mean_ns() / 1e3,
-        lat_p99_us: s.latency.quantile_ns(0.99) as f64 / 1e3,
+        lat_mean_us: latency.mean_ns() / 1e3,
+        lat_p99_us: latency.quantile_ns(0.99) as f64 / 1e3,
         read_mbps: Some(per_second(s.bytes_read, len) / 1e6),
         write_mbps: Some(per_second(s.bytes_written, len) / 1e6),
         watts: None,

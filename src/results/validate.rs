@@ -233,6 +233,37 @@ fn summary(s: &Summary, at: &str) -> Result<(), InvalidResult> {
             non_negative(&format!("{at}.{name}"), v)?;
         }
     }
+    if let Some(h) = &s.histograms {
+        second_histograms(h, &s.intervals, &format!("{at}.histograms"))?;
+    }
+    Ok(())
+}
+
+/// Each kept second's histograms decode and hold the I/Os of the interval of
+/// that second: `results percentiles` and `--hdr-log` would otherwise tell
+/// figures the rest of the result contradicts.
+fn second_histograms(h: &super::histograms::SecondHistograms, intervals: &[super::model::Interval], at: &str) -> Result<(), InvalidResult> {
+    for (k, sec) in h.seconds.iter().enumerate() {
+        let row = intervals.iter().find(|i| i.t_s == sec.t_s);
+        for (op, rate) in [("read", row.map(|i| i.read_iops)), ("write", row.map(|i| i.write_iops)), ("trim", None)] {
+            let field = format!("{at}.seconds[{k}].{op}");
+            let count = match sec.of(op) {
+                Some(text) => super::histograms::decode(text)
+                    .map_err(|e| InvalidResult::Inconsistent { field: field.clone(), value: "not a histogram".into(), why: e })?
+                    .count(),
+                None => 0,
+            };
+            let Some((rate, row)) = rate.zip(row) else { continue };
+            let ios = (rate * row.duration_s).round() as u64;
+            if count != ios {
+                return Err(InvalidResult::Inconsistent {
+                    field,
+                    value: format!("a histogram of {count} I/Os"),
+                    why: format!("but the interval of second {} completed {ios} {op}s", sec.t_s),
+                });
+            }
+        }
+    }
     Ok(())
 }
 
@@ -394,6 +425,23 @@ fn path_at(text: &str, offset: usize, innermost_key: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A kept second whose histogram does not hold its interval's reads, or
+    /// is no histogram at all, is named; the true one passes.
+    #[test]
+    fn kept_second_histograms_must_hold_their_intervals_ios() {
+        let mut slice = crate::metrics::IntervalSlice::new(0);
+        (0..30).for_each(|_| slice.record(crate::workload::Op::Read, 4096, 5_000));
+        let h = super::super::histograms::of_rows(&[(slice, 1.0)], 0.0);
+        let mut rows = vec![super::super::model::Interval { t_s: 0.0, duration_s: 1.0, read_iops: 30.0, ..Default::default() }];
+        assert!(second_histograms(&h, &rows, "h").is_ok());
+        rows[0].read_iops = 31.0;
+        let e = second_histograms(&h, &rows, "h").unwrap_err().to_string();
+        assert!(e.contains("h.seconds[0].read") && e.contains("30 I/Os") && e.contains("31 reads"), "{e}");
+        let mut bad = h.clone();
+        bad.seconds[0].read = Some("HISTnot".into());
+        assert!(second_histograms(&bad, &rows, "h").unwrap_err().to_string().contains("not a histogram"));
+    }
 
     #[test]
     fn ids_must_be_twelve_hex_digits() {

@@ -20,6 +20,8 @@ pub struct ReadyPlan {
     pub links: Vec<Option<PointLink>>,
     /// With --verify: the block size verification tracks for the whole run.
     pub verify_block: Option<u64>,
+    /// A run of rounds: the point whose figures the rounds watch.
+    pub watched_point: Option<usize>,
 }
 
 impl std::ops::Deref for ReadyPlan {
@@ -42,9 +44,7 @@ pub fn check(plan: RunPlan, ctx: &RunContext) -> Result<ReadyPlan> {
     if plan.points.is_empty() {
         bail!("the plan has no points");
     }
-    if let Some(r) = &plan.rounds {
-        rounds::check(&plan, r, ctx)?;
-    }
+    let watched_point = plan.rounds.as_ref().map(|r| rounds::check(&plan, r, ctx)).transpose()?;
     let specs: Vec<&WorkloadSpec> = plan.points.iter().map(|p| &p.spec).collect();
     if ctx.verify.is_some() {
         check_verify(&plan, &specs)?;
@@ -71,7 +71,7 @@ pub fn check(plan: RunPlan, ctx: &RunContext) -> Result<ReadyPlan> {
             crate::engine::cache::config::check(cfg, spec, ctx.safety)?;
         }
     }
-    Ok(ReadyPlan { plan, links, verify_block })
+    Ok(ReadyPlan { plan, links, verify_block, watched_point })
 }
 
 /// What --verify cannot check: reduced data, a sweep of the targets, trims.

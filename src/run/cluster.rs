@@ -136,13 +136,13 @@ mod tests {
         }))
         .unwrap();
         RunPlan {
-            points: vec![PlannedPoint {
-                params: Default::default(),
-                label: String::new(),
-                targets: vec![crate::targets::Target::parse(target).unwrap()],
+            points: vec![PlannedPoint::new(
+                Default::default(),
+                String::new(),
                 spec,
-                asked_qd: vec![qd],
-            }],
+                vec![qd],
+                vec![crate::targets::Target::parse(target).unwrap()],
+            )],
             warnings: vec![],
             repeat: 1,
             pick: Default::default(),

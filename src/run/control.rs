@@ -46,9 +46,16 @@ pub struct Control {
     pub drained: Vec<AtomicBool>,
     /// Per worker: when its loop last woke up, in nanoseconds since `born`
     /// (0: never). Tells a worker that is slow to end from one that is stuck.
-    heartbeat: Vec<AtomicU64>,
+    /// Each on a cache line of its own: every worker stores its own once per
+    /// wake-up, and neighbours sharing a line would bounce it between cores.
+    heartbeat: Vec<OwnLine<AtomicU64>>,
     born: Instant,
 }
+
+/// A value alone on its cache line (128 bytes: two 64-byte lines, as
+/// adjacent-line prefetchers pull pairs).
+#[repr(align(128))]
+struct OwnLine<T>(T);
 
 struct Gate {
     arrived: usize,
@@ -73,7 +80,7 @@ impl Control {
             failed: AtomicBool::new(false),
             hurry: AtomicBool::new(false),
             drained: (0..workers).map(|_| AtomicBool::new(false)).collect(),
-            heartbeat: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+            heartbeat: (0..workers).map(|_| OwnLine(AtomicU64::new(0))).collect(),
             born: Instant::now(),
         }
     }
@@ -111,12 +118,12 @@ impl Control {
     /// or a wait slice), never per I/O.
     pub fn beat(&self, w: usize, now: Instant) {
         let nanos = now.saturating_duration_since(self.born).as_nanos().max(1) as u64;
-        self.heartbeat[w].store(nanos, Ordering::Relaxed);
+        self.heartbeat[w].0.store(nanos, Ordering::Relaxed);
     }
 
     /// Worker `w` beat within `HEARTBEAT_FRESH` before `now`.
     fn alive(&self, w: usize, now: Instant) -> bool {
-        let last = self.heartbeat[w].load(Ordering::Relaxed);
+        let last = self.heartbeat[w].0.load(Ordering::Relaxed);
         last != 0 && now.saturating_duration_since(self.born + Duration::from_nanos(last)) <= HEARTBEAT_FRESH
     }
 
@@ -172,6 +179,14 @@ impl Drop for StartTicket {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each heartbeat has its cache lines to itself.
+    #[test]
+    fn heartbeats_do_not_share_cache_lines() {
+        let ctl = Control::new(2);
+        let (a, b) = (&ctl.heartbeat[0].0 as *const _ as usize, &ctl.heartbeat[1].0 as *const _ as usize);
+        assert!(b - a >= 128 && a % 128 == 0, "{a:#x} {b:#x}");
+    }
 
     #[test]
     fn a_worker_that_dies_before_the_gate_does_not_block_the_start() {

@@ -127,7 +127,8 @@ pub fn execute(ready: &ReadyPlan, ctx: &RunContext, observer: &mut dyn RunObserv
     if let Some(r) = &ready.rounds {
         // Each round is a run of its own, checked as every run is.
         let mut run_part = |part: RunPlan, observer: &mut dyn RunObserver| execute(&check(part, ctx)?, ctx, observer);
-        return rounds::execute(ready, r, ctx, observer, &mut run_part);
+        let watch = ready.watched_point.expect("check found the watched point of a run of rounds");
+        return rounds::execute(ready, r, watch, ctx, observer, &mut run_part);
     }
     let interrupt = signals::interrupt_flag();
     let mut result = new_result(ready, ctx);
@@ -237,12 +238,10 @@ impl Repeats<'_, '_, '_> {
     fn measure(&mut self, at: stop::At, repeat: usize, p: &PlannedPoint, targets: Vec<crate::targets::OpenTarget>) -> point::PointOutcome {
         let label = if at.repeats > 1 { format!("{} repeat {}/{}", p.label, repeat + 1, at.repeats) } else { p.label.clone() };
         let position = point::PointPosition { index: at.point, count: at.points, label: label.trim() };
-        let added = assemble::Added::of(&targets);
-        let sampling = self.session.start_power();
         let shared = self.session.shared(p);
-        let mut outcome = point::run_point(&p.spec, p.params.clone(), targets, position, self.observer, self.interrupt, &shared);
-        self.session.finish_power(sampling, &mut outcome);
-        assemble::finish(self.session, at.point, self.result, &mut outcome, &added, &mut *self.observer);
-        outcome
+        let added = assemble::Added::of(&p.spec, &shared, &targets);
+        let sampling = self.session.start_power();
+        let ran = point::run_point(&p.spec, p.params.clone(), targets, position, self.observer, self.interrupt, &shared);
+        assemble::point(self.session, at.point, self.result, ran, sampling, &added, &mut *self.observer)
     }
 }

@@ -92,13 +92,7 @@ mod tests {
             "groups": [{"name": "main", "workers": 1, "qd": 1, "access": [{"share": 100.0, "bs": bs, "read": 100.0, "random": 100.0}]}]
         }))
         .unwrap();
-        PlannedPoint {
-            params: Default::default(),
-            label: format!("bs={bs}"),
-            spec,
-            asked_qd: vec![1],
-            targets: vec![crate::targets::Target::parse("mem:1m").unwrap()],
-        }
+        PlannedPoint::new(Default::default(), format!("bs={bs}"), spec, vec![1], vec![crate::targets::Target::parse("mem:1m").unwrap()])
     }
 
     /// A two-point run on mem: through `run::execute`: the observer is told it

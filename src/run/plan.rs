@@ -30,12 +30,26 @@ pub struct PlannedPoint {
     /// `spec.targets`, parsed (same order, same length): what the plan, the
     /// dry run and the run go by, instead of parsing the text again.
     pub targets: Vec<Target>,
+    /// Each target's engine kind (same order), resolved once from
+    /// `spec.engine` when the point is planned.
+    pub engines: Vec<EngineKind>,
 }
 
 impl PlannedPoint {
+    pub fn new(
+        params: BTreeMap<String, serde_json::Value>,
+        label: String,
+        spec: WorkloadSpec,
+        asked_qd: Vec<u32>,
+        targets: Vec<Target>,
+    ) -> PlannedPoint {
+        let engines = kinds(&targets, spec.engine);
+        PlannedPoint { params, label, spec, asked_qd, targets, engines }
+    }
+
     /// The engine names this point uses, joined ("io_uring", "mem").
     pub fn engine_name(&self) -> String {
-        engines(&self.targets, self.spec.engine)
+        names(&self.engines)
     }
 
     /// Opens this point's targets, each by its parsed kind (`targets::open_targets`).
@@ -101,12 +115,17 @@ pub enum PlanError {
 /// (`PlannedPoint::engine_name`).
 pub fn engine_name(spec: &WorkloadSpec) -> String {
     let targets: Vec<Target> = spec.targets.iter().filter_map(|t| Target::parse(t).ok()).collect();
-    engines(&targets, spec.engine)
+    names(&kinds(&targets, spec.engine))
 }
 
-/// The engine names of these targets, joined.
-fn engines(targets: &[Target], choice: EngineChoice) -> String {
-    let mut names: Vec<&str> = targets.iter().map(|t| EngineKind::for_uri(&t.uri, choice).name()).collect();
+/// Each target's engine kind, as `choice` resolves it.
+pub fn kinds(targets: &[Target], choice: EngineChoice) -> Vec<EngineKind> {
+    targets.iter().map(|t| EngineKind::for_uri(&t.uri, choice)).collect()
+}
+
+/// The names of these engine kinds, sorted, each once, joined.
+fn names(kinds: &[EngineKind]) -> String {
+    let mut names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
     names.sort();
     names.dedup();
     names.join("+")
@@ -118,6 +137,7 @@ pub fn effective(mut spec: WorkloadSpec, targets: &[Target]) -> Result<(Workload
     spec.validate()?;
     debug_assert_eq!(spec.targets.len(), targets.len(), "a point's parsed targets are its spec's");
     let uris: Vec<TargetUri> = targets.iter().map(|t| t.uri.clone()).collect();
+    let engines = kinds(targets, spec.engine);
     targets::ops_support::check_uris(&spec, &uris).map_err(PlanError::Ops)?;
     if spec.engine == EngineChoice::IoUring && !uring::available() {
         return Err(PlanError::NoUring);
@@ -125,7 +145,7 @@ pub fn effective(mut spec: WorkloadSpec, targets: &[Target]) -> Result<(Workload
     let mut warnings = Vec::new();
     let groups = spec.groups.clone();
     for (gi, g) in groups.iter().enumerate() {
-        let mut kinds: Vec<EngineKind> = spec.group_targets(g).iter().map(|&i| EngineKind::for_uri(&uris[i], spec.engine)).collect();
+        let mut kinds: Vec<EngineKind> = spec.group_targets(g).iter().map(|&i| engines[i]).collect();
         kinds.sort_by_key(|k| k.name());
         kinds.dedup();
         if kinds.len() > 1 {
@@ -163,7 +183,6 @@ pub fn effective(mut spec: WorkloadSpec, targets: &[Target]) -> Result<(Workload
             spec.groups[gi].qd = max_qd;
         }
     }
-    let engines: Vec<EngineKind> = uris.iter().map(|u| EngineKind::for_uri(u, spec.engine)).collect();
     super::polling::check(&spec, &uris, &engines).map_err(PlanError::Polling)?;
     Ok((spec, warnings))
 }
@@ -174,7 +193,7 @@ pub fn single(spec: WorkloadSpec) -> Result<RunPlan, PlanError> {
     let targets: Vec<Target> = spec.targets.iter().map(|t| Target::parse(t)).collect::<Result<_, _>>()?;
     let (spec, warnings) = effective(spec, &targets)?;
     Ok(RunPlan {
-        points: vec![PlannedPoint { params: BTreeMap::new(), label: String::new(), spec, asked_qd, targets }],
+        points: vec![PlannedPoint::new(BTreeMap::new(), String::new(), spec, asked_qd, targets)],
         warnings,
         repeat: 1,
         pick: Pick::Mean,
@@ -409,6 +428,7 @@ fn phase_spec(req: &PlanRequest, common: &Common, phase: &Phase) -> WorkloadSpec
         data: common.data.clone(),
         steady: common.steady.clone(),
         replay: None,
+        percentiles: p.percentiles.clone(),
     };
     // --target replaces a profile's own targets; its groups then drive every --target.
     let own_targets_replaced = req.targets_given && !p.targets.is_empty();
@@ -474,7 +494,7 @@ fn point_of(
     let point_targets = req.targets[..spec.targets.len()].to_vec();
     let (spec, warnings) = effective(spec, &point_targets)?;
     let label = label_of(&params);
-    Ok((PlannedPoint { params, label, spec, asked_qd, targets: point_targets }, warnings))
+    Ok((PlannedPoint::new(params, label, spec, asked_qd, point_targets), warnings))
 }
 
 /// What only the whole set of points can show: a skew with nothing random,

@@ -15,10 +15,8 @@ use super::observer::RunObserver;
 use super::pacing::Pacing;
 use super::progress::Progress;
 use super::worker::{run_worker, Report, WorkerOutcome, WorkerPlan};
-use crate::metrics::{cpu, IntervalSlice, Recorder};
-use crate::results::model::{PinnedCpuStats, Point, Status};
-use crate::results::per_worker::{self, TargetFigures, WorkerFigures, WorkerInput};
-use crate::results::point_summary::{point_summary, PointFigures};
+use crate::metrics::{cpu, IntervalSlice};
+use crate::results::model::Status;
 use crate::results::stall::InFlightAtEnd;
 use crate::results::summarize::SHORTEST_ROW_S;
 use crate::targets::OpenTarget;
@@ -114,6 +112,8 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
     plans
 }
 
+/// Runs the point on its opened targets and returns what it measured;
+/// `assemble::point` builds its result from that.
 pub fn run_point(
     spec: &WorkloadSpec,
     params: BTreeMap<String, serde_json::Value>,
@@ -122,7 +122,7 @@ pub fn run_point(
     observer: &mut dyn RunObserver,
     interrupt: &AtomicBool,
     shared: &PointShared,
-) -> PointOutcome {
+) -> Ran {
     let mut crew = Crew::spawn(spec, shared, targets);
     if let Some(c) = &shared.cluster {
         c.get().barrier();
@@ -131,8 +131,16 @@ pub fn run_point(
     let edges = Edges::of(spec, t0);
     let mut watch = Watch::new(spec, edges, crew.outcomes.len(), interrupt, shared);
     let mut view = PointView { observer, position: &position, spec };
+    // The watch reads no clock itself: each pass is given its time, so its
+    // decisions can be driven from a test.
     let t_end = loop {
-        if let Some(end) = watch.step(&mut crew, &mut view, Instant::now()) {
+        let now = Instant::now();
+        if let Some(end) = watch.check(&crew, now) {
+            break end;
+        }
+        let wait = watch.wait(now);
+        crew.receive(&mut watch.progress, wait);
+        if let Some(end) = watch.seen(&mut crew, &mut view, Instant::now()) {
             break end;
         }
     };
@@ -142,7 +150,7 @@ pub fn run_point(
     crew.drain(&mut watch.progress, stopped);
     let mut ended = Ended::of(crew, watch, t_end, stopped);
     ended.show_last_seconds(&mut view);
-    assemble_point(spec, params, shared, ended, cpu_end)
+    ended.into_ran(params, cpu_end)
 }
 
 /// The workers of a point, spawned and waiting at the start gate, and what each yields.
@@ -194,6 +202,17 @@ impl Crew {
     }
 
     /// Collects the workers that ended (with an I/O count they end on their own).
+    /// Takes the workers' reports: waits up to `wait` for the first, then
+    /// takes what else has come.
+    fn receive(&mut self, progress: &mut Progress, wait: Duration) {
+        if let Ok(r) = self.rx.recv_timeout(wait) {
+            progress.add(r);
+        }
+        while let Ok(r) = self.rx.try_recv() {
+            progress.add(r);
+        }
+    }
+
     fn collect_ended(&mut self, progress: &mut Progress) {
         while let Ok((w, o)) = self.done_rx.try_recv() {
             progress.worker_ended(w);
@@ -292,26 +311,31 @@ impl<'a> Watch<'a> {
         }
     }
 
-    /// One pass of the watch at `now`: Some(the measured end) when the point ends.
-    fn step(&mut self, crew: &mut Crew, view: &mut PointView, now: Instant) -> Option<Instant> {
-        let Edges { measure_start, end, .. } = self.edges;
-        if self.cpu_start.is_none() && now >= measure_start {
+    /// The watch at `now`, before waiting: the CPU snapshot once the
+    /// measured interval starts; Some(the measured end) when the point ends.
+    fn check(&mut self, crew: &Crew, now: Instant) -> Option<Instant> {
+        if self.cpu_start.is_none() && now >= self.edges.measure_start {
             self.cpu_start = Some(cpu::snapshot());
         }
-        if let Some(end) = self.ends(crew, now) {
-            return Some(end);
-        }
-        // Wake at the next edge (measure start, end) or every 100 ms for the live view.
+        self.ends(crew, now)
+    }
+
+    /// How long to wait for the workers' reports at `now`: until the next
+    /// edge (measure start, end), or 100 ms for the live view.
+    fn wait(&self, now: Instant) -> Duration {
+        let Edges { measure_start, end, .. } = self.edges;
         let next_edge = if now < measure_start { Some(measure_start) } else { end };
-        let wait = next_edge.map(|e| e.saturating_duration_since(now)).unwrap_or(Duration::MAX).min(Duration::from_millis(100));
-        if let Ok(r) = crew.rx.recv_timeout(wait.max(Duration::from_millis(1))) {
-            self.progress.add(r);
-        }
-        while let Ok(r) = crew.rx.try_recv() {
-            self.progress.add(r);
-        }
+        next_edge
+            .map(|e| e.saturating_duration_since(now))
+            .unwrap_or(Duration::MAX)
+            .min(Duration::from_millis(100))
+            .max(Duration::from_millis(1))
+    }
+
+    /// The reports received up to `now`, seen: each second shown, steady
+    /// state judged; Some(now) when the point is steady.
+    fn seen(&mut self, crew: &mut Crew, view: &mut PointView, now: Instant) -> Option<Instant> {
         crew.collect_ended(&mut self.progress);
-        let now = Instant::now();
         self.show(view, now, crew.outcomes.len());
         self.steady.as_ref().is_some_and(|t| t.reached()).then_some(now)
     }
@@ -376,6 +400,32 @@ impl<'a> Watch<'a> {
             }
         }
     }
+}
+
+/// What a point's run measured, before any figure is derived from it: the
+/// workers' outcomes, the one-second slices, the CPU snapshots at the edges of
+/// the measured interval, how it ended. `assemble::point` builds the result.
+pub struct Ran {
+    pub params: BTreeMap<String, serde_json::Value>,
+    pub outcomes: Vec<WorkerOutcome>,
+    /// The point's targets, as the workers drove them.
+    pub targets: Arc<Vec<OpenTarget>>,
+    /// Per worker: its group, its targets and its CPUs.
+    pub shapes: Vec<(usize, Vec<usize>, Vec<u32>)>,
+    /// The workers that ended (`present[k]` is the index of `outcomes[k]`).
+    pub present: Vec<usize>,
+    pub status: Status,
+    pub reason: Option<String>,
+    pub in_flight: InFlightAtEnd,
+    /// With --steady: what the tracker saw.
+    pub steady: Option<super::steady::SteadyTracker>,
+    /// One per second of the measured interval (a second without a completion is a zero slice).
+    pub slices: Vec<IntervalSlice>,
+    /// CPU at the measured start (None: the point never reached it) and at its end.
+    pub cpu_start: Option<cpu::CpuSnapshot>,
+    pub cpu_end: cpu::CpuSnapshot,
+    pub measure_start: Instant,
+    pub duration_s: f64,
 }
 
 /// A point whose workers have ended (or were left behind): what it measured.
@@ -451,6 +501,34 @@ impl<'a> Ended<'a> {
         }
     }
 
+    /// What the point measured, for the assembler: a failure's or a stop's
+    /// reason fails or interrupts it, the slices fill every second.
+    fn into_ran(mut self, params: BTreeMap<String, serde_json::Value>, cpu_end: cpu::CpuSnapshot) -> Ran {
+        let reason = self.reason();
+        let mut status = self.watch.status;
+        if reason.is_some() && status == Status::Completed {
+            status = Status::Failed;
+        }
+        let in_flight = self.in_flight_at_end();
+        let slices = fill_gaps(std::mem::replace(&mut self.watch.progress, Progress::new(0)).into_slices(), self.duration_s);
+        Ran {
+            params,
+            outcomes: self.outcomes,
+            targets: self.crew_targets,
+            shapes: self.shapes,
+            present: self.present,
+            status,
+            reason,
+            in_flight,
+            steady: self.watch.steady.take(),
+            slices,
+            cpu_start: self.watch.cpu_start.take(),
+            cpu_end,
+            measure_start: self.watch.edges.measure_start,
+            duration_s: self.duration_s,
+        }
+    }
+
     /// Why the point did not complete: a worker's failure, workers left behind, or the stop.
     fn reason(&self) -> Option<String> {
         let left_behind = (!self.missing.is_empty()).then(|| {
@@ -467,147 +545,6 @@ impl<'a> Ended<'a> {
             .or(left_behind)
             .or_else(|| (self.watch.status == Status::Interrupted).then(super::signals::reason))
     }
-}
-
-/// The point's result, built once from what it measured, in order: the
-/// summary, steady state, pinned CPU, each worker and target with the depth
-/// held, the replay's figures, and the cut-short note.
-fn assemble_point(
-    spec: &WorkloadSpec,
-    params: BTreeMap<String, serde_json::Value>,
-    shared: &PointShared,
-    mut ended: Ended,
-    cpu_end: cpu::CpuSnapshot,
-) -> PointOutcome {
-    let measure_start = ended.watch.edges.measure_start;
-    let duration_s = ended.duration_s;
-    let unix_start = crate::metrics::power::unix_now() - Instant::now().saturating_duration_since(measure_start).as_secs_f64();
-    let cpu_start = ended.watch.cpu_start.take();
-    let usage = cpu_start.as_ref().map(|a| cpu::usage_between(a, &cpu_end)).unwrap_or_default();
-    let pinned_usage = shared.pinning.as_ref().zip(cpu_start.as_ref()).map(|(p, a)| (p, cpu::usage_of(a, &cpu_end, &p.cpus.0)));
-    let mut total = Recorder::default();
-    let mut by_group = vec![Recorder::default(); spec.groups.len()];
-    for o in &ended.outcomes {
-        total += &o.recorder;
-        by_group[o.group] += &o.recorder;
-    }
-    let reason = ended.reason();
-    let mut status = ended.watch.status;
-    if reason.is_some() && status == Status::Completed {
-        status = Status::Failed;
-    }
-    let in_flight = ended.in_flight_at_end();
-    let steady = ended.watch.steady.take();
-    let slices = fill_gaps(std::mem::replace(&mut ended.watch.progress, Progress::new(0)).into_slices(), duration_s);
-    let figures = PointFigures {
-        spec: Some(spec),
-        total: &total,
-        by_group: &by_group,
-        slices: &slices,
-        usage: &usage,
-        duration_s,
-        processes: 1,
-        verify: shared.verify.is_some(),
-        in_flight,
-    };
-    let (mut summary, groups) = point_summary(&figures);
-    summary.steady = steady.map(|t| t.outcome());
-    if let Some((p, u)) = &pinned_usage {
-        summary.cpu.pinned =
-            Some(PinnedCpuStats::from_usage(&p.cpus.to_string(), u, summary.iops, summary.bytes_read + summary.bytes_written));
-    }
-    let (workers, target_rows) =
-        per_worker_figures(spec, shared, &ended.crew_targets, &ended.shapes, &ended.present, &ended.outcomes, duration_s, &mut summary);
-    if let Some(r) = &shared.replay {
-        super::replay::add_outcome(r, ended.outcomes.iter().filter_map(|o| o.replay.as_ref()), &total, &mut summary);
-    }
-    // The kept part of an interrupted point says so, whichever point of the run it was.
-    let cut_short = cut_short(spec, status, reason.as_deref(), duration_s, &ended.outcomes);
-    PointOutcome {
-        point: Point {
-            params,
-            summary,
-            groups,
-            repeats: None,
-            verdict: None,
-            workload: Some(spec.clone()),
-            mpi: None,
-            workers,
-            targets: target_rows,
-            cut_short,
-        },
-        status,
-        reason,
-        span: (unix_start, unix_start + duration_s),
-        measured: Measured { total, by_group, slices, usage },
-    }
-}
-
-/// The note of a point that stopped before its plan: interrupted (a signal),
-/// or failed part way (a target gone, an I/O error) after measuring some of it;
-/// the kept part of such a point says so, whichever point of the run it was.
-fn cut_short(spec: &WorkloadSpec, status: Status, reason: Option<&str>, duration_s: f64, outcomes: &[WorkerOutcome]) -> Option<String> {
-    let note = |why: &str| crate::results::cut_short::note(why, duration_s, &spec.run);
-    let ended_early = match spec.run {
-        RunLength::Time(d) => duration_s + 1e-3 < d.as_secs_f64(),
-        RunLength::Ios(_) => !outcomes.iter().all(|o| o.counted_all),
-    };
-    match status {
-        Status::Interrupted => Some(note(reason.unwrap_or("interrupted"))),
-        Status::Failed if ended_early && duration_s > 0.0 => Some(note(&format!("failed ({})", reason.unwrap_or("an error")))),
-        _ => None,
-    }
-}
-
-/// Each worker's and each target's figures, and the queue depth held against the
-/// depth asked (into `summary`). `present[k]` is the index of `outcomes[k]`.
-#[allow(clippy::too_many_arguments)]
-fn per_worker_figures(
-    spec: &WorkloadSpec,
-    shared: &PointShared,
-    targets: &[OpenTarget],
-    shapes: &[(usize, Vec<usize>, Vec<u32>)],
-    present: &[usize],
-    outcomes: &[WorkerOutcome],
-    duration_s: f64,
-    summary: &mut crate::results::Summary,
-) -> (Vec<WorkerFigures>, Vec<TargetFigures>) {
-    const PSYNC: &str = "the psync engine does one I/O at a time per target (use --engine io_uring for depth, or more --workers)";
-    const PACED: &str = "a paced group (a rate, or following another group) keeps only the I/Os that are due in flight";
-    const THINK: &str = "the think time (--thinktime, or a line's delay) holds the depth down: no I/O is issued while a worker pauses";
-    let inputs: Vec<WorkerInput> = present
-        .iter()
-        .zip(outcomes)
-        .map(|(&w, o)| {
-            let (gi, ref mine, ref cpus) = shapes[w];
-            let g = &spec.groups[gi];
-            let asked = shared.asked_qd.get(gi).copied().unwrap_or(g.qd).max(g.qd);
-            let why_short = if asked > g.qd {
-                Some(PSYNC)
-            } else if g.rate.is_some() || g.follow.is_some() {
-                Some(PACED)
-            } else if g.thinktime.is_some() || g.access.iter().any(|l| l.delay.is_some()) {
-                Some(THINK)
-            } else {
-                None
-            };
-            WorkerInput {
-                index: w as u32,
-                group: &g.name,
-                targets: mine,
-                cpus,
-                recorder: &o.recorder,
-                per_target: &o.per_target,
-                qd_requested: asked * mine.len() as u32,
-                qd_achieved: o.depth_mean,
-                why_short,
-                by_design: why_short.is_some_and(|w| w == PACED || w == THINK),
-            }
-        })
-        .collect();
-    let uris: Vec<String> = targets.iter().map(|t| t.facts.uri.clone()).collect();
-    summary.queue_depth = per_worker::queue_depth(&inputs);
-    (inputs.iter().map(|w| per_worker::worker_figures(w, duration_s)).collect(), per_worker::target_figures(&inputs, &uris, duration_s))
 }
 
 /// How long a worker may go without reporting before the live view says so
@@ -702,6 +639,11 @@ fn fill_gaps(mut slices: BTreeMap<u32, IntervalSlice>, duration_s: f64) -> Vec<I
 mod tests {
     use super::*;
 
+    /// The point's own figures, as the assembler builds them from what it measured.
+    fn figures(spec: &WorkloadSpec, ran: Ran) -> PointOutcome {
+        super::super::assemble::measured_figures(spec, &PointShared::default(), ran)
+    }
+
     /// One group of workers runs on mem:, the other cannot allocate its buffers
     /// (1 TiB) and panics before the start gate: the point fails with the panic's
     /// message instead of leaving the main thread waiting for a worker that is gone.
@@ -719,14 +661,17 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         thread::spawn(move || {
             let position = PointPosition { index: 0, count: 1, label: "" };
-            let o = run_point(
+            let o = figures(
                 &spec,
-                BTreeMap::new(),
-                targets,
-                position,
-                &mut crate::run::NoObserver,
-                &AtomicBool::new(false),
-                &PointShared::default(),
+                run_point(
+                    &spec,
+                    BTreeMap::new(),
+                    targets,
+                    position,
+                    &mut crate::run::NoObserver,
+                    &AtomicBool::new(false),
+                    &PointShared::default(),
+                ),
             );
             let _ = tx.send((o.status, o.reason));
         });
@@ -734,6 +679,22 @@ mod tests {
         assert_eq!(status, Status::Failed);
         let reason = reason.unwrap();
         assert!(reason.contains("worker 1 failed") && reason.contains("out of memory allocating"), "{reason}");
+    }
+
+    /// The watch waits for reports until the next edge of the point (the
+    /// measured start, the planned end), never more than 100 ms (the live
+    /// view) nor less than 1 ms: driven with made-up times, no clock read.
+    #[test]
+    fn the_watch_waits_until_the_next_edge_of_the_point() {
+        let spec = mem_spec("1s", "2s");
+        let (interrupt, shared) = (AtomicBool::new(false), PointShared::default());
+        let t0 = Instant::now();
+        let watch = Watch::new(&spec, Edges::of(&spec, t0), 1, &interrupt, &shared);
+        let ms = Duration::from_millis;
+        assert_eq!(watch.wait(t0), ms(100), "in the ramp, far from its end: the live view's 100 ms");
+        assert_eq!(watch.wait(t0 + ms(970)), ms(30), "the measured start");
+        assert_eq!(watch.wait(t0 + ms(2990)), ms(10), "the planned end");
+        assert_eq!(watch.wait(t0 + ms(3000)), ms(1), "at the end: a pass without waiting");
     }
 
     /// What the live view was told: each tick's phase and elapsed time.
@@ -766,8 +727,8 @@ mod tests {
         }
         let mut ticks = Ticks::default();
         let position = PointPosition { index: 0, count: 1, label: "" };
-        let o = run_point(spec, BTreeMap::new(), targets, position, &mut ticks, &interrupt, &PointShared::default());
-        (o, ticks)
+        let ran = run_point(spec, BTreeMap::new(), targets, position, &mut ticks, &interrupt, &PointShared::default());
+        (figures(spec, ran), ticks)
     }
 
     /// The ramp counts the seconds it completed from 1, as the run does: a 2 s
@@ -800,7 +761,7 @@ mod tests {
         let flag = Arc::new(AtomicBool::new(false));
         let mut view = LateStop { hold, flag: flag.clone() };
         let position = PointPosition { index: 0, count: 1, label: "" };
-        run_point(spec, BTreeMap::new(), targets, position, &mut view, &flag, &PointShared::default())
+        figures(spec, run_point(spec, BTreeMap::new(), targets, position, &mut view, &flag, &PointShared::default()))
     }
 
     /// The stop is seen 0.6 s past the planned 1.5 s: the point ran its whole

@@ -77,16 +77,27 @@ pub struct Extras<'a> {
     pub verify: bool,
 }
 
+/// How many operations (reads, writes, trims) the workload's lines do: each
+/// has its own histogram in a one-second slice.
+fn slice_ops(spec: &WorkloadSpec) -> u64 {
+    let lines = || spec.groups.iter().flat_map(|g| g.access.iter());
+    let reads = lines().any(|l| l.read > 0.0);
+    let writes = lines().any(|l| l.read + l.trim < 100.0);
+    let trims = lines().any(|l| l.trim > 0.0);
+    ([reads, writes, trims].iter().filter(|d| **d).count() as u64).max(1)
+}
+
 /// The memory one point needs while it runs.
-pub fn point(spec: &WorkloadSpec, extras: Extras) -> Estimate {
+/// `engines`: each target's engine kind (`PlannedPoint::engines`).
+pub fn point(spec: &WorkloadSpec, engines: &[EngineKind], extras: Extras) -> Estimate {
     let h3 = LatencyHistogram::footprint_bytes(3);
-    let h2 = LatencyHistogram::footprint_bytes(2);
+    // A one-second slice holds a small histogram per operation the workload does.
+    let h2 = LatencyHistogram::footprint_bytes(crate::metrics::recorder::SLICE_DIGITS) * slice_ops(spec);
     let mut e = Estimate::default();
     let (mut buffers, mut rings, mut slots_total, mut workers_total) = (0u64, 0u64, 0u64, 0u64);
     // Each worker keeps a small histogram per target it drives (per-target figures).
     let mut target_tallies = 0u64;
     let mut how_buffers: Vec<String> = Vec::new();
-    let uris: Vec<Option<TargetUri>> = spec.targets.iter().map(|t| targets::parse(t).ok()).collect();
     for g in &spec.groups {
         let workers = spec.group_workers(g) as u64;
         let slots = g.qd as u64 * spec.targets_per_worker(g) as u64;
@@ -95,11 +106,7 @@ pub fn point(spec: &WorkloadSpec, extras: Extras) -> Estimate {
         let bs = g.access.iter().map(|l| l.bs.get()).max().unwrap_or(PAGE).max(1).div_ceil(PAGE) * PAGE;
         buffers = buffers.saturating_add(workers.saturating_mul(slots).saturating_mul(bs));
         how_buffers.push(format!("{} x {} x {}", counted(workers, "worker"), counted(slots, "slot"), human(bs)));
-        let uring = spec
-            .group_targets(g)
-            .iter()
-            .filter_map(|&i| uris.get(i).cloned().flatten())
-            .any(|u| EngineKind::for_uri(&u, spec.engine) == EngineKind::IoUring);
+        let uring = spec.group_targets(g).iter().any(|&i| engines.get(i) == Some(&EngineKind::IoUring));
         if uring {
             rings = rings.saturating_add(workers.saturating_mul(uring::ring_bytes(uring::ring_entries(slots as usize))));
         }
@@ -139,7 +146,7 @@ pub fn point(spec: &WorkloadSpec, extras: Extras) -> Estimate {
     let merged = (spec.groups.len() as u64 + 2) * 4 * h3;
     e.add("merged figures", merged.saturating_add(seconds.saturating_mul(h2)), counted(seconds, "one-second slice"), "--time");
     let mut luns = 0u64;
-    for u in uris.iter().flatten() {
+    for u in spec.targets.iter().filter_map(|t| targets::parse(t).ok()) {
         if let TargetUri::Mem(size) = u {
             luns = luns.saturating_add(size.get());
         }
@@ -188,7 +195,7 @@ pub fn run_wide(first: &WorkloadSpec, extras: Extras) -> Estimate {
 pub fn for_plan(plan: &RunPlan, extras: Extras) -> (usize, Estimate) {
     let mut worst = (0usize, Estimate::default());
     for (i, p) in plan.points.iter().enumerate() {
-        let e = point(&p.spec, extras);
+        let e = point(&p.spec, &p.engines, extras);
         if i == 0 || e.total() > worst.1.total() {
             worst = (i, e);
         }
@@ -216,7 +223,7 @@ pub fn preflight(plan: &RunPlan, extras: Extras) -> Result<(), ResourceError> {
         for p in &plan.points {
             let s = &p.spec;
             for g in &s.groups {
-                let uring = s.group_targets(g).iter().any(|&i| EngineKind::for_uri(&p.targets[i].uri, s.engine) == EngineKind::IoUring);
+                let uring = s.group_targets(g).iter().any(|&i| p.engines[i] == EngineKind::IoUring);
                 let base = g.qd as u64 * s.targets_per_worker(g) as u64;
                 let extra = base.clamp(4, 64);
                 if uring && base + extra > uring::MAX_ENTRIES as u64 {
@@ -241,14 +248,11 @@ pub fn preflight(plan: &RunPlan, extras: Extras) -> Result<(), ResourceError> {
 }
 
 /// Memory mappings a point's workers need: (workers, mappings).
-pub fn mappings(spec: &WorkloadSpec) -> (u64, u64) {
+pub fn mappings(spec: &WorkloadSpec, engines: &[EngineKind]) -> (u64, u64) {
     let (mut workers, mut maps) = (0u64, MAPS_BASE);
     for g in &spec.groups {
         let w = spec.group_workers(g) as u64;
-        let uring = spec
-            .group_targets(g)
-            .iter()
-            .any(|&i| targets::parse(&spec.targets[i]).is_ok_and(|u| EngineKind::for_uri(&u, spec.engine) == EngineKind::IoUring));
+        let uring = spec.group_targets(g).iter().any(|&i| engines.get(i) == Some(&EngineKind::IoUring));
         workers += w;
         maps = maps.saturating_add(w.saturating_mul(MAPS_PER_WORKER + if uring { MAPS_PER_RING } else { 0 }));
     }
@@ -259,7 +263,7 @@ pub fn mappings(spec: &WorkloadSpec) -> (u64, u64) {
 /// vm.max_map_count, thread creation and allocations fail part way.
 pub fn check_mappings(plan: &RunPlan, max: u64) -> Result<(), ResourceError> {
     for (i, p) in plan.points.iter().enumerate() {
-        let (workers, need) = mappings(&p.spec);
+        let (workers, need) = mappings(&p.spec, &p.engines);
         if need > max {
             let per = (need - MAPS_BASE) / workers.max(1);
             let at = if plan.points.len() > 1 { format!(" at point {}", i + 1) } else { String::new() };
@@ -345,13 +349,19 @@ mod tests {
         s
     }
 
+    /// The point estimate of a spec, its targets' engines resolved as a plan does.
+    fn estimate(s: &WorkloadSpec) -> Estimate {
+        let targets: Vec<crate::targets::Target> = s.targets.iter().map(|t| crate::targets::Target::parse(t).unwrap()).collect();
+        point(s, &crate::run::plan::kinds(&targets, s.engine), Extras::default())
+    }
+
     fn plan_of(s: WorkloadSpec) -> RunPlan {
         super::super::plan::single(s).unwrap()
     }
 
     #[test]
     fn buffers_count_every_slot_of_every_worker_in_whole_pages() {
-        let e = point(&spec(3, 16, 6000), Extras::default());
+        let e = estimate(&spec(3, 16, 6000));
         let b = e.parts.iter().find(|p| p.what == "I/O buffers").unwrap();
         assert_eq!(b.bytes, 3 * 16 * 8192);
         assert!(e.parts.iter().any(|p| p.what == "mem: targets" && p.bytes == 64 << 20));
@@ -359,8 +369,8 @@ mod tests {
 
     #[test]
     fn histograms_grow_with_workers() {
-        let one = point(&spec(1, 32, 4096), Extras::default());
-        let many = point(&spec(10_000, 32, 4096), Extras::default());
+        let one = estimate(&spec(1, 32, 4096));
+        let many = estimate(&spec(10_000, 32, 4096));
         let h = |e: &Estimate| e.parts.iter().find(|p| p.what == "latency histograms").unwrap().bytes;
         assert_eq!(h(&many), 10_000 * h(&one));
         assert!(h(&one) >= 4 * LatencyHistogram::footprint_bytes(3));
@@ -383,7 +393,7 @@ mod tests {
         // A file target (never opened here) so that the worker has an io_uring ring.
         let mut one = spec(1, 1, 4096);
         one.targets = vec!["/dev/shm/lunmark-never-opened".into()];
-        let e = point(&one, Extras::default());
+        let e = estimate(&one);
         assert_eq!(how(&e, "I/O buffers"), "1 worker x 1 slot x 4 KiB");
         assert_eq!(how(&e, "io_uring rings"), "1 ring");
         assert!(how(&e, "latency histograms").starts_with("1 worker x "), "{e:?}");
@@ -392,7 +402,7 @@ mod tests {
         assert!(e.parts.iter().all(|p| !p.how.contains("(s)")), "{e:?}");
         let mut two = spec(2, 4, 4096);
         two.targets = one.targets.clone();
-        let e = point(&two, Extras::default());
+        let e = estimate(&two);
         assert_eq!(how(&e, "I/O buffers"), "2 workers x 4 slots x 4 KiB");
         assert_eq!(how(&e, "io_uring rings"), "2 rings");
         assert_eq!(how(&e, "worker threads and slot bookkeeping"), "2 threads, 8 slots");

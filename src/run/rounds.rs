@@ -187,14 +187,15 @@ fn sub_plan(plan: &RunPlan, points: Vec<super::PlannedPoint>) -> RunPlan {
 /// of their own (checked, then executed) and told to the observer given.
 pub type RunPart<'a> = dyn FnMut(RunPlan, &mut dyn RunObserver) -> Result<RunResult> + 'a;
 
+/// `watch`: the watched point, as `check` found it.
 pub fn execute(
     plan: &RunPlan,
     rounds: &Rounds,
+    watch: usize,
     ctx: &RunContext,
     observer: &mut dyn RunObserver,
     run_part: &mut RunPart,
 ) -> Result<RunResult> {
-    let watch = check(plan, rounds, ctx)?;
     let first = plan.points[0].spec.clone();
     let mut outcome = RoundsOutcome {
         watch: rounds.watch.clone(),
@@ -218,7 +219,7 @@ pub fn execute(
         params.insert("phase".to_string(), Value::from("precondition"));
         let asked_qd = spec.groups.iter().map(|g| g.qd).collect();
         let targets = plan.points[0].targets.clone();
-        pre.push(super::PlannedPoint { params, label: "precondition".into(), spec, asked_qd, targets });
+        pre.push(super::PlannedPoint::new(params, "precondition".into(), spec, asked_qd, targets));
     }
     // Every check before the purge: a device without --destructive is refused with nothing touched.
     let specs: Vec<&WorkloadSpec> = plan.points.iter().map(|p| &p.spec).chain(pre.iter().map(|p| &p.spec)).collect();

@@ -49,7 +49,7 @@ impl SteadyTracker {
         self.seconds += 1;
         self.ios += ios;
         self.bytes += slice.bytes_read + slice.bytes_written;
-        self.lat_ns += slice.latency.mean_ns() * ios as f64;
+        self.lat_ns += slice.latency().mean_ns() * ios as f64;
         if self.seconds < self.round_secs {
             return false;
         }

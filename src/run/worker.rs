@@ -556,7 +556,7 @@ impl<'a> WorkerLoop<'a> {
 
     /// Counts a failed I/O. Err (the loop ends) unless --continue-on-error.
     fn record_error(&mut self, s: &Slot, errno: i32, now: Instant) -> Result<(), End> {
-        let failed = io_error(&self.mine[s.target as usize].facts.uri, s, errno);
+        let uri = &self.mine[s.target as usize].facts.uri;
         let why = (!self.plan.continue_on_error).then(|| {
             // A lost connection is no I/O error to count and go on from: no later
             // I/O reaches the target, so --continue-on-error is not offered then.
@@ -565,9 +565,9 @@ impl<'a> WorkerLoop<'a> {
             } else {
                 "add --continue-on-error to count errors and go on"
             };
-            format!("{}: {} at offset {} failed: {} ({advice})", failed.target, s.op.name(), s.offset, failed.message)
+            format!("{uri}: {} at offset {} failed: {} ({advice})", s.op.name(), s.offset, engine::errno_name(errno))
         });
-        self.outcome.recorder.record_error(failed);
+        self.outcome.recorder.record_error(errno, || io_error(uri, s, errno));
         self.outcome.per_target[s.target as usize].errors += 1;
         match why {
             Some(why) => Err(self.fail(why, now)),
@@ -585,7 +585,8 @@ impl<'a> WorkerLoop<'a> {
             v.complete(c.slot, s.target, s.offset, s.len, error.is_none(), self.engine.buffers().slot(c.slot));
         }
         if let Some(errno) = error {
-            self.outcome.recorder.record_error(io_error(&self.mine[s.target as usize].facts.uri, &s, errno));
+            let uri = &self.mine[s.target as usize].facts.uri;
+            self.outcome.recorder.record_error(errno, || io_error(uri, &s, errno));
             self.outcome.per_target[s.target as usize].errors += 1;
         }
     }
@@ -655,10 +656,13 @@ impl<'a> WorkerLoop<'a> {
     /// Draws the next I/O for `slot` (a due sync first), takes its blocks for
     /// verification, traces it, fills a write's data, and queues it.
     fn issue(&mut self, slot: u32, target: u32, due: Instant, now: Instant) -> std::io::Result<Slot> {
+        debug_assert!(!self.slots[slot as usize].busy, "slot {slot} issued while its I/O is in flight");
         if let Some(op) = self.sync_clock.as_mut().and_then(|c| c.take_due(target as usize)) {
             // A sync has no range and no buffer: the verifier has nothing to
             // take, and the trace records only I/Os on ranges.
-            self.engine.queue(IoRequest { slot, target, op, offset: 0, len: 0 })?;
+            // SAFETY: `slot` is free: it comes from the idle list or a reaped
+            // completion (`release` cleared its busy flag; checked above).
+            unsafe { self.engine.queue(IoRequest { slot, target, op, offset: 0, len: 0 })? };
             return Ok(Slot { op, offset: 0, len: 0, target, due, submitted: now, busy: true, line: SYNC_LINE });
         }
         // A hot band moves with the time since the point started.
@@ -695,7 +699,8 @@ impl<'a> WorkerLoop<'a> {
                 f.fill(&mut self.engine.buffers().slot(slot)[..io.len as usize]);
             }
         }
-        self.engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })?;
+        // SAFETY: as for the sync above, `slot` is free.
+        unsafe { self.engine.queue(IoRequest { slot, target, op: io.op, offset: io.offset, len: io.len })? };
         if let Some(c) = self.sync_clock.as_mut() {
             c.issued(target as usize, io.op);
         }

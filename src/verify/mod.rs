@@ -118,12 +118,24 @@ impl std::ops::AddAssign<&VerifyStats> for VerifyStats {
 }
 
 /// What a slot's I/O took from the block table.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Taken {
     #[default]
     Nothing,
-    Write(Vec<Generation>),
-    Read(Vec<Option<Generation>>),
+    Write,
+    Read,
+}
+
+/// A slot's blocks: what its I/O took, and the generations, in buffers that
+/// live as long as the slot (refilled per I/O, never allocated per I/O once
+/// they hold the largest transfer's blocks).
+#[derive(Clone, Debug, Default)]
+pub struct SlotBlocks {
+    pub taken: Taken,
+    /// A write's new generations, one per block.
+    written: Vec<Generation>,
+    /// A read's generations as it took them (None: the block is unknown).
+    read: Vec<Option<Generation>>,
 }
 
 /// A worker's side of verification.
@@ -131,51 +143,49 @@ pub struct Verifier {
     pub shared: Arc<VerifyShared>,
     /// Run-level index of each of the worker's targets.
     pub targets: Vec<usize>,
-    pub taken: Vec<Taken>,
+    pub slots: Vec<SlotBlocks>,
     pub stats: VerifyStats,
     pending: Vec<u8>,
 }
 
 impl Verifier {
     pub fn new(shared: Arc<VerifyShared>, targets: Vec<usize>, slots: usize) -> Verifier {
-        Verifier { shared, targets, taken: vec![Taken::Nothing; slots], stats: VerifyStats::default(), pending: Vec::new() }
-    }
-
-    fn table(&self, target: u32) -> &BlockTable {
-        &self.shared.tables[self.targets[target as usize]]
+        Verifier { shared, targets, slots: vec![SlotBlocks::default(); slots], stats: VerifyStats::default(), pending: Vec::new() }
     }
 
     /// Tries to take the blocks of an I/O for `slot`. For a write, fills `buf`.
     pub fn take(&mut self, slot: u32, target: u32, write: bool, offset: u64, len: u32, buf: &mut [u8]) -> bool {
-        let taken = if write {
-            let Some(gens) = self.table(target).take_for_write(offset, len) else { return false };
-            let (b, stamp, run_target) = (self.shared.block, self.shared.stamp, self.targets[target as usize] as u32);
-            for (i, g) in gens.iter().enumerate() {
-                let at = i * b as usize;
-                block::fill(&mut buf[at..at + b as usize], stamp, run_target, offset + i as u64 * b, *g);
+        let table = &self.shared.tables[self.targets[target as usize]];
+        let blocks = &mut self.slots[slot as usize];
+        if !write {
+            let took = table.take_for_read(offset, len, &mut blocks.read);
+            blocks.taken = if took { Taken::Read } else { Taken::Nothing };
+            return took;
+        }
+        if !table.take_for_write(offset, len, &mut blocks.written) {
+            blocks.taken = Taken::Nothing;
+            return false;
+        }
+        blocks.taken = Taken::Write;
+        let (b, stamp, run_target) = (self.shared.block, self.shared.stamp, self.targets[target as usize] as u32);
+        for (i, g) in blocks.written.iter().enumerate() {
+            let at = i * b as usize;
+            block::fill(&mut buf[at..at + b as usize], stamp, run_target, offset + i as u64 * b, *g);
+        }
+        if self.shared.journal.is_some() {
+            let first = (offset - table.start) / b;
+            for (i, g) in blocks.written.iter().enumerate() {
+                self.pending.extend_from_slice(&journal::record(journal::SUBMITTED, run_target, first + i as u64, *g));
             }
-            if self.shared.journal.is_some() {
-                let first = (offset - self.table(target).start) / b;
-                for (i, g) in gens.iter().enumerate() {
-                    self.pending.extend_from_slice(&journal::record(journal::SUBMITTED, run_target, first + i as u64, *g));
-                }
-            }
-            self.stats.blocks_written += gens.len() as u64;
-            Taken::Write(gens)
-        } else {
-            match self.table(target).take_for_read(offset, len) {
-                Some(g) => Taken::Read(g),
-                None => return false,
-            }
-        };
-        self.taken[slot as usize] = taken;
+        }
+        self.stats.blocks_written += blocks.written.len() as u64;
         true
     }
 
     /// Marks a slot's I/O as an unchecked read (after too many busy draws).
     pub fn force_unchecked(&mut self, slot: u32) {
         self.stats.forced_unchecked_reads += 1;
-        self.taken[slot as usize] = Taken::Nothing;
+        self.slots[slot as usize].taken = Taken::Nothing;
     }
 
     /// Appends the journal records gathered since the last flush: called before
@@ -194,52 +204,60 @@ impl Verifier {
     /// Ends a slot's I/O: releases its blocks and checks what a read returned.
     /// Returns the first mismatch found, if any.
     pub fn complete(&mut self, slot: u32, target: u32, offset: u64, len: u32, ok: bool, buf: &[u8]) -> Option<Mismatch> {
-        let taken = std::mem::take(&mut self.taken[slot as usize]);
-        let b = self.shared.block;
         let run_target = self.targets[target as usize];
-        let mut found = None;
-        match taken {
-            Taken::Nothing => {}
-            Taken::Write(gens) => {
-                self.table(target).end_write(offset, len, &gens, ok);
+        let table = &self.shared.tables[run_target];
+        let blocks = &mut self.slots[slot as usize];
+        match std::mem::take(&mut blocks.taken) {
+            Taken::Nothing => None,
+            Taken::Write => {
+                table.end_write(offset, len, &blocks.written, ok);
                 if self.shared.journal.is_some() {
-                    let first = (offset - self.table(target).start) / b;
+                    let first = (offset - table.start) / self.shared.block;
                     let kind = if ok { journal::COMPLETED } else { journal::FAILED };
-                    for (i, g) in gens.iter().enumerate() {
+                    for (i, g) in blocks.written.iter().enumerate() {
                         self.pending.extend_from_slice(&journal::record(kind, run_target as u32, first + i as u64, *g));
                     }
                 }
+                None
             }
-            Taken::Read(gens) => {
-                if ok {
-                    for (i, g) in gens.iter().enumerate() {
-                        match g {
-                            Some(g) if *g > 0 => {
-                                let at = i * b as usize;
-                                let expect = Expect {
-                                    stamp: self.shared.stamp,
-                                    target: run_target as u32,
-                                    offset: offset + i as u64 * b,
-                                    generation: *g,
-                                };
-                                self.stats.blocks_checked += 1;
-                                if let Some(m) = block::check(&buf[at..at + b as usize], expect, &self.shared.uris[run_target]) {
-                                    self.stats.mismatches += 1;
-                                    if self.stats.first.len() < MISMATCHES_KEPT {
-                                        self.stats.first.push(m.clone());
-                                    }
-                                    found.get_or_insert(m);
-                                }
-                            }
-                            _ => self.stats.blocks_unchecked += 1,
-                        }
-                    }
-                }
-                self.table(target).end_read(offset, len);
+            Taken::Read => {
+                let found = if ok { check_read(&self.shared, run_target, offset, &blocks.read, buf, &mut self.stats) } else { None };
+                table.end_read(offset, len);
+                found
             }
         }
-        found
     }
+}
+
+/// Checks each block a read returned against the generation it had when the
+/// read took it; counts checked, unchecked and mismatched blocks. Returns the first mismatch.
+fn check_read(
+    shared: &VerifyShared,
+    run_target: usize,
+    offset: u64,
+    gens: &[Option<Generation>],
+    buf: &[u8],
+    stats: &mut VerifyStats,
+) -> Option<Mismatch> {
+    let b = shared.block;
+    let mut found = None;
+    for (i, g) in gens.iter().enumerate() {
+        let Some(g) = g.filter(|g| *g > 0) else {
+            stats.blocks_unchecked += 1;
+            continue;
+        };
+        let at = i * b as usize;
+        let expect = Expect { stamp: shared.stamp, target: run_target as u32, offset: offset + i as u64 * b, generation: g };
+        stats.blocks_checked += 1;
+        if let Some(m) = block::check(&buf[at..at + b as usize], expect, &shared.uris[run_target]) {
+            stats.mismatches += 1;
+            if stats.first.len() < MISMATCHES_KEPT {
+                stats.first.push(m.clone());
+            }
+            found.get_or_insert(m);
+        }
+    }
+    found
 }
 
 /// The block size verification uses: the smallest transfer of the workload.

@@ -44,10 +44,12 @@ impl BlockTable {
         first..first + (len as u64 / self.block) as usize
     }
 
-    /// Takes the blocks of a write; on success returns the generations to write.
-    pub fn take_for_write(&self, offset: u64, len: u32) -> Option<Vec<Generation>> {
+    /// Takes the blocks of a write; on success `gens` holds the generations to
+    /// write (it is the slot's own buffer, cleared and refilled: no allocation
+    /// per I/O once it has grown to the largest transfer).
+    pub fn take_for_write(&self, offset: u64, len: u32, gens: &mut Vec<Generation>) -> bool {
         let range = self.range(offset, len);
-        let mut gens = Vec::with_capacity(range.len());
+        gens.clear();
         for (k, i) in range.clone().enumerate() {
             let w = &self.words[i];
             let cur = w.load(Ordering::Acquire);
@@ -56,11 +58,12 @@ impl BlockTable {
                 for j in range.start..range.start + k {
                     self.words[j].fetch_and(!WRITING, Ordering::AcqRel);
                 }
-                return None;
+                gens.clear();
+                return false;
             }
             gens.push(((cur >> 32) as u32).wrapping_add(1).max(1));
         }
-        Some(gens)
+        true
     }
 
     /// Ends a write: the new generations stand, or the blocks become unknown.
@@ -71,11 +74,12 @@ impl BlockTable {
         }
     }
 
-    /// Takes the blocks of a read; returns each block's generation, or None
-    /// (the block is unknown) when it cannot be checked.
-    pub fn take_for_read(&self, offset: u64, len: u32) -> Option<Vec<Option<Generation>>> {
+    /// Takes the blocks of a read; on success `gens` (the slot's own buffer,
+    /// refilled) holds each block's generation, or None (the block is unknown)
+    /// when it cannot be checked.
+    pub fn take_for_read(&self, offset: u64, len: u32, gens: &mut Vec<Option<Generation>>) -> bool {
         let range = self.range(offset, len);
-        let mut gens = Vec::with_capacity(range.len());
+        gens.clear();
         for (k, i) in range.clone().enumerate() {
             let w = &self.words[i];
             let mut cur = w.load(Ordering::Acquire);
@@ -84,7 +88,8 @@ impl BlockTable {
                     for j in range.start..range.start + k {
                         self.words[j].fetch_sub(1, Ordering::AcqRel);
                     }
-                    return None;
+                    gens.clear();
+                    return false;
                 }
                 match w.compare_exchange_weak(cur, cur + 1, Ordering::AcqRel, Ordering::Acquire) {
                     Ok(_) => break,
@@ -93,7 +98,7 @@ impl BlockTable {
             }
             gens.push(if cur & UNKNOWN != 0 { None } else { Some((cur >> 32) as u32) });
         }
-        Some(gens)
+        true
     }
 
     pub fn end_read(&self, offset: u64, len: u32) {
@@ -107,23 +112,47 @@ impl BlockTable {
 mod tests {
     use super::*;
 
+    /// The generations a take filled, or None when it was refused.
+    fn write(t: &BlockTable, offset: u64, len: u32) -> Option<Vec<Generation>> {
+        let mut gens = vec![7; 3];
+        t.take_for_write(offset, len, &mut gens).then_some(gens)
+    }
+
+    fn read(t: &BlockTable, offset: u64, len: u32) -> Option<Vec<Option<Generation>>> {
+        let mut gens = vec![Some(7); 3];
+        t.take_for_read(offset, len, &mut gens).then_some(gens)
+    }
+
     #[test]
     fn writes_exclude_everything_reads_share() {
         let t = BlockTable::new(0, 16 * 4096, 4096);
-        let g = t.take_for_write(0, 8192).unwrap();
-        assert_eq!(g, vec![1, 1]);
-        assert!(t.take_for_read(4096, 4096).is_none(), "no read beside a write in flight");
-        assert!(t.take_for_write(4096, 8192).is_none(), "no overlapping write");
-        assert!(t.take_for_write(8192, 4096).is_some(), "a disjoint write is fine");
+        let g = write(&t, 0, 8192).unwrap();
+        assert_eq!(g, vec![1, 1], "the slot's buffer is refilled, not appended to");
+        assert!(read(&t, 4096, 4096).is_none(), "no read beside a write in flight");
+        assert!(write(&t, 4096, 8192).is_none(), "no overlapping write");
+        assert!(write(&t, 8192, 4096).is_some(), "a disjoint write is fine");
         t.end_write(0, 8192, &g, true);
-        let r1 = t.take_for_read(0, 4096).unwrap();
-        let r2 = t.take_for_read(0, 8192).unwrap();
+        let r1 = read(&t, 0, 4096).unwrap();
+        let r2 = read(&t, 0, 8192).unwrap();
         assert_eq!((r1, r2), (vec![Some(1)], vec![Some(1), Some(1)]));
-        assert!(t.take_for_write(0, 4096).is_none(), "no write under readers");
+        assert!(write(&t, 0, 4096).is_none(), "no write under readers");
         t.end_read(0, 4096);
         t.end_read(0, 8192);
-        assert_eq!(t.take_for_write(0, 4096).unwrap(), vec![2]);
+        assert_eq!(write(&t, 0, 4096).unwrap(), vec![2]);
         t.end_write(0, 4096, &[2], false);
-        assert_eq!(t.take_for_read(0, 4096).unwrap(), vec![None], "a failed write leaves the block unknown");
+        assert_eq!(read(&t, 0, 4096).unwrap(), vec![None], "a failed write leaves the block unknown");
+    }
+
+    /// A refused take gives back the blocks it took before the busy one, and
+    /// leaves the slot's buffer empty.
+    #[test]
+    fn a_refused_take_gives_back_what_it_took() {
+        let t = BlockTable::new(0, 4 * 4096, 4096);
+        let g = write(&t, 8192, 4096).unwrap();
+        let mut gens = vec![9; 2];
+        assert!(!t.take_for_write(0, 3 * 4096, &mut gens), "block 2 is being written");
+        assert!(gens.is_empty());
+        assert_eq!(write(&t, 0, 8192).unwrap(), vec![1, 1], "blocks 0 and 1 were given back");
+        t.end_write(8192, 4096, &g, true);
     }
 }

@@ -430,10 +430,12 @@ pub fn parse_size(text: &str, kb_base: u64) -> Result<u64, String> {
 /// A share of the file (`size=50%`, `offset=10%`), in percent (0 < p <= 100);
 /// None when the value is not one.
 pub fn parse_percent(text: &str) -> Option<Result<f64, String>> {
-    let num = text.trim().strip_suffix('%')?;
+    // fio reads `100%%` as `100%` (a template's escaped percent sign, left as written).
+    let t = text.trim();
+    let num = t.strip_suffix("%%").or_else(|| t.strip_suffix('%'))?;
     Some(match num.trim().parse::<f64>() {
-        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
-        _ => Err(format!("'{text}' is not a share of the file: use a percentage above 0 and up to 100 (for example 50%)")),
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(format!("'{text}' is not a share of the file: use a percentage from 0 to 100 (for example 50%)")),
     })
 }
 

@@ -90,6 +90,17 @@ const KNOWN: &[&str] = &[
     "steadystate_duration",
     "ss_ramp",
     "steadystate_ramp_time",
+    "cpumask",
+    "sync",
+    "overwrite",
+    "do_verify",
+    "verify_fatal",
+    "serialize_overlap",
+    "fallocate",
+    "buffer_compress_chunk",
+    "buffer_pattern",
+    "filename_format",
+    "percentile_list",
 ];
 
 /// Options that change nothing lunmark measures: accepted, each with a note
@@ -105,13 +116,18 @@ const HARMLESS: &[&str] = &[
     "lat_percentiles",
     "clat_percentiles",
     "slat_percentiles",
-    "percentile_list",
     "disk_util",
     "write_hist_log",
     "log_hist_msec",
     "per_job_logs",
     "log_offset",
     "significant_figures",
+    "disable_lat",
+    "disable_clat",
+    "disable_slat",
+    "disable_bw",
+    "verify_dump",
+    "verify_state_save",
 ];
 
 /// Options lunmark does not apply that change no figure it reports (fio's
@@ -138,6 +154,21 @@ const NO_FIGURE: &[&str] = &[
 /// a trailing comma is an empty part fio drops.
 const PER_DIRECTION: &[&str] = &["bs", "bssplit", "bsrange", "rate_iops", "rate", "blockalign", "random_distribution"];
 
+/// A `bs` that is not a size; `bs=4k-512k` reads as a range but is not one:
+/// fio 3.33 takes its first size and drops the rest without a word.
+fn bs_message(part: &str, message: String) -> String {
+    match part.split_once('-') {
+        Some((low, _)) if parse_size(low, 1024).is_ok() => format!(
+            "'{}' is not one size: fio 3.33 reads it as {} and drops the rest without a word; for a range of sizes write bsrange={}, for one size bs={}",
+            part.trim(),
+            low.trim(),
+            part.trim(),
+            low.trim()
+        ),
+        _ => message,
+    }
+}
+
 /// Most access lines one job may map to (bsrange makes one per size).
 const MAX_LINES: usize = 256;
 
@@ -151,6 +182,9 @@ pub struct ImportOptions {
     /// The run length comes from the command line (--time or --ios), so jobs
     /// that would end differently need not agree.
     pub run_length_given: bool,
+    /// The run's `--target`s, which replace the job file's files: a share of
+    /// the file (`size=50%`) is a share of these.
+    pub targets: Vec<String>,
 }
 
 /// Which fio log a job asks for (`write_bw_log`, `write_iops_log`, `write_lat_log`).
@@ -300,6 +334,14 @@ pub fn import(
     import_sections(fio_job::parse(text, origin, &ctx)?, origin, name, options)
 }
 
+/// What a refusal lists: with `lenient`, only what blocks (the options it
+/// would skip are not in the way); without it, everything, in line order.
+fn refusal(fatal: Vec<Problem>, skippable: Vec<Problem>, lenient: bool) -> Vec<Problem> {
+    let mut all: Vec<Problem> = if lenient { fatal } else { fatal.into_iter().chain(skippable).collect() };
+    all.sort_by_key(|p| p.line);
+    all
+}
+
 fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options: &ImportOptions) -> Result<Imported, FioError> {
     let known: Vec<String> = sections.iter().map(|s| s.name.clone()).collect();
     let chosen: Vec<&JobSection> = sections.iter().filter(|s| options.sections.is_empty() || options.sections.contains(&s.name)).collect();
@@ -308,12 +350,11 @@ fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options:
     }
     let mut problems = Problems::default();
     let mut notes = Notes::default();
-    let jobs: Vec<Job> = chosen.iter().map(|s| Job::read(s, &mut problems, &mut notes)).collect();
+    let jobs: Vec<Job> = chosen.iter().map(|s| Job::read(s, &options.targets, &mut problems, &mut notes)).collect();
     let profile = assemble(&jobs, name, origin, options.run_length_given, &mut problems, &mut notes);
     let (skippable, fatal): (Vec<Problem>, Vec<Problem>) = problems.0.into_iter().partition(|p| p.skippable);
     if !fatal.is_empty() || (!skippable.is_empty() && !options.lenient) {
-        let mut all: Vec<Problem> = fatal.into_iter().chain(skippable).collect();
-        all.sort_by_key(|p| p.line);
+        let all = refusal(fatal, skippable, options.lenient);
         return Err(FioError::Refused { origin: origin.into(), problems: all });
     }
     let mut skippable = skippable;
@@ -326,8 +367,7 @@ fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options:
     let logs = fio_logs(&chosen, &jobs, &profile, &mut problems, &mut notes);
     let (skippable, fatal): (Vec<Problem>, Vec<Problem>) = problems.0.into_iter().partition(|p| p.skippable);
     if !fatal.is_empty() || (!skippable.is_empty() && !options.lenient) {
-        let mut all: Vec<Problem> = fatal.into_iter().chain(skippable).collect();
-        all.sort_by_key(|p| p.line);
+        let all = refusal(fatal, skippable, options.lenient);
         return Err(FioError::Refused { origin: origin.into(), problems: all });
     }
     let skipped = skipped.into_iter().chain(skippable.iter().map(|p| format!("{origin}, {p} (skipped: --fio-lenient)"))).collect();
@@ -487,6 +527,8 @@ struct Job {
     dedupe: Option<f64>,
     /// offset_increment, bytes.
     offset_increment: Option<u64>,
+    /// percentile_list, percent.
+    percentiles: Vec<f64>,
 }
 
 /// The settings in force for a job, one per key, with alias keys folded.
@@ -569,7 +611,7 @@ impl<'a> Settings<'a> {
 }
 
 impl Job {
-    fn read(section: &JobSection, problems: &mut Problems, notes: &mut Notes) -> Job {
+    fn read(section: &JobSection, given: &[String], problems: &mut Problems, notes: &mut Notes) -> Job {
         let set = Settings::of(section, problems);
         let name = set.value("name").map(|(_, v)| v.to_string()).unwrap_or_else(|| section.name.clone());
         let kb_base = match set.value("kb_base") {
@@ -596,7 +638,7 @@ impl Job {
         let sync = sync(&set, problems);
         let mut place = place(&set, &name, numjobs, kb_base, problems, notes);
         let min_bs = lines.iter().map(|l| l.bs.get()).min().unwrap_or(4096);
-        let offset = shares_of_the_file(&set, &mut place, kb_base, min_bs, problems, notes);
+        let offset = shares_of_the_file(&set, &mut place, given, kb_base, min_bs, problems, notes);
         let offset_increment = offset_increment(&set, &name, numjobs, &mut place, problems, notes);
         let qd = queue_depth(&set, &name, place.files, problems, notes);
         let end = loops(&set, &name, run_end(&set, &name, kb_base, &lines, &place, problems, notes), problems, notes);
@@ -606,6 +648,8 @@ impl Job {
         let (cpus, cpus_policy) = pinning(&set, problems);
         let (compress, dedupe) = data_reduction(&set, &lines, problems, notes);
         let rate = rate(&set, &lines, kb_base, read, numjobs, problems, notes);
+        // Both always run: each notes or refuses options of its own.
+        let checking = verify(&set, problems, notes) & fio_defaults(&set, &name, read, trim, problems, notes);
         Job {
             line: section.line,
             numjobs,
@@ -618,12 +662,13 @@ impl Job {
             file_size: place.file_size,
             offset,
             offset_increment,
+            percentiles: percentile_list(&set, problems, notes),
             end,
             ramp: set.time("ramp_time", problems).unwrap_or(Duration::ZERO),
             seed: set.number::<u64>("randseed", problems),
             file_engine: place.file_engine,
             rate,
-            verify: verify(&set, problems, notes),
+            verify: checking,
             thinktime: thinktime(&set, problems, notes).filter(|t| !t.is_zero()),
             thinktime_blocks: set.number::<u32>("thinktime_blocks", problems).filter(|_| set.get("thinktime").is_some()),
             arrivals: arrivals(&set, problems),
@@ -708,6 +753,14 @@ fn pinning(set: &Settings, problems: &mut Problems) -> (Option<super::cpus::CpuL
         let v = v.trim();
         CpuList::parse_syntax(v).map_err(|e| problems.push(s, e.replacen(&format!("--cpus {v}: "), "", 1), false)).ok()
     });
+    let cpus = match (cpus, set.value("cpumask")) {
+        (cpus, None) => cpus,
+        (Some(_), Some((s, _))) => {
+            problems.push(s, "give one of cpus_allowed and cpumask (both choose the CPUs)", false);
+            None
+        }
+        (None, Some((s, v))) => cpumask(v.trim()).map_err(|m| problems.push(s, m, false)).ok(),
+    };
     let cpus = match (cpus, set.value("numa_cpu_nodes")) {
         (cpus, None) => cpus,
         (Some(_), Some((s, _))) => {
@@ -730,7 +783,7 @@ fn pinning(set: &Settings, problems: &mut Problems) -> (Option<super::cpus::CpuL
             None
         }
     });
-    match (policy, set.get("cpus_allowed")) {
+    match (policy, set.get("cpus_allowed").or(set.get("cpumask"))) {
         (Some(_), None) => {
             let s = set.get("cpus_allowed_policy").expect("read above");
             problems.push(s, "says how jobs share the CPUs of cpus_allowed, which is not set: add cpus_allowed=LIST, or drop it", true);
@@ -738,6 +791,45 @@ fn pinning(set: &Settings, problems: &mut Problems) -> (Option<super::cpus::CpuL
         }
         _ => (cpus, policy),
     }
+}
+
+/// `percentile_list=1:5:99.5`: the latency percentiles to report, as fio
+/// reports them (each above 0 and at most 100, at most 20 of them, as fio).
+fn percentile_list(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> Vec<f64> {
+    let Some((s, v)) = set.value("percentile_list") else { return Vec::new() };
+    let mut list = Vec::new();
+    for part in v.split(':').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.parse::<f64>() {
+            Ok(p) if p > 0.0 && p <= 100.0 => list.push(p),
+            _ => {
+                problems.push(
+                    s,
+                    format!("'{part}' is not a percentile: give percentages above 0 and at most 100, separated by ':' (1:50:99.5)"),
+                    false,
+                );
+                return Vec::new();
+            }
+        }
+    }
+    if list.len() > super::profile::MAX_PERCENTILES {
+        problems.push(s, format!("{} percentiles: fio and lunmark take at most {}", list.len(), super::profile::MAX_PERCENTILES), false);
+        return Vec::new();
+    }
+    notes.push(format!("{} ({}): the result reports these latency percentiles too (latency_us.*.percentiles), and fio-json's percentile maps hold them, as fio's do", show(s), s.place()));
+    list
+}
+
+/// `cpumask=MASK`: fio's older form of cpus_allowed, a bit per CPU (bit 0 is
+/// CPU 0), in decimal or `0x` hexadecimal.
+fn cpumask(mask: &str) -> Result<super::cpus::CpuList, String> {
+    let bits = match mask.strip_prefix("0x").or_else(|| mask.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => mask.parse(),
+    }
+    .ok()
+    .filter(|b| *b != 0)
+    .ok_or_else(|| format!("'{mask}' is not a CPU mask: use a bit per CPU, in decimal or 0x hexadecimal (0x3 is CPUs 0 and 1), not 0"))?;
+    Ok(super::cpus::CpuList((0..64).filter(|i| bits >> i & 1 == 1).collect()))
 }
 
 /// `numa_cpu_nodes=LIST` (or `all`): the CPUs of those NUMA nodes, as
@@ -792,7 +884,43 @@ fn data_reduction(set: &Settings, lines: &[AccessLine], problems: &mut Problems,
             Bytes(write_sizes[0])
         ));
     }
+    if let Some((s, _)) = set.value("buffer_pattern") {
+        if compress.is_some_and(|c| c > 0.0) {
+            notes.push(format!("{} ({}): fio fills the compressible part of each write with this pattern, lunmark with zeros: both compress away, and no unit of lunmark's is zeros only", show(s), s.place()));
+        } else {
+            problems.push(s, "fio writes this pattern in every write (all alike: as compressible and deduplicable as can be); lunmark has no fixed pattern: drop it, or say how compressible writes are with buffer_compress_percentage", false);
+        }
+    }
+    if let Some((s, v)) = set.value("buffer_compress_chunk") {
+        compress_chunk(s, v, compress.is_some_and(|c| c > 0.0), &write_sizes, problems, notes);
+    }
     (compress.filter(|c| *c > 0.0), dedupe.filter(|d| *d > 0.0))
+}
+
+/// `buffer_compress_chunk=N`: fio repeats its random and compressible parts
+/// every N bytes of a write (0: once per write). lunmark lays them out once
+/// per unit of the smallest write size, so 0, or N equal to that size, is
+/// what lunmark runs; another N is refused, naming those.
+fn compress_chunk(s: &Setting, v: &str, compressing: bool, write_sizes: &[u64], problems: &mut Problems, notes: &mut Notes) {
+    let Ok(chunk) = parse_size(v, 1024).map_err(|m| problems.push(s, m, false)) else { return };
+    let Some(&unit) = write_sizes.first().filter(|_| compressing) else {
+        notes.push(format!("{} ({}): it changes nothing without buffer_compress_percentage and writes (in fio too)", show(s), s.place()));
+        return;
+    };
+    if chunk == 0 || chunk == unit {
+        let mixed = if write_sizes.len() > 1 {
+            format!(" (fio's chunk is each write's size, lunmark's unit the smallest, {})", Bytes(unit))
+        } else {
+            String::new()
+        };
+        notes.push(format!("{} ({}): lunmark lays out the random and compressible parts once per unit of the write size, as fio does with this chunk{mixed}", show(s), s.place()));
+        return;
+    }
+    problems.push(
+        s,
+        format!("fio repeats its random and compressible parts every {} bytes; lunmark lays them out once per unit of the smallest write size ({} bytes): give buffer_compress_chunk=0 (or {unit}), or drop it", chunk, unit),
+        false,
+    );
 }
 
 /// `fsync=N` and `fdatasync=N`: a sync after every N writes (0, fio's default, is none).
@@ -813,7 +941,12 @@ fn direction(set: &Settings, problems: &mut Problems) -> (f64, f64, f64) {
     let Some((s, v)) = set.value("rw") else { return (100.0, 0.0, 0.0) };
     let (dir, suffix) = v.split_once(':').map(|(d, x)| (d.trim(), Some(x))).unwrap_or((v.trim(), None));
     if let Some(x) = suffix {
-        problems.push(s, format!("the ':{x}' suffix (skipping ahead after each I/O) is not supported yet"), false);
+        let m = if dir.starts_with("rand") {
+            format!("the ':{x}' suffix makes fio issue {x} I/Os in a row from each random offset; lunmark draws every random offset afresh: drop ':{x}' (lunmark's --random PCT mixes sequential and random I/O, each offset drawn apart)")
+        } else {
+            format!("the ':{x}' suffix makes fio skip {x} after each I/O; lunmark's sequential lines move on by their own transfer size and have no skip: drop ':{x}' to read every block, or use rw=randread (scattered I/O) with the same bs")
+        };
+        problems.push(s, m, false);
     }
     let random = match dir {
         "read" | "write" | "rw" | "readwrite" => 0.0,
@@ -950,8 +1083,11 @@ fn place(set: &Settings, name: &str, numjobs: u32, kb_base: u64, problems: &mut 
             if filenames.is_empty() {
                 // fio's own names: jobname.clone.file, one file per clone.
                 place.per_clone = true;
-                place.targets = (0..numjobs).map(|c| join(&format!("{name}.{c}.0"))).collect();
+                place.targets = (0..numjobs).map(|c| join(&clone_file(set, name, c, problems))).collect();
             } else {
+                if let Some((s, _)) = set.value("filename_format") {
+                    notes.push(format!("{} ({}): it names files only where filename= does not, as in fio", show(s), s.place()));
+                }
                 place.targets = filenames.iter().map(|n| join(n)).collect();
                 place.files = place.targets.len() as u32;
             }
@@ -974,6 +1110,19 @@ fn place(set: &Settings, name: &str, numjobs: u32, kb_base: u64, problems: &mut 
     place
 }
 
+/// The file of clone `clone` of a job without `filename=`: fio's
+/// `jobname.clone.0`, or `filename_format` with `$jobname`, `$jobnum` (the
+/// clone: fio 3.33 names the files of two jobs of two clones `file0.0` and
+/// `file1.0` with `file$jobnum.$filenum`) and `$filenum` (0: one file a clone).
+fn clone_file(set: &Settings, name: &str, clone: u32, problems: &mut Problems) -> String {
+    let Some((s, format)) = set.value("filename_format") else { return format!("{name}.{clone}.0") };
+    let file = format.trim().replace("$jobname", name).replace("$jobnum", &clone.to_string()).replace("$filenum", "0");
+    if file.contains('$') && clone == 0 {
+        problems.push(s, "lunmark fills in $jobname, $jobnum and $filenum; fio's other keywords ($clientuid) it does not have: name the files with those, or with filename=", false);
+    }
+    file
+}
+
 /// `size=P%` and `offset=P%`: shares of each file's real size, as fio takes
 /// them: the offset rounded up to the smallest transfer, the size rounded
 /// down to it and cut where the file ends. The files must exist (and be of
@@ -981,6 +1130,7 @@ fn place(set: &Settings, name: &str, numjobs: u32, kb_base: u64, problems: &mut 
 fn shares_of_the_file(
     set: &Settings,
     place: &mut Place,
+    given: &[String],
     kb_base: u64,
     min_bs: u64,
     problems: &mut Problems,
@@ -991,12 +1141,20 @@ fn shares_of_the_file(
         let p = fio_job::parse_percent(v)?;
         p.map_err(|m| problems.push(s, m, false)).ok().map(|p| (s, p))
     };
-    let size_pct = pct("size", problems);
+    let size_pct = pct("size", problems).filter(|(s, p)| {
+        // 0% is a place to start from (offset), not a region.
+        if *p == 0.0 {
+            problems.push(s, "0% of the file is no region: give a share above 0", false);
+        }
+        *p > 0.0
+    });
     let offset_pct = pct("offset", problems);
     let explicit =
         set.value("offset").filter(|(_, v)| fio_job::parse_percent(v).is_none()).and_then(|_| set.size("offset", kb_base, problems));
     let Some((s, _)) = size_pct.or(offset_pct) else { return explicit };
-    let real = match place.file_engine.is_some().then(|| real_size(&place.targets)) {
+    // --target replaces the job's files, so the share is of the given targets.
+    let files = if given.is_empty() { &place.targets } else { given };
+    let real = match place.file_engine.is_some().then(|| real_size(files)) {
         Some(Ok(n)) => n,
         Some(Err(m)) => {
             problems.push(s, format!("a share of the file needs the file's size: {m}"), false);
@@ -1016,10 +1174,10 @@ fn shares_of_the_file(
         let region = region - region % min_bs;
         place.file_size = Some(region);
         place.pass_bytes = Some(region * place.files as u64);
-        notes.push(format!("{} ({}): {p}% of {} ({} bytes) is {} bytes on each file", show(s), s.place(), place.targets[0], real, region));
+        notes.push(format!("{} ({}): {p}% of {} ({} bytes) is {} bytes on each file", show(s), s.place(), files[0], real, region));
     }
     if let Some((s, p)) = offset_pct {
-        notes.push(format!("{} ({}): {p}% of {} ({} bytes) is offset {offset}", show(s), s.place(), place.targets[0], real));
+        notes.push(format!("{} ({}): {p}% of {} ({} bytes) is offset {offset}", show(s), s.place(), files[0], real));
     }
     offset_pct.map(|_| offset).or(explicit)
 }
@@ -1196,10 +1354,13 @@ fn harmless(set: &Settings, name: &str, buffered: bool, problems: &mut Problems,
             "invalidate" => "fio drops the file's cached pages before the job; with direct=1 nothing is read from the page cache",
             "refill_buffers" | "scramble_buffers" => "it changes what fio writes, not how much or where; lunmark writes incompressible random data (a target that deduplicates or compresses could tell them apart: --dedupe and --compress set that)",
             "group_reporting" => "it sums fio's jobs in its report; lunmark reports each group and the point",
-            "lat_percentiles" | "clat_percentiles" | "slat_percentiles" | "percentile_list" | "significant_figures" => "it chooses what fio prints; lunmark reports p50, p90, p99, p99.9 and p99.99 of every I/O's latency",
+            "lat_percentiles" | "clat_percentiles" | "slat_percentiles" | "significant_figures" => "it chooses what fio prints; lunmark reports p50, p90, p95, p99, p99.9 and p99.99 of every I/O's latency (percentile_list adds others)",
             "disk_util" => "it makes fio print the disks' own counters; lunmark does not read them",
             "write_hist_log" | "log_hist_msec" => "fio writes latency histogram logs; lunmark writes none, its latency histogram's figures are in the result",
             "per_job_logs" | "log_offset" => "it shapes fio's log files; lunmark writes the bandwidth, IOPS and latency logs of a job that runs alone, one file each, without offsets",
+            "disable_lat" | "disable_clat" | "disable_slat" | "disable_bw" => "it turns off figures fio keeps and prints; lunmark keeps every I/O's latency and the bandwidth anyway",
+            "verify_dump" => "it makes fio dump a block that fails its check to files; lunmark reports where the first failing blocks are and what it found there (summary.verify)",
+            "verify_state_save" => "fio saves where its writes got to for a later verify run; lunmark runs none later",
             _ => return None,
         })
     };
@@ -1390,6 +1551,68 @@ fn verify(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> bool {
     }
 }
 
+/// Options whose common values lunmark runs as fio does (a note each) and
+/// whose others it lacks (refused, naming what to use). Returns false when
+/// `do_verify=0` turns checking off (fio then checks nothing either).
+fn fio_defaults(set: &Settings, name: &str, read: f64, trim: f64, problems: &mut Problems, notes: &mut Notes) -> bool {
+    let on = |key: &str, problems: &mut Problems| set.get(key).map(|s| (s, set.switch(key, problems)));
+    let mut note = |s: &Setting, why: &str| notes.push(format!("{} ({}): {why}", show(s), s.place()));
+    if let Some((s, v)) = set.value("sync") {
+        match v.trim() {
+            "0" | "none" => note(s, "fio's default (no O_SYNC), as lunmark opens files"),
+            _ => problems.push(
+                s,
+                "lunmark does not open files with O_SYNC or O_DSYNC: use fsync=1 (a sync after every write, timed apart) instead",
+                false,
+            ),
+        }
+    }
+    let writes = read < 100.0 && trim < 100.0;
+    match on("overwrite", problems) {
+        Some((s, true)) => note(s, "fio writes a file it creates in full before the job; lunmark fills a file it creates before measuring, too"),
+        Some((s, false)) if !writes => note(s, "it matters to fio only for jobs that write, and this one does not"),
+        Some((s, false)) => note(s, &format!("fio's default: job '{name}' writes a file fio creates into blocks not written before; lunmark fills a file it creates before measuring, so name an existing file or device to compare the two")),
+        None => {}
+    }
+    if let Some((s, v)) = set.value("fallocate") {
+        match v.trim() {
+            "none" | "0" | "native" | "posix" | "keep" | "truncate" | "1" => note(s, "it chooses how fio reserves the space of a file it creates; lunmark creates a missing file filled with data before measuring, as fio does for a job that reads or overwrite=1 (name an existing file or device to compare like for like)"),
+            other => problems.push(s, format!("'{other}' is not one of fio's fallocate modes: none, native, posix, keep, truncate"), false),
+        }
+    }
+    if let Some((s, true)) = on("verify_fatal", problems) {
+        note(s, "fio ends the job at the first block that fails its check; lunmark runs on and counts every mismatch (summary.verify.mismatches), which changes no figure of a target that returns what was written");
+    } else if let Some((s, false)) = on("verify_fatal", problems) {
+        note(s, "fio's default");
+    }
+    let verifying = set.value("verify").is_some_and(|(_, v)| !matches!(v.trim(), "0" | "none"));
+    match on("serialize_overlap", problems) {
+        Some((s, true)) if verifying => {
+            note(s, "with verify lunmark never issues a write while other I/O is in flight on its blocks, as fio's serialize_overlap=1")
+        }
+        Some((s, true)) => problems.push(
+            s,
+            "lunmark keeps overlapping I/O apart only when it verifies: add verify=crc32c (lunmark's --verify), or drop serialize_overlap",
+            false,
+        ),
+        Some((s, false)) => note(s, "fio's default"),
+        None => {}
+    }
+    match on("do_verify", problems) {
+        Some((s, false)) => {
+            if verifying {
+                note(s, "fio writes its verify headers and checks nothing; lunmark checks nothing either (verify off)");
+            }
+            false
+        }
+        Some((s, true)) if verifying => {
+            note(s, "fio's default with verify=");
+            true
+        }
+        _ => true,
+    }
+}
+
 /// `rate_iops=N` or `rate=BYTES` (a second's bytes, at the job's mean transfer
 /// size): fio caps each job (clone), so the group's rate is N x numjobs. Both
 /// take `READ,WRITE`: a job that only reads takes the first part, one that
@@ -1495,7 +1718,9 @@ fn access_lines(set: &Settings, kb_base: u64, read: f64, random: f64, problems: 
         per_direction(
             s,
             v,
-            |s, part, problems| parse_size(part, kb_base).map(|b| vec![(b, 100.0)]).map_err(|m| problems.push(s, m, false)).ok(),
+            |s, part, problems| {
+                parse_size(part, kb_base).map(|b| vec![(b, 100.0)]).map_err(|m| problems.push(s, bs_message(part, m), false)).ok()
+            },
             problems,
         )
     } else {
@@ -1747,6 +1972,9 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
     agree("ramp_time", "ramp_time", &|a, b| a.ramp == b.ramp);
     agree("randseed", "randseed", &|a, b| a.seed == b.seed);
     agree("verify", "verify", &|a, b| a.verify == b.verify);
+    agree("percentile_list (lunmark reports the same percentiles of every group)", "percentile_list", &|a, b| {
+        a.percentiles == b.percentiles
+    });
     agree("fsync and fdatasync (lunmark syncs every job alike)", "fsync", &|a, b| a.sync == b.sync);
     agree("offset", "offset", &|a, b| a.offset == b.offset);
     agree("sqthread_poll, sqthread_poll_cpu and hipri (lunmark sets up every ring alike)", "sqthread_poll", &|a, b| a.polling == b.polling);
@@ -1840,6 +2068,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         cpus_policy: first.cpus_policy,
         data,
         verify: first.verify,
+        percentiles: first.percentiles.clone(),
         // Distribution, think time and arrivals are the jobs' own (each group's).
         dist: None,
         thinktime: None,
@@ -2205,7 +2434,7 @@ mod tests {
             "group_reporting=1",
             "lat_percentiles=1",
             "clat_percentiles=0",
-            "percentile_list=99.5:99.9",
+            "significant_figures=4",
             "disk_util=0",
             "write_hist_log=h",
             "per_job_logs=0",
@@ -2254,7 +2483,7 @@ mod tests {
         assert_eq!((p.size, p.offset), (Some(Bytes(16 << 20)), Some(Bytes(48 << 20))));
         let e = refused(&job("size=50%\n").replace("f.dat", "missing.dat"));
         assert!(e.contains("line 5: size=50%: a share of the file needs the file's size") && e.contains("missing.dat"), "{e}");
-        assert!(refused(&job("size=150%\n")).contains("above 0 and up to 100"));
+        assert!(refused(&job("size=150%\n")).contains("from 0 to 100"));
     }
 
     #[test]
@@ -2376,5 +2605,93 @@ mod tests {
         assert_eq!(p, back);
         assert_eq!(p.phases.len(), 2);
         assert_eq!(p.targets.len(), 2);
+    }
+
+    #[test]
+    fn lenient_refusal_names_only_what_blocks() {
+        // unlink changes no figure (lenient would skip it); startdelay blocks.
+        let text = "[a]\nsize=1m\nunlink=1\nstartdelay=5\n";
+        let lenient = ImportOptions { lenient: true, ..Default::default() };
+        let e = import(text, "t.fio", "t", &env, &lenient).unwrap_err().to_string();
+        assert!(e.contains("line 4: startdelay=5"), "{e}");
+        assert!(!e.contains("unlink"), "lenient names only what blocks: {e}");
+        assert!(e.contains("--fio-lenient cannot skip them"), "{e}");
+        // Without --fio-lenient both are named, and the hint says what lenient would skip.
+        let e = refused(text);
+        assert!(e.contains("line 3: unlink=1") && e.contains("line 4: startdelay=5"), "{e}");
+    }
+
+    #[test]
+    fn options_of_the_corpus_that_lunmark_runs_as_fio_does() {
+        // cpumask is cpus_allowed as a bit mask.
+        let p = map("[a]\nfilename=/dev/shm/x\nsize=1m\ncpumask=0x0a\n").profile;
+        assert_eq!(p.cpus.map(|c| c.0), Some(vec![1, 3]));
+        assert_eq!(map("[a]\nfilename=/dev/shm/x\nsize=1m\ncpumask=1\n").profile.cpus.map(|c| c.0), Some(vec![0]));
+        assert!(refused("[a]\nsize=1m\ncpumask=0\n").contains("line 3: cpumask=0: '0' is not a CPU mask"));
+        assert!(refused("[a]\nsize=1m\ncpumask=1\ncpus_allowed=0\n").contains("give one of cpus_allowed and cpumask"));
+        // Output switches and fio's defaults are accepted with a note each.
+        let i = map("[a]\nsize=1m\nrw=randwrite\ndisable_slat=1\ndisable_bw=1\nsync=0\noverwrite=1\nverify_fatal=0\n");
+        for key in ["disable_slat=1", "disable_bw=1", "sync=0", "overwrite=1", "verify_fatal=0"] {
+            assert!(i.notes.iter().any(|n| n.starts_with(key)), "no note for {key}: {:?}", i.notes);
+        }
+        // What lunmark lacks is refused, naming what to use.
+        assert!(refused("[a]\nsize=1m\nsync=1\n").contains("line 3: sync=1: lunmark does not open files with O_SYNC"));
+        let i = map("[a]\nsize=1m\nrw=write\noverwrite=0\nfallocate=none\n");
+        assert!(i.notes.iter().any(|n| n.starts_with("overwrite=0 (line 4): fio's default")), "{:?}", i.notes);
+        assert!(i.notes.iter().any(|n| n.starts_with("fallocate=none (line 5)")), "{:?}", i.notes);
+        map("[a]\nsize=1m\nrw=read\noverwrite=0\n");
+        // buffer_compress_chunk: 0 or the write size is lunmark's layout; another is refused naming them.
+        let i = map("[a]\nsize=1m\nrw=write\nbs=4k\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4k\n");
+        assert!(i.profile.data.is_some() && i.notes.iter().any(|n| n.starts_with("buffer_compress_chunk=4k")), "{:?}", i.notes);
+        map("[a]\nsize=1m\nrw=write\nbs=4k\nbuffer_compress_percentage=50\nbuffer_compress_chunk=0\n");
+        let e = refused("[a]\nsize=1m\nrw=write\nbs=128k\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4096\n");
+        assert!(
+            e.contains("line 6: buffer_compress_chunk=4096: fio repeats its random and compressible parts every 4096 bytes")
+                && e.contains("buffer_compress_chunk=0 (or 131072)"),
+            "{e}"
+        );
+        // filename_format names each clone's file as fio does.
+        let p = map("[j]\nfilename_format=file$jobnum.$filenum\ndirectory=/dev/shm/d\nsize=1m\nnumjobs=2\n").profile;
+        assert_eq!(p.targets, vec!["/dev/shm/d/file0.0".to_string(), "/dev/shm/d/file1.0".to_string()]);
+        assert!(refused("[j]\nfilename_format=f$clientuid\nsize=1m\n").contains("line 2: filename_format=f$clientuid: lunmark fills in"));
+        // buffer_pattern: the compressible part's content, with buffer_compress_percentage; alone refused.
+        let i = map("[a]\nsize=1m\nrw=write\nbuffer_compress_percentage=66\nbuffer_pattern=0xdeadbeef\n");
+        assert!(i.notes.iter().any(|n| n.starts_with("buffer_pattern=0xdeadbeef")), "{:?}", i.notes);
+        assert!(refused("[a]\nsize=1m\nrw=write\nbuffer_pattern=0xdeadbeef\n")
+            .contains("line 4: buffer_pattern=0xdeadbeef: fio writes this pattern in every write"));
+        // rw=read:N skips and rw=randread:N runs: refused, naming what to use.
+        assert!(
+            refused("[a]\nsize=1m\nrw=read:8k\n").contains("line 3: rw=read:8k: the ':8k' suffix makes fio skip 8k after each I/O")
+                && refused("[a]\nsize=1m\nrw=read:8k\n").contains("drop ':8k'")
+        );
+        assert!(refused("[a]\nsize=1m\nrw=randread:8\n").contains("issue 8 I/Os in a row from each random offset"));
+        // percentile_list: the percentiles reported; refused when fio would refuse it.
+        let p = map("[a]\nsize=1m\npercentile_list=1:50:99.5\n").profile;
+        assert_eq!(p.percentiles, vec![1.0, 50.0, 99.5]);
+        assert!(map("[a]\nsize=1m\npercentile_list=1:50:99.5\n")
+            .notes
+            .iter()
+            .any(|n| n.starts_with("percentile_list=1:50:99.5 (line 3): the result reports")));
+        assert_eq!(profile::parse(&profile::to_toml(&p), "t").unwrap().percentiles, vec![1.0, 50.0, 99.5]);
+        assert!(refused("[a]\nsize=1m\npercentile_list=50:101\n").contains("line 3: percentile_list=50:101: '101' is not a percentile"));
+        let many = (1..=21).map(|i| i.to_string()).collect::<Vec<_>>().join(":");
+        assert!(refused(&format!("[a]\nsize=1m\npercentile_list={many}\n")).contains("21 percentiles: fio and lunmark take at most 20"));
+        assert!(refused("[a]\nsize=1m\npercentile_list=99\n[b]\nsize=1m\n").contains("percentile_list"));
+        // offset=0% is the start of the file, as in fio.
+        assert_eq!(fio_job::parse_percent("0%"), Some(Ok(0.0)));
+        assert!(refused("[a]\nsize=1m\nserialize_overlap=1\n").contains("add verify=crc32c"));
+        let i = map("[a]\nsize=1m\nrw=randrw\nverify=md5\nserialize_overlap=1\n");
+        assert!(i.profile.verify && i.notes.iter().any(|n| n.starts_with("serialize_overlap=1")), "{:?}", i.notes);
+        // do_verify=0: fio checks nothing, and neither does lunmark.
+        assert!(!map("[a]\nsize=1m\nrw=randrw\nverify=md5\ndo_verify=0\n").profile.verify);
+        assert!(map("[a]\nsize=1m\nrw=randrw\nverify=md5\ndo_verify=1\n").profile.verify);
+        // fio reads `100%%` (a template's escaped sign) as 100%.
+        assert_eq!(fio_job::parse_percent("100%%"), Some(Ok(100.0)));
+        // fio 3.33 reads bs=4k-512k as 4k; lunmark says so and names bsrange.
+        let e = refused("[a]\nsize=1m\nblocksize=4k-512k\n");
+        assert!(
+            e.contains("line 3: blocksize=4k-512k: '4k-512k' is not one size: fio 3.33 reads it as 4k") && e.contains("bsrange=4k-512k"),
+            "{e}"
+        );
     }
 }

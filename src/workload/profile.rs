@@ -116,6 +116,10 @@ pub struct Profile {
     pub fdatasync: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flush: Option<u64>,
+    /// Latency percentiles to report besides lunmark's own (fio's
+    /// `percentile_list`): percent, above 0 and at most 100.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub percentiles: Vec<f64>,
     pub phases: Vec<Phase>,
 }
 
@@ -182,6 +186,9 @@ pub fn load_file(path: &Path) -> Result<Profile, ProfileError> {
 }
 
 /// Parses and checks a profile. `origin` names it in errors (a path, or "built-in profile 'x'").
+/// Most percentiles a profile may ask for (fio's `percentile_list` takes 20).
+pub const MAX_PERCENTILES: usize = 20;
+
 pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
     let mut profile: Profile = toml::from_str(text).map_err(|e| {
         let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
@@ -205,6 +212,14 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
     }
     if let (Some(policy), None) = (profile.cpus_policy, &profile.cpus) {
         let message = format!("cpus_policy = \"{policy}\" says how workers share pinned CPUs: add cpus = \"LIST\" (for example \"0-3\")");
+        return Err(ProfileError::Settings { origin: origin.to_string(), message });
+    }
+    if let Some(p) = profile.percentiles.iter().find(|p| !(**p > 0.0 && **p <= 100.0)) {
+        let message = format!("percentiles = {p}: each percentile must be above 0 and at most 100 (for example [95.0, 99.5])");
+        return Err(ProfileError::Settings { origin: origin.to_string(), message });
+    }
+    if profile.percentiles.len() > MAX_PERCENTILES {
+        let message = format!("percentiles: {} given, at most {MAX_PERCENTILES}", profile.percentiles.len());
         return Err(ProfileError::Settings { origin: origin.to_string(), message });
     }
     // The data settings are checked by the plan, once the flags are applied over them.

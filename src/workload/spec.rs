@@ -133,6 +133,16 @@ impl std::str::FromStr for EngineChoice {
     }
 }
 
+impl std::fmt::Display for EngineChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Auto => "auto",
+            Self::IoUring => "io_uring",
+            Self::Psync => "psync",
+        })
+    }
+}
+
 /// The whole workload of one point.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -175,6 +185,10 @@ pub struct WorkloadSpec {
     /// lines are then not what ran. Set on each point by run::replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<super::replay::ReplayWorkload>,
+    /// Latency percentiles reported besides lunmark's own (a profile's
+    /// `percentiles`, fio's `percentile_list`), percent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub percentiles: Vec<f64>,
 }
 
 impl WorkloadSpec {
@@ -199,6 +213,7 @@ impl WorkloadSpec {
             data: None,
             steady: None,
             replay: None,
+            percentiles: Vec::new(),
         }
     }
 

@@ -32,7 +32,7 @@ impl std::str::FromStr for SteadyMetric {
             "iops" => Ok(Self::Iops),
             "bw" => Ok(Self::Bw),
             "lat" => Ok(Self::Lat),
-            _ => Err(format!("--steady {s}: choose iops, bw or lat")),
+            _ => Err(format!("'{s}' is not a steady-state metric: choose iops, bw or lat")),
         }
     }
 }

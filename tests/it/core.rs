@@ -107,7 +107,18 @@ fn bad_input_gets_a_clear_message_and_a_nonzero_exit() {
     let f = f.to_str().unwrap();
     assert_rejected(&["run", "-t", f, "--size", "0"], &["size must be greater than 0"]);
     assert_rejected(&["run", "-t", "mem:16m", "--read", "150"], &["--read", "'150'", "0 to 100"]);
-    assert_rejected(&["run", "-t", "mem:16m", "--engine", "spdk"], &["unknown engine 'spdk'", "io_uring"]);
+    // A choice flag's value is checked where the command line is read: a usage error (2) naming the flag.
+    for (args, expect) in [
+        (&["--engine", "spdk"][..], &["--engine", "unknown engine 'spdk'", "io_uring"][..]),
+        (&["--pick", "last", "--repeat", "2"][..], &["--pick", "'last'", "mean, median or best"][..]),
+        (&["--arrivals", "bursty", "--rate", "10"][..], &["--arrivals", "'bursty'", "fixed", "poisson"][..]),
+        (&["--steady", "speed"][..], &["--steady", "'speed'", "iops, bw or lat"][..]),
+    ] {
+        let out = run(&[&["run", "-t", "mem:16m"][..], args].concat());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(expect.iter().all(|e| err.contains(e)) && err.matches("error:").count() == 1, "{args:?}: {err}");
+    }
     assert_rejected(&["run", "-t", f, "--read", "100"], &["does not exist", "--size"]);
     assert_rejected(&["run", "-t", dir.path().to_str().unwrap()], &["is a directory"]);
     assert_rejected(&["run", "-t", "mem:16m", "--bs", "4x"], &["--bs", "'4x' is not a size"]);

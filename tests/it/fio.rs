@@ -86,6 +86,8 @@ fn every_unsupported_option_is_named_with_its_line_and_lenient_skips_only_what_c
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("line 7: offset_increment=1m: job 'l' gives each clone a file of its own"), "{err}");
+    // That refusal names only what blocks: unlink (line 6), which lenient would skip, is not in it.
+    assert!(!err.contains("unlink"), "lenient names only what blocks: {err}");
     let body = "[l]\nioengine=null\nsize=1g\nrw=randread\nnumjobs=4\nruntime=300ms\ntime_based\nunlink=1\nstats=1\n";
     std::fs::write(&job, body).unwrap();
     let json = dir.path().join("r.json");
@@ -829,7 +831,7 @@ fn harmless_options_run_with_a_note_each_in_the_dry_run() {
         "refill_buffers",
         "group_reporting=1",
         "lat_percentiles=1",
-        "percentile_list=50:99:99.9",
+        "disable_slat=1",
         "disk_util=0",
     ];
     std::fs::write(
@@ -846,4 +848,40 @@ fn harmless_options_run_with_a_note_each_in_the_dry_run() {
         let want = format!("note: {o} (line {}): accepted, it changes nothing lunmark measures: ", i + 9);
         assert_eq!(text.matches(&want).count(), 1, "'{want}' missing from:\n{text}");
     }
+}
+
+/// fio's `percentile_list` chooses the latency percentiles reported: the
+/// result keeps them beside lunmark's own, and fio-json's percentile map
+/// holds them alone, in their order, as fio's does.
+#[test]
+fn percentile_list_chooses_the_percentiles_reported() {
+    let dir = shm_dir();
+    let job = dir.path().join("p.fio");
+    let body = "[p]\nioengine=null\nsize=1g\nrw=randread\nruntime=300ms\ntime_based\npercentile_list=1:50:99.5:10\n";
+    std::fs::write(&job, body).unwrap();
+    let json = dir.path().join("r.json");
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "-q", "--no-store", "--json", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let read = &read_json(&json)["points"][0]["summary"]["latency_us"]["read"];
+    let p = read["percentiles"].as_object().unwrap_or_else(|| panic!("no percentiles: {read}"));
+    let keys: Vec<&str> = p.keys().map(|k| k.as_str()).collect();
+    assert_eq!(keys.len(), 4, "{read}");
+    for k in ["1", "10", "50", "99.5"] {
+        assert!(p.contains_key(k), "{k} missing: {read}");
+    }
+    let at = |k: &str| p[k].as_f64().unwrap();
+    assert!(at("1") <= at("10") && at("10") <= at("50") && at("50") <= at("99.5"), "{read}");
+    assert_eq!(at("50"), read["p50"].as_f64().unwrap(), "the same histogram as p50");
+    assert!(read["p99"].as_f64().is_some(), "lunmark's own percentiles stay");
+
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--output-format", "fio-json", "--no-store", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let fio: Value = serde_json::from_str(&text).unwrap();
+    let map = fio["jobs"][0]["read"]["clat_ns"]["percentile"].as_object().unwrap();
+    assert_eq!(
+        map.keys().cloned().collect::<Vec<_>>(),
+        ["1.000000", "10.000000", "50.000000", "99.500000"],
+        "fio's keys, in order: {text}"
+    );
 }

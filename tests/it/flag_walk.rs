@@ -39,6 +39,7 @@ const BASES: &[(&str, &[&str])] = &[
     ("results export", &["{ID_A}"]),
     ("results import", &["{dir}/b.json"]),
     ("results delete", &["{ID_A}"]),
+    ("results percentiles", &["{ID_A}", "--from", "0", "--to", "1"]),
     ("compare", &["{ID_A}", "{ID_B}"]),
     ("report", &["{ID_A}", "-o", "{out}/r.html"]),
     ("verify", &["{dir}/lun", "--journal", "{dir}/journal"]),
@@ -94,6 +95,11 @@ const SAMPLES: &[Sample] = &[
     s("cache-curve", "sampled", &["--sampled", "0.5"]),
     s("cache-curve", "json", &["--json", "{out}/curve.json"]),
     s("profiles import-fio", "section", &["--section", "b"]),
+    s("results percentiles", "op", &["--op", "write"]),
+    s("results percentiles", "pct", &["--pct", "75"]),
+    // The walk's results have one point: a second is refused.
+    s("results percentiles", "point", &["--point", "2"]),
+    s("results percentiles", "json", &["--json"]),
     // Without it, a job file with an option lunmark cannot apply is refused.
     Sample { command: "profiles import-fio", flag: "fio-lenient", base: Some(&["{dir}/odd.fio"]), args: &["--fio-lenient"] },
 ];

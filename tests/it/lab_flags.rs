@@ -237,6 +237,7 @@ const SAMPLES: &[Sample] = &[
     s("no-store", &[], &["--no-store"]),
     s("store", &[], &["--store", "{dir}/s.db"]),
     s("json", &[], &["--json", "{dir}/r.json"]),
+    s("hdr-log", &[], &["--hdr-log", "{dir}/h.hdr"]),
     s("output-format", &[], &["--output-format", "fio-json"]),
     s("label", &[], &["--label", "x"]),
     s("power", &[], &["--power", "none"]),

@@ -35,8 +35,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub repeat: Option<u32>,
     /// Which repeat a point reports: mean (nearest the mean IOPS), median or best.
-    #[arg(long, value_name = "HOW", default_value = "mean")]
-    pub pick: String,
+    #[arg(long, value_name = "HOW", default_value = "mean", value_parser = str::parse::<crate::results::model::Pick>)]
+    pub pick: crate::results::model::Pick,
     /// Issue I/Os on a fixed schedule: total IOPS, spread over the workers [default: none: as fast as the depth allows].
     #[arg(long, value_name = "IOPS", allow_negative_numbers = true)]
     pub rate: Option<f64>,
@@ -104,8 +104,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u64)]
     pub seed: Option<u64>,
     /// I/O engine for files and devices: auto, io_uring, psync [default: auto].
-    #[arg(long, value_name = "ENGINE")]
-    pub engine: Option<String>,
+    #[arg(long, value_name = "ENGINE", value_parser = engine_choice)]
+    pub engine: Option<crate::workload::EngineChoice>,
     /// Connections (NBD) or sessions (iSCSI) each worker opens to each network target [default: 1].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub connections: Option<u32>,
@@ -204,8 +204,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", requires = "thinktime", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub thinktime_blocks: Option<u32>,
     /// With --rate: fixed (one I/O every 1/rate) or poisson (exponential gaps of mean 1/rate) [default: fixed].
-    #[arg(long, value_name = "fixed|poisson")]
-    pub arrivals: Option<String>,
+    #[arg(long, value_name = "fixed|poisson", value_parser = str::parse::<crate::workload::timing::Arrivals>)]
+    pub arrivals: Option<crate::workload::timing::Arrivals>,
     // Pinning and per-worker figures (issue 14 items 3-5).
     /// Pin the workers to these CPUs, for example 0-3,8 (buffers are first touched after pinning).
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
@@ -247,8 +247,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub dedupe_unit: Option<String>,
     /// End each point once it is steady, --time being the maximum: watch iops, bw (MB/s) or lat (mean latency).
-    #[arg(long, value_name = "iops|bw|lat")]
-    pub steady: Option<String>,
+    #[arg(long, value_name = "iops|bw|lat", value_parser = str::parse::<crate::workload::steady::SteadyMetric>)]
+    pub steady: Option<crate::workload::steady::SteadyMetric>,
     /// With --steady: rounds in the window [default: 5].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub steady_window: Option<u32>,
@@ -261,6 +261,10 @@ pub struct RunArgs {
     /// With --steady: largest slope excursion of the window's least-squares line, percent of its mean [default: 10].
     #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub steady_slope: Option<String>,
+    // Histogram logs (issue 29 item 3; docs/telemetry.md).
+    /// Write an HdrHistogram interval log to FILE (replaced after each point): one histogram a second per operation, Tag=read|write|trim.
+    #[arg(long, value_name = "FILE")]
+    pub hdr_log: Option<PathBuf>,
 }
 
 /// What `--output-format` asks for.
@@ -304,4 +308,9 @@ fn label_text(text: &str) -> std::result::Result<String, String> {
     }
     crate::units::check_length("the label", text, crate::units::MAX_LABEL_CHARS)?;
     Ok(text.to_string())
+}
+
+/// `--engine`'s value, typed where clap reads it.
+fn engine_choice(text: &str) -> Result<crate::workload::EngineChoice, String> {
+    text.parse().map_err(|e: crate::workload::SpecError| e.to_string())
 }

@@ -57,6 +57,11 @@ pub fn execute_with(
     let (mut profile, profile_name, told, fio_logs) = args.base_profile_and_logs()?;
     // fio's log files are checked before anything runs, written after it (by the first process).
     let fio_logs = if root && !args.dry_run { fio_log_files(fio_logs)? } else { Vec::new() };
+    // So is --hdr-log: rank 0 writes the job's log, from the histograms merged over every rank.
+    let hdr_log = match &args.hdr_log {
+        Some(path) if root && !args.dry_run => Some(output_path::check("--hdr-log", path, Mode::Replace)?),
+        _ => None,
+    };
     // A profile's own targets take the placeholders as -t's do (issue 17): each rank its own.
     let profile_targets =
         crate::mpi::placeholders::expand_all(&profile.targets, place, "the profile's targets").map_err(anyhow::Error::msg);
@@ -92,7 +97,7 @@ pub fn execute_with(
     let (plan, request) = planned?;
     refuse_unused_engine_flags(&args, &plan)?;
     refuse_a_journal_without_writes(&args, &plan)?;
-    if plan.repeat <= 1 && args.pick != "mean" {
+    if plan.repeat <= 1 && args.pick != crate::results::model::Pick::Mean {
         anyhow::bail!("--pick {} chooses among the repeats of a point: add --repeat N (N of 2 or more), or drop --pick", args.pick);
     }
     if let Some(e) = cluster.get().agree_on_plan(&run::cluster::fingerprint(&plan)) {
@@ -117,8 +122,14 @@ pub fn execute_with(
     }
     let store = ResultStore::choose(&args, store_flag)?;
     let (json, shape) = args.json_output();
-    let kept = measure_and_keep_as(&ready, &ctx, json.as_deref(), shape, &store, Print::Summary { detail: args.detail })?;
-    let unwritten = !write_fio_logs(&kept.result, &fio_logs);
+    let mut hdr_log = hdr_log.map(super::hdr_log::HdrLogWriter::new);
+    let extra = hdr_log.as_mut().map(|w| w as &mut dyn RunObserver);
+    let kept = measure_and_keep_as(&ready, &ctx, json.as_deref(), shape, &store, Print::Summary { detail: args.detail }, extra)?;
+    let mut unwritten = !write_fio_logs(&kept.result, &fio_logs);
+    if let Some(e) = hdr_log.and_then(|w| w.failed) {
+        crate::ewriteln!("error: {e}");
+        unwritten = true;
+    }
     Ok(exit_code(&kept.result, !kept.unwritten.is_empty() || unwritten))
 }
 
@@ -156,6 +167,12 @@ fn dry_run(args: &RunArgs, ready: &run::ReadyPlan, ctx: &RunContext, store_flag:
             Some("-") => format!("output: {what} to stdout, the summary on stderr\n"),
             Some(file) => format!("output: {what} to {file}, the summary on stdout\n"),
         };
+    }
+    if let Some(log) = &args.hdr_log {
+        text += &format!(
+            "hdr log: {} (an HdrHistogram interval log, one histogram a second per operation, replaced after each point)\n",
+            log.display()
+        );
     }
     if args.detail {
         text += "detail: each worker's and each target's figures are printed beside the summary (--detail)\n";
@@ -286,7 +303,15 @@ pub struct Kept {
 /// never hides the run's own outcome: it is reported and listed in `Kept`.
 pub fn measure_and_keep(plan: &RunPlan, ctx: &RunContext, json: Option<&str>, store: &ResultStore, print: bool) -> Result<Kept> {
     let ready = run::check(plan.clone(), ctx)?;
-    measure_and_keep_as(&ready, ctx, json, JsonShape::Model, store, if print { Print::Summary { detail: false } } else { Print::Nothing })
+    measure_and_keep_as(
+        &ready,
+        ctx,
+        json,
+        JsonShape::Model,
+        store,
+        if print { Print::Summary { detail: false } } else { Print::Nothing },
+        None,
+    )
 }
 
 /// What a run prints when it ends.
@@ -307,6 +332,7 @@ pub fn measure_and_keep_as(
     shape: JsonShape,
     store: &ResultStore,
     print: Print,
+    extra: Option<&mut dyn RunObserver>,
 ) -> Result<Kept> {
     let (print, detail) = match print {
         Print::Nothing => (false, false),
@@ -329,6 +355,9 @@ pub fn measure_and_keep_as(
     let mut observers: Vec<&mut dyn RunObserver> = vec![&mut live];
     observers.extend(writer.as_mut().map(|w| w as &mut dyn RunObserver));
     observers.extend(keeper.as_mut().map(|k| k as &mut dyn RunObserver));
+    if let Some(e) = extra {
+        observers.push(&mut *e);
+    }
     let result = run::execute(plan, ctx, &mut run::Fanout(observers))?;
     let (store_failed, deleted, notes) = keeper.map(|k| (k.failed, k.deleted, k.notes)).unwrap_or_default();
     drop(writer);

@@ -22,7 +22,7 @@ use crate::workload::{AccessLine, RunLength, WorkerGroup};
 
 impl RunArgs {
     pub fn default_run() -> Self {
-        RunArgs { pick: "mean".into(), ..RunArgs::default() }
+        RunArgs { pick: crate::results::model::Pick::Mean, ..RunArgs::default() }
     }
 
     /// Where the run's JSON goes and in which shape, from --json and --output-format.
@@ -56,6 +56,7 @@ impl RunArgs {
                 sections: self.section.clone(),
                 lenient: self.fio_lenient,
                 run_length_given: self.time.is_some() || self.ios.is_some(),
+                targets: self.targets.clone(),
             };
             let imported = fio_map::import_file(path, &options)?;
             let told = imported
@@ -234,7 +235,7 @@ impl RunArgs {
             size: self.size.as_deref().map(parse_size).transpose().context("--size")?.map(region_size).transpose()?,
             offset: self.offset.as_deref().map(parse_size).transpose().context("--offset")?,
             seed: self.seed,
-            engine: self.engine.as_deref().map(str::parse).transpose().context("--engine")?,
+            engine: self.engine,
             buffered: self.buffered,
             connections: self.connections,
             polling: crate::workload::polling::Polling {
@@ -252,7 +253,7 @@ impl RunArgs {
                 .transpose()
                 .map_err(|e| anyhow::anyhow!("--thinktime {e}"))?,
             thinktime_blocks: self.thinktime_blocks,
-            arrivals: self.arrivals.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg).context("--arrivals")?,
+            arrivals: self.arrivals,
             compress: self.compress.as_deref().map(parse_percent).transpose().context("--compress")?,
             dedupe: self.dedupe.as_deref().map(parse_percent).transpose().context("--dedupe")?,
             dedupe_unit: self.dedupe_unit.as_deref().map(parse_size).transpose().context("--dedupe-unit")?,
@@ -261,7 +262,7 @@ impl RunArgs {
                 dedupe: self.dedupe.clone(),
                 dedupe_unit: self.dedupe_unit.clone(),
             },
-            steady: self.steady.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)?,
+            steady: self.steady,
             steady_window: self.steady_window,
             steady_round: self.steady_round.as_deref().map(parse_duration).transpose().context("--steady-round")?,
             steady_range: self.steady_range.as_deref().map(parse_percent).transpose().context("--steady-range")?,
@@ -284,7 +285,7 @@ impl RunArgs {
         if overrides.thinktime.is_some() && (overrides.rate.is_some() || overrides.mailboxes.is_some()) {
             anyhow::bail!("--thinktime with --rate: think time pauses a closed loop, a rate sets the schedule itself; use one of them");
         }
-        let pick: Pick = self.pick.parse().map_err(anyhow::Error::msg).context("--pick")?;
+        let pick: Pick = self.pick;
         let replay = self.replay_settings(profile.replay.clone())?;
         let run_given = self.time.is_some() || self.ios.is_some() || profile.time.is_some() || profile.ios.is_some();
         let ramp_given = self.ramp.is_some() || profile.ramp.is_some();
@@ -331,7 +332,12 @@ impl RunArgs {
         // cli::paths refuses these against --replay on the command line; a
         // profile's [replay] file is only known here.
         let json = self.json.as_deref().filter(|j| *j != "-").map(std::path::Path::new);
-        let outputs = [("--trace", self.trace.as_deref()), ("--json", json), ("--journal", self.journal.as_deref())];
+        let outputs = [
+            ("--trace", self.trace.as_deref()),
+            ("--json", json),
+            ("--journal", self.journal.as_deref()),
+            ("--hdr-log", self.hdr_log.as_deref()),
+        ];
         for (flag, out) in outputs.into_iter().filter_map(|(f, o)| o.map(|o| (f, o))) {
             let same = match (std::fs::canonicalize(out), std::fs::canonicalize(&s.file)) {
                 (Ok(a), Ok(b)) => a == b,
@@ -439,8 +445,8 @@ pub(in crate::cli) fn flags_profile() -> Profile {
 pub(in crate::cli) fn refuse_unused_engine_flags(args: &RunArgs, plan: &RunPlan) -> Result<()> {
     use crate::targets::TargetUri;
     let uris: Vec<&TargetUri> = plan.points.iter().flat_map(|p| p.targets.iter()).map(|t| &t.uri).collect();
-    if let Some(engine) = &args.engine {
-        if engine != "auto" && !uris.iter().any(|u| matches!(u, TargetUri::File(_) | TargetUri::Device(_))) {
+    if let Some(engine) = args.engine {
+        if engine != crate::workload::EngineChoice::Auto && !uris.iter().any(|u| matches!(u, TargetUri::File(_) | TargetUri::Device(_))) {
             anyhow::bail!("--engine {engine} chooses the engine of files and devices, and no target is one (mem:, null:, nbd:// and iscsi:// targets have engines of their own): drop --engine");
         }
     }
@@ -491,7 +497,7 @@ impl RunArgs {
         let (Some(path), false, true) = (&self.fio, self.poll, text.starts_with("--poll")) else {
             return e;
         };
-        let options = fio_map::ImportOptions { sections: self.section.clone(), lenient: self.fio_lenient, run_length_given: false };
+        let options = fio_map::ImportOptions { sections: self.section.clone(), lenient: self.fio_lenient, ..Default::default() };
         match fio_map::poll_origin(path, &options) {
             Some(origin) => anyhow::anyhow!(
                 "{origin}{}",

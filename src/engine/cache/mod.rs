@@ -95,7 +95,9 @@ impl CacheEngine {
             self.inner.buffers().slot(slot)[..data.len()].copy_from_slice(&data);
             let offset = block * data.len() as u64;
             self.pending[slot as usize] = Some(Pending::WriteBack { target, block });
-            self.inner.queue(IoRequest { slot, target, op: Op::Write, offset, len: data.len() as u32 })?;
+            // SAFETY: `slot` was just taken from `free_internal`: an internal
+            // slot (above the worker's) whose last write-back has been absorbed.
+            unsafe { self.inner.queue(IoRequest { slot, target, op: Op::Write, offset, len: data.len() as u32 })? };
         }
         Ok(())
     }
@@ -161,7 +163,10 @@ impl Engine for CacheEngine {
         outcomes.extend(done.iter().map(|c| self.outcomes[c.slot as usize]));
     }
 
-    fn queue(&mut self, req: IoRequest) -> io::Result<()> {
+    // Every `self.inner.queue(req)` below passes on the worker's request for
+    // the same slot: free by this function's own contract, and never one of
+    // the internal slots the write-backs use.
+    unsafe fn queue(&mut self, req: IoRequest) -> io::Result<()> {
         // No hit or miss unless a branch below says so (trims, syncs, targets without a cache).
         self.outcomes[req.slot as usize] = None;
         let Some(cache) = self.cache(req.target) else {
@@ -285,7 +290,8 @@ mod tests {
         assert!(e.has_cache());
         let mut outcomes = Vec::with_capacity(user);
         let mut run = |e: &mut CacheEngine, req: IoRequest| {
-            e.queue(req).unwrap();
+            // SAFETY: each request is reaped below before the next is queued.
+            unsafe { e.queue(req) }.unwrap();
             let mut done = Vec::new();
             e.reap(1, Some(Duration::from_secs(1)), &mut done).unwrap();
             assert_eq!((done.len(), done[0].slot), (1, req.slot));

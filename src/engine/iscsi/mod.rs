@@ -161,7 +161,7 @@ impl Engine for IscsiEngine {
         EngineKind::Iscsi
     }
 
-    fn queue(&mut self, req: IoRequest) -> io::Result<()> {
+    unsafe fn queue(&mut self, req: IoRequest) -> io::Result<()> {
         let per = &self.sessions[req.target as usize];
         let s = &per[(req.slot as usize) % per.len()];
         let i = req.slot as usize;

@@ -155,7 +155,7 @@ impl Engine for NbdEngine {
         EngineKind::Nbd
     }
 
-    fn queue(&mut self, req: IoRequest) -> io::Result<()> {
+    unsafe fn queue(&mut self, req: IoRequest) -> io::Result<()> {
         let per = &self.conns[req.target as usize];
         let k = (req.slot as usize) % per.len();
         let h = per[k].h;

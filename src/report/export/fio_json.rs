@@ -14,8 +14,6 @@
 //! `usr_cpu`/`sys_cpu` from lunmark's own CPU time. docs/fio-json.md lists
 //! every field.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -121,7 +119,7 @@ struct Latency {
     stddev: Option<f64>,
     /// fio leaves it out of a direction that did no I/O.
     #[serde(skip_serializing_if = "Option::is_none")]
-    percentile: Option<BTreeMap<&'static str, u64>>,
+    percentile: Option<Percentiles>,
 }
 
 /// One result as one fio JSON document.
@@ -299,13 +297,37 @@ fn latency(l: &LatencyStats) -> Latency {
         stddev: l.stddev.map(|sd| sd * 1000.0),
         // fio writes the map with clat_percentiles (its default) and, with
         // lat_percentiles, for lat_ns too; lunmark writes both.
-        percentile: (l.count > 0).then(|| {
-            let mut m: BTreeMap<&'static str, u64> = PERCENTILES.iter().map(|(k, f)| (*k, ns(f(l)))).collect();
-            if let Some(p95) = l.p95 {
-                m.insert("95.000000", ns(p95));
-            }
-            m
-        }),
+        percentile: (l.count > 0).then(|| percentile_map(l)),
+    }
+}
+
+/// fio's percentile map, in order of the percentile: the workload's own list
+/// (fio's `percentile_list`, which replaces fio's default map), or the
+/// percentiles lunmark keeps.
+fn percentile_map(l: &LatencyStats) -> Percentiles {
+    let ns = |us: f64| (us * 1000.0).round() as u64;
+    let mut m: Vec<(f64, u64)> = if l.percentiles.is_empty() {
+        let mut m: Vec<(f64, u64)> = PERCENTILES.iter().map(|(k, f)| (k.parse().expect("a number"), ns(f(l)))).collect();
+        m.extend(l.p95.map(|p95| (95.0, ns(p95))));
+        m
+    } else {
+        l.percentiles.iter().filter_map(|(k, v)| Some((k.parse().ok()?, ns(*v)))).collect()
+    };
+    m.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Percentiles(m.into_iter().map(|(p, v)| (format!("{p:.6}"), v)).collect())
+}
+
+/// fio's `percentile` object: keys in the percentiles' order, as fio writes them.
+struct Percentiles(Vec<(String, u64)>);
+
+impl Serialize for Percentiles {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
     }
 }
 

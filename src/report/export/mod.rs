@@ -2,4 +2,5 @@
 
 pub mod fio_json;
 pub mod fio_log;
+pub mod hdr_log;
 pub mod json;
