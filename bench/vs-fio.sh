@@ -7,7 +7,9 @@
 #   psync (one blocking I/O at a time) against fio's psync;
 #   io_uring with an SQ poller thread (--sqpoll) against fio's --sqthread_poll;
 #   lunmark's null: (no data moved) against fio's null engine; mem: (a RAM LUN:
-#   one memcpy per I/O) against fio's mmap engine on tmpfs and fio's null engine.
+#   one memcpy per I/O) against fio's mmap engine on tmpfs and fio's null engine;
+#   the /dev/shm file and null: rows again with --live-json and --metrics-listen
+#   (ROWS='^(file /dev/shm|null:)' runs those four: the cost of live telemetry).
 # Prints IOPS and CPU-seconds per million I/Os for both, and the ratios: the
 # median over REPS pairs and, beside it, the lowest and highest pair.
 #
@@ -126,6 +128,10 @@ rr4="--rw=randread --bs=4k --iodepth=32 --numjobs=1"
 lrr4="--read 100 --random 100 --bs 4k --qd 32 --workers 1"
 rows=()
 rows+=("file /dev/shm, io_uring|-t $file $lrr4|--filename=$file $uring $rr4 --size=1g")
+# The same row with live telemetry (issue 29): its ratio against the row above is the cost of
+# --live-json and --metrics-listen, fio's run in both the yardstick for the machine's drift.
+telemetry="--live-json $work/live.jsonl --metrics-listen :0"
+rows+=("file /dev/shm +telemetry|-t $file $lrr4 $telemetry|--filename=$file $uring $rr4 --size=1g")
 if [ -n "$loopdev" ]; then
   rows+=("loop device, io_uring|-t $loopdev $lrr4|--filename=$loopdev $uring $rr4")
   rows+=("loop 8k 70/30 QD16 2w|-t $loopdev --destructive --read 70 --random 100 --bs 8k --qd 16 --workers 2|--filename=$loopdev $uring --rw=randrw --rwmixread=70 --bs=8k --iodepth=16 --numjobs=2")
@@ -134,6 +140,7 @@ rows+=("4 files QD8 1w each|--profile-file $work/four.toml -t $work/f1 -t $work/
 rows+=("psync /dev/shm|-t $file --engine psync --read 100 --random 100 --bs 4k --qd 1 --workers 1|--filename=$file --ioengine=psync --direct=1 --rw=randread --bs=4k --iodepth=1 --size=1g")
 rows+=("sqpoll /dev/shm|-t $file --sqpoll $lrr4|--filename=$file $uring --sqthread_poll=1 $rr4 --size=1g")
 rows+=("null: vs fio null|-t null:1g $lrr4|--ioengine=null --size=1g $rr4")
+rows+=("null: +telemetry|-t null:1g $lrr4 $telemetry|--ioengine=null --size=1g $rr4")
 # mem: copies every transfer to or from RAM; its like-for-like peer is fio's mmap
 # engine on a tmpfs file (also a memcpy per I/O). Against fio's null engine (which
 # moves no data) it is listed too, but the fair row is null:.

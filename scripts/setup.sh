@@ -2,7 +2,7 @@
 # Installs what lunmark's build, tests and labs use, when missing: Debian
 # packages (as root or through sudo) and a Rust toolchain.
 set -euo pipefail
-packages=(build-essential curl ca-certificates iproute2 python3-venv nbdkit libnbd-dev libnbd-bin qemu-utils tgt libiscsi-dev libiscsi-bin fio chromium util-linux e2fsprogs pkg-config sqlite3 libopenmpi-dev openmpi-bin libclang-dev)
+packages=(build-essential curl ca-certificates iproute2 python3-venv nbdkit libnbd-dev libnbd-bin qemu-utils tgt libiscsi-dev libiscsi-bin fio chromium util-linux e2fsprogs pkg-config sqlite3 libopenmpi-dev openmpi-bin libclang-dev prometheus)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -50,6 +50,21 @@ pub struct ProtocolsArgs {
     /// A built-in profile to run against each target (default: the flags, or quick).
     #[arg(long = "profile", value_name = "NAME")]
     pub profile_name: Option<String>,
+    /// The legs to run, in the lab's order: mem, file, nbd-unix, nbd-tcp, iscsi [default: all].
+    #[arg(long, value_name = "LEG,...", allow_hyphen_values = true)]
+    pub legs: Option<String>,
+    /// Targets of every leg: N nbdkit servers (a port each) or N tgtd LUNs
+    /// [default: 1, or the largest of --sweep targets=...].
+    #[arg(long = "targets", value_name = "N")]
+    pub target_count: Option<u32>,
+    /// Each NBD target's own limit: a service time (1ms, one I/O at a time), an
+    /// IOPS cap of 1000/k (500iops) or a byte rate each way (100MB/s).
+    #[arg(long = "port-limit", value_name = "LIMIT", allow_hyphen_values = true)]
+    pub port_limit: Option<String>,
+    /// CPUs the target servers run on, apart from lunmark's (--cpus), or none
+    /// [default: those --cpus leaves; without --cpus, on 4 or more CPUs the upper half (lunmark the lower), on fewer none apart].
+    #[arg(long = "server-cpus", value_name = "LIST|none", allow_hyphen_values = true)]
+    pub server_cpus: Option<String>,
     #[command(flatten)]
     pub run: RunArgs,
 }
@@ -96,6 +111,11 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
             log.display()
         );
     }
+    if run.live_json.is_some() || run.metrics_listen.is_some() {
+        anyhow::bail!(
+            "--live-json and --metrics-listen follow one run: a lab runs many; watch a point with `lunmark run --live-json FILE` or `--metrics-listen PORT`"
+        );
+    }
     if run.detail {
         anyhow::bail!("--detail: a lab prints its own table; show a row's workers and targets with `lunmark results show ID --detail`");
     }
@@ -119,30 +139,32 @@ fn protocols(mut a: ProtocolsArgs, json: JsonOut, store_flag: Option<&std::path:
     if !a.run.targets.is_empty() {
         anyhow::bail!("lab protocols starts its own targets: drop --target");
     }
+    let topology = topology(&mut a)?;
     let request = lab_request(&a.run, &a.lun_size)?;
     if a.run.dry_run {
-        let text = crate::lab::protocols::plan_text(&request, &a.lun_size)?;
+        let text = crate::lab::protocols::plan_text(&request, &a.lun_size, &topology)?;
         crate::tprint!("{text}{}", request_text(&request, &a.run, &a.lun_size, store_flag)?);
         return Ok(exit::OK);
     }
     // The workload is checked as the first leg (mem:) checks it, before any server starts.
-    crate::lab::protocols::check(&request, &a.lun_size)?;
+    crate::lab::protocols::check(&request, &a.lun_size, &topology)?;
     // The store is proved writable before any server starts.
     let store = ResultStore::choose(&a.run, store_flag)?;
     store.open()?;
     // Ctrl-C from here on only asks the lab to stop, so that it returns
     // through the guards that remove the link and stop the servers.
     crate::run::signals::interrupt_flag();
-    // Removed when dropped, after the servers in it (run() drops those before it returns).
-    let shaped = crate::lab::protocols::shaped_link(&request)?;
-    if let Some(s) = &shaped {
-        crate::ewriteln!("== {}", s.describe());
+    // Removed when dropped, after the servers in them (run() drops those before it returns).
+    let shaped = crate::lab::protocols::shaped_links(&topology)?;
+    crate::lab::servers::pin_servers_to(&topology.server_cpus);
+    if let Some(s) = shaped.describe() {
+        crate::ewriteln!("== {s}");
     }
     let mut measure =
         |plan: &crate::run::RunPlan, ctx: &crate::run::RunContext| measure_and_keep(plan, ctx, None, &store, false).map(|k| k.result);
-    let rows = crate::lab::protocols::run(&request, &a.lun_size, shaped.as_ref(), &mut measure, &mut LiveView::notes_only())?;
+    let rows = crate::lab::protocols::run(&request, &a.lun_size, &topology, &shaped, &mut measure, &mut LiveView::notes_only())?;
     // The rows are saved already: a closed stdout is reported, not a panic.
-    show(&crate::lab::protocols::render(&rows, shaped.as_ref()), json.as_ref());
+    show(&crate::lab::protocols::render(&rows, &shaped, &topology), json.as_ref());
     write_json(json.as_ref(), rows.iter().filter_map(|(_, r)| r.as_ref().ok()));
     drop(shaped);
     if let Some(code) = interrupted() {
@@ -150,6 +172,78 @@ fn protocols(mut a: ProtocolsArgs, json: JsonOut, store_flag: Option<&std::path:
     }
     let failed = rows.iter().any(|(_, r)| r.as_ref().is_ok_and(|r| r.status != crate::results::Status::Completed));
     Ok(if failed { exit::RUN_FAILED } else { exit::OK })
+}
+
+/// The lab's topology from its flags (`--legs`, `--targets`, `--port-limit`,
+/// `--link`), checked before anything starts. `--link` is taken from the run's
+/// flags: the lab gives each TCP leg its link itself.
+fn topology(a: &mut ProtocolsArgs) -> Result<crate::lab::protocols::Topology> {
+    use crate::lab::topology as t;
+    let legs = t::parse_legs(a.legs.as_deref())?;
+    let port_limit = t::check_port_limit(&legs, a.port_limit.as_deref())?;
+    let links = t::LegLinks::parse(&a.run.link, &legs)?;
+    a.run.link.clear();
+    let targets = t::target_count(a.target_count, &a.run.sweep)?;
+    let (server_cpus, cpus_note) = cpus_apart(a)?;
+    Ok(crate::lab::protocols::Topology { legs, targets, port_limit, links, server_cpus, cpus_note })
+}
+
+/// The CPUs the servers run on, apart from lunmark's, and the lab's line that
+/// says so. Sets lunmark's own (`--cpus`) when the lab splits the host.
+fn cpus_apart(a: &mut ProtocolsArgs) -> Result<(Vec<usize>, String)> {
+    use crate::workload::cpus::{online_cpus, CpuList};
+    let online = online_cpus();
+    let list = |cpus: &[u32]| CpuList(cpus.to_vec()).to_string();
+    let mine = match &a.run.cpus {
+        Some(c) => Some(CpuList::parse(c, &online).map_err(anyhow::Error::msg)?.0),
+        None => None,
+    };
+    let servers: Vec<u32> = match a.server_cpus.as_deref() {
+        Some("none") => Vec::new(),
+        Some(text) => CpuList::parse(text, &online).map_err(|e| anyhow::anyhow!("{}", e.replacen("--cpus", "--server-cpus", 1)))?.0,
+        // The default: the CPUs --cpus leaves; without it, apart only where
+        // each side keeps 2 CPUs or more.
+        None => match &mine {
+            Some(m) => online.iter().copied().filter(|c| !m.contains(c)).collect(),
+            None if online.len() >= 4 => online[online.len() / 2..].to_vec(),
+            None => Vec::new(),
+        },
+    };
+    if servers.is_empty() {
+        let why = match (a.server_cpus.as_deref(), &mine) {
+            (Some(_), _) => "--server-cpus none".to_string(),
+            (None, Some(_)) => "--cpus leaves no CPU for them".to_string(),
+            (None, None) => {
+                format!("this host has {} CPUs, and the lab sets servers apart on 4 or more (--server-cpus LIST to choose)", online.len())
+            }
+        };
+        return Ok((Vec::new(), format!(
+            "CPUs: none apart ({why}): lunmark, the target servers and the kernel share the CPUs, so the initiator's CPU below is lunmark's own time and the target side's the servers' own"
+        )));
+    }
+    let initiator: Vec<u32> = match mine {
+        Some(m) => {
+            if let Some(c) = m.iter().find(|c| servers.contains(c)) {
+                anyhow::bail!(
+                    "--server-cpus {} and --cpus {}: CPU {c} is in both, so the servers' work would count as the initiator's; give CPUs apart",
+                    list(&servers),
+                    list(&m)
+                );
+            }
+            m
+        }
+        None => online.iter().copied().filter(|c| !servers.contains(c)).collect(),
+    };
+    if initiator.is_empty() {
+        anyhow::bail!("--server-cpus {}: that is every CPU of this host, and lunmark needs one apart; give fewer", list(&servers));
+    }
+    a.run.cpus = Some(list(&initiator));
+    let note = format!(
+        "CPUs apart: lunmark (the initiator) on CPUs {}, the target servers on CPUs {}: the initiator's CPU below is that of its own CPUs",
+        list(&initiator),
+        list(&servers)
+    );
+    Ok((servers.iter().map(|c| *c as usize).collect(), note))
 }
 
 /// `lab cache`: the workload through a cache of each size in front of a slow LUN.
@@ -213,6 +307,12 @@ fn cache(mut a: CacheArgs, json: JsonOut, store_flag: Option<&std::path::Path>) 
 /// Flags `lab` takes from `run` that a study cannot apply: refused, naming
 /// the flag and what to do instead (the rest are applied to every row).
 fn refuse_unapplied(study: &Study) -> Result<()> {
+    if let Some(curve) = &study.run_args().curve {
+        anyhow::bail!("--curve {curve}: a lab runs the points of its study, and a curve paces its own: run `lunmark run --curve {curve} -t TARGET` on one target");
+    }
+    if let Some(sla) = &study.run_args().sla {
+        anyhow::bail!("--sla {sla}: a lab runs the points of its study, and a knee search chooses its own: run `lunmark run --sla '{sla}' -t TARGET` to search one target");
+    }
     match study {
         Study::Protocols(a) => {
             if let Some(size) = &a.run.size {

@@ -160,6 +160,7 @@ mod tests {
             total: Some(Duration::from_secs(4)),
             second: Some(SecondFigures { iops: 2032424.4, mbps: 8324.94, p99_us: 12.34 }),
             stall: Some("STALLED: 3 I/Os in flight, oldest 1.5 s".into()),
+            measured: None,
         };
         assert_eq!(
             LiveView::line(&f),

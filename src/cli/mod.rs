@@ -22,6 +22,7 @@ pub mod report;
 pub mod request_text;
 pub mod results;
 pub mod run;
+pub mod telemetry;
 pub mod verify;
 
 /// Exit codes (documented in the README).
@@ -38,6 +39,8 @@ pub mod exit {
     pub const VERDICT_FAILED: i32 = 4;
     /// --verify found data that is not what was written (the run completed).
     pub const CORRUPT: i32 = 5;
+    /// --sla: not even the lightest load (qd 1) met the bounds (the run completed; its points were kept).
+    pub const SLA_UNMET: i32 = 6;
     /// Interrupted by Ctrl-C or SIGTERM; the partial result was kept.
     pub const INTERRUPTED: i32 = 130;
 }

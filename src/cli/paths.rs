@@ -49,6 +49,7 @@ pub const PATH_ARGS: &[(&str, &str, Role)] = &[
     ("run", "trace", STREAM),
     ("run", "journal", STREAM),
     ("run", "hdr_log", REPLACED),
+    ("run", "live_json", Role::Output { mode: Mode::Stream, stdout: true }),
     ("run", "profile_file", Role::Input),
     ("run", "fio", Role::Input),
     ("run", "power_log", Role::Input),

@@ -89,6 +89,12 @@ fn tbf_args(bits_per_s: u64) -> (u64, u64) {
 impl ShapedLink {
     /// Creates the namespace, the veth pair, their addresses and the shaping.
     pub fn create(link: &Link) -> Result<ShapedLink> {
+        ShapedLink::create_tagged(link, "")
+    }
+
+    /// The same, its namespace and veth names marked with `tag` (a lab with a
+    /// link per leg makes several: `lunmark-PID`, `lunmark-PID2`, ...).
+    pub fn create_tagged(link: &Link, tag: &str) -> Result<ShapedLink> {
         servers::require("ip", "iproute2")?;
         servers::require("tc", "iproute2")?;
         let pid = std::process::id();
@@ -99,9 +105,9 @@ impl ShapedLink {
         }
         let (burst, limit) = tbf_args(bits);
         let mut shaped = ShapedLink {
-            netns: format!("lunmark-{pid}"),
-            host_if: format!("lm{pid}h"),
-            lab_if: format!("lm{pid}n"),
+            netns: format!("lunmark-{pid}{tag}"),
+            host_if: format!("lm{pid}{tag}h"),
+            lab_if: format!("lm{pid}{tag}n"),
             host_addr,
             lab_addr,
             link: link.clone(),

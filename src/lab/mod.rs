@@ -8,6 +8,7 @@ pub mod link;
 pub mod plan_view;
 pub mod protocols;
 pub mod servers;
+pub mod topology;
 pub mod watchdog;
 
 /// Runs one row of a lab and keeps its result: the caller's measure-and-keep

@@ -7,11 +7,20 @@
 //!
 //! With `--link RATE` the two TCP servers run in a network namespace behind a
 //! veth pair shaped to that rate each way (`link.rs`), and their legs report
-//! their share of it: the line-rate check of a real shaped link.
+//! their share of it: the line-rate check of a real shaped link. `--link
+//! LEG=LINK` gives a leg a link of its own (a namespace each).
+//!
+//! `--legs` chooses the legs, `--targets N` gives each N targets (N servers,
+//! a port each, for NBD; N LUNs of one tgtd for iSCSI), and `--port-limit`
+//! holds each NBD target to a port's limit (nbdkit's filters), so that a
+//! `--sweep targets=1,2` shows how ports scale (`topology.rs`).
+
+use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
 
 use super::link::ShapedLink;
+use super::topology::{LegKind, LegLinks, PortLimit};
 use super::{servers, Measure};
 use crate::results::line_rate::{Link, LinkSetting};
 use crate::results::model::RunResult;
@@ -19,88 +28,170 @@ use crate::run::request::RunRequest;
 use crate::run::RunObserver;
 use crate::targets::Target;
 
-/// A target of the study: its label and URI, or why it was skipped.
+/// What the lab's flags ask of its legs (`lab::topology` parses them).
+#[derive(Clone, Debug)]
+pub struct Topology {
+    pub legs: Vec<LegKind>,
+    /// Targets of every leg (servers or LUNs); a `--sweep targets=...` runs the first K.
+    pub targets: u32,
+    pub port_limit: Option<PortLimit>,
+    pub links: LegLinks,
+    /// The CPUs the servers run on, apart from lunmark's (empty: anywhere).
+    pub server_cpus: Vec<usize>,
+    /// The line that says where lunmark and the servers run.
+    pub cpus_note: String,
+}
+
+/// A target of the study: its label and URIs, or why it was skipped.
 pub struct Leg {
+    pub kind: LegKind,
     pub label: String,
-    pub target: Result<String, String>,
-    /// A TCP leg: behind the shaped link, when there is one.
-    pub tcp: bool,
+    pub targets: Result<Vec<String>, String>,
 }
 
-/// The shaped link of `--link`, when one is asked for: one link for the lab's
-/// TCP legs (a per-target link has no meaning here, each leg has one target).
-pub fn shaped_link(request: &RunRequest) -> Result<Option<ShapedLink>> {
-    match one_link(request)? {
-        None => Ok(None),
-        Some(link) => Ok(Some(ShapedLink::create(link)?)),
+/// The shaped links of `--link`: one a distinct link, shared by the legs that name the same one.
+#[derive(Default)]
+pub struct ShapedLinks {
+    made: Vec<ShapedLink>,
+    of_leg: BTreeMap<LegKind, usize>,
+}
+
+impl ShapedLinks {
+    pub fn of(&self, leg: LegKind) -> Option<&ShapedLink> {
+        self.of_leg.get(&leg).map(|i| &self.made[*i])
+    }
+
+    /// For the lab's output: each link, and the legs that cross it (None: no link).
+    pub fn describe(&self) -> Option<String> {
+        let lines: Vec<String> = self
+            .made
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let legs: Vec<&str> = self.of_leg.iter().filter(|(_, j)| **j == i).map(|(k, _)| k.name()).collect();
+                format!("{}: {}", legs.join(" and "), l.describe())
+            })
+            .collect();
+        (!lines.is_empty()).then(|| lines.join("\n"))
     }
 }
 
-/// The one link of `--link RATE` (None without it); a link per target is refused.
-fn one_link(request: &RunRequest) -> Result<Option<&Link>> {
-    match &request.context.link {
-        None => Ok(None),
-        Some(LinkSetting::Run(link)) => Ok(Some(link)),
-        Some(LinkSetting::PerTarget(_)) => {
-            anyhow::bail!("lab protocols puts all its TCP servers behind one link: give --link RATE without @TARGET")
-        }
+/// Creates the links of `--link`, before any server starts; removed when dropped.
+pub fn shaped_links(topology: &Topology) -> Result<ShapedLinks> {
+    let mut out = ShapedLinks::default();
+    for (leg, link) in &topology.links.per_leg {
+        let i = match out.made.iter().position(|l| &l.link == link) {
+            Some(i) => i,
+            None => {
+                let tag = if out.made.is_empty() { String::new() } else { (out.made.len() + 1).to_string() };
+                out.made.push(ShapedLink::create_tagged(link, &tag)?);
+                out.made.len() - 1
+            }
+        };
+        out.of_leg.insert(*leg, i);
     }
+    Ok(out)
 }
 
-/// The request of one leg: its target, the lab's size, its label; only the
-/// TCP legs cross the shaped link.
-fn leg_request(request: &RunRequest, target: &str, size: &str, label: &str, tcp: bool) -> Result<RunRequest> {
-    let mut r = request.on(vec![Target::parse(target)?]).sized(crate::units::parse_size(size).context("--lun-size")?);
+/// The request of one leg: its targets, the lab's size, its label; only a
+/// TCP leg with a link has one.
+fn leg_request(request: &RunRequest, targets: &[String], size: &str, label: &str, link: Option<&Link>) -> Result<RunRequest> {
+    let targets = targets.iter().map(|t| Target::parse(t)).collect::<Result<Vec<_>, _>>()?;
+    let mut r = request.on(targets).sized(crate::units::parse_size(size).context("--lun-size")?);
     r.context.label = Some(format!("{}lab protocols: {label}", request.label_prefix()));
-    if !tcp {
-        r.context.link = None;
-    }
+    r.context.link = link.map(|l| LinkSetting::Run(l.clone()));
     Ok(r)
 }
 
+/// `mem:SIZE` once per target: what the workload is checked against before any server starts.
+fn mem_targets(size: &str, n: u32) -> Vec<String> {
+    (0..n).map(|_| format!("mem:{size}")).collect()
+}
+
 /// Checks the workload as the first leg (mem:) runs it, before any server starts.
-pub fn check(request: &RunRequest, size: &str) -> Result<()> {
-    leg_request(request, &format!("mem:{size}"), size, "", false)?.plan().map(drop)
+pub fn check(request: &RunRequest, size: &str, topology: &Topology) -> Result<()> {
+    leg_request(request, &mem_targets(size, topology.targets), size, "", None)?.plan().map(drop)
+}
+
+/// The servers and files behind one leg: its target URIs (the servers live in `alive`).
+fn start_leg(
+    kind: LegKind,
+    dir: &std::path::Path,
+    size: &str,
+    topology: &Topology,
+    links: &ShapedLinks,
+    alive: &mut Vec<servers::Server>,
+) -> Result<Vec<String>> {
+    let n = topology.targets as usize;
+    let (filters, params) = topology.port_limit.map(PortLimit::nbdkit_args).unwrap_or_default();
+    let listen = links.of(kind).map(ShapedLink::listen).unwrap_or_else(servers::Listen::loopback);
+    // The first target keeps the name a one-target lab always gave it.
+    let name = |base: &str, k: usize| if k == 0 { base.to_string() } else { format!("{base}-{}", k + 1) };
+    let mut uris = Vec::new();
+    match kind {
+        LegKind::Mem => uris = mem_targets(size, topology.targets),
+        LegKind::File => uris = (0..n).map(|k| dir.join(name("lun", k)).display().to_string()).collect(),
+        LegKind::NbdUnix | LegKind::NbdTcp => {
+            for k in 0..n {
+                let server = match kind {
+                    LegKind::NbdUnix => servers::nbdkit_unix_at(&dir.join(name("nbdkit", k) + ".sock"), size, &filters, &params)?,
+                    _ => servers::nbdkit_tcp_on(&listen, size, &filters, &params)?,
+                };
+                uris.push(server.uri.clone());
+                alive.push(server);
+            }
+        }
+        LegKind::Iscsi => {
+            let files: Vec<std::path::PathBuf> = (0..n).map(|k| dir.join(name("tgt-lun", k))).collect();
+            for f in &files {
+                make_filled(f, size)?;
+            }
+            let paths: Vec<&std::path::Path> = files.iter().map(|f| f.as_path()).collect();
+            let server = servers::tgtd_luns_on(&listen, &paths, &[])?;
+            uris = (1..=n).map(|lun| server.lun_uri(lun)).collect();
+            alive.push(server);
+        }
+    }
+    Ok(uris)
 }
 
 /// Runs every leg; each is announced to `observer` as it starts (a note: "== NBD unix socket").
 pub fn run(
     request: &RunRequest,
     size: &str,
-    shaped: Option<&ShapedLink>,
+    topology: &Topology,
+    links: &ShapedLinks,
     measure: &mut Measure,
     observer: &mut dyn RunObserver,
 ) -> Result<Vec<(String, Result<RunResult, String>)>> {
     let dir = servers::lab_dir()?;
-    let file = dir.path().join("lun");
     // Servers live until the end of this function, whatever happens in between.
-    let unix = servers::nbdkit_unix(dir.path(), size, &[], &[]);
-    let listen = shaped.map(ShapedLink::listen).unwrap_or_else(servers::Listen::loopback);
-    let tcp = servers::nbdkit_tcp_on(&listen, size, &[], &[]);
-    let tgt_lun = dir.path().join("tgt-lun");
-    let tgtd = make_filled(&tgt_lun, size).and_then(|_| servers::tgtd_on(&listen, &tgt_lun, &[]));
-    let over = match shaped {
-        Some(s) => format!("{} link", s.link.name),
-        None => "127.0.0.1".into(),
-    };
-    let [mem_label, file_label, unix_label, tcp_label, iscsi_label] = leg_labels(&over);
-    let legs = vec![
-        Leg { label: mem_label, target: Ok(format!("mem:{size}")), tcp: false },
-        Leg { label: file_label, target: Ok(file.display().to_string()), tcp: false },
-        Leg { label: unix_label, target: unix.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()), tcp: false },
-        Leg { label: tcp_label, target: tcp.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()), tcp: true },
-        Leg { label: iscsi_label, target: tgtd.as_ref().map(|s| s.uri.clone()).map_err(|e| e.to_string()), tcp: true },
-    ];
+    let mut alive = Vec::new();
+    let legs: Vec<Leg> = topology
+        .legs
+        .iter()
+        .map(|&kind| Leg {
+            kind,
+            label: leg_label(kind, links.of(kind).map(|l| l.link.name.as_str()), topology.targets),
+            targets: start_leg(kind, dir.path(), size, topology, links, &mut alive).map_err(|e| format!("{e:#}")),
+        })
+        .collect();
+    // One idle baseline for every leg, as the papers measured one: taken
+    // before the first leg, with the servers up and idle.
+    let note = format!("measured once, before the lab's first leg, for all {} legs", legs.len());
+    let interrupt = crate::run::signals::interrupt_flag();
+    let baseline = crate::run::power_meter::PowerMeter::shared_baseline(&request.context.power, &note, &interrupt, observer);
     let mut out = Vec::new();
     for leg in legs {
-        let target = match leg.target {
+        let targets = match leg.targets {
             Ok(t) => t,
             Err(why) => {
                 out.push((leg.label, Err(why)));
                 continue;
             }
         };
-        let r = leg_request(request, &target, size, &leg.label, leg.tcp)?;
+        let mut r = leg_request(request, &targets, size, &leg.label, links.of(leg.kind).map(|l| &l.link))?;
+        r.context.power.baseline = baseline.clone();
         let plan = r.plan()?;
         let interrupted = crate::run::signals::interrupt_flag().load(std::sync::atomic::Ordering::Relaxed);
         if interrupted {
@@ -110,44 +201,66 @@ pub fn run(
         let r = measure(&plan, &r.context).map_err(|e| format!("{e:#}"));
         out.push((leg.label, r));
     }
-    drop(unix);
-    drop(tcp);
-    drop(tgtd);
+    drop(alive);
     Ok(out)
 }
 
-/// The legs' names, in the order they run; `over` is what the TCP legs cross.
-fn leg_labels(over: &str) -> [String; 5] {
-    [
-        "mem: (lunmark alone)".into(),
-        "file in /dev/shm (local kernel)".into(),
-        "NBD unix socket".into(),
-        format!("NBD TCP {over}"),
-        format!("iSCSI TCP {over} (tgtd)"),
-    ]
+/// A leg's name, as its rows and results say it; `link` is the link a TCP leg
+/// crosses (None: 127.0.0.1), `targets` how many it has.
+fn leg_label(kind: LegKind, link: Option<&str>, targets: u32) -> String {
+    let over = link.map(|l| format!("{l} link")).unwrap_or_else(|| "127.0.0.1".into());
+    let base = match kind {
+        LegKind::Mem => "mem: (lunmark alone)".into(),
+        LegKind::File => "file in /dev/shm (local kernel)".into(),
+        LegKind::NbdUnix => "NBD unix socket".into(),
+        LegKind::NbdTcp => format!("NBD TCP {over}"),
+        LegKind::Iscsi => format!("iSCSI TCP {over} (tgtd)"),
+    };
+    if targets > 1 {
+        format!("{base}, {targets} targets")
+    } else {
+        base
+    }
+}
+
+/// What serves a leg, for the dry run.
+fn serves(kind: LegKind, size: &str, link: Option<&str>, t: &Topology) -> String {
+    let over = link.map(|l| format!("{l} link")).unwrap_or_else(|| "127.0.0.1".into());
+    let n = t.targets;
+    let each = if n > 1 { format!("{n} x ") } else { String::new() };
+    let limit = t.port_limit.filter(|_| kind.nbd()).map(|l| format!(", each {}", l.describe())).unwrap_or_default();
+    match kind {
+        LegKind::Mem => format!("{each}mem:{size}, inside lunmark"),
+        LegKind::File => format!("{each}a {size} file in the lab's directory in /dev/shm"),
+        LegKind::NbdUnix => format!("{each}nbdkit memory {size} on a unix socket of its own{limit}"),
+        LegKind::NbdTcp => format!("{each}nbdkit memory {size} on {over}, a port each{limit}"),
+        LegKind::Iscsi if n > 1 => format!("tgtd serving {n} LUNs, a {size} file each, on {over}"),
+        LegKind::Iscsi => format!("tgtd serving a {size} file on {over}"),
+    }
 }
 
 /// `lab protocols --dry-run`: the whole study, nothing started or run. The
 /// workload is checked as each leg would check it (shown against `mem:`).
-pub fn plan_text(request: &RunRequest, size: &str) -> Result<String> {
-    let link = one_link(request)?;
-    let over = link.as_ref().map(|l| format!("{} link", l.name)).unwrap_or_else(|| "127.0.0.1".into());
-    let serves = [
-        format!("mem:{size}, inside lunmark"),
-        format!("a {size} file in the lab's directory in /dev/shm"),
-        format!("nbdkit memory {size} on a unix socket"),
-        format!("nbdkit memory {size} on {over}"),
-        format!("tgtd serving a {size} file on {over}"),
-    ];
-    let plan = leg_request(request, &format!("mem:{size}"), size, "", false)?.plan()?;
+pub fn plan_text(request: &RunRequest, size: &str, topology: &Topology) -> Result<String> {
+    let link_of = |k: LegKind| topology.links.of(k).map(|l| l.name.as_str());
+    let legs = topology.legs.iter().map(|&k| (leg_label(k, link_of(k), topology.targets), serves(k, size, link_of(k), topology))).collect();
+    let links = topology
+        .links
+        .per_leg
+        .iter()
+        .map(|(k, l)| format!("the {} leg crosses a veth pair shaped to {} each way", k.name(), l.name))
+        .collect();
+    let plan = leg_request(request, &mem_targets(size, topology.targets), size, "", None)?.plan()?;
     let workload = super::plan_view::describe(&plan);
     let prefix = request.label_prefix();
     let json = request.json.as_ref().map(|j| j.to_string());
     Ok(crate::report::lab_plan_text::protocol_study(&crate::report::lab_plan_text::ProtocolStudyView {
         prefix: &prefix,
         size,
-        legs: leg_labels(&over).into_iter().zip(serves).collect(),
-        link: link.as_ref().map(|l| l.name.as_str()),
+        legs,
+        links,
+        port_limit: topology.port_limit.map(PortLimit::describe),
+        cpus: &topology.cpus_note,
         json: json.as_deref(),
         workload: &workload,
     }))
@@ -162,6 +275,8 @@ fn make_filled(path: &std::path::Path, size: &str) -> Result<()> {
 }
 
 /// The comparison table: one row per target and point (report::lab_tables renders it).
-pub fn render(rows: &[(String, Result<RunResult, String>)], shaped: Option<&ShapedLink>) -> String {
-    crate::report::lab_tables::protocols(rows, shaped.map(ShapedLink::describe).as_deref())
+pub fn render(rows: &[(String, Result<RunResult, String>)], links: &ShapedLinks, topology: &Topology) -> String {
+    let limit = topology.port_limit.map(|l| format!("each NBD target behind its own port limit: {}", l.describe()));
+    let notes: Vec<String> = links.describe().into_iter().chain(limit).chain([topology.cpus_note.clone()]).collect();
+    crate::report::lab_tables::protocols(rows, links.describe().is_some(), &notes)
 }

@@ -19,6 +19,14 @@ pub struct Server {
 }
 
 impl Server {
+    /// The URI of LUN `lun` of a tgtd (counted from 1; the server's own URI is LUN 1's).
+    pub fn lun_uri(&self, lun: usize) -> String {
+        match self.uri.strip_suffix("/1") {
+            Some(base) if self.tgtd_control.is_some() => format!("{base}/{lun}"),
+            _ => self.uri.clone(),
+        }
+    }
+
     pub fn pid(&self) -> Option<u32> {
         self.child.as_ref().map(|c| c.id())
     }
@@ -119,6 +127,8 @@ pub fn free_port() -> Result<u16> {
 /// lab's namespace for that case (`lab::link`).
 fn dies_with_lunmark(cmd: &mut Command, signal: libc::c_int) {
     let lunmark = std::process::id() as libc::pid_t;
+    // Built here, in lunmark: the child only hands it to the kernel.
+    let cpus = server_cpu_set();
     // SAFETY: the closure runs in the forked child before exec and only makes
     // async-signal-safe calls (prctl, getppid); it allocates nothing (an
     // io::Error from an OS error code holds just the code).
@@ -130,8 +140,37 @@ fn dies_with_lunmark(cmd: &mut Command, signal: libc::c_int) {
             if libc::getppid() != lunmark {
                 return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
             }
+            // Set before exec, so every thread the server makes inherits it.
+            if let Some(set) = &cpus {
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
             Ok(())
         });
+    }
+}
+
+/// The CPUs the lab's servers are pinned to (`lab protocols --server-cpus`),
+/// set once by the lab before it starts any; None: the servers run anywhere.
+/// Process-wide because every server of a lab runs apart on the same CPUs.
+static SERVER_CPUS: std::sync::Mutex<Option<Vec<usize>>> = std::sync::Mutex::new(None);
+
+/// Pins every server started from now on to `cpus` (empty: anywhere).
+pub fn pin_servers_to(cpus: &[usize]) {
+    *SERVER_CPUS.lock().unwrap_or_else(|e| e.into_inner()) = (!cpus.is_empty()).then(|| cpus.to_vec());
+}
+
+fn server_cpu_set() -> Option<libc::cpu_set_t> {
+    let cpus = SERVER_CPUS.lock().unwrap_or_else(|e| e.into_inner()).clone()?;
+    // SAFETY: cpu_set_t is a plain bit array, valid all zeroes; CPU_SET writes
+    // within it for CPU numbers below CPU_SETSIZE, which the lab checked.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for c in cpus {
+            libc::CPU_SET(c, &mut set);
+        }
+        Some(set)
     }
 }
 
@@ -151,8 +190,13 @@ fn wait_until(what: &str, ready: impl Fn() -> bool, child: &mut Child) -> Result
 
 /// `nbdkit memory SIZE` (plus `filters` and their `params`) on a unix socket in `dir`.
 pub fn nbdkit_unix(dir: &Path, size: &str, filters: &[String], params: &[String]) -> Result<Server> {
+    nbdkit_unix_at(&dir.join("nbdkit.sock"), size, filters, params)
+}
+
+/// The same on the unix socket `socket` (a lab with several NBD targets gives each its own).
+pub fn nbdkit_unix_at(socket: &Path, size: &str, filters: &[String], params: &[String]) -> Result<Server> {
     require("nbdkit", "nbdkit")?;
-    let socket: PathBuf = dir.join("nbdkit.sock");
+    let socket: PathBuf = socket.to_path_buf();
     let mut cmd = Command::new("nbdkit");
     cmd.args(["-f", "--exit-with-parent", "--threads", "128", "-U"])
         .arg(&socket)
@@ -254,6 +298,12 @@ pub fn tgtd_with(backing: &Path, lun_options: &[&str]) -> Result<Server> {
 /// The same at a free port of `listen`. Its management channel is a unix
 /// socket in /var/run/tgtd, reached from any network namespace.
 pub fn tgtd_on(listen: &Listen, backing: &Path, lun_options: &[&str]) -> Result<Server> {
+    tgtd_luns_on(listen, &[backing], lun_options)
+}
+
+/// The same with one LUN per file of `backings` (LUN 1, 2, ...): the server's
+/// URI is LUN 1's; `Server::lun_uri` gives the others'.
+pub fn tgtd_luns_on(listen: &Listen, backings: &[&Path], lun_options: &[&str]) -> Result<Server> {
     require_root_for_tgtd()?;
     require("tgtd", "tgt")?;
     require("tgtadm", "tgt")?;
@@ -273,14 +323,13 @@ pub fn tgtd_on(listen: &Listen, backing: &Path, lun_options: &[&str]) -> Result<
     };
     let child = server.child.as_mut().expect("just spawned");
     wait_until("tgtd", || std::path::Path::new(&format!("/var/run/tgtd/socket.{control}")).exists(), child)?;
-    let backing = backing.to_str().context("the backing file's path is not UTF-8")?;
-    for args in [
-        &["--op", "new", "--mode", "target", "--tid", "1", "-T", LAB_IQN][..],
-        &[&["--op", "new", "--mode", "logicalunit", "--tid", "1", "--lun", "1", "-b", backing], lun_options].concat(),
-        &["--op", "bind", "--mode", "target", "--tid", "1", "-I", "ALL"],
-    ] {
-        tgtadm(control, args)?;
+    tgtadm(control, &["--op", "new", "--mode", "target", "--tid", "1", "-T", LAB_IQN])?;
+    for (n, backing) in backings.iter().enumerate() {
+        let backing = backing.to_str().context("the backing file's path is not UTF-8")?;
+        let lun = (n + 1).to_string();
+        tgtadm(control, &[&["--op", "new", "--mode", "logicalunit", "--tid", "1", "--lun", &lun, "-b", backing], lun_options].concat())?;
     }
+    tgtadm(control, &["--op", "bind", "--mode", "target", "--tid", "1", "-I", "ALL"])?;
     wait_until("tgtd", || std::net::TcpStream::connect((listen.addr, port)).is_ok(), child)?;
     Ok(server)
 }

@@ -38,6 +38,8 @@ pub struct CpuSnapshot {
     pub process_user_s: f64,
     /// The other user-space processes' times.
     pub others: super::others::ProcessTable,
+    /// The times of the processes lunmark started (a lab's target servers).
+    pub started: super::others::ProcessTable,
     pub at: Instant,
 }
 
@@ -49,8 +51,8 @@ pub fn snapshot() -> CpuSnapshot {
     let (all, cores) = parse_proc_stat(&text);
     let core_ids = core_ids(&text);
     let (process_user_s, process_sys_s) = process_cpu_seconds();
-    let others = super::others::scan(std::process::id() as i32, ticks_per_second());
-    CpuSnapshot { all, cores, core_ids, process_s: process_user_s + process_sys_s, process_user_s, others, at }
+    let (others, started) = super::others::scan_with_started(std::process::id() as i32, ticks_per_second());
+    CpuSnapshot { all, cores, core_ids, process_s: process_user_s + process_sys_s, process_user_s, others, started, at }
 }
 
 pub fn parse_proc_stat(text: &str) -> (CpuTicks, Vec<CpuTicks>) {
@@ -128,7 +130,7 @@ fn process_cpu_seconds() -> (f64, f64) {
     (tv(usage.ru_utime), tv(usage.ru_stime))
 }
 
-fn ticks_per_second() -> f64 {
+pub(crate) fn ticks_per_second() -> f64 {
     // SAFETY: sysconf has no memory effects.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if hz > 0 {
@@ -163,6 +165,16 @@ pub struct CpuUsage {
     pub other_processes_top: Vec<super::others::OtherProcess>,
     /// Why the other processes' figures are an estimate, where they are.
     pub other_processes_estimate: Option<String>,
+    /// CPU-seconds of the processes lunmark started (a lab's target servers,
+    /// a --power-cmd); None when none ran through the interval.
+    #[serde(default)]
+    pub started_processes_cpu_s: Option<f64>,
+    /// The same as a share of all host CPUs, percent.
+    #[serde(default)]
+    pub started_processes_pct: Option<f64>,
+    /// Their names, by CPU used (the same unit as `started_processes_pct`).
+    #[serde(default)]
+    pub started_processes_top: Vec<super::others::OtherProcess>,
 }
 
 pub fn usage_between(a: &CpuSnapshot, b: &CpuSnapshot) -> CpuUsage {
@@ -182,6 +194,11 @@ pub fn usage_between(a: &CpuSnapshot, b: &CpuSnapshot) -> CpuUsage {
     let scanned = !a.others.procs.is_empty() && !b.others.procs.is_empty() && capacity_s > 0.0;
     let others = super::others::between(&a.others, &b.others, ticks_per_second());
     let other_s = others.total_s;
+    // Only processes that ran through the interval: a server started for
+    // another leg and gone, or none at all, gives no figure (not a zero).
+    let started =
+        (!b.started.procs.is_empty() && capacity_s > 0.0).then(|| super::others::between(&a.started, &b.started, ticks_per_second()));
+    let started = started.as_ref();
     CpuUsage {
         utilization_pct: pct(a.all, b.all),
         per_core_pct,
@@ -193,6 +210,9 @@ pub fn usage_between(a: &CpuSnapshot, b: &CpuSnapshot) -> CpuUsage {
         other_processes_pct: scanned.then(|| other_s * 100.0 / capacity_s),
         other_processes_top: if scanned { super::others::top(&others.by_name, capacity_s, 3) } else { Vec::new() },
         other_processes_estimate: others.estimate.filter(|_| scanned),
+        started_processes_cpu_s: started.map(|s| s.total_s),
+        started_processes_pct: started.map(|s| s.total_s * 100.0 / capacity_s),
+        started_processes_top: started.map(|s| super::others::top(&s.by_name, capacity_s, 3)).unwrap_or_default(),
     }
 }
 
@@ -220,6 +240,7 @@ mod tests {
                 process_s: 0.0,
                 process_user_s: 0.0,
                 others: Default::default(),
+                started: Default::default(),
                 at: Instant::now(),
             }
         };

@@ -78,6 +78,13 @@ fn boot_ticks(hz: f64) -> u64 {
 
 /// Scans /proc now. `me` is lunmark's PID: it and its descendants are left out.
 pub fn scan(me: i32, hz: f64) -> ProcessTable {
+    scan_with_started(me, hz).0
+}
+
+/// The same, and apart the processes lunmark started (its descendants, not
+/// itself: a lab's target servers, a power command), so that their CPU can be
+/// told apart from lunmark's own (`between` on two of them).
+pub fn scan_with_started(me: i32, hz: f64) -> (ProcessTable, ProcessTable) {
     let now = boot_ticks(hz);
     let mut all: HashMap<i32, (u64, ProcTimes)> = HashMap::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
@@ -90,11 +97,21 @@ pub fn scan(me: i32, hz: f64) -> ProcessTable {
             }
         }
     }
-    ProcessTable { now, procs: keep_others(all, me) }
+    let started = started_by(&all, me);
+    let started =
+        ProcessTable { now, procs: all.iter().filter(|(pid, _)| started.contains(pid)).map(|(pid, (_, t))| (*pid, t.clone())).collect() };
+    (ProcessTable { now, procs: keep_others(all, me) }, started)
 }
 
-/// Drops kernel threads, `me` and its descendants.
-fn keep_others(all: HashMap<i32, (u64, ProcTimes)>, me: i32) -> HashMap<i32, ProcTimes> {
+/// `me`'s descendants, `me` left out.
+fn started_by(all: &HashMap<i32, (u64, ProcTimes)>, me: i32) -> HashSet<i32> {
+    let mut mine = descendants(all, me);
+    mine.remove(&me);
+    mine
+}
+
+/// `me` and its descendants.
+fn descendants(all: &HashMap<i32, (u64, ProcTimes)>, me: i32) -> HashSet<i32> {
     let mut mine: HashSet<i32> = HashSet::from([me]);
     // Descendants: follow parents until a known one (depth is small; bounded anyway).
     for &pid in all.keys() {
@@ -112,6 +129,12 @@ fn keep_others(all: HashMap<i32, (u64, ProcTimes)>, me: i32) -> HashMap<i32, Pro
             p = t.ppid;
         }
     }
+    mine
+}
+
+/// Drops kernel threads, `me` and its descendants.
+fn keep_others(all: HashMap<i32, (u64, ProcTimes)>, me: i32) -> HashMap<i32, ProcTimes> {
+    let mine = descendants(&all, me);
     all.into_iter()
         .filter(|(pid, (flags, t))| flags & PF_KTHREAD == 0 && *pid != 2 && t.ppid != 2 && !mine.contains(pid))
         .map(|(pid, (_, t))| (pid, t))
@@ -195,7 +218,8 @@ pub fn between(a: &ProcessTable, b: &ProcessTable, hz: f64) -> Between {
             secs(below_zero)
         ));
     }
-    Between { total_s: by_name.values().sum(), by_name, estimate: (!why.is_empty()).then(|| why.join("; ")) }
+    // A fold from +0.0: an empty f64 sum is -0.0, which prints as "-0.0".
+    Between { total_s: by_name.values().fold(0.0, |a, b| a + b), by_name, estimate: (!why.is_empty()).then(|| why.join("; ")) }
 }
 
 /// The names that used most CPU, as shares of all host CPUs (at most `n`, each at least 0.5%).
@@ -349,5 +373,25 @@ mod tests {
         let a = table(1000, &[stat(1, "init", 0, 0, (0, 0), (0, 0), 1), stat(30, "x", 0, 0, (50, 0), (0, 0), 900)], 0);
         let b = table(1100, &[stat(1, "init", 0, 0, (0, 0), (0, 0), 1)], 0);
         assert!(between(&a, &b, 100.0).estimate.unwrap().contains("1 process(es) exited during the interval"));
+    }
+
+    /// What lunmark starts is counted apart: a child burning CPU is in the
+    /// started table, with its time, and never among the others.
+    #[test]
+    fn processes_lunmark_started_are_counted_apart() {
+        let hz = crate::metrics::cpu::ticks_per_second();
+        let me = std::process::id() as i32;
+        let mut child = std::process::Command::new("sh").args(["-c", "while :; do :; done"]).spawn().unwrap();
+        let (a_others, a_started) = scan_with_started(me, hz);
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        let (b_others, b_started) = scan_with_started(me, hz);
+        let pid = child.id() as i32;
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(b_started.procs.contains_key(&pid) && !b_others.procs.contains_key(&pid));
+        let started = between(&a_started, &b_started, hz);
+        // Any time at all: the host may be loaded, a busy child still gets ticks in 0.4 s.
+        assert!(started.total_s > 0.0 && started.by_name.contains_key("sh"), "a busy child for 0.4 s: {started:?}");
+        assert!(!a_others.procs.contains_key(&pid));
     }
 }

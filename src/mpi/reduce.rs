@@ -234,6 +234,10 @@ fn machine_usage(reports: &[RankReport], machines: &[MachineFigures]) -> CpuUsag
         other_processes_pct: None,
         other_processes_top: Vec::new(),
         other_processes_estimate: None,
+        // Servers a rank started are not gathered across ranks.
+        started_processes_cpu_s: None,
+        started_processes_pct: None,
+        started_processes_top: Vec::new(),
     }
 }
 

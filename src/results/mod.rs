@@ -2,6 +2,7 @@
 //! the workers recorded.
 
 pub mod cluster;
+pub mod curve;
 pub mod cut_short;
 pub mod filter;
 pub mod histograms;
@@ -15,6 +16,7 @@ pub mod point_summary;
 pub mod registry;
 pub mod repeats;
 pub mod replay;
+pub mod search;
 pub mod stall;
 pub mod steady;
 pub mod store;

@@ -59,11 +59,31 @@ pub struct RunResult {
     /// A run made of rounds (the `pts-iops` profile): the watched point's IOPS per round and whether it became steady.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<crate::results::steady::RoundsOutcome>,
+    /// With --sla (issue 28): the knee search, its steps and what it found. Absent in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchOutcome>,
+    /// With --curve (issue 28): the load-latency curve, a maximum-rate point then paced ones. Absent in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curve: Option<CurveOutcome>,
     /// The warnings the run raised before its points (its plan's: a device
     /// in use, a size rounded, an engine that cannot hold the depth asked),
     /// as printed. Each point's own warnings stay with its figures.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// With --live-json: the lines the stream produced and how many of them a
+    /// slow or closed reader made it drop (docs/live-json.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live_json: Option<LiveJsonCounts>,
+}
+
+/// What a --live-json stream produced during the run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LiveJsonCounts {
+    /// Lines produced (one a second per point, and per worker with --detail).
+    pub lines: u64,
+    /// Lines not written: the writer's queue was full (a reader too slow, a
+    /// full pipe) or the reader was gone. The run never waits for the reader.
+    pub dropped: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -393,6 +413,17 @@ pub struct CpuStats {
     /// With --cpus: the same figures for the pinned CPUs alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pinned: Option<PinnedCpuStats>,
+    /// The processes lunmark started (a lab's target servers, a --power-cmd):
+    /// their CPU time over the interval as a share of all host CPUs, percent
+    /// (the target side of a lab; not in `process_pct`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_processes_pct: Option<f64>,
+    /// Their CPU-seconds during the interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_processes_cpu_s: Option<f64>,
+    /// Which of them used most, by name, in the unit of `started_processes_pct`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub started_processes_top: Vec<crate::metrics::others::OtherProcess>,
 }
 
 /// CPU use of the CPUs the workers were pinned to (--cpus), over the measured interval.
@@ -452,6 +483,9 @@ impl CpuStats {
                 )
             }),
             pinned: None,
+            started_processes_pct: usage.started_processes_pct,
+            started_processes_cpu_s: usage.started_processes_cpu_s,
+            started_processes_top: usage.started_processes_top.clone(),
         }
     }
 }
@@ -643,4 +677,86 @@ pub struct LineRate {
     /// not cross it (a cache, a local device), so the share is not the link's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+// The knee search (`--sla`; chosen and judged by `results::search`).
+
+/// The outcome of a search: the result's `search`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchOutcome {
+    /// The bounds as given to `--sla`.
+    pub expr: String,
+    /// The highest queue depth the search could try, and the most steps it could take.
+    pub max_qd: u32,
+    pub max_steps: u32,
+    /// The step with the most IOPS at which every bound held; null when none held.
+    pub found: Option<SearchPoint>,
+    /// The step with the lowest queue depth at which a bound failed; null when every step held.
+    pub first_failing: Option<SearchPoint>,
+    /// Why the search ended, in words.
+    pub ended: String,
+    /// Every step in the order run.
+    pub steps: Vec<SearchPoint>,
+}
+
+impl SearchOutcome {
+    /// True when not even the lightest load (qd 1) met every bound.
+    pub fn unmeetable(&self) -> bool {
+        self.found.is_none() && !self.steps.is_empty()
+    }
+}
+
+/// One step of a search: its point and how each bound fared there.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchPoint {
+    /// Index of the step's point in the result's `points`.
+    pub point: usize,
+    pub qd: u32,
+    pub workers: u32,
+    pub iops: f64,
+    pub mbps: f64,
+    pub p99_us: f64,
+    pub passed: bool,
+    /// Each bound: its measured value and whether it held.
+    pub bounds: Vec<Check>,
+}
+
+// The load-latency curve (`--curve`; built by `results::curve`).
+
+/// The outcome of a curve: the result's `curve`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurveOutcome {
+    /// The percentages of the maximum rate asked for, in the order run.
+    pub pcts: Vec<f64>,
+    /// `--curve-stop`'s bounds as given; null without it.
+    pub stop: Option<String>,
+    /// The latency bounds of `stop` and their limits, microseconds (what the report draws).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_limits_us: Vec<(String, f64)>,
+    /// The IOPS of the first point, run as fast as the queue depth allows.
+    pub max_iops: f64,
+    /// The maximum-rate point, then each paced point run.
+    pub points: Vec<CurvePoint>,
+    /// Why the curve ended, in words.
+    pub ended: String,
+}
+
+/// One point of a curve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    /// Index of the point in the result's `points`.
+    pub point: usize,
+    /// Percentage of `max_iops` it was paced at; null for the maximum-rate point.
+    pub pct: Option<f64>,
+    /// The total rate asked for, I/Os per second; null for the maximum-rate point.
+    pub rate: Option<f64>,
+    /// Achieved IOPS, and latency from each I/O's scheduled time (no coordinated omission), microseconds.
+    pub iops: f64,
+    pub p50_us: f64,
+    pub p99_us: f64,
+    pub p99_9_us: f64,
+    /// With --curve-stop: whether every bound held (null without it).
+    pub passed: Option<bool>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bounds: Vec<Check>,
 }

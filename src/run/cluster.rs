@@ -150,6 +150,8 @@ mod tests {
             profile: None,
             replay: None,
             rounds: None,
+            search: None,
+            curve: None,
         }
     }
 

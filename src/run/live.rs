@@ -4,7 +4,11 @@
 //! command line's (`cli/live_view.rs`). A measured second is told once every
 //! worker has reported it, with the same figures the result stores for that second.
 
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
+
+use crate::metrics::IntervalSlice;
+use crate::results::model::Interval;
 
 /// What one update shows.
 pub struct LiveFigures<'a> {
@@ -20,6 +24,36 @@ pub struct LiveFigures<'a> {
     pub second: Option<SecondFigures>,
     /// Said when I/Os are outstanding far too long.
     pub stall: Option<String>,
+    /// A measured second in full (with `second`): what telemetry observers
+    /// (--live-json, --metrics-listen) pass on beyond the live line.
+    pub measured: Option<&'a MeasuredSecond>,
+}
+
+/// One complete measured second as the result stores it, with its raw counts
+/// and latency histogram and each worker's share.
+pub struct MeasuredSecond {
+    /// The figures of the stored interval row.
+    pub interval: Interval,
+    /// The second's counts by operation and its latency histogram, all workers merged.
+    pub slice: IntervalSlice,
+    /// Each worker's figures for the same second (its index among all workers).
+    pub workers: Vec<(u32, Interval)>,
+    /// I/Os in flight over all workers at their last reports.
+    pub in_flight: u64,
+    /// The URIs of the point's targets.
+    pub targets: Vec<String>,
+    /// Each target's figures and counts for the same second (URI, figures,
+    /// slice), when every worker serves one target; None when a worker spans
+    /// several (it reports one slice over all its targets).
+    pub per_target: Option<Vec<(String, Interval, IntervalSlice)>>,
+}
+
+/// What a live telemetry stream (--live-json) produced and dropped, shared
+/// between its writer and the run, which stores the counts in the result.
+#[derive(Default, Debug)]
+pub struct StreamCounts {
+    pub lines: AtomicU64,
+    pub dropped: AtomicU64,
 }
 
 pub struct SecondFigures {

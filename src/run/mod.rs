@@ -7,6 +7,7 @@ pub mod assemble;
 pub mod check;
 pub mod cluster;
 pub mod control;
+pub mod curve;
 pub mod data_fill;
 pub mod fd_table;
 pub mod live;
@@ -24,6 +25,7 @@ pub mod replay;
 pub mod request;
 pub mod resources;
 pub mod rounds;
+pub mod search;
 pub mod session;
 pub mod signals;
 pub mod steady;
@@ -70,6 +72,8 @@ pub struct RunContext {
     pub cluster: cluster::ClusterRef,
     /// With --cpus: the CPUs the workers are pinned to, and how they share them.
     pub pinning: Option<crate::workload::cpus::Pinning>,
+    /// With --live-json: the stream's counts, stored in the result as it stands after each point and at the end.
+    pub live_json: Option<std::sync::Arc<live::StreamCounts>>,
 }
 
 impl RunContext {
@@ -116,7 +120,10 @@ fn new_result(plan: &RunPlan, ctx: &RunContext) -> RunResult {
         points: Vec::new(),
         mpi: ctx.cluster.get().facts(),
         rounds: None,
+        search: None,
+        curve: None,
         warnings: plan.warnings.clone(),
+        live_json: None,
     }
 }
 
@@ -129,6 +136,16 @@ pub fn execute(ready: &ReadyPlan, ctx: &RunContext, observer: &mut dyn RunObserv
         let mut run_part = |part: RunPlan, observer: &mut dyn RunObserver| execute(&check(part, ctx)?, ctx, observer);
         let watch = ready.watched_point.expect("check found the watched point of a run of rounds");
         return rounds::execute(ready, r, watch, ctx, observer, &mut run_part);
+    }
+    if let Some(s) = &ready.search {
+        // Each step of the search is a run of its own, checked as every run is.
+        let mut run_part = |part: RunPlan, observer: &mut dyn RunObserver| execute(&check(part, ctx)?, ctx, observer);
+        return search::execute(ready, s, ctx, observer, &mut run_part);
+    }
+    if let Some(c) = &ready.curve {
+        // Each point of the curve is a run of its own, checked as every run is.
+        let mut run_part = |part: RunPlan, observer: &mut dyn RunObserver| execute(&check(part, ctx)?, ctx, observer);
+        return curve::execute(ready, c, observer, &mut run_part);
     }
     let interrupt = signals::interrupt_flag();
     let mut result = new_result(ready, ctx);
@@ -155,6 +172,7 @@ pub fn execute(ready: &ReadyPlan, ctx: &RunContext, observer: &mut dyn RunObserv
             result.status_reason = reason.clone();
         }
         if kept_any {
+            stamp_live_json(&mut result, ctx);
             observer.point_finished(&result);
         }
         if ends.is_some() {
@@ -166,8 +184,18 @@ pub fn execute(ready: &ReadyPlan, ctx: &RunContext, observer: &mut dyn RunObserv
         result.status = Status::Completed;
     }
     result.finished_at = Some(now_rfc3339());
+    stamp_live_json(&mut result, ctx);
     observer.finished(&result);
     Ok(result)
+}
+
+/// The --live-json stream's counts so far, into the result.
+fn stamp_live_json(result: &mut RunResult, ctx: &RunContext) {
+    use std::sync::atomic::Ordering::Relaxed;
+    result.live_json = ctx
+        .live_json
+        .as_ref()
+        .map(|c| crate::results::model::LiveJsonCounts { lines: c.lines.load(Relaxed), dropped: c.dropped.load(Relaxed) });
 }
 
 /// The point a settled stop keeps: its finished repeats combined (judged

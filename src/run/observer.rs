@@ -110,6 +110,8 @@ mod tests {
             profile: None,
             replay: None,
             rounds: None,
+            search: None,
+            curve: None,
         };
         let ctx = RunContext { quiet: true, ..Default::default() };
         let mut seen = Recording::default();

@@ -77,6 +77,10 @@ pub struct RunPlan {
     pub replay: Option<std::sync::Arc<super::replay::ReplayPlan>>,
     /// Run the points as rounds until one is steady (a profile's [rounds], `pts-iops`).
     pub rounds: Option<crate::workload::rounds::Rounds>,
+    /// With --sla: search the queue depth for the most IOPS within the bounds (issue 28).
+    pub search: Option<crate::results::search::SearchSpec>,
+    /// With --curve: a maximum-rate point, then paced ones at percentages of it (issue 28).
+    pub curve: Option<crate::results::curve::CurveSpec>,
 }
 
 #[derive(Debug, Error)]
@@ -96,6 +100,9 @@ pub enum PlanError {
     /// --sqpoll / --poll that cannot apply (run::polling says why).
     #[error("{0}")]
     Polling(String),
+    /// --sla where a search makes no sense (run::search says why).
+    #[error("{0}")]
+    Search(String),
     #[error("--repeat must be at least 1")]
     ZeroRepeat,
     #[error(
@@ -201,6 +208,8 @@ pub fn single(spec: WorkloadSpec) -> Result<RunPlan, PlanError> {
         profile: None,
         replay: None,
         rounds: None,
+        search: None,
+        curve: None,
     })
 }
 
@@ -303,6 +312,11 @@ pub struct PlanRequest {
     pub pick: Pick,
     /// Pass criteria from the command line; they replace the profile's.
     pub pass: Option<String>,
+    /// With --sla: the bounds of a knee search (issue 28), in the --pass grammar.
+    pub sla: Option<String>,
+    /// With --curve (and --curve-stop): the percentages of a load-latency curve, and its stop bounds.
+    pub curve: Option<String>,
+    pub curve_stop: Option<String>,
 }
 
 /// Default measured time and ramp when neither the profile nor a flag sets them.
@@ -403,7 +417,19 @@ pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
     }
     check_points(&req, &common, &points)?;
     let Common { repeat, criteria, .. } = common;
-    Ok(RunPlan { points, warnings, repeat, pick: req.pick, criteria, profile: req.profile_name, replay: None, rounds: p.rounds.clone() })
+    // A search (--sla) or a curve (--curve) is added by `run::request`, which knows the whole request.
+    Ok(RunPlan {
+        points,
+        warnings,
+        repeat,
+        pick: req.pick,
+        criteria,
+        profile: req.profile_name,
+        replay: None,
+        rounds: p.rounds.clone(),
+        search: None,
+        curve: None,
+    })
 }
 
 /// A phase's workload with the flags applied, before any sweep.
@@ -621,7 +647,7 @@ fn rounds_judge_one_point(
 
 /// Spreads a total rate over the groups that follow no other group, in
 /// proportion to their workers (followers keep their ratio on top of it).
-fn spread_rate(spec: &mut WorkloadSpec, total: f64) {
+pub(super) fn spread_rate(spec: &mut WorkloadSpec, total: f64) {
     let workers: Vec<u32> = spec.groups.iter().map(|g| spec.group_workers(g)).collect();
     let leaders: u32 = spec.groups.iter().zip(&workers).filter(|(g, _)| g.follow.is_none()).map(|(_, w)| *w).sum();
     for (g, w) in spec.groups.iter_mut().zip(workers) {

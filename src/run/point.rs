@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 use std::{panic, thread};
 
 use super::control::Control;
-use super::live::{LiveFigures, SecondFigures};
+use super::live::{LiveFigures, MeasuredSecond, SecondFigures};
 use super::observer::RunObserver;
 use super::pacing::Pacing;
 use super::progress::Progress;
 use super::worker::{run_worker, Report, WorkerOutcome, WorkerPlan};
 use crate::metrics::{cpu, IntervalSlice};
-use crate::results::model::Status;
+use crate::results::model::{Interval, Status};
 use crate::results::stall::InFlightAtEnd;
 use crate::results::summarize::SHORTEST_ROW_S;
 use crate::targets::OpenTarget;
@@ -130,7 +130,8 @@ pub fn run_point(
     let t0 = crew.ctl.start();
     let edges = Edges::of(spec, t0);
     let mut watch = Watch::new(spec, edges, crew.outcomes.len(), interrupt, shared);
-    let mut view = PointView { observer, position: &position, spec };
+    let worker_targets = crew.shapes.iter().map(|(_, targets, _)| targets.clone()).collect();
+    let mut view = PointView { observer, position: &position, spec, worker_targets };
     // The watch reads no clock itself: each pass is given its time, so its
     // decisions can be driven from a test.
     let t_end = loop {
@@ -387,7 +388,8 @@ impl<'a> Watch<'a> {
             if let Some(t) = self.steady.as_mut() {
                 t.add(&slice);
             }
-            view.second(&slice, planned_duration(self.spec), self.progress.in_flight(), now);
+            let workers = self.progress.take_workers(slice.index);
+            view.second(&slice, &workers, planned_duration(self.spec), self.progress.in_flight(), now);
         }
         // A worker blocked inside a system call cannot report its seconds, which
         // holds every line back: say so rather than show nothing.
@@ -478,8 +480,9 @@ impl<'a> Ended<'a> {
             }
             // A last second shorter than a row is stored folded into the one before, already shown.
             let folded = slice.index > 0 && crate::results::summarize::row_length(&slice, duration_s) < SHORTEST_ROW_S;
+            let workers = self.watch.progress.take_workers(slice.index);
             if !folded {
-                view.second(&slice, duration_s, self.watch.progress.in_flight(), self.t_end);
+                view.second(&slice, &workers, duration_s, self.watch.progress.in_flight(), self.t_end);
             }
         }
     }
@@ -573,6 +576,8 @@ struct PointView<'a, 'o> {
     observer: &'a mut (dyn RunObserver + 'o),
     position: &'a PointPosition<'a>,
     spec: &'a WorkloadSpec,
+    /// Each worker's targets (indices into the spec's), to tell each target's share of a second.
+    worker_targets: Vec<Vec<usize>>,
 }
 
 impl PointView<'_, '_> {
@@ -586,6 +591,7 @@ impl PointView<'_, '_> {
             total: Some(self.spec.ramp),
             second: None,
             stall: None,
+            measured: None,
         });
     }
 
@@ -602,12 +608,28 @@ impl PointView<'_, '_> {
                 "STALLED: {silent} of {workers} workers silent for over {:.1} s (blocked in the kernel on the target)",
                 SILENCE.as_secs_f64()
             )),
+            measured: None,
         });
     }
 
     /// A second every worker has reported, with the figures the result stores for it.
-    fn second(&mut self, slice: &IntervalSlice, duration_s: f64, in_flight: (u64, Option<Instant>), now: Instant) {
+    fn second(
+        &mut self,
+        slice: &IntervalSlice,
+        workers: &[(u32, IntervalSlice)],
+        duration_s: f64,
+        in_flight: (u64, Option<Instant>),
+        now: Instant,
+    ) {
         let figures = crate::results::summarize::interval(slice, duration_s);
+        let measured = MeasuredSecond {
+            interval: figures.clone(),
+            slice: slice.clone(),
+            workers: workers.iter().map(|(w, s)| (*w, crate::results::summarize::interval(s, duration_s))).collect(),
+            in_flight: in_flight.0,
+            targets: self.spec.targets.clone(),
+            per_target: self.per_target(workers, duration_s),
+        };
         let (n, oldest) = in_flight;
         let age = oldest.map(|o| now.saturating_duration_since(o).as_secs_f64()).unwrap_or(0.0);
         // An I/O outstanding for a second or more.
@@ -621,7 +643,33 @@ impl PointView<'_, '_> {
             total: if let RunLength::Time(d) = self.spec.run { Some(d) } else { None },
             second: Some(SecondFigures { iops: figures.iops, mbps: figures.mbps, p99_us: figures.lat_p99_us }),
             stall,
+            measured: Some(&measured),
         });
+    }
+}
+
+impl PointView<'_, '_> {
+    /// Each target's share of a second, when every worker serves one target
+    /// (its whole slice is that target's); None when a worker spans several,
+    /// as a worker reports one slice over all its targets.
+    fn per_target(&self, workers: &[(u32, IntervalSlice)], duration_s: f64) -> Option<Vec<(String, Interval, IntervalSlice)>> {
+        if self.worker_targets.iter().any(|t| t.len() != 1) {
+            return None;
+        }
+        let mut slices: BTreeMap<usize, IntervalSlice> = BTreeMap::new();
+        for (w, s) in workers {
+            let t = self.worker_targets.get(*w as usize)?[0];
+            slices.entry(t).or_insert_with(|| IntervalSlice::new(s.index)).merge(s);
+        }
+        // A target whose workers completed nothing in the second is told too, with zeros.
+        let index = workers.first().map_or(0, |(_, s)| s.index);
+        let used: std::collections::BTreeSet<usize> = self.worker_targets.iter().map(|t| t[0]).collect();
+        let each = used.into_iter().map(|t| {
+            let slice = slices.remove(&t).unwrap_or_else(|| IntervalSlice::new(index));
+            let uri = self.spec.targets.get(t).cloned().unwrap_or_default();
+            (uri, crate::results::summarize::interval(&slice, duration_s), slice)
+        });
+        Some(each.collect())
     }
 }
 

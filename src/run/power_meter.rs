@@ -23,13 +23,21 @@ pub struct PowerMeter {
     idle_problem: Option<String>,
     /// Set when the meter stopped answering: the reason, for every later point.
     gone: RefCell<Option<String>>,
+    /// Where a baseline measured before this run came from (`PowerRequest::baseline`).
+    idle_from: Option<String>,
 }
 
 impl PowerMeter {
     /// Resolves the source and, with `--idle`, measures the idle baseline now.
     pub fn new(req: &PowerRequest, interrupt: &AtomicBool, observer: &mut dyn RunObserver) -> PowerMeter {
         let source = power::resolve(req);
-        let mut meter = PowerMeter { source, idle_watts: None, idle_resolution: None, idle_problem: None, gone: RefCell::new(None) };
+        let mut meter =
+            PowerMeter { source, idle_watts: None, idle_resolution: None, idle_problem: None, gone: RefCell::new(None), idle_from: None };
+        if let Some(b) = &req.baseline {
+            (meter.idle_watts, meter.idle_resolution, meter.idle_problem) = (b.watts, b.resolution, b.problem.clone());
+            meter.idle_from = Some(b.note.clone());
+            return meter;
+        }
         if let (Ok(src), Some(idle)) = (&meter.source, req.idle) {
             observer.note(&format!("measuring idle power for {:.0}s ({})", idle.as_secs_f64(), src.describe()));
             let sampler = Sampler::start(src);
@@ -52,6 +60,23 @@ impl PowerMeter {
             }
         }
         meter
+    }
+
+    /// Measures the idle baseline of `req` once, for runs that share it (a
+    /// lab's legs); None without --idle.
+    pub fn shared_baseline(
+        req: &PowerRequest,
+        note: &str,
+        interrupt: &AtomicBool,
+        observer: &mut dyn RunObserver,
+    ) -> Option<power::IdleBaseline> {
+        req.idle?;
+        let meter = PowerMeter::new(&PowerRequest { baseline: None, ..req.clone() }, interrupt, observer);
+        let problem = match &meter.source {
+            Err(why) => Some(why.clone()),
+            Ok(_) => meter.idle_problem.clone(),
+        };
+        Some(power::IdleBaseline { watts: meter.idle_watts, resolution: meter.idle_resolution, problem, note: note.to_string() })
     }
 
     /// The reason of a failed sampling; a meter that stopped answering is marked gone.
@@ -98,6 +123,7 @@ impl PowerMeter {
                     if stats.reason.is_none() {
                         stats.reason = self.idle_problem.clone();
                     }
+                    stats.idle_from = self.idle_from.clone();
                     stats
                 }
             },

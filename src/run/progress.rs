@@ -20,6 +20,9 @@ pub struct Progress {
     shown_below: u32,
     /// Per worker: when its last report arrived.
     heard: Vec<Option<Instant>>,
+    /// Each worker's own slice of the seconds not yet handed out, by (second,
+    /// worker): the per-worker lines of --live-json. Moved in, never copied.
+    by_worker: BTreeMap<(u32, u32), IntervalSlice>,
 }
 
 impl Progress {
@@ -30,6 +33,7 @@ impl Progress {
             in_flight: vec![(0, None); workers],
             shown_below: 0,
             heard: vec![None; workers],
+            by_worker: BTreeMap::new(),
         }
     }
 
@@ -39,6 +43,23 @@ impl Progress {
         self.in_flight[w] = (r.in_flight, r.oldest);
         self.heard[w] = Some(Instant::now());
         self.slices.entry(r.slice.index).or_insert_with(|| IntervalSlice::new(r.slice.index)).merge(&r.slice);
+        // Only seconds still to be handed out are kept per worker (a late report of an old one is in the total alone).
+        if r.slice.index >= self.shown_below {
+            match self.by_worker.entry((r.slice.index, r.worker)) {
+                std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().merge(&r.slice),
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(r.slice);
+                }
+            }
+        }
+    }
+
+    /// Each worker's slice of second `index` (workers that completed nothing in
+    /// it have none), taken out: called once for each second `complete` handed out.
+    pub fn take_workers(&mut self, index: u32) -> Vec<(u32, IntervalSlice)> {
+        let later = self.by_worker.split_off(&(index + 1, 0));
+        let mine = std::mem::replace(&mut self.by_worker, later);
+        mine.into_iter().filter(|((i, _), _)| *i == index).map(|((_, w), s)| (w, s)).collect()
     }
 
     /// A worker that ended (or was given up on) holds back no second.
@@ -102,6 +123,8 @@ mod tests {
         let c = p.complete(u32::MAX);
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].ios_read, 15);
+        let workers: Vec<(u32, u64)> = p.take_workers(0).into_iter().map(|(w, s)| (w, s.ios_read)).collect();
+        assert_eq!(workers, vec![(0, 10), (1, 5)], "each worker's own share of the second");
         assert!(p.complete(u32::MAX).is_empty(), "each second is handed out once");
         // Worker 0 skipped second 1 (a long stall): it still counts as finished, empty.
         p.add(report(0, 1, 3, 0));

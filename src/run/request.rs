@@ -33,7 +33,15 @@ impl RunRequest {
     /// The points to run, each with its effective workload.
     pub fn plan(&self) -> Result<RunPlan> {
         let mut plan = plan::build(self.plan.clone())?;
+        plan.search = super::search::spec_of(&self.plan, &plan.points)?;
+        plan.curve = super::curve::spec_of(&self.plan, &plan.points)?;
         if let Some(settings) = &self.replay {
+            if let Some(s) = &plan.search {
+                anyhow::bail!("--sla {}: a replay issues the trace's I/Os at its own depth and timing, so there is no queue depth to search: drop --replay or --sla", s.expr);
+            }
+            if plan.curve.is_some() {
+                anyhow::bail!("--curve: a replay issues the trace's I/Os at its own timing, so it cannot be paced into a curve: drop --replay or --curve");
+            }
             let warnings = super::replay::attach(&mut plan, settings.clone(), self.run_given, self.ramp_given)?;
             plan.warnings.extend(warnings);
         }
@@ -81,6 +89,9 @@ mod tests {
                 repeat: None,
                 pick: Default::default(),
                 pass: None,
+                sla: None,
+                curve: None,
+                curve_stop: None,
             },
             replay: None,
             run_given: false,

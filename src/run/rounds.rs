@@ -23,13 +23,13 @@ use crate::workload::{AccessLine, RunLength, WorkerGroup, WorkloadSpec};
 /// Passes each round's growing result on as part of the whole run's; its
 /// progress and notes as they come. The whole run starts and finishes once:
 /// each round's own start and end are not passed on.
-struct Gathering<'a> {
-    so_far: Option<RunResult>,
-    inner: &'a mut dyn RunObserver,
+pub(super) struct Gathering<'a> {
+    pub(super) so_far: Option<RunResult>,
+    pub(super) inner: &'a mut dyn RunObserver,
 }
 
 impl Gathering<'_> {
-    fn merged(&self, part: &RunResult) -> RunResult {
+    pub(super) fn merged(&self, part: &RunResult) -> RunResult {
         match &self.so_far {
             None => part.clone(),
             Some(whole) => {
@@ -43,6 +43,7 @@ impl Gathering<'_> {
                 m.status = part.status;
                 m.status_reason = part.status_reason.clone();
                 m.finished_at = part.finished_at.clone();
+                m.live_json = part.live_json.clone();
                 m
             }
         }
@@ -180,7 +181,7 @@ fn precondition_spec(first: &WorkloadSpec, region: u64, times: f64) -> WorkloadS
 
 /// One sub-plan of the run: these points, labelled.
 fn sub_plan(plan: &RunPlan, points: Vec<super::PlannedPoint>) -> RunPlan {
-    RunPlan { points, rounds: None, ..plan.clone() }
+    RunPlan { points, rounds: None, search: None, curve: None, ..plan.clone() }
 }
 
 /// A part of the run (the preconditioning, a round): its points, run as a run

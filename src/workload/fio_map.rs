@@ -58,6 +58,9 @@ const KNOWN: &[&str] = &[
     "rate_iops",
     "thinktime",
     "thinktime_blocks",
+    "latency_target",
+    "latency_window",
+    "latency_percentile",
     "rate_process",
     "verify",
     "fsync",
@@ -517,6 +520,8 @@ struct Job {
     arrivals: crate::workload::timing::Arrivals,
     /// fsync=N or fdatasync=N.
     sync: Option<super::ops::SyncEvery>,
+    /// latency_target with latency_percentile: lunmark's --sla bound; latency_window: each step's measured time.
+    sla: Option<(String, Option<Duration>)>,
     /// sqthread_poll (with sqthread_poll_cpu) and hipri.
     polling: super::polling::Polling,
     /// cpus_allowed and cpus_allowed_policy.
@@ -672,6 +677,7 @@ impl Job {
             thinktime: thinktime(&set, problems, notes).filter(|t| !t.is_zero()),
             thinktime_blocks: set.number::<u32>("thinktime_blocks", problems).filter(|_| set.get("thinktime").is_some()),
             arrivals: arrivals(&set, problems),
+            sla: latency_target(&set, problems, notes),
             sync,
             polling: polling(&set, &name, problems),
             cpus,
@@ -1495,6 +1501,42 @@ fn thinktime(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> Opti
     Some(t)
 }
 
+/// `latency_target=` (a bare number is µs in fio) at `latency_percentile=`
+/// (default 100: every I/O) is lunmark's knee search, `--sla`: fio searches
+/// the depth of one job below its iodepth, lunmark the queue depth from 1 up
+/// (to 1024) for the most IOPS within the bound. fio judges the bound over
+/// each `latency_window`; lunmark over each step's measured time, which the
+/// window becomes.
+fn latency_target(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> Option<(String, Option<Duration>)> {
+    // The percentiles lunmark's latency statistics hold, by fio's latency_percentile.
+    const BOUNDED: [(f64, &str); 6] = [(100.0, "max"), (99.99, "p99.99"), (99.9, "p99.9"), (99.0, "p99"), (90.0, "p90"), (50.0, "p50")];
+    let Some((s, v)) = set.value("latency_target") else {
+        for key in ["latency_window", "latency_percentile"] {
+            if let Some(s) = set.get(key) {
+                problems.push(s, format!("{key} shapes fio's latency_target search: add latency_target=TIME, or drop {key}"), false);
+            }
+        }
+        return None;
+    };
+    let target = crate::workload::fio_job::parse_time(v, Duration::from_micros(1)).map_err(|m| problems.push(s, m, false)).ok()?;
+    let stat = match set.value("latency_percentile") {
+        None => "max",
+        Some((p, v)) => match v.trim().trim_end_matches('%').parse::<f64>().ok().and_then(|x| BOUNDED.iter().find(|b| b.0 == x)) {
+            Some(&(_, stat)) => stat,
+            None => {
+                problems.push(p, "lunmark bounds the percentiles 50, 90, 99, 99.9, 99.99 or 100 (the maximum): give one of them", false);
+                return None;
+            }
+        },
+    };
+    let window = set.time("latency_window", problems).filter(|w| !w.is_zero());
+    let expr = format!("lat_{stat}<{}us", target.as_micros());
+    let each =
+        window.map(|w| format!(", each step measured for latency_window ({})", crate::units::format_duration(w))).unwrap_or_default();
+    notes.push(format!("latency_target: lunmark searches the queue depth for the most IOPS with {expr} (--sla '{expr}'{each})"));
+    Some((expr, window))
+}
+
 /// `rate_process=linear|poisson`: fixed or Poisson arrivals of the rate.
 fn arrivals(set: &Settings, problems: &mut Problems) -> crate::workload::timing::Arrivals {
     use crate::workload::timing::Arrivals;
@@ -2042,8 +2084,10 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         description,
         source: format!("imported from the fio job file {origin}"),
         ramp: Some(first.ramp),
-        time: match first.end {
-            End::Time(t) => Some(t),
+        time: match (&first.end, first.sla.as_ref().and_then(|s| s.1)) {
+            // latency_window: the time each step of the search is judged over.
+            (_, Some(window)) => Some(window),
+            (End::Time(t), None) => Some(*t),
             _ => None,
         },
         size: sized.first().and_then(|f| f.file_size).map(Bytes),
@@ -2053,8 +2097,9 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         mailboxes: None,
         iops_per_mailbox: None,
         pass: None,
+        sla: first.sla.as_ref().map(|(expr, _)| expr.clone()),
         ios: match first.end {
-            End::Ios(n) => Some(n),
+            End::Ios(n) if first.sla.as_ref().and_then(|s| s.1).is_none() => Some(n),
             _ => None,
         },
         targets,

@@ -46,6 +46,9 @@ pub struct Profile {
     /// Pass criteria, as `--pass` takes them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass: Option<String>,
+    /// A knee search's bounds, as `--sla` takes them (a fio job's latency_target).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sla: Option<String>,
     /// Measure this many I/Os per worker instead of a time (as --ios).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ios: Option<u64>,

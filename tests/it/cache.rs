@@ -281,7 +281,7 @@ fn the_cache_lab_runs_end_to_end_and_cleans_up() {
     let out = child.wait_with_output().unwrap();
     let text = stdout(&out);
     assert!(out.status.success(), "{text}{}", stderr(&out));
-    // Rows: pct, size, read lat ms, IOPS, lat reduction, IOPS increase, hit, predicted hit, predicted lat, predicted IOPS.
+    // Rows: pct, size, read lat ms, IOPS, lat reduction, IOPS increase, hit, predicted hit, predicted lat.
     let rows: Vec<Vec<String>> = ["0", "50", "100"]
         .iter()
         .map(|p| {
@@ -401,11 +401,11 @@ fn lab_cache_refuses_size_unitless_delays_and_repeated_sizes() {
     assert!(stdout(&out).contains("+5ms read, +5ms write"), "{}", stdout(&out));
 }
 
-/// `lab cache` without a 0% point (here with --flush, as in the user's trial)
-/// predicts IOPS from the point's own queue: a figure, never NaN, near the
-/// measured IOPS since the predicted hit ratio stands beside the measured one.
+/// `lab cache` without a 0% point (here with --flush, as in the user's trial):
+/// no NaN, no change against a 0% point it does not have, and no predicted
+/// IOPS column, with why (Little's law missed the measured IOPS by 17-68%).
 #[test]
-fn the_cache_lab_predicts_iops_without_a_zero_point() {
+fn the_cache_lab_without_a_zero_point_predicts_no_iops_and_says_why() {
     let dir = shm_dir();
     let store = dir.path().join("s.db");
     let labs = shm_dir();
@@ -425,9 +425,11 @@ fn the_cache_lab_predicts_iops_without_a_zero_point() {
         .split_whitespace()
         .filter(|t| *t != "│")
         .collect();
-    let (measured, predicted): (f64, f64) = (row[3].parse().unwrap(), row[9].parse().unwrap());
-    assert!(measured > 0.0 && predicted > 0.5 * measured && predicted < 2.0 * measured, "{row:?}");
+    assert_eq!(row.len(), 9, "{row:?}");
+    assert!(row[3].parse::<f64>().unwrap() > 0.0, "{row:?}");
     assert_eq!((row[4], row[5]), ("-", "-"), "no 0% point: no change against it");
+    let header = text.lines().find(|l| l.contains("cache % of LUN")).unwrap();
+    assert!(!header.contains("predicted IOPS") && text.contains("No predicted IOPS: Little's law"), "{text}");
     assert_lab_left_nothing(labs.path());
 }
 

@@ -850,6 +850,39 @@ fn harmless_options_run_with_a_note_each_in_the_dry_run() {
     }
 }
 
+/// fio's latency_target (at latency_percentile, over latency_window) is
+/// lunmark's knee search: the bound, the window as each step's time; a
+/// percentile lunmark cannot bound is refused naming the line.
+#[test]
+fn latency_target_maps_onto_the_knee_search() {
+    let dir = shm_dir();
+    let d = dir.path().display().to_string();
+    let job = dir.path().join("j.fio");
+    std::fs::write(&job, format!("[j]\nfilename={d}/f.dat\nsize=1m\nrw=randread\nbs=4k\nioengine=io_uring\niodepth=8\nlatency_target=2ms\nlatency_percentile=99\nlatency_window=500ms\n")).unwrap();
+    let out = run(&["run", "--fio", job.to_str().unwrap(), "--dry-run", "--no-store"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("knee search (--sla lat_p99<2000us)"), "{text}");
+    assert!(text.contains("at most 10s in all (500ms each)"), "the window is each step's time: {text}");
+    // The dry run says the job file's notes with the plan.
+    assert!(text.contains("latency_target: lunmark searches the queue depth for the most IOPS with lat_p99<2000us"), "{text}");
+    std::fs::write(
+        &job,
+        format!("[j]\nfilename={d}/f.dat\nsize=1m\nrw=randread\nioengine=io_uring\nlatency_target=2\nlatency_percentile=99.5\n"),
+    )
+    .unwrap();
+    let out = run(&["run", "--fio", job.to_str().unwrap(), "--dry-run", "--no-store"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("line 7: latency_percentile=99.5: lunmark bounds the percentiles 50, 90, 99, 99.9, 99.99 or 100"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(&job, format!("[j]\nfilename={d}/f.dat\nsize=1m\nrw=randread\nlatency_window=1s\n")).unwrap();
+    let out = run(&["run", "--fio", job.to_str().unwrap(), "--dry-run", "--no-store"]);
+    assert!(stderr(&out).contains("latency_window shapes fio's latency_target search: add latency_target=TIME"), "{}", stderr(&out));
+}
+
 /// fio's `percentile_list` chooses the latency percentiles reported: the
 /// result keeps them beside lunmark's own, and fio-json's percentile map
 /// holds them alone, in their order, as fio's does.

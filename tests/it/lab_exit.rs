@@ -143,7 +143,7 @@ fn cmdline(pid: u32) -> Vec<String> {
 /// `leg` started and `servers` (name, count) all run; then SIGKILLs it by PID
 /// and checks that, within 5 s, none of the processes it started still runs.
 /// With `cut_link`, the lab's shaped link goes down just before the kill.
-fn killed_mid_leg(args: &[&str], leg: &str, servers: &[(&str, usize)], cut_link: bool) {
+fn killed_mid_leg(args: &[&str], leg: &str, servers: &[(&str, usize)], cut_link: bool) -> u32 {
     let labs = shm_dir();
     let mut child: Child = lunmark()
         .env("LUNMARK_LAB_DIR", labs.path())
@@ -201,6 +201,7 @@ fn killed_mid_leg(args: &[&str], leg: &str, servers: &[(&str, usize)], cut_link:
     // Its scratch directory (LUN files in RAM) goes too.
     let kept: Vec<_> = std::fs::read_dir(labs.path()).unwrap().flatten().map(|e| e.file_name()).collect();
     assert!(kept.is_empty(), "lab {args:?} killed during '{leg}': left {kept:?} in its lab directory");
+    pid
 }
 
 /// `lab protocols` on loopback, killed while lunmark reads the tgtd (the
@@ -255,4 +256,38 @@ fn lab_protocols_as_a_user_says_tgtd_needs_root() {
     assert!(all.contains("tgtd (the iSCSI target) needs root"), "{all}");
     assert!(!all.contains("tgtd is not installed"), "{all}");
     assert!(all.contains("NBD unix socket"), "the other legs ran: {all}");
+}
+
+/// `lab protocols --targets 2` with a link per TCP leg: four nbdkits (two on
+/// unix sockets, two in the first link's namespace) and a tgtd with two LUNs
+/// (in the second's). Killed while lunmark reads the tgtd, all die with it and
+/// both namespaces go.
+#[test]
+fn a_labs_servers_per_target_and_links_per_leg_die_when_lunmark_is_killed() {
+    require_root!();
+    let args = [
+        "protocols",
+        "--legs",
+        "nbd-unix,nbd-tcp,iscsi",
+        "--targets",
+        "2",
+        "--link",
+        "nbd-tcp=200mbit,iscsi=100mbit",
+        "--lun-size",
+        "16m",
+        "--bs",
+        "64k",
+        "--read",
+        "100",
+        "--time",
+        "1s",
+    ];
+    let pid = killed_mid_leg(&args, "iSCSI", &[("nbdkit", 4), ("tgtd", 1)], false);
+    // Its namespaces, lunmark-PID and lunmark-PID2, go with their watchdogs.
+    let ns = || String::from_utf8_lossy(&std::process::Command::new("ip").args(["netns", "list"]).output().unwrap().stdout).into_owned();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while ns().contains(&format!("lunmark-{pid}")) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!ns().contains(&format!("lunmark-{pid}")), "left: {}", ns());
 }

@@ -116,6 +116,7 @@ fn lab_flags_a_study_cannot_apply_are_refused_with_what_to_do() {
         (&["lab", "protocols", "--size", "1g"], "--lun-size 1g"),
         (&["lab", "protocols", "--force"], "drop them"),
         (&["lab", "cache", "--pass", "iops>1"], "judges no verdict"),
+        (&["lab", "protocols", "--sla", "lat_p99<5ms", "--dry-run"], "a knee search chooses its own"),
         (&["lab", "cache", "--rate", "100"], "flat out"),
         (&["lab", "cache", "--target", "mem:1m"], "drop --target"),
         (&["lab", "protocols", "--journal", "/dev/shm/never-written"], "--journal"),
@@ -213,6 +214,9 @@ const SAMPLES: &[Sample] = &[
     s("mailboxes", &[], &["--mailboxes", "100"]),
     s("iops-per-mailbox", &["--mailboxes", "100"], &["--iops-per-mailbox", "0.5"]),
     s("pass", &[], &["--pass", "iops>1"]),
+    s("sla", &["--bs", "4k"], &["--sla", "lat_p99<5ms"]),
+    s("curve", &["--bs", "4k"], &["--curve", "50,90"]),
+    s("curve-stop", &["--bs", "4k", "--curve", "50,90"], &["--curve-stop", "lat_p99<5ms"]),
     s("target", &[], &["--target", "mem:8m"]),
     s("workers", &[], &["--workers", "2"]),
     s("qd", &[], &["--qd", "4"]),
@@ -256,6 +260,10 @@ const SAMPLES: &[Sample] = &[
     s("link", &["-t", "nbd://127.0.0.1:9/x"], &["--link", "10gbe"]),
     s("quiet", &[], &["--quiet"]),
     s("lun-size", &[], &["--lun-size", "32m"]),
+    s("legs", &[], &["--legs", "nbd-unix"]),
+    s("targets", &[], &["--targets", "2"]),
+    s("server-cpus", &[], &["--server-cpus", "none"]),
+    s("port-limit", &["--legs", "nbd-unix"], &["--port-limit", "1ms"]),
     s("delay", &[], &["--delay", "8ms"]),
     s("read-delay", &[], &["--read-delay", "8ms"]),
     s("write-delay", &[], &["--write-delay", "8ms"]),
@@ -285,6 +293,8 @@ const SAMPLES: &[Sample] = &[
     s("steady-round", &["--steady", "iops"], &["--steady-round", "2s"]),
     s("steady-range", &["--steady", "iops"], &["--steady-range", "15"]),
     s("steady-slope", &["--steady", "iops"], &["--steady-slope", "5"]),
+    s("live-json", &[], &["--live-json", "{dir}/live.jsonl"]),
+    s("metrics-listen", &[], &["--metrics-listen", ":0"]),
 ];
 
 /// Flags the walk does not judge, each with why. Keep it short.

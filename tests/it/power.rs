@@ -397,3 +397,42 @@ fn the_report_shows_one_power_measure_per_chart_and_says_what_is_missing() {
     let per_watt_svg = crate::report_page::figure(&text, "power-per-watt");
     assert!(per_watt_svg.contains("IOPS per watt (of the whole draw)") && !per_watt_svg.contains(">\nmissing\n</text>"));
 }
+
+/// A lab measures one idle baseline for all its legs, before the first (as the
+/// papers did), and every leg's result says where its baseline came from.
+#[test]
+fn a_lab_measures_one_idle_baseline_for_all_its_legs() {
+    let dir = shm_dir();
+    let json = dir.path().join("lab.json");
+    let out = lunmark()
+        .env("LUNMARK_LAB_DIR", dir.path())
+        .args([
+            "lab",
+            "protocols",
+            "--legs",
+            "mem,nbd-unix",
+            "--lun-size",
+            "8m",
+            "--bs",
+            "4k",
+            "--read",
+            "100",
+            "--time",
+            "500ms",
+            "--ramp",
+            "0",
+        ])
+        .args(["--power", "cmd", "--power-cmd", "echo 100", "--idle", "1s", "--no-store", "--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out).matches("measuring idle power").count(), 1, "{}", stderr(&out));
+    let results = read_json(&json);
+    let results = results.as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for r in results {
+        let power = &r["points"][0]["summary"]["power"];
+        assert_eq!(power["idle_watts"].as_f64(), Some(100.0), "{power}");
+        assert_eq!(power["idle_from"].as_str(), Some("measured once, before the lab's first leg, for all 2 legs"), "{power}");
+    }
+}

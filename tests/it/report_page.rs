@@ -381,3 +381,41 @@ fn an_unbroken_long_label_wraps_inside_the_page() {
         assert!(off.is_empty(), "at {width} px, off the page and not scrolling: {off:?}");
     }
 }
+
+/// A lab's targets sweep gets the papers' port figures in the report: IOPS,
+/// the initiator's CPU and service demand against ports.
+#[test]
+fn a_labs_targets_sweep_is_charted_against_ports() {
+    let dir = shm_dir();
+    let store = dir.path().join("s.db");
+    let out = lunmark()
+        .env("LUNMARK_LAB_DIR", dir.path())
+        .args([
+            "lab",
+            "protocols",
+            "--legs",
+            "nbd-unix",
+            "--sweep",
+            "targets=1,2",
+            "--port-limit",
+            "2ms",
+            "--qd",
+            "2",
+            "--bs",
+            "4k",
+            "--read",
+            "100",
+        ])
+        .args(["--time", "300ms", "--ramp", "0", "--store", store.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let id = stdout(&out).split(|c: char| !c.is_ascii_hexdigit()).find(|w| w.len() == 12).unwrap().to_string();
+    let page = dir.path().join("r.html");
+    let out = with_store(&store, &["report", &id, "-o", page.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    for id in ["chart-ports-iops", "chart-ports-cpu", "chart-ports-service-demand"] {
+        assert!(html.contains(&format!("id=\"{id}\"")), "no {id} in the report");
+    }
+}

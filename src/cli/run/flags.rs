@@ -49,6 +49,17 @@ pub struct RunArgs {
     /// Pass criteria judged on every point, e.g. 'read_lat_avg<20ms,read_lat_max<50ms'. A failure exits with 4.
     #[arg(long, value_name = "CRITERIA")]
     pub pass: Option<String>,
+    /// Search the queue depth for the most IOPS at which every bound holds, in --pass's grammar, e.g.
+    /// 'lat_p99<5ms': doubled from 1 until a bound fails, then bisected; each step a point. Unmet at qd 1 exits with 6.
+    #[arg(long, value_name = "BOUNDS")]
+    pub sla: Option<String>,
+    /// A load-latency curve (vdbench's curve): first as fast as the queue depth allows, then paced at each
+    /// percentage of the IOPS measured, e.g. 10,50,90,100; latency counted from each I/O's scheduled time.
+    #[arg(long, value_name = "PCT,...")]
+    pub curve: Option<String>,
+    /// With --curve: end the curve at the first point where a bound fails (--pass's grammar), e.g. 'lat_p99<5ms'.
+    #[arg(long, value_name = "BOUNDS")]
+    pub curve_stop: Option<String>,
     /// Target: /path/file, file:/path, /dev/NAME, mem:SIZE, null:SIZE, nbd://host[:port]/export, nbd+unix:///export?socket=PATH or iscsi://[user[%secret]@]host[:port]/IQN/LUN. Repeat for several targets.
     #[arg(long = "target", short = 't', value_name = "URI")]
     pub targets: Vec<String>,
@@ -265,6 +276,14 @@ pub struct RunArgs {
     /// Write an HdrHistogram interval log to FILE (replaced after each point): one histogram a second per operation, Tag=read|write|trim.
     #[arg(long, value_name = "FILE")]
     pub hdr_log: Option<PathBuf>,
+    // Live telemetry (issue 29; docs/telemetry.md).
+    /// Write one JSON line a second per point (and per worker with --detail) to FILE, or to stdout with '-'
+    /// (the summary then goes to stderr); a reader that falls behind makes lines drop (counted in the result), never the run wait.
+    #[arg(long, value_name = "FILE")]
+    pub live_json: Option<String>,
+    /// Serve Prometheus metrics at http://ADDR:PORT/metrics while the run goes; a bare PORT or :PORT binds 127.0.0.1.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub metrics_listen: Option<String>,
 }
 
 /// What `--output-format` asks for.

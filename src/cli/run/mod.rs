@@ -95,8 +95,20 @@ pub fn execute_with(
         return Err(e);
     }
     let (plan, request) = planned?;
+    if (args.live_json.is_some() || args.metrics_listen.is_some()) && cluster.get().facts().is_some() {
+        anyhow::bail!(
+            "--live-json and --metrics-listen describe one process's run: under MPI rank 0 would show only its own share, \
+             so they are refused; run without mpirun to use them, or drop them"
+        );
+    }
     refuse_unused_engine_flags(&args, &plan)?;
     refuse_a_journal_without_writes(&args, &plan)?;
+    if let (Some(s), Some(_)) = (&plan.search, cluster.get().facts()) {
+        anyhow::bail!(
+            "--sla {}: under MPI each rank would search on its own and the ranks would part ways; a search across hosts is not supported yet: run it on one host",
+            s.expr
+        );
+    }
     if plan.repeat <= 1 && args.pick != crate::results::model::Pick::Mean {
         anyhow::bail!("--pick {} chooses among the repeats of a point: add --repeat N (N of 2 or more), or drop --pick", args.pick);
     }
@@ -122,11 +134,15 @@ pub fn execute_with(
     }
     let store = ResultStore::choose(&args, store_flag)?;
     let (json, shape) = args.json_output();
-    let mut hdr_log = hdr_log.map(super::hdr_log::HdrLogWriter::new);
-    let extra = hdr_log.as_mut().map(|w| w as &mut dyn RunObserver);
-    let kept = measure_and_keep_as(&ready, &ctx, json.as_deref(), shape, &store, Print::Summary { detail: args.detail }, extra)?;
+    let mut telemetry = args.telemetry(json.as_deref()).open()?;
+    telemetry.hdr_log = hdr_log.map(super::hdr_log::HdrLogWriter::new);
+    ctx.live_json = telemetry.counts.clone();
+    let print = Print::Summary { detail: args.detail };
+    let kept = measure_and_keep_as(&ready, &ctx, json.as_deref(), shape, &store, print, Some(&mut telemetry));
+    let hdr_log_failed = telemetry.close();
+    let kept = kept?;
     let mut unwritten = !write_fio_logs(&kept.result, &fio_logs);
-    if let Some(e) = hdr_log.and_then(|w| w.failed) {
+    if let Some(e) = hdr_log_failed {
         crate::ewriteln!("error: {e}");
         unwritten = true;
     }
@@ -150,6 +166,12 @@ fn dry_run(args: &RunArgs, ready: &run::ReadyPlan, ctx: &RunContext, store_flag:
             m.hosts.join(", "),
             crate::units::counted(m.machines, "machine")
         );
+    }
+    if let Some(s) = &plan.search {
+        text += &escape(&report::search_text::describe(s, search_step_time(plan)));
+    }
+    if let Some(c) = &plan.curve {
+        text += &escape(&report::curve_text::describe(c, search_step_time(plan)));
     }
     text += &format!("{}\n", run::resources::describe(plan, ctx.resource_extras()));
     text += &escape(&super::request_text::render(ctx, plan, store.path()));
@@ -176,6 +198,9 @@ fn dry_run(args: &RunArgs, ready: &run::ReadyPlan, ctx: &RunContext, store_flag:
     }
     if args.detail {
         text += "detail: each worker's and each target's figures are printed beside the summary (--detail)\n";
+    }
+    for line in args.telemetry(json.as_deref()).describe()? {
+        text += &format!("{line}\n");
     }
     // The result model to stdout: a script reading it gets JSON from the dry
     // run too (the plan), and the text goes where the run's summary would, to
@@ -218,6 +243,16 @@ fn refuse_a_journal_without_writes(args: &RunArgs, plan: &crate::run::RunPlan) -
         );
     }
     Ok(())
+}
+
+/// One step's time of a search or a curve: its ramp and measured time, times the repeats
+/// (None when it measures a count of I/Os, whose time is not known beforehand).
+fn search_step_time(plan: &RunPlan) -> Option<std::time::Duration> {
+    let spec = &plan.points[0].spec;
+    match spec.run {
+        crate::workload::RunLength::Time(t) => Some((spec.ramp + t) * plan.repeat),
+        _ => None,
+    }
 }
 
 /// The fio-format logs a job file asks for, each path checked as an output.
@@ -332,7 +367,7 @@ pub fn measure_and_keep_as(
     shape: JsonShape,
     store: &ResultStore,
     print: Print,
-    extra: Option<&mut dyn RunObserver>,
+    telemetry: Option<&mut super::telemetry::Telemetry>,
 ) -> Result<Kept> {
     let (print, detail) = match print {
         Print::Nothing => (false, false),
@@ -355,14 +390,14 @@ pub fn measure_and_keep_as(
     let mut observers: Vec<&mut dyn RunObserver> = vec![&mut live];
     observers.extend(writer.as_mut().map(|w| w as &mut dyn RunObserver));
     observers.extend(keeper.as_mut().map(|k| k as &mut dyn RunObserver));
-    if let Some(e) = extra {
-        observers.push(&mut *e);
-    }
+    // --live-json - takes stdout: the summary goes to stderr, as with --json -.
+    let summary_to_stderr = telemetry.as_ref().is_some_and(|t| t.takes_stdout);
+    observers.extend(telemetry.map(|t| t.observers()).unwrap_or_default());
     let result = run::execute(plan, ctx, &mut run::Fanout(observers))?;
     let (store_failed, deleted, notes) = keeper.map(|k| (k.failed, k.deleted, k.notes)).unwrap_or_default();
     drop(writer);
     if print {
-        if let Err(e) = emit(&result, json, shape, detail) {
+        if let Err(e) = emit(&result, json, shape, detail, summary_to_stderr) {
             problems.push_once(format!("{e:#}"));
         }
     }
@@ -395,8 +430,12 @@ pub fn measure_and_keep_as(
 /// (--output-format). A `--json FILE` is not written here: the keeper already
 /// wrote the final result there, through the guard, and a second write would
 /// only report a failure twice.
-fn emit(result: &RunResult, json: Option<&str>, shape: JsonShape, detail: bool) -> Result<()> {
+fn emit(result: &RunResult, json: Option<&str>, shape: JsonShape, detail: bool, summary_to_stderr: bool) -> Result<()> {
     let table = report::table::render_with(result, detail);
+    if summary_to_stderr {
+        crate::ewrite!("{table}");
+        return Ok(());
+    }
     match json {
         Some("-") => {
             crate::ewrite!("{table}");
@@ -421,6 +460,9 @@ fn outcome_code(result: &RunResult) -> i32 {
     let corrupt = result.points.iter().any(|p| p.summary.verify.as_ref().is_some_and(|v| v.mismatches > 0));
     if corrupt && result.status == Status::Completed {
         return exit::CORRUPT;
+    }
+    if result.status == Status::Completed && result.search.as_ref().is_some_and(|s| s.unmeetable()) {
+        return exit::SLA_UNMET;
     }
     match result.status {
         Status::Completed | Status::Running if result.points.iter().any(|p| p.verdict.as_ref().is_some_and(|v| !v.passed)) => {

@@ -26,6 +26,16 @@ impl RunArgs {
     }
 
     /// Where the run's JSON goes and in which shape, from --json and --output-format.
+    /// The telemetry flags (--live-json, --metrics-listen), with where the JSON result goes.
+    pub(in crate::cli) fn telemetry<'a>(&'a self, json: Option<&'a str>) -> crate::cli::telemetry::Asked<'a> {
+        crate::cli::telemetry::Asked {
+            live_json: self.live_json.as_deref(),
+            metrics_listen: self.metrics_listen.as_deref(),
+            detail: self.detail,
+            json,
+        }
+    }
+
     pub fn json_output(&self) -> (Option<String>, JsonShape) {
         match self.output_format {
             None | Some(OutputFormat::Normal) => (self.json.clone(), JsonShape::Model),
@@ -299,6 +309,9 @@ impl RunArgs {
             repeat: self.repeat,
             pick,
             pass: self.pass.clone(),
+            sla: self.sla.clone(),
+            curve: self.curve.clone(),
+            curve_stop: self.curve_stop.clone(),
         };
         Ok(RunRequest { plan, replay, run_given, ramp_given, context: self.context()?, json: self.json.clone() })
     }
@@ -469,6 +482,7 @@ impl RunArgs {
             command: self.power_cmd.clone(),
             log: self.power_log.clone(),
             idle: self.idle.as_deref().map(parse_duration).transpose().context("--idle")?,
+            baseline: None,
         };
         power.check().map_err(anyhow::Error::msg)?;
         Ok(RunContext {
@@ -487,6 +501,7 @@ impl RunArgs {
             link: self.link_setting()?,
             cluster: Default::default(),
             pinning: self.pinning()?,
+            live_json: None,
         })
     }
 

@@ -93,6 +93,21 @@ pub struct PowerRequest {
     pub command: Option<String>,
     pub log: Option<std::path::PathBuf>,
     pub idle: Option<Duration>,
+    /// An idle baseline measured already (a lab measures one for all its
+    /// legs): used instead of measuring `idle` again.
+    pub baseline: Option<IdleBaseline>,
+}
+
+/// An idle baseline measured once and shared by several runs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IdleBaseline {
+    pub watts: Option<f64>,
+    /// The meter's resolution seen while measuring it.
+    pub resolution: Option<f64>,
+    /// Why there is no figure, when there is none.
+    pub problem: Option<String>,
+    /// What each result says of it ("measured once, before the lab's first leg, for all 5 legs").
+    pub note: String,
 }
 
 /// The sources `--power` names.
@@ -186,6 +201,10 @@ pub struct PowerStats {
     pub avg_watts: Option<f64>,
     /// Average watts over the idle period before the run (--idle).
     pub idle_watts: Option<f64>,
+    /// Where the idle baseline comes from when it was not measured before
+    /// this run: a lab measures one for all its legs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_from: Option<String>,
     /// avg_watts - idle_watts.
     pub delta_watts: Option<f64>,
     /// The step of the meter's watt readings, when it reads watts (1 for whole watts).
@@ -242,6 +261,7 @@ impl PowerStats {
             reason,
             avg_watts: Some(avg),
             idle_watts: idle,
+            idle_from: None,
             delta_watts: delta,
             resolution_watts: resolution,
             iops_per_delta_watt: per(iops, usable),

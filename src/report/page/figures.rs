@@ -372,6 +372,7 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
     let names = point_view::names(results);
     let cats = categories(results, &names);
     let mut out = crate::report::rounds::charts(results);
+    out.extend(crate::report::page::curve::charts(results));
     out.extend([
         cats.chart(results, "iops", "IOPS", "IOPS (I/O per second)", "iops"),
         cats.chart(results, "mbps", "Throughput", "MB/s (10^6 bytes per second)", "mbps"),
@@ -379,6 +380,7 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
     out.extend(qd_charts(results, &names));
     out.extend(crate::report::page::across::charts(results, &names));
     out.extend(cache_charts(results));
+    out.extend(crate::report::page::study_figures::charts(results, &names));
     out.extend(percentile_overlays(results, &names));
     out.extend(percentile_charts(results, &names));
     out.extend(crate::report::ranks::charts(results));

@@ -100,6 +100,10 @@ pub fn html(results: &[&RunResult], text: &PageText) -> String {
                 baseline (<code>--idle</code>). A point without a valid figure shows \"-\" and why in its notes.</p>\n";
         out += &table(&t, None);
     }
+    if let Some(t) = crate::report::page::study_tables::cache_study(results) {
+        out += "<h2>Cache study</h2>\n<p>At each cache size, the read hit ratio, read latency and IOPS, and their change against the smallest size (paper 001's table).</p>\n";
+        out += &table(&t, None);
+    }
     if let Some(t) = report_tables::line_rate(results) {
         out += "<h2>Line rate</h2>\n<p>Each point's MB/s as a share of its link's usable rate per direction (<code>--link</code>).</p>\n";
         out += &table(&t, None);

@@ -81,6 +81,10 @@ pub fn markdown(results: &[&RunResult], stem: &str, page: &PageText) -> (String,
                baseline (`--idle`). A point without a valid figure shows \"-\" and why in its notes.\n\n";
         md += &table(&t);
     }
+    if let Some(t) = crate::report::page::study_tables::cache_study(results) {
+        md += "\n## Cache study\n\nAt each cache size, the read hit ratio, read latency and IOPS, and their change against the smallest size (paper 001's table).\n\n";
+        md += &table(&t);
+    }
     if let Some(t) = report_tables::line_rate(results) {
         md += "\n## Line rate\n\nEach point's MB/s as a share of its link's usable rate per direction (`--link`).\n\n";
         md += &table(&t);

@@ -2,6 +2,7 @@
 
 pub mod across;
 pub mod charts;
+pub mod curve;
 pub mod figures;
 pub mod html;
 pub mod markdown;
@@ -11,3 +12,5 @@ pub mod report_compare;
 pub mod report_meta;
 pub mod report_tables;
 pub mod rounds;
+pub mod study_figures;
+pub mod study_tables;

@@ -48,8 +48,12 @@ pub struct ProtocolStudyView<'a> {
     pub size: &'a str,
     /// Each leg: its label and what serves it.
     pub legs: Vec<(String, String)>,
-    /// The shaped link the TCP legs cross, if any.
-    pub link: Option<&'a str>,
+    /// The shaped links the TCP legs cross: a line each.
+    pub links: Vec<String>,
+    /// What each NBD target is held to (`--port-limit`), if anything.
+    pub port_limit: Option<String>,
+    /// Where lunmark and the servers run (CPUs apart or shared).
+    pub cpus: &'a str,
     pub json: Option<&'a str>,
     /// The workload, as the plan text writes it.
     pub workload: &'a str,
@@ -62,9 +66,13 @@ pub fn protocol_study(v: &ProtocolStudyView) -> String {
     for (label, what) in &v.legs {
         let _ = writeln!(text, "  {}lab protocols: {label}  <- {what}", v.prefix);
     }
-    if let Some(link) = v.link {
-        let _ = writeln!(text, "the TCP legs cross a veth pair shaped to {link} each way");
+    for link in &v.links {
+        let _ = writeln!(text, "{link}");
     }
+    if let Some(limit) = &v.port_limit {
+        let _ = writeln!(text, "each NBD target is held to a port's limit: {limit}");
+    }
+    let _ = writeln!(text, "{}", v.cpus);
     if let Some(json) = v.json {
         let _ = writeln!(text, "--json {json}: the list of the legs' results");
     }
@@ -102,7 +110,9 @@ mod tests {
             prefix: "",
             size: "1g",
             legs,
-            link: Some("10gbe"),
+            links: vec!["the nbd-tcp leg crosses a veth pair shaped to 10gbe each way".into()],
+            port_limit: Some("one I/O at a time, 1 ms each (at most 1000 IOPS)".into()),
+            cpus: "CPUs apart: lunmark (the initiator) on CPUs 0-1, the target servers on CPUs 2-3: the initiator's CPU below is that of its own CPUs",
             json: None,
             workload: "point 1/1\n  workload: ...\n",
         });

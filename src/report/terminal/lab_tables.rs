@@ -39,6 +39,38 @@ pub struct Backend<'a> {
     pub dist: &'a str,
 }
 
+/// A group that did not hold the IOPS ratio it was asked to (more than 10%
+/// off): a line saying so, naming the row ("cache 25%: log held 0.13 x db's
+/// IOPS (1:7.6) where 0.25 (1:4.0) was asked"); None when every group held it.
+pub fn ratio_notes(row: &str, r: &RunResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in &r.points {
+        for g in &p.groups {
+            let Some(f) = &g.follow else { continue };
+            if f.target_ratio > 0.0 && ((f.achieved_ratio - f.target_ratio) / f.target_ratio).abs() > 0.10 {
+                let one_in = |x: f64| if x > 0.0 { format!("1:{:.1}", 1.0 / x) } else { "none".into() };
+                let point = crate::report::rows::params_text(p);
+                let at = if point == "-" { String::new() } else { format!(" at {point}") };
+                out.push(format!(
+                    "{row}{at}: group {} held {:.2} x {}'s IOPS ({}) where {:.2} ({}) was asked: the mix is not the one asked",
+                    g.name,
+                    f.achieved_ratio,
+                    f.group,
+                    one_in(f.achieved_ratio),
+                    f.target_ratio,
+                    one_in(f.target_ratio)
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Why the cache table predicts no IOPS (it did: `CacheStudyRow::predicted_iops`).
+pub const NO_PREDICTED_IOPS: &str = "No predicted IOPS: Little's law with the same I/Os in flight at every size missed the measured IOPS by 17-68% in this lab \
+     (the backend serves every miss in parallel, write-through writes pay the backend, and the host's CPU caps the hits), so the hit ratio does not set the IOPS alone; \
+     the hit ratio and read latency predictions stand.\n";
+
 /// `lab cache`'s table, a line per size saying which result it is, and how to read and chart them.
 pub fn cache_study(sizes: &[SizeOutcome], rows: &[CacheStudyRow], backend: Backend) -> String {
     let mut t = Table::new();
@@ -52,7 +84,6 @@ pub fn cache_study(sizes: &[SizeOutcome], rows: &[CacheStudyRow], backend: Backe
         "read hit ratio",
         "predicted hit ratio",
         "predicted read lat ms",
-        "predicted IOPS",
     ]);
     let pct = |v: f64| if v.is_nan() { "-".to_string() } else { format!("{v:.1}") };
     for r in rows {
@@ -72,10 +103,9 @@ pub fn cache_study(sizes: &[SizeOutcome], rows: &[CacheStudyRow], backend: Backe
             format!("{:.1}%", r.read_hit_ratio * 100.0),
             format!("{:.1}%", r.predicted_read_hit_ratio * 100.0),
             format!("{:.2}", r.predicted_read_latency_ms),
-            format!("{:.0}", r.predicted_iops),
         ]);
     }
-    for i in 0..10 {
+    for i in 0..9 {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(if i == 1 { CellAlignment::Left } else { CellAlignment::Right });
         }
@@ -85,6 +115,11 @@ pub fn cache_study(sizes: &[SizeOutcome], rows: &[CacheStudyRow], backend: Backe
         backend.read_delay_ms, backend.write_delay_ms, backend.dist
     );
     for p in sizes {
+        if let Ok(r) = p.result {
+            for line in ratio_notes(&format!("cache {}%", p.pct), r) {
+                text.push_str(&format!("{line}\n"));
+            }
+        }
         match p.result {
             Ok(r) if r.status == Status::Completed => text.push_str(&format!("{}%: result {}\n", p.pct, r.id)),
             Ok(r) => {
@@ -94,28 +129,47 @@ pub fn cache_study(sizes: &[SizeOutcome], rows: &[CacheStudyRow], backend: Backe
         }
     }
     text.push_str("Predicted: exact LRU stack distances of each point's own I/O stream over the measured interval, with the measured hit and miss latencies.\n");
+    text.push_str(NO_PREDICTED_IOPS);
     text.push_str("Chart them with `lunmark report ID... -o cache.html` (IOPS and latency against cache size).\n");
     text
 }
 
-/// `lab protocols`' comparison: one row per leg and point. `link` is the line
-/// that describes the shaped link the TCP legs crossed (None: no link, and no
-/// "% of link" column).
-pub fn protocols(legs: &[(String, Result<RunResult, String>)], link: Option<&str>) -> String {
+/// `lab protocols`' comparison: one row per leg and point. `linked`: the TCP
+/// legs crossed shaped links (a "% of link" column); `notes` the lines under
+/// the table (the links, the port limit, where the CPUs ran).
+///
+/// The CPU columns keep the two sides apart: the initiator is lunmark's own
+/// CPUs when it was pinned apart (--cpus), else lunmark's own CPU time; the
+/// target side is the CPU time of the servers lunmark started. IOPS per CPU %
+/// and service demand are the initiator's, as the papers state them.
+pub fn protocols(legs: &[(String, Result<RunResult, String>)], linked: bool, notes: &[String]) -> String {
     let mut t = Table::new();
-    let mut header = vec!["target", "point", "IOPS", "MB/s", "lat mean us", "p99 us", "CPU %", "IOPS/CPU%", "us CPU/KB"];
-    if link.is_some() {
+    let mut header = vec![
+        "target",
+        "point",
+        "IOPS",
+        "MB/s",
+        "lat mean us",
+        "p99 us",
+        "host CPU %",
+        "init CPU %",
+        "target CPU %",
+        "IOPS/init CPU%",
+        "us init CPU/KB",
+    ];
+    if linked {
         header.push("% of link");
     }
     header.push("result");
     t.load_preset(UTF8_BORDERS_ONLY).set_header(header);
-    let mut notes = String::new();
+    let mut text = String::new();
     for (label, r) in legs {
         match r {
             Ok(r) => {
                 for p in &r.points {
                     let s = &p.summary;
                     let f = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
+                    let (init_pct, init_demand) = crate::report::page::study_figures::initiator_cpu(s);
                     let mut row = vec![
                         label.clone(),
                         crate::report::rows::params_text(p),
@@ -124,10 +178,12 @@ pub fn protocols(legs: &[(String, Result<RunResult, String>)], link: Option<&str
                         format!("{:.1}", s.latency_us.all.mean),
                         format!("{:.1}", s.latency_us.all.p99),
                         format!("{:.1}", s.cpu.utilization_pct),
-                        f(s.cpu.iops_per_cpu_pct),
-                        format!("{:.3}", s.cpu.service_demand_us_per_kb.unwrap_or(0.0)),
+                        format!("{init_pct:.1}"),
+                        f(s.cpu.started_processes_pct),
+                        f((init_pct > 0.0).then(|| s.iops / init_pct)),
+                        init_demand.map(|d| format!("{d:.3}")).unwrap_or_else(|| "-".into()),
                     ];
-                    if link.is_some() {
+                    if linked {
                         row.push(s.line_rate.as_ref().map(|l| format!("{:.1}", l.pct)).unwrap_or_else(|| "-".into()));
                     }
                     row.push(match r.status {
@@ -137,13 +193,18 @@ pub fn protocols(legs: &[(String, Result<RunResult, String>)], link: Option<&str
                     t.add_row(row);
                 }
             }
-            Err(why) => notes.push_str(&format!("{label}: {why}\n")),
+            Err(why) => text.push_str(&format!("{label}: {why}\n")),
+        }
+        if let Ok(r) = r {
+            for line in ratio_notes(label, r) {
+                text.push_str(&format!("{line}\n"));
+            }
         }
     }
-    if let Some(line) = link {
-        notes.push_str(&format!("{line}\n"));
+    for line in notes {
+        text.push_str(&format!("{line}\n"));
     }
-    format!("{t}\n{notes}Compare any two with `lunmark compare ID ID`; chart them with `lunmark report ID... -o lab.html`.\n")
+    format!("{t}\n{text}Compare any two with `lunmark compare ID ID`; chart them with `lunmark report ID... -o lab.html`.\n")
 }
 
 #[cfg(test)]
@@ -165,6 +226,30 @@ mod tests {
             predicted_read_latency_ms: read_latency_ms * 0.98,
             predicted_iops: iops * 1.02,
         }
+    }
+
+    /// A group far from its asked ratio is named under the table; one that held it is not.
+    #[test]
+    fn a_group_off_its_ratio_is_said() {
+        let mut r = golden_result("result-a.json");
+        r.points.truncate(1);
+        r.points[0].groups = vec![crate::results::model::GroupSummary {
+            name: "log".into(),
+            workers: 1,
+            iops: 0.0,
+            read_iops: 0.0,
+            write_iops: 0.0,
+            mbps: 0.0,
+            latency_us: r.points[0].summary.latency_us.clone(),
+            follow: Some(crate::results::model::FollowOutcome { group: "db".into(), target_ratio: 0.25, achieved_ratio: 0.13 }),
+        }];
+        let notes = ratio_notes("cache 25%", &r);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("group log held 0.13 x db's IOPS (1:7.7) where 0.25 (1:4.0) was asked"), "{}", notes[0]);
+        r.points[0].groups[0].follow.as_mut().unwrap().achieved_ratio = 0.24;
+        assert!(ratio_notes("x", &r).is_empty());
+        let legs = vec![("leg".to_string(), Ok(r))];
+        assert!(!protocols(&legs, false, &[]).contains("was asked"));
     }
 
     #[test]
@@ -194,8 +279,8 @@ mod tests {
             ("NBD unix socket".to_string(), Err("nbdkit: command not found".to_string())),
             ("iSCSI TCP 127.0.0.1 (tgtd)".to_string(), Ok(b)),
         ];
-        check_golden("lab-protocols.txt", &protocols(&legs, None));
-        let linked = protocols(&legs, Some("link: 1gbit each way on veth lm0 (tc tbf)"));
+        check_golden("lab-protocols.txt", &protocols(&legs, false, &[]));
+        let linked = protocols(&legs, true, &["link: 1gbit each way on veth lm0 (tc tbf)".into()]);
         assert!(linked.contains("% of link"), "{linked}");
         check_golden("lab-protocols-link.txt", &linked);
     }

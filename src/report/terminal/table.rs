@@ -154,6 +154,12 @@ pub fn render_with(result: &RunResult, detail: bool) -> String {
             out.push_str(&crate::report::per_worker_table::render(p));
         }
     }
+    if let Some(s) = &result.search {
+        out.push_str(&crate::report::search_text::render(s));
+    }
+    if let Some(c) = &result.curve {
+        out.push_str(&crate::report::curve_text::render(c));
+    }
     out
 }
 

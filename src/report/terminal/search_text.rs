@@ -1,0 +1,98 @@
+//! The knee search in the terminal (`--sla`, issue 28): each step's queue
+//! depth, figures and every bound pass or FAIL, then what was found (or that
+//! no load meets the bounds, with the lightest point's figures). Also the dry
+//! run's account of a search and its worst-case time. Pure: data in, text out.
+
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, Table};
+
+use crate::report::cells::{num, right};
+use crate::results::search::{SearchOutcome, SearchPoint, SearchSpec};
+
+/// The steps as a table, then the found point and why the search ended.
+pub fn render(s: &SearchOutcome) -> String {
+    let mut out = format!("\nknee search (--sla {}): {}\n", s.expr, counted_steps(s.steps.len()));
+    if s.steps.is_empty() {
+        return out + &format!("ended: {}\n", s.ended);
+    }
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY);
+    let mut header = vec!["step".to_string(), "qd".into(), "workers".into(), "IOPS".into(), "MB/s".into(), "p99 us".into()];
+    header.extend(s.steps[0].bounds.iter().map(|b| b.criterion.clone()));
+    header.push("all bounds".into());
+    t.set_header(header);
+    for (i, p) in s.steps.iter().enumerate() {
+        let mut row =
+            vec![right((i + 1).to_string()), right(p.qd.to_string()), right(p.workers.to_string()), right(num(p.iops)), right(num(p.mbps))];
+        row.push(right(num(p.p99_us)));
+        for b in &p.bounds {
+            let value = b.value.map(num).unwrap_or_else(|| "-".into());
+            row.push(right(format!("{value} {}", if b.passed { "pass" } else { "FAIL" })));
+        }
+        row.push(Cell::new(if p.passed { "held" } else { "FAILED" }));
+        t.add_row(row);
+    }
+    out.push_str(&format!("{t}\n"));
+    match (&s.found, s.steps.first()) {
+        (Some(f), _) => out.push_str(&format!("found: {}\n", figures(f))),
+        (None, Some(lightest)) => out.push_str(&format!(
+            "NOT MET: no load meets these bounds; the lightest point (qd={}) gave {}{}\n",
+            lightest.qd,
+            figures(lightest),
+            failed_notes(lightest)
+        )),
+        (None, None) => {}
+    }
+    if let Some(f) = s.first_failing.as_ref().filter(|_| s.found.is_some()) {
+        out.push_str(&format!("first failing: {}{}\n", figures(f), failed_notes(f)));
+    }
+    out + &format!("ended: {}\n", s.ended)
+}
+
+fn counted_steps(n: usize) -> String {
+    crate::units::counted(n as u64, "step")
+}
+
+/// "qd=12 workers=1: 5,980 IOPS, 23.4 MB/s, p99 1,990 us; lat_p99<5ms 1,990 us".
+fn figures(p: &SearchPoint) -> String {
+    let bounds: Vec<String> = p
+        .bounds
+        .iter()
+        .map(|b| format!("{} {}", b.criterion, b.value.map(|v| format!("{} {}", num(v), b.unit).trim().to_string()).unwrap_or("-".into())))
+        .collect();
+    format!(
+        "qd={} workers={}: {} IOPS, {} MB/s, p99 {} us; {}",
+        p.qd,
+        p.workers,
+        num(p.iops),
+        num(p.mbps),
+        num(p.p99_us),
+        bounds.join(", ")
+    )
+}
+
+/// Why the failing bounds failed, where the value alone does not say it.
+fn failed_notes(p: &SearchPoint) -> String {
+    let notes: Vec<String> =
+        p.bounds.iter().filter(|b| !b.passed).filter_map(|b| b.note.clone().map(|n| format!("{}: {n}", b.criterion))).collect();
+    if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", notes.join("; "))
+    }
+}
+
+/// The dry run's lines: what the search does, its cap and its worst-case time.
+/// `per_step` is one step's time (ramp and measured time, times the repeats); None when a step runs a count of I/Os.
+pub fn describe(s: &SearchSpec, per_step: Option<std::time::Duration>) -> String {
+    let worst = s.worst_steps();
+    let total = match per_step {
+        Some(d) => format!("at most {} in all ({} each)", crate::units::format_duration(d * worst), crate::units::format_duration(d)),
+        None => "each step runs its count of I/Os, so its time is not known beforehand".into(),
+    };
+    format!(
+        "knee search (--sla {}): queue depth doubled from 1 until a bound fails, then bisected between the last pass and the first fail; \
+         the point above runs at each queue depth chosen, as a point labelled qd=N judged on its measured interval; \
+         queue depth at most {}, so at most {} steps (no search takes more than {}); {}\n",
+        s.expr, s.max_qd, worst, s.max_steps, total
+    )
+}

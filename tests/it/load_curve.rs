@@ -1,0 +1,99 @@
+//! The load-latency curve (`--curve`, `--curve-stop`; issue 28) against an
+//! nbdkit server of known shape: every read takes 4 ms (the delay filter) and
+//! at most 4 are served at once, so its capacity is about 1,000 IOPS; paced
+//! below it, reads take about the service time, and at the maximum rate (16
+//! outstanding) about 16 ms.
+
+use crate::common::*;
+
+fn known_shape(dir: &std::path::Path) -> Nbdkit {
+    Nbdkit::unix(dir, "64M", &["--threads", "4", "--filter=delay", "delay-read=4ms"])
+}
+
+fn curve_args<'a>(uri: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec!["run", "-q", "-t", uri, "--bs", "4k", "--read", "100", "--qd", "16", "--time", "1s", "--ramp", "300ms"];
+    a.extend(extra);
+    a
+}
+
+#[test]
+fn the_curve_paces_each_percentage_of_the_maximum_and_the_report_draws_it() {
+    let dir = shm_dir();
+    let server = known_shape(dir.path());
+    let store = dir.path().join("s.db");
+    let out = with_store(&store, &curve_args(&server.uri, &["--curve", "25,50", "--curve-stop", "lat_p99<2s"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let id = saved_id(&out);
+    let r = stored(&store, &id);
+    let c = &r["curve"];
+    let max = c["max_iops"].as_f64().unwrap();
+    assert!(max > 500.0 && max < 1_100.0, "4 reads of 4 ms at once: {c:#}");
+    let points = c["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3, "the maximum, then 25% and 50%: {c:#}");
+    assert!(points[0]["pct"].is_null() && points[0]["rate"].is_null());
+    for (p, pct) in points[1..].iter().zip([25.0, 50.0]) {
+        let asked = max * pct / 100.0;
+        assert!((p["rate"].as_f64().unwrap() - asked).abs() < 1.0, "{p:#}");
+        let got = p["iops"].as_f64().unwrap();
+        assert!((got - asked).abs() <= 0.15 * asked, "paced at {pct}% of {max}: {got} IOPS: {p:#}");
+        let idx = p["point"].as_u64().unwrap() as usize;
+        assert_eq!(r["points"][idx]["params"]["curve_pct"], pct, "each point of the curve is a point of the result");
+        assert_eq!(p["passed"], true);
+    }
+    // Below capacity a read takes about its 4 ms; at the maximum rate it waits behind 12 others.
+    let p50_low = points[1]["p50_us"].as_f64().unwrap();
+    let p50_max = points[0]["p50_us"].as_f64().unwrap();
+    assert!(p50_low < 9_000.0 && p50_max > 1.5 * p50_low, "the hockey stick: {p50_low} us paced, {p50_max} us at the maximum");
+    let text = stdout(&out);
+    assert!(text.contains("load-latency curve (--curve 25,50, stop at lat_p99<2s)"), "{text}");
+    // The report charts latency against achieved IOPS, the bound drawn.
+    let html = dir.path().join("r.html");
+    assert!(with_store(&store, &["report", &id, "-o", html.to_str().unwrap()]).status.success());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Latency against achieved IOPS, load-latency curve of"), "the curve's chart");
+    assert!(page.contains("bound lat_p99&lt;2s") || page.contains("bound lat_p99<2s"), "the bound drawn and named in the legend");
+    assert!(page.contains("p99.9 latency"));
+}
+
+#[test]
+fn the_curve_stops_at_the_first_paced_point_breaking_a_bound() {
+    let dir = shm_dir();
+    let server = known_shape(dir.path());
+    let json = dir.path().join("c.json");
+    let mut args = curve_args(&server.uri, &["--curve", "25,50,90", "--curve-stop", "read_lat_avg<1ms", "--no-store", "--json"]);
+    let path = json.to_str().unwrap().to_string();
+    args.push(&path);
+    let out = lunmark().args(&args).output().unwrap();
+    assert!(out.status.success(), "a stopped curve is a completed run: {}", stderr(&out));
+    let c = read_json(&json)["curve"].clone();
+    let points = c["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "the maximum (saturated by design, not a stop), then 25%, which breaks 1 ms: {c:#}");
+    assert_eq!(points[1]["passed"], false);
+    assert!(c["ended"].as_str().unwrap().contains("stopped at 25% of the maximum"), "{c:#}");
+}
+
+#[test]
+fn curve_flags_that_make_no_sense_are_refused() {
+    let t = ["run", "-t", "mem:16m", "--bs", "4k", "--time", "1s"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> { t.iter().copied().chain(extra.iter().copied()).collect() };
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (with(&["--curve-stop", "lat_p99<5ms"]), "--curve-stop lat_p99<5ms ends a load-latency curve: add --curve"),
+        (with(&["--curve", "0,50"]), "--curve 0,50: 0 is not above 0 and at most 100"),
+        (with(&["--curve", "50", "--curve-stop", "p99<1ms"]), "unknown metric 'p99'"),
+        (with(&["--curve", "50", "--rate", "100"]), "the curve sets the rates itself"),
+        (with(&["--curve", "50", "--sla", "lat_p99<5ms"]), "use one of them per run"),
+        (with(&["--curve", "50", "--sweep", "read=0,100"]), "this plan has 2 points"),
+        (vec!["lab", "protocols", "--curve", "50", "--dry-run"], "a curve paces its own"),
+    ];
+    let cases: Vec<(&[&str], &str)> = cases.iter().map(|(a, s)| (a.as_slice(), *s)).collect();
+    assert_refused(&cases);
+    let out = run(&["run", "--dry-run", "--no-store", "-t", "mem:16m", "--bs", "4k", "--curve", "10,90", "--time", "2s", "--ramp", "1s"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(
+            "then paced at 10%, 90% of the IOPS it measured (latency from each I/O's scheduled time): 3 points; at most 9s in all"
+        ),
+        "{}",
+        stdout(&out)
+    );
+}
