@@ -95,23 +95,7 @@ pub fn execute_with(
         return Err(e);
     }
     let (plan, request) = planned?;
-    if (args.live_json.is_some() || args.metrics_listen.is_some()) && cluster.get().facts().is_some() {
-        anyhow::bail!(
-            "--live-json and --metrics-listen describe one process's run: under MPI rank 0 would show only its own share, \
-             so they are refused; run without mpirun to use them, or drop them"
-        );
-    }
-    refuse_unused_engine_flags(&args, &plan)?;
-    refuse_a_journal_without_writes(&args, &plan)?;
-    if let (Some(s), Some(_)) = (&plan.search, cluster.get().facts()) {
-        anyhow::bail!(
-            "--sla {}: under MPI each rank would search on its own and the ranks would part ways; a search across hosts is not supported yet: run it on one host",
-            s.expr
-        );
-    }
-    if plan.repeat <= 1 && args.pick != crate::results::model::Pick::Mean {
-        anyhow::bail!("--pick {} chooses among the repeats of a point: add --repeat N (N of 2 or more), or drop --pick", args.pick);
-    }
+    refuse_for_plan(&args, &plan, cluster.get())?;
     if let Some(e) = cluster.get().agree_on_plan(&run::cluster::fingerprint(&plan)) {
         return Err(e);
     }
@@ -147,6 +131,30 @@ pub fn execute_with(
         unwritten = true;
     }
     Ok(exit_code(&kept.result, !kept.unwritten.is_empty() || unwritten))
+}
+
+/// What the flags cannot do with this plan, said before it is checked: a
+/// telemetry stream or a search under MPI, engine flags no target uses,
+/// --pick without repeats.
+fn refuse_for_plan(args: &RunArgs, plan: &run::RunPlan, cluster: &dyn run::cluster::Cluster) -> Result<()> {
+    if (args.live_json.is_some() || args.metrics_listen.is_some()) && cluster.facts().is_some() {
+        anyhow::bail!(
+            "--live-json and --metrics-listen describe one process's run: under MPI rank 0 would show only its own share, \
+             so they are refused; run without mpirun to use them, or drop them"
+        );
+    }
+    refuse_unused_engine_flags(args, plan)?;
+    refuse_a_journal_without_writes(args, plan)?;
+    if let (Some(s), Some(_)) = (&plan.search, cluster.facts()) {
+        anyhow::bail!(
+            "--sla {}: under MPI each rank would search on its own and the ranks would part ways; a search across hosts is not supported yet: run it on one host",
+            s.expr
+        );
+    }
+    if plan.repeat <= 1 && args.pick != crate::results::model::Pick::Mean {
+        anyhow::bail!("--pick {} chooses among the repeats of a point: add --repeat N (N of 2 or more), or drop --pick", args.pick);
+    }
+    Ok(())
 }
 
 /// The dry run: the checked plan, what it will use (memory, the request, the

@@ -342,6 +342,13 @@ impl RunArgs {
         if let Some(o) = &self.replay_offsets {
             s.offsets = o.parse().map_err(anyhow::Error::msg).context("--replay-offsets")?;
         }
+        self.refuse_outputs_onto(&s.file)?;
+        self.refuse_shaping_flags_with(&s.file)?;
+        Ok(Some(s))
+    }
+
+    /// An output that names the trace being replayed would overwrite it as it is read.
+    fn refuse_outputs_onto(&self, replayed: &std::path::Path) -> Result<()> {
         // cli::paths refuses these against --replay on the command line; a
         // profile's [replay] file is only known here.
         let json = self.json.as_deref().filter(|j| *j != "-").map(std::path::Path::new);
@@ -352,9 +359,9 @@ impl RunArgs {
             ("--hdr-log", self.hdr_log.as_deref()),
         ];
         for (flag, out) in outputs.into_iter().filter_map(|(f, o)| o.map(|o| (f, o))) {
-            let same = match (std::fs::canonicalize(out), std::fs::canonicalize(&s.file)) {
+            let same = match (std::fs::canonicalize(out), std::fs::canonicalize(replayed)) {
                 (Ok(a), Ok(b)) => a == b,
-                _ => out == s.file,
+                _ => out == replayed,
             };
             if same {
                 anyhow::bail!(
@@ -363,6 +370,11 @@ impl RunArgs {
                 );
             }
         }
+        Ok(())
+    }
+
+    /// Flags that shape generated I/O cannot apply to a replay, whose trace gives every I/O.
+    fn refuse_shaping_flags_with(&self, replayed: &std::path::Path) -> Result<()> {
         let swept: Vec<String> = self
             .sweep
             .iter()
@@ -412,12 +424,12 @@ impl RunArgs {
             anyhow::bail!(
                 "--replay {}: {} cannot apply to a replay: the trace gives each I/O's operation, offset, length and time \
                  (--verify and --cache need I/Os lunmark shapes itself; spread, trims, think time, arrivals, data content, syncs and a steady-state stop shape generated I/O). Drop {}",
-                s.file.display(),
+                replayed.display(),
                 given.join(", "),
                 if given.len() == 1 { "it" } else { "them" }
             );
         }
-        Ok(Some(s))
+        Ok(())
     }
 }
 
