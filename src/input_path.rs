@@ -36,11 +36,12 @@ pub const FIO_JOB: InputKind = InputKind { what: "a fio job file", limit: 16 * M
 /// in memory (24 bytes each) for the replay or the curve.
 pub const BINARY_TRACE: InputKind =
     InputKind { what: "a lunmark binary trace", limit: 8 * GIB, why: "its records are held in memory, about as many bytes as the file" };
-/// blkparse text or MSR Cambridge CSV: read whole, then parsed.
+/// blkparse text or MSR Cambridge CSV: read line by line (`trace::lines`),
+/// its records kept in memory (24 bytes for a line of about 70).
 pub const TEXT_TRACE: InputKind = InputKind {
     what: "a trace (blkparse text or MSR Cambridge CSV)",
     limit: 2 * GIB,
-    why: "the text is read whole before it is parsed; split a larger trace or convert it",
+    why: "its records are held in memory, about a third of the text; split a larger trace or convert it",
 };
 /// A verify journal (`verify --journal`), read as a stream of lines.
 pub const JOURNAL: InputKind = InputKind { what: "a verify journal", limit: 64 * GIB, why: "one line per write generation" };

@@ -97,11 +97,35 @@ pub struct CurveReport {
     pub rows: Vec<CurveRow>,
 }
 
+/// Memory the exact curve takes per block access, at most: the stack's
+/// Fenwick tree (4 bytes, grown by doubling), the latest-access map and the
+/// two distance histograms per distinct block (at most one per access).
+const EXACT_BYTES_PER_ACCESS: u64 = 64;
+
+/// Refuses `--exact` when its estimate is above the memory available, before
+/// it starts (a few 4 GiB I/Os are a billion block accesses: it grew past
+/// 1.9 GB in 15 s with no word), as the run refuses a plan that cannot fit.
+fn check_exact_memory(records: &[TraceRecord], block_size: u64) -> Result<()> {
+    let accesses = count_block_accesses(records, block_size);
+    let need = accesses.saturating_mul(EXACT_BYTES_PER_ACCESS);
+    if let Some(available) = crate::run::resources::mem_available().filter(|&a| need > a) {
+        bail!(
+            "--exact: the trace is {accesses} block accesses of {}, and the exact curve needs about {} of memory for them, \
+             but only {} is available (MemAvailable in /proc/meminfo): drop --exact (above {AUTO_EXACT_LIMIT} accesses \
+             the curve is sampled, its error stated), or give a larger --block-size",
+            Bytes(block_size),
+            crate::run::resources::human(need),
+            crate::run::resources::human(available)
+        );
+    }
+    Ok(())
+}
+
 pub fn execute(args: CacheCurveArgs) -> Result<i32> {
     let json = args.json.as_deref().map(|p| output_path::check("--json", p, Mode::Replace)).transpose()?;
     let report = build(&args)?;
     // A closed stdout (`| head`) is reported, not a panic, and the JSON file is still written.
-    let printed = super::print_out(&render(&report));
+    let printed = super::print_out(&render(&report), "the summary");
     if let Some(out) = json {
         let text = serde_json::to_string_pretty(&report)?;
         out.replace_with((text + "\n").as_bytes())?;
@@ -177,6 +201,7 @@ pub fn build(args: &CacheCurveArgs) -> Result<CurveReport> {
     let region_blocks: u64 = regions.values().map(|&bytes| bytes.div_ceil(block_size)).sum();
 
     let curve = if args.exact {
+        check_exact_memory(&records, block_size)?;
         MissRatioCurve::exact(block_accesses(&records, block_size))
     } else if let Some(rate) = args.sampled {
         MissRatioCurve::sampled(block_accesses(&records, block_size), rate)

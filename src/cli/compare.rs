@@ -46,6 +46,13 @@ pub fn execute(args: CompareArgs, store_flag: Option<&std::path::Path>) -> Resul
     let refs: Vec<_> = results.iter().collect();
     let basis = if args.pick { compare::Basis::Picked } else { compare::Basis::Means };
     let c = compare::compare(&refs, basis);
+    // Nothing in common is not a comparison: exit 0 with only "not compared" lines read as one that passed.
+    if c.points.is_empty() {
+        bail!(
+            "no point is in every result, so nothing was compared (points are matched by their sweep values or phase):\n  {}",
+            c.unmatched.join("\n  ")
+        );
+    }
     let text = match args.format.as_str() {
         "table" => crate::report::escape::terminal(&compare::render_table(&c)),
         "md" => compare::render_markdown(&c),

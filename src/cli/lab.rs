@@ -425,7 +425,7 @@ fn request_text(request: &RunRequest, run: &RunArgs, lun_size: &str, store_flag:
 fn show(table: &str, json: Option<&crate::output_path::Destination>) {
     if json == Some(&crate::output_path::Destination::Stdout) {
         crate::ewrite!("{table}");
-    } else if let Err(e) = super::print_out(table) {
+    } else if let Err(e) = super::print_out(table, "the summary") {
         crate::ewriteln!("error: {e}");
     }
 }
@@ -436,7 +436,7 @@ fn write_json<'a>(json: Option<&crate::output_path::Destination>, results: impl 
     let list: Vec<&crate::results::model::RunResult> = results.collect();
     let text = serde_json::to_string_pretty(&list).expect("results serialise") + "\n";
     let written = match dest {
-        crate::output_path::Destination::Stdout => super::print_out(&text),
+        crate::output_path::Destination::Stdout => super::print_out(&text, "the JSON results"),
         crate::output_path::Destination::File(f) => f.replace_with(text.as_bytes()).map_err(anyhow::Error::from),
     };
     if let Err(e) = written {
@@ -451,9 +451,12 @@ fn interrupted() -> Option<i32> {
         return None;
     }
     // The rows are saved: a closed stdout was reported with the table, and must not panic here.
-    let _ = super::print_out(&format!(
-        "lab {}: no further row ran; the rows above (an interrupted one marked) are kept in the store\n",
-        crate::run::signals::reason()
-    ));
+    let _ = super::print_out(
+        &format!(
+            "lab {}: no further row ran; the rows above (an interrupted one marked) are kept in the store\n",
+            crate::run::signals::reason()
+        ),
+        "the summary",
+    );
     Some(exit::INTERRUPTED)
 }

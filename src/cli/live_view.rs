@@ -48,7 +48,7 @@ impl LiveView {
 
     /// The line an update shows.
     pub fn line(f: &LiveFigures) -> String {
-        let total = f.total.map(|t| format!("/{:.0}s", t.as_secs_f64())).unwrap_or_default();
+        let total = f.total.map(|t| format!("/{}s", Self::exact_secs(t))).unwrap_or_default();
         let point = if f.points > 1 { format!("point {}/{} [{}] ", f.point, f.points, f.label) } else { String::new() };
         // A partial last second shows its tenths, so its line is not read as the whole second before it.
         let elapsed = f.elapsed.as_secs_f64();
@@ -61,6 +61,17 @@ impl LiveView {
             line.push_str(&format!("  {stall}"));
         }
         line
+    }
+
+    /// A planned length as it was asked: whole seconds bare, a fraction to the
+    /// millisecond ("0.7", "2.25"), never rounded to a second it is not (a
+    /// 700 ms run read "0.7s/1s").
+    fn exact_secs(d: Duration) -> String {
+        if d.subsec_nanos() == 0 {
+            return d.as_secs().to_string();
+        }
+        let text = format!("{:.3}", d.as_secs_f64());
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 
     /// The whole run's elapsed and remaining time, after a point's line:
@@ -160,6 +171,9 @@ mod tests {
         // A partial last second (a stop 0.4 s into second 3) is not labelled as second 2 was.
         let partial = LiveFigures { phase: "run", elapsed: Duration::from_millis(2400), ..ramp };
         assert_eq!(LiveView::line(&partial), "run 2.4s");
+        // A run of 700 ms is planned as 0.7 s, not rounded up to 1 s.
+        let short = LiveFigures { elapsed: Duration::from_millis(700), total: Some(Duration::from_millis(700)), ..partial };
+        assert_eq!(LiveView::line(&short), "run 0.7s/0.7s");
         // The whole run after it: elapsed, planned and left; elapsed alone when unknown.
         let (ten, eighteen) = (Duration::from_secs(10), Duration::from_secs(18));
         assert_eq!(LiveView::whole_run(ten, Some(eighteen)), "  (whole run 10s of ~18s, ~8s left)");

@@ -198,14 +198,16 @@ fn end_quietly_on_closed_stdout() {
 
 /// Writes text to stdout, as an error (not a panic) when stdout is closed: a
 /// run's or a lab's results are already saved when their summary is printed.
-pub fn print_out(text: &str) -> anyhow::Result<()> {
+/// `what` names the text in that error ("the summary", "the JSON result"): a
+/// lost JSON result is not a lost summary.
+pub fn print_out(text: &str, what: &str) -> anyhow::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     out.write_all(crate::report::escape::terminal(text).as_bytes()).and_then(|_| out.flush()).map_err(|e| {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
-            anyhow::anyhow!("the summary was not printed: stdout was closed (broken pipe)")
+            anyhow::anyhow!("{what} was not printed: stdout was closed (broken pipe)")
         } else {
-            anyhow::anyhow!("the summary was not printed to stdout: {e}")
+            anyhow::anyhow!("{what} was not printed to stdout: {e}")
         }
     })
 }

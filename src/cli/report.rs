@@ -2,12 +2,13 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use super::exit;
-use crate::output_path::{self, Mode};
-use crate::report::{html, markdown};
+use crate::output_path::{self, Mode, OutputFile};
+use crate::report::{html, markdown, raster};
+use crate::results::model::RunResult;
 use crate::results::store::{self, Store};
 
 #[derive(Args, Debug)]
@@ -24,13 +25,43 @@ pub struct ReportArgs {
     /// The report's title (default: "lunmark report"); escaped, shown as written.
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub title: Option<String>,
-    /// Also write each chart as DIR/ID.svg, for slides (SVG only: PNG is not written).
-    /// DIR must exist.
+    /// Also write each chart as DIR/ID.svg and DIR/ID.png, for slides (see
+    /// --charts-format). DIR must exist.
     #[arg(long, value_name = "DIR")]
     pub charts: Option<PathBuf>,
+    /// Which files --charts writes for each chart: svg, png (drawn at twice
+    /// the SVG's size, with lunmark's own font), or both.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "svg,png", requires = "charts")]
+    pub charts_format: Vec<ChartFormat>,
     /// A note under the title (what was tested, why); escaped, shown as written.
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub note: Option<String>,
+}
+
+/// A file format of `--charts`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChartFormat {
+    Svg,
+    Png,
+}
+
+/// Each chart's files in `dir`, in the formats asked: every path judged, and
+/// every PNG drawn, before anything is written.
+fn chart_files(dir: &std::path::Path, formats: &[ChartFormat], refs: &[&RunResult]) -> Result<Vec<(OutputFile, Vec<u8>)>> {
+    if !dir.is_dir() {
+        bail!("--charts {}: not a directory (create it first, or give one that exists)", dir.display())
+    }
+    let mut out = Vec::new();
+    for chart in crate::report::figures::charts(refs) {
+        for format in formats {
+            let (ext, bytes) = match format {
+                ChartFormat::Svg => ("svg", chart.svg.clone().into_bytes()),
+                ChartFormat::Png => ("png", raster::png(&chart.svg).with_context(|| format!("chart {}", chart.id))?),
+            };
+            out.push((output_path::check("--charts", &dir.join(format!("{}.{ext}", chart.id)), Mode::Replace)?, bytes));
+        }
+    }
+    Ok(out)
 }
 
 pub fn execute(args: ReportArgs, store_flag: Option<&std::path::Path>) -> Result<i32> {
@@ -45,13 +76,7 @@ pub fn execute(args: ReportArgs, store_flag: Option<&std::path::Path>) -> Result
     let text = html::PageText { title: args.title.clone(), note: args.note.clone() };
     // The charts for --charts: every path judged before anything is written.
     let chart_files = match &args.charts {
-        Some(dir) if !dir.is_dir() => {
-            bail!("--charts {}: not a directory (create it first, or give one that exists)", dir.display())
-        }
-        Some(dir) => crate::report::figures::charts(&refs)
-            .into_iter()
-            .map(|c| Ok((output_path::check("--charts", &dir.join(format!("{}.svg", c.id)), Mode::Replace)?, c.svg)))
-            .collect::<Result<Vec<_>>>()?,
+        Some(dir) => chart_files(dir, &args.charts_format, &refs)?,
         None => Vec::new(),
     };
     // The page, and with md the SVGs beside it: every path is judged before any is written.
@@ -73,11 +98,13 @@ pub fn execute(args: ReportArgs, store_flag: Option<&std::path::Path>) -> Result
         }
         other => bail!("unknown report format '{other}': choose html or md"),
     }
-    for (file, svg) in &chart_files {
-        file.replace_with(svg.as_bytes())?;
+    for (file, bytes) in &chart_files {
+        file.replace_with(bytes)?;
     }
     if let Some(dir) = &args.charts {
-        crate::ewriteln!("wrote {} charts in {}", chart_files.len(), dir.display());
+        let formats: Vec<&str> = args.charts_format.iter().map(|f| if *f == ChartFormat::Svg { "SVG" } else { "PNG" }).collect();
+        let charts = chart_files.len() / args.charts_format.len().max(1);
+        crate::ewriteln!("wrote {charts} charts ({}) in {}", formats.join(" and "), dir.display());
     }
     crate::ewriteln!("wrote {}", args.output.display());
     Ok(exit::OK)

@@ -73,11 +73,32 @@ pub fn lab_dir() -> Result<super::lab_dir::LabDir> {
     super::lab_dir::LabDir::new()
 }
 
-/// Says which Debian package brings a missing program.
+/// Says which Debian package brings a missing program, or where it is when
+/// it is installed off the PATH (an ordinary user's PATH lacks /usr/sbin,
+/// where tgtd lives: "not installed" was wrong).
 pub fn require(program: &str, package: &str) -> Result<()> {
     let found = std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()));
-    if !found {
-        bail!("{program} is not installed: apt-get install {package}");
+    if found {
+        return Ok(());
+    }
+    let sbin = ["/usr/local/sbin", "/usr/sbin", "/sbin"].iter().map(|d| Path::new(d).join(program)).find(|p| p.is_file());
+    match sbin {
+        Some(path) => bail!(
+            "{program} is installed at {} but that directory is not on PATH: add {} to PATH",
+            path.display(),
+            path.parent().map(|d| d.display().to_string()).unwrap_or_default()
+        ),
+        None => bail!("{program} is not installed: apt-get install {package}"),
+    }
+}
+
+/// tgtd runs as root only (it creates /var/run/tgtd and its control socket):
+/// said before it is looked for, so an ordinary user learns why, not only that
+/// it is off the PATH.
+fn require_root_for_tgtd() -> Result<()> {
+    // SAFETY: geteuid has no memory effects.
+    if unsafe { libc::geteuid() } != 0 {
+        bail!("tgtd (the iSCSI target) needs root: it creates /var/run/tgtd and its control socket; run this lab as root");
     }
     Ok(())
 }
@@ -283,6 +304,7 @@ pub fn tgtd_on(listen: &Listen, backing: &Path, lun_options: &[&str]) -> Result<
 /// The same with one LUN per file of `backings` (LUN 1, 2, ...): the server's
 /// URI is LUN 1's; `Server::lun_uri` gives the others'.
 pub fn tgtd_luns_on(listen: &Listen, backings: &[&Path], lun_options: &[&str]) -> Result<Server> {
+    require_root_for_tgtd()?;
     require("tgtd", "tgt")?;
     require("tgtadm", "tgt")?;
     let port = free_port()?;

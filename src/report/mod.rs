@@ -12,7 +12,7 @@ pub mod terminal;
 
 // Each renderer by its name as well as by its audience's folder.
 pub use export::{fio_json, fio_log, hdr_log, json};
-pub use page::{charts, figures, html, markdown, ranks, report_compare, report_meta, report_tables, rounds};
+pub use page::{charts, figures, html, markdown, ranks, raster, report_compare, report_meta, report_tables, rounds};
 pub use terminal::{
     cache_curve_table, curve_text, lab_plan_text, lab_tables, listing, per_worker_table, plan_text, request_text, search_text, table,
     verify_text,

@@ -17,11 +17,11 @@ pub const COLUMNS: &[&str] = &[
     "mbps",
     "read_mbps",
     "write_mbps",
-    "lat_mean_us",
-    "lat_p50_us",
-    "lat_p99_us",
-    "lat_p99_9_us",
-    "lat_max_us",
+    "lat_all_mean_us",
+    "lat_all_p50_us",
+    "lat_all_p99_us",
+    "lat_all_p99_9_us",
+    "lat_all_max_us",
     "cpu_pct",
     "iops_per_cpu_pct",
     "mbps_per_cpu_pct",
@@ -125,9 +125,20 @@ pub fn csv_columns(results: &[&RunResult]) -> Vec<String> {
 const EXTRA_COLUMNS: [&str; 5] = ["repeats", "pinned_cpus", "pinned_cpu_pct", "pinned_iops_per_cpu_pct", "pinned_service_demand_us_per_kb"];
 
 /// The figures whose spread over repeats is kept (compare's), each by its
-/// CSV column name or, without one, its key with `_` for `.`.
+/// CSV column name: a latency as the point's own column (`lat_all_p99_us`,
+/// as the Markdown export names it too), another without one by its key
+/// with `_` for `.`.
 fn spread_figures() -> impl Iterator<Item = (String, &'static registry::Metric)> {
-    registry::compared().map(|m| (m.csv.map(String::from).unwrap_or_else(|| m.key.replace('.', "_")), m))
+    registry::compared().map(|m| (m.csv.map(String::from).unwrap_or_else(|| column_of(m.key)), m))
+}
+
+/// `latency_us.all.p99` -> `lat_all_p99_us` (the CSV's latency columns);
+/// any other key with `_` for `.`.
+fn column_of(key: &str) -> String {
+    match key.strip_prefix("latency_us.").and_then(|k| k.split_once('.')) {
+        Some((kind, stat)) => format!("lat_{kind}_{stat}_us"),
+        None => key.replace('.', "_"),
+    }
 }
 
 /// `NAME_n`, `NAME_mean`, `NAME_stdev`, `NAME_cv_pct` for every figure with a spread.
@@ -237,11 +248,11 @@ const MD_SPREAD: [(&str, &str); 15] = [
     ("mbps", "mbps"),
     ("read_mbps", "read_mbps"),
     ("write_mbps", "write_mbps"),
-    ("lat_mean_us", "latency_us.all.mean"),
-    ("lat_p50_us", "latency_us.all.p50"),
-    ("lat_p99_us", "latency_us.all.p99"),
-    ("lat_p99_9_us", "latency_us.all.p99_9"),
-    ("lat_max_us", "latency_us.all.max"),
+    ("lat_all_mean_us", "latency_us.all.mean"),
+    ("lat_all_p50_us", "latency_us.all.p50"),
+    ("lat_all_p99_us", "latency_us.all.p99"),
+    ("lat_all_p99_9_us", "latency_us.all.p99_9"),
+    ("lat_all_max_us", "latency_us.all.max"),
     ("cpu_pct", "cpu.utilization_pct"),
     ("iops_per_cpu_pct", "cpu.iops_per_cpu_pct"),
     ("mbps_per_cpu_pct", "cpu.mbps_per_cpu_pct"),
@@ -302,7 +313,7 @@ mod tests {
         assert!(header.iter().position(|h| *h == "cut_short") < header.iter().position(|h| *h == "repeats"), "new columns at the end");
         assert_eq!((at("iops"), at("repeats")), ("100", "3"), "the picked run, and how many repeats");
         assert_eq!((at("iops_n"), at("iops_mean"), at("iops_stdev"), at("iops_cv_pct")), ("3", "110", "17.321", "15.746"));
-        assert_eq!(at("latency_us_all_p99_n"), "3");
+        assert_eq!(at("lat_all_p99_us_n"), "3");
         assert_eq!((at("pinned_cpus"), at("pinned_cpu_pct"), at("pinned_service_demand_us_per_kb")), ("0-1", "50", "1.500"));
         assert!(csv.contains(",\"'=HYPERLINK(\"\"x\"\")\","), "a label read as a formula: {csv}");
         assert_eq!(quote("-1.5"), "-1.5", "a negative number stays a number");
@@ -312,5 +323,12 @@ mod tests {
         let at = |c: &str| row[header.iter().position(|h| *h == c).unwrap_or_else(|| panic!("no column {c}"))];
         assert_eq!((at("iops_mean"), at("iops_stdev"), at("iops_cv_pct"), at("repeats")), ("110", "17.321", "15.746", "3"));
         assert_eq!(at("pinned_cpus"), "0-1");
+        // One naming: every Markdown column is a CSV column of the same name
+        // (it was lat_mean_us_mean beside the CSV's latency_us_all_mean_mean).
+        let csv_header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let md_only: Vec<&str> =
+            header.iter().map(|h| h.trim_matches(|c| c == '|' || c == ' ')).filter(|h| *h != "params" && !csv_header.contains(h)).collect();
+        assert!(md_only.is_empty(), "Markdown columns the CSV names otherwise: {md_only:?}");
+        assert!(header.contains(&"lat_all_mean_us_mean") && csv_header.contains(&"lat_all_mean_us_mean"));
     }
 }

@@ -20,6 +20,7 @@ use std::path::Path;
 
 use anyhow::{bail, Result};
 
+use super::lines::Next;
 use super::record::TraceRecord;
 use crate::workload::Op;
 
@@ -108,53 +109,104 @@ pub struct BlkparseTrace {
     pub bad_times: u64,
 }
 
-/// `parse_blkparse` with device names and the count of skipped events.
-pub fn parse_blkparse_full(text: &str, name: &str) -> Result<BlkparseTrace> {
-    let events: Vec<Event> = text.lines().filter_map(parse_line).collect();
-    if events.is_empty() {
-        bail!(
-            "{name} is neither a lunmark binary trace (no LMTRACE1 magic), MSR Cambridge CSV nor blkparse output: no line has the shape \
-             \"  8,0    3        1     0.000000000  1234  Q   R 223490 + 8 [fio]\" \
-             (device, cpu, sequence, seconds, pid, action, RWBS, sector + sectors). \
-             Produce it with `blkparse -i TRACE` (default format) or record with lunmark's trace writer"
-        );
+/// The error for a file with no event line at all.
+fn no_events(name: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{name} is neither a lunmark binary trace (no LMTRACE1 magic), MSR Cambridge CSV nor blkparse output: no line has the shape \
+         \"  8,0    3        1     0.000000000  1234  Q   R 223490 + 8 [fio]\" \
+         (device, cpu, sequence, seconds, pid, action, RWBS, sector + sectors). \
+         Produce it with `blkparse -i TRACE` (default format) or record with lunmark's trace writer"
+    )
+}
+
+/// The records of one action (Q, else D), built one event line at a time.
+struct Collect {
+    action: &'static str,
+    events: u64,
+    targets: HashMap<String, u16>,
+    trace: BlkparseTrace,
+}
+
+impl Collect {
+    fn new(any_queued: bool) -> Collect {
+        let trace = BlkparseTrace { records: Vec::new(), devices: Vec::new(), skipped: 0, bad_times: 0 };
+        Collect { action: if any_queued { "Q" } else { "D" }, events: 0, targets: HashMap::new(), trace }
     }
-    let action = if events.iter().any(|e| e.action == "Q") { "Q" } else { "D" };
-    let mut targets: HashMap<&str, u16> = HashMap::new();
-    let mut devices = Vec::new();
-    let mut records = Vec::new();
-    let (mut skipped, mut bad_times) = (0, 0);
-    for e in events.iter().filter(|e| e.action == action) {
+
+    fn line(&mut self, line: &str) {
+        let Some(e) = parse_line(line) else { return };
+        self.events += 1;
+        if e.action != self.action {
+            return;
+        }
+        let t = &mut self.trace;
         let Some(op) = op_of(e.rwbs).filter(|_| e.sectors > 0) else {
-            skipped += 1;
-            continue;
+            t.skipped += 1;
+            return;
         };
         let Some(t_ns) = e.t_ns else {
-            (skipped, bad_times) = (skipped + 1, bad_times + 1);
-            continue;
+            (t.skipped, t.bad_times) = (t.skipped + 1, t.bad_times + 1);
+            return;
         };
-        let next = targets.len();
-        let target = *targets.entry(e.device).or_insert_with(|| {
-            devices.push(e.device.replace(',', ":"));
-            next as u16
-        });
+        let target = match self.targets.get(e.device) {
+            Some(&target) => target,
+            None => {
+                let next = self.targets.len() as u16;
+                t.devices.push(e.device.replace(',', ":"));
+                self.targets.insert(e.device.to_string(), next);
+                next
+            }
+        };
         let len = e.sectors.saturating_mul(SECTOR).min(u32::MAX as u64) as u32;
-        records.push(TraceRecord { t_ns, op, target, offset: e.sector.saturating_mul(SECTOR), len });
+        t.records.push(TraceRecord { t_ns, op, target, offset: e.sector.saturating_mul(SECTOR), len });
     }
-    if records.is_empty() {
-        bail!(
-            "{name}: {} blkparse event lines, but no queued (Q) or dispatched (D) read or write with a length; \
-             capture with `blktrace -d DEV` without an action filter that drops Q and D",
-            events.len()
-        );
+
+    fn finish(self, name: &str) -> Result<BlkparseTrace> {
+        if self.events == 0 {
+            return Err(no_events(name));
+        }
+        if self.trace.records.is_empty() {
+            bail!(
+                "{name}: {} blkparse event lines, but no queued (Q) or dispatched (D) read or write with a length; \
+                 capture with `blktrace -d DEV` without an action filter that drops Q and D",
+                self.events
+            );
+        }
+        Ok(self.trace)
     }
-    Ok(BlkparseTrace { records, devices, skipped, bad_times })
+}
+
+fn is_queued(line: &str) -> bool {
+    parse_line(line).is_some_and(|e| e.action == "Q")
+}
+
+/// `parse_blkparse` with device names and the count of skipped events.
+pub fn parse_blkparse_full(text: &str, name: &str) -> Result<BlkparseTrace> {
+    let mut c = Collect::new(text.lines().any(is_queued));
+    text.lines().for_each(|l| c.line(l));
+    c.finish(name)
+}
+
+/// `parse_blkparse_full` of the file at `path`, read line by line twice (is
+/// there a Q event; then the events of the action taken), so memory holds
+/// the records and one line, never the text.
+pub fn read_blkparse_full(path: &Path, name: &str) -> Result<BlkparseTrace> {
+    let mut any_queued = false;
+    super::lines::for_each_in(path, |_, line| {
+        any_queued = line.is_some_and(is_queued);
+        Ok(if any_queued { Next::Stop } else { Next::More })
+    })?;
+    let mut c = Collect::new(any_queued);
+    super::lines::for_each_in(path, |_, line| {
+        line.inspect(|l| c.line(l));
+        Ok(Next::More)
+    })?;
+    c.finish(name)
 }
 
 /// Reads a `blkparse` text file (see the module doc).
 pub fn read_blkparse(path: &Path) -> Result<Vec<TraceRecord>> {
-    let bytes = crate::input_path::read(path, &crate::input_path::TEXT_TRACE)?;
-    parse_blkparse(&String::from_utf8_lossy(&bytes), &path.display().to_string())
+    Ok(read_blkparse_full(path, &path.display().to_string())?.records)
 }
 
 #[cfg(test)]

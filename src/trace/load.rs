@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::input_path::{BINARY_TRACE, TEXT_TRACE};
 
+use super::lines::Next;
 use super::lunmark::{read_full, TraceReader, MAGIC};
 use super::record::TraceRecord;
 
@@ -118,11 +119,26 @@ fn load_as_written(path: &Path, kind: Option<TraceKind>) -> anyhow::Result<Loade
             kind.map_or("", |k| k.name())
         );
     }
-    let bytes = crate::input_path::read(path, &TEXT_TRACE)?;
-    let text = String::from_utf8_lossy(&bytes);
-    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let is_msr = super::msr::looks_like_msr(first);
-    let is_blkparse = || text.lines().any(super::blkparse::looks_like_blkparse);
+    // The text is read line by line (`lines`): the first non-empty line tells
+    // MSR CSV, a scan up to the first event line tells blkparse.
+    let mut first = String::new();
+    super::lines::for_each_in(path, |_, line| {
+        let line = line.unwrap_or("");
+        if line.trim().is_empty() {
+            return Ok(Next::More);
+        }
+        first = line.to_string();
+        Ok(Next::Stop)
+    })?;
+    let is_msr = super::msr::looks_like_msr(&first);
+    let is_blkparse = || -> anyhow::Result<bool> {
+        let mut found = false;
+        super::lines::for_each_in(path, |_, line| {
+            found = line.is_some_and(super::blkparse::looks_like_blkparse);
+            Ok(if found { Next::Stop } else { Next::More })
+        })?;
+        Ok(found)
+    };
     // A format given that the file does not have: say so, and what it looks
     // like, rather than the auto-detection's "neither ... nor ..." message.
     let given_but = |k: TraceKind, looks: Option<TraceKind>| {
@@ -137,15 +153,15 @@ fn load_as_written(path: &Path, kind: Option<TraceKind>) -> anyhow::Result<Loade
             ))
         )
     };
-    if kind == Some(TraceKind::Blkparse) && !is_blkparse() {
+    if kind == Some(TraceKind::Blkparse) && !is_blkparse()? {
         return Err(given_but(TraceKind::Blkparse, is_msr.then_some(TraceKind::Msr)));
     }
-    if kind == Some(TraceKind::Msr) && !is_msr && is_blkparse() {
+    if kind == Some(TraceKind::Msr) && !is_msr && is_blkparse()? {
         return Err(given_but(TraceKind::Msr, Some(TraceKind::Blkparse)));
     }
-    let msr = kind == Some(TraceKind::Msr) || (kind.is_none() && super::msr::looks_like_msr(first));
+    let msr = kind == Some(TraceKind::Msr) || (kind.is_none() && is_msr);
     if msr {
-        let t = super::msr::parse_msr(&text, &name)?;
+        let t = super::msr::read_msr(path, &name)?;
         return Ok(LoadedTrace {
             kind: TraceKind::Msr,
             records: t.records,
@@ -155,7 +171,7 @@ fn load_as_written(path: &Path, kind: Option<TraceKind>) -> anyhow::Result<Loade
             reordered: 0,
         });
     }
-    let t = super::blkparse::parse_blkparse_full(&text, &name)?;
+    let t = super::blkparse::read_blkparse_full(path, &name)?;
     Ok(LoadedTrace {
         kind: TraceKind::Blkparse,
         records: t.records,

@@ -10,6 +10,7 @@
 //! - `load`: a trace file in any of these formats, detected or as given.
 
 pub mod blkparse;
+pub mod lines;
 pub mod load;
 pub mod lunmark;
 pub mod msr;

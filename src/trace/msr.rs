@@ -9,14 +9,16 @@
 //! ```
 //!
 //! `Timestamp` is a Windows FILETIME: 100 ns ticks since 1601-01-01. Times are
-//! kept relative to the first line (a time that goes back is held at the one
-//! before: record order is the access order). `Type` is `Read` or `Write`;
+//! kept relative to the earliest line, each line its own: a line listed after
+//! a later-timed one keeps its time, and the loader sorts the records by time
+//! and counts how many moved (`replay.reordered`), as for blkparse. `Type` is `Read` or `Write`;
 //! anything else is refused, naming the line: the format has no other type.
 //! `Offset` and `Size` are bytes. `ResponseTime` (the recorded service time, in
 //! ticks) is read for checking only. Each `Hostname`/`DiskNumber` pair is a
 //! device, named `host/disk` and numbered in order of first appearance.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use anyhow::{bail, Result};
 
@@ -52,30 +54,37 @@ pub fn looks_like_msr(line: &str) -> bool {
             || (f[0].parse::<u64>().is_ok() && !f[3].is_empty() && f[3].chars().all(|c| c.is_ascii_alphabetic())))
 }
 
-/// Parses MSR Cambridge CSV text (see the module doc); `name` is used in errors.
-pub fn parse_msr(text: &str, name: &str) -> Result<MsrTrace> {
-    let mut devices: Vec<String> = Vec::new();
-    let mut index: HashMap<(String, String), u16> = HashMap::new();
-    let mut records = Vec::new();
+const SHAPE: &str =
+    "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime (for example 128166372003061629,usr,0,Read,7014609920,24576,41286)";
 
-    let shape =
-        "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime (for example 128166372003061629,usr,0,Read,7014609920,24576,41286)";
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
+/// An MSR trace built one line at a time.
+#[derive(Default)]
+struct Collect {
+    devices: Vec<String>,
+    index: HashMap<(String, String), u16>,
+    records: Vec<TraceRecord>,
+}
+
+impl Collect {
+    /// Takes line `line_no` (`None`: longer than any MSR line), or says what is wrong with it.
+    fn line(&mut self, name: &str, line_no: usize, raw: Option<&str>) -> Result<()> {
+        let Some(raw) = raw else {
+            bail!("{name}, line {line_no}: longer than {} KiB, which no MSR Cambridge line is: {SHAPE}", super::lines::MAX_LINE / 1024);
+        };
         let line = raw.trim();
         if line.is_empty() {
-            continue;
+            return Ok(());
         }
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        if records.is_empty() && f.first().is_some_and(|h| h.eq_ignore_ascii_case("timestamp")) {
-            continue;
+        if self.records.is_empty() && f.first().is_some_and(|h| h.eq_ignore_ascii_case("timestamp")) {
+            return Ok(());
         }
         if f.len() != 7 {
-            bail!("{name}, line {line_no}: {} fields where an MSR Cambridge line has 7: {shape}", f.len());
+            bail!("{name}, line {line_no}: {} fields where an MSR Cambridge line has 7: {SHAPE}", f.len());
         }
         let number = |k: usize, what: &str| -> Result<u64> {
             f[k].parse::<u64>()
-                .map_err(|_| anyhow::anyhow!("{name}, line {line_no}: {what} '{}' is not a whole number; the line must read {shape}", f[k]))
+                .map_err(|_| anyhow::anyhow!("{name}, line {line_no}: {what} '{}' is not a whole number; the line must read {SHAPE}", f[k]))
         };
         let ticks = number(0, "Timestamp")?;
         let op = if f[3].eq_ignore_ascii_case("read") {
@@ -90,42 +99,64 @@ pub fn parse_msr(text: &str, name: &str) -> Result<MsrTrace> {
         number(6, "ResponseTime")?;
         let len = u32::try_from(size)
             .map_err(|_| anyhow::anyhow!("{name}, line {line_no}: Size {size} is above the largest transfer lunmark issues (4 GiB)"))?;
-        // The ticks for now: `times_from_ticks` makes them times once all are read.
-        let t_ns = ticks;
-        let key = (f[1].to_string(), f[2].to_string());
-        let target = match index.get(&key) {
+        let target = match self.index.get(&(f[1].to_string(), f[2].to_string())) {
             Some(&t) => t,
             None => {
-                let t = u16::try_from(devices.len()).map_err(|_| anyhow::anyhow!("{name}, line {line_no}: more than 65536 devices"))?;
-                devices.push(format!("{}/{}", key.0, key.1));
-                index.insert(key, t);
+                let t =
+                    u16::try_from(self.devices.len()).map_err(|_| anyhow::anyhow!("{name}, line {line_no}: more than 65536 devices"))?;
+                self.devices.push(format!("{}/{}", f[1], f[2]));
+                self.index.insert((f[1].to_string(), f[2].to_string()), t);
                 t
             }
         };
-        records.push(TraceRecord { t_ns, op, target, offset, len });
+        // The ticks for now: `times_from_ticks` makes them times once all are read.
+        self.records.push(TraceRecord { t_ns: ticks, op, target, offset, len });
+        Ok(())
     }
-    if records.is_empty() {
-        bail!("{name}: no I/O lines; an MSR Cambridge trace has one line per I/O: {shape}");
+
+    fn finish(mut self, name: &str) -> Result<MsrTrace> {
+        if self.records.is_empty() {
+            bail!("{name}: no I/O lines; an MSR Cambridge trace has one line per I/O: {SHAPE}");
+        }
+        let bad_times = times_from_ticks(&mut self.records);
+        Ok(MsrTrace { records: self.records, devices: self.devices, bad_times })
     }
-    let bad_times = times_from_ticks(&mut records);
-    Ok(MsrTrace { records, devices, bad_times })
+}
+
+/// Parses MSR Cambridge CSV text (see the module doc); `name` is used in errors.
+pub fn parse_msr(text: &str, name: &str) -> Result<MsrTrace> {
+    let mut c = Collect::default();
+    for (i, line) in text.lines().enumerate() {
+        c.line(name, i + 1, Some(line))?;
+    }
+    c.finish(name)
+}
+
+/// `parse_msr` of the file at `path`, read line by line (memory holds the
+/// records and one line, never the text).
+pub fn read_msr(path: &Path, name: &str) -> Result<MsrTrace> {
+    let mut c = Collect::default();
+    super::lines::for_each_in(path, |no, line| c.line(name, no, line).map(|_| super::lines::Next::More))?;
+    c.finish(name)
 }
 
 /// Turns the records' ticks (in `t_ns` until now) into nanoseconds from the
-/// first record, each no earlier than the one before it (as the capture
-/// logged them). A record more than a year from the trace's median time is
-/// an absurd time, not an I/O of the capture: skipped, and the count returned.
+/// earliest record, each record keeping its own time: one listed after a
+/// later-timed one is not moved to the time before it (that made a replay
+/// issue it early, and a cache curve see a span that never was); the loader
+/// sorts records by time and counts those that moved (`reordered`). A record
+/// more than a year from the trace's median time is an absurd time, not an
+/// I/O of the capture: skipped, and the count returned.
 fn times_from_ticks(records: &mut Vec<TraceRecord>) -> u64 {
     let mut ticks: Vec<u64> = records.iter().map(|r| r.t_ns).collect();
     ticks.sort_unstable();
     let median = ticks.get(ticks.len() / 2).copied().unwrap_or(0);
+    drop(ticks);
     let before = records.len();
     records.retain(|r| r.t_ns.abs_diff(median) <= YEAR_TICKS);
-    let first = records.first().map_or(0, |r| r.t_ns);
-    let mut last_ns = 0u64;
+    let first = records.iter().map(|r| r.t_ns).min().unwrap_or(0);
     for r in records.iter_mut() {
-        r.t_ns = r.t_ns.saturating_sub(first).saturating_mul(NS_PER_TICK).max(last_ns);
-        last_ns = r.t_ns;
+        r.t_ns = (r.t_ns - first).saturating_mul(NS_PER_TICK);
     }
     (before - records.len()) as u64
 }
@@ -187,9 +218,12 @@ mod tests {
         assert!(e.contains("3 fields"), "{e}");
     }
 
+    /// A line listed after a later-timed one keeps its own time (it was
+    /// moved to the time before it), counted from the earliest line.
     #[test]
-    fn times_never_go_back() {
-        let t = parse_msr("200,a,0,Read,0,512,1\n100,a,0,Read,512,512,1\n", "b.csv").unwrap();
-        assert_eq!(t.records[1].t_ns, t.records[0].t_ns);
+    fn each_line_keeps_its_own_time() {
+        let t = parse_msr("200,a,0,Read,0,512,1\n100,a,0,Read,512,512,1\n300,a,0,Read,0,512,1\n", "b.csv").unwrap();
+        let times: Vec<u64> = t.records.iter().map(|r| r.t_ns).collect();
+        assert_eq!(times, vec![10_000, 0, 20_000]);
     }
 }

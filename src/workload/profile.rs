@@ -287,7 +287,9 @@ fn locate(text: &str, phase: &str, error: &SpecError) -> Option<usize> {
     let field = match error {
         SpecError::Zero { field } | SpecError::TooLarge { field, .. } | SpecError::BadPercent { field, .. } => field.clone(),
         SpecError::SharesNot100 { group, .. } | SpecError::NoLines { group } => format!("group '{group}' share"),
-        SpecError::BadRate { group, .. } | SpecError::BadFollow { group, .. } => format!("group '{group}' follow"),
+        SpecError::BadRate { group, .. } | SpecError::BadFollow { group, .. } | SpecError::BadRatio { group, .. } => {
+            format!("group '{group}' follow")
+        }
         SpecError::BadTargetIndex { group, .. } => format!("group '{group}' targets"),
         _ => return None,
     };

@@ -379,7 +379,7 @@ impl WorkloadSpec {
                 return Err(SpecError::BadFollow { group: g.name.clone(), leader: f.group.clone() });
             }
             if !(f.ratio.is_finite() && f.ratio > 0.0) {
-                return Err(SpecError::BadRate { group: g.name.clone(), value: f.ratio });
+                return Err(SpecError::BadRatio { group: g.name.clone(), leader: f.group.clone(), value: f.ratio });
             }
         }
         for &t in &g.targets {
@@ -491,6 +491,8 @@ pub enum SpecError {
     BadTargetIndex { group: String, index: usize, count: usize },
     #[error("group '{group}': rate {value} is not a positive number of I/Os per second")]
     BadRate { group: String, value: f64 },
+    #[error("group '{group}': follow ratio {value} is not a positive number: the group runs at ratio x the IOPS of '{leader}' (for example ratio = 0.25)")]
+    BadRatio { group: String, leader: String, value: f64 },
     #[error("group '{group}': rate {value:e} is below the lowest rate lunmark paces, {MIN_RATE} I/Os per second (one I/O every 1000 s): give a rate of at least {MIN_RATE}")]
     RateTooLow { group: String, value: f64 },
     #[error("group '{group}': rate {value:e} is above the highest rate lunmark paces, {MAX_RATE:e} I/Os per second: give a lower rate, or none to run as fast as the queue depth allows")]
@@ -602,6 +604,18 @@ pub(crate) mod tests {
         s.groups[0].targets = vec![1];
         let e = s.validate().unwrap_err().to_string();
         assert!(e.contains("there is only 1 target (indexes"), "{e}");
+    }
+
+    /// A follower's ratio of NaN said "rate NaN", a rate the user never gave.
+    #[test]
+    fn a_follow_ratio_that_is_not_a_number_is_named_as_the_ratio() {
+        let mut s = one_line_spec();
+        let mut log = s.groups[0].clone();
+        log.name = "log".into();
+        log.follow = Some(Follow { group: s.groups[0].name.clone(), ratio: f64::NAN });
+        s.groups.push(log);
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("group 'log': follow ratio NaN is not a positive number") && !e.contains("rate NaN"), "{e}");
     }
 
     #[test]

@@ -517,3 +517,25 @@ fn a_closed_stdout_does_not_cost_cache_curve_its_json() {
     assert_eq!(err.trim_end(), "error: the summary was not printed: stdout was closed (broken pipe)");
     assert_eq!(read_json(&json)["rows"].as_array().map(|r| r.len()), Some(3), "the JSON is written all the same");
 }
+
+/// `cache-curve --exact` of a few MSR lines of 4 GiB I/Os at 512-byte blocks
+/// (enough of them to need twice the memory this machine has available)
+/// grew without a word until memory ran out; it is refused at once with its
+/// estimate.
+#[test]
+fn cache_curve_exact_beyond_available_memory_is_refused_with_its_estimate() {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let kib: u64 = meminfo.lines().find(|l| l.starts_with("MemAvailable:")).unwrap().split_whitespace().nth(1).unwrap().parse().unwrap();
+    // 8 M block accesses per 4 GiB line, 64 bytes each: 512 MiB per line.
+    let lines = (kib * 1024 * 2).div_ceil(512 << 20);
+    let dir = shm_dir();
+    let trace = dir.path().join("huge-ios.csv");
+    let text: String = (0..lines).map(|i| format!("{},usr,0,Read,0,4294967295,10\n", 128166372003061629u64 + i)).collect();
+    std::fs::write(&trace, text).unwrap();
+    let out = output_within(lunmark().args(["cache-curve", trace.to_str().unwrap(), "--block-size", "512", "--exact"]), 20);
+    let e = stderr(&out);
+    assert!(!out.status.success(), "{e}");
+    assert!(e.contains("--exact: the trace is") && e.contains("block accesses of 512") && e.contains("MemAvailable"), "{e}");
+    assert!(e.contains("needs about") && e.contains("GiB of memory"), "{e}");
+    assert_eq!(e.matches("error:").count(), 1, "{e}");
+}

@@ -360,3 +360,16 @@ pub fn wait_within(mut child: std::process::Child, secs: u64) -> Output {
     }
     child.wait_with_output().unwrap()
 }
+
+/// The texts of an SVG chart (axis labels, legend, title), trimmed.
+pub fn texts(svg: &str) -> Vec<String> {
+    svg.split("<text").skip(1).filter_map(|t| Some(t.split_once('>')?.1.split("</text>").next()?.trim().to_string())).collect()
+}
+
+/// Markers of one colour in an SVG chart (the legend's one included).
+pub fn markers(svg: &str, fill: &str) -> usize {
+    svg.split("<circle").skip(1).filter(|c| c.split('>').next().unwrap().contains(&format!("fill=\"{fill}\""))).count()
+}
+
+/// The report's chart colours, in the order of its lines.
+pub const COLORS: [&str; 4] = ["#1F77B4", "#FF7F0E", "#2CA02C", "#D62728"];

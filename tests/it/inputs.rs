@@ -338,3 +338,38 @@ fn the_data_settings_are_checked_as_they_apply_flags_over_the_profile() {
     let out = dry(&with_share, &["--dedupe-unit", "3k"]);
     assert!(stderr(&out).contains("error: --dedupe-unit 3k: every write must be made of whole units"), "{}", stderr(&out));
 }
+
+/// `--size 0` named no flag ("size must be greater than 0"); `--idle` with
+/// `--power none` was accepted and its baseline never taken.
+#[test]
+fn a_zero_size_and_an_idle_baseline_without_a_power_source_are_refused() {
+    assert_refused(&[
+        (&["run", "-t", "{dir}/lun", "--size", "0", "--time", "200ms"], "--size 0: the region must hold at least one transfer"),
+        (&["run", "-t", "{dir}/lun", "--size", "0", "--dry-run"], "--size 0"),
+        (
+            &["run", "-t", "mem:16m", "--idle", "1s", "--power", "none", "--time", "200ms"],
+            "--idle 1s: the idle baseline is measured by the power source, and --power none measures none",
+        ),
+        (&["run", "-t", "mem:16m", "--idle", "1s", "--power", "none", "--dry-run"], "--power none measures none"),
+    ]);
+}
+
+/// `--journal` on a run that only reads was accepted and left an empty journal.
+#[test]
+fn a_journal_on_a_run_that_writes_nothing_is_refused() {
+    assert_refused(&[
+        (
+            &["run", "-t", "mem:16m", "--read", "100", "--journal", "{dir}/j", "--time", "200ms"],
+            "/j: the journal records each block's write generation",
+        ),
+        (&["run", "-t", "mem:16m", "--read", "100", "--sweep", "bs=4k,8k", "--journal", "{dir}/j", "--dry-run"], "this run writes nothing"),
+    ]);
+    // A sweep whose one point writes keeps its journal.
+    let dir = shm_dir();
+    let (out, _) = run_in_store(
+        dir.path(),
+        &["run", "-t", "mem:16m", "--sweep", "read=100,50", "--journal", "{dir}/j", "--time", "200ms", "--ramp", "0"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(dir.path().join("j").metadata().unwrap().len() > 0);
+}

@@ -236,6 +236,28 @@ fn the_cache_labs_server_dies_when_lunmark_is_killed() {
     killed_mid_leg(&args, "cache 0%", &[("nbdkit", 1)], false);
 }
 
+/// As an ordinary user (PATH without /usr/sbin, as a user's is), the iSCSI
+/// leg said "tgtd is not installed: apt-get install tgt" of an installed
+/// tgtd, and never that tgtd needs root. The other legs still run.
+#[test]
+fn lab_protocols_as_a_user_says_tgtd_needs_root() {
+    require_root!();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(home.path(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_lunmark")])
+        .args(["lab", "protocols", "--no-store", "--lun-size", "16m", "--bs", "64k", "--read", "100", "--time", "200ms", "--ramp", "0"])
+        .current_dir(home.path())
+        .env("HOME", home.path())
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(all.contains("tgtd (the iSCSI target) needs root"), "{all}");
+    assert!(!all.contains("tgtd is not installed"), "{all}");
+    assert!(all.contains("NBD unix socket"), "the other legs ran: {all}");
+}
+
 /// `lab protocols --targets 2` with a link per TCP leg: four nbdkits (two on
 /// unix sockets, two in the first link's namespace) and a tgtd with two LUNs
 /// (in the second's). Killed while lunmark reads the tgtd, all die with it and

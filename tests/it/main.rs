@@ -40,6 +40,7 @@ mod polling;
 mod power;
 mod rate_spread;
 mod replay;
+mod report_charts;
 mod report_cut;
 mod report_page;
 mod results;

@@ -56,18 +56,6 @@ pub(crate) fn figure<'a>(html: &'a str, id: &str) -> &'a str {
     &rest[..rest.find("</figure>").unwrap()]
 }
 
-/// The texts of a chart (axis labels, legend, title), trimmed.
-fn texts(svg: &str) -> Vec<String> {
-    svg.split("<text").skip(1).filter_map(|t| Some(t.split_once('>')?.1.split("</text>").next()?.trim().to_string())).collect()
-}
-
-/// Markers of one colour in a chart (the legend's one included).
-fn markers(svg: &str, fill: &str) -> usize {
-    svg.split("<circle").skip(1).filter(|c| c.split('>').next().unwrap().contains(&format!("fill=\"{fill}\""))).count()
-}
-
-const COLORS: [&str; 4] = ["#1F77B4", "#FF7F0E", "#2CA02C", "#D62728"];
-
 /// A `qd x bs` sweep: one line per block size and result on the queue-depth
 /// charts with a marker at every queue depth, the workload of every point
 /// stated, human headers, formatted numbers, a readable default name, and a
@@ -372,6 +360,26 @@ fn each_result_states_its_setup_and_its_warnings() {
     assert!(!out.status.success() && stderr(&out).contains("--charts") && stderr(&out).contains("not a directory"), "{}", stderr(&out));
     let empty = with_store(&store, &["report", &id, "-o", html.to_str().unwrap(), "--title", " "]);
     assert!(!empty.status.success() && stderr(&empty).contains("--title is empty"), "{}", stderr(&empty));
+}
+
+/// A label of 1000 characters without a space (the longest lunmark keeps)
+/// pushed the report's tables and figures off the right of the page: it
+/// wraps, and the page fits a 1240 px window and a 700 px one.
+#[test]
+fn an_unbroken_long_label_wraps_inside_the_page() {
+    let dir = shm_dir();
+    let store = dir.path().join("results.db");
+    let label = "L".repeat(1000);
+    let id = measure(&store, &["-t", "mem:16m", "--read", "100", "--time", "300ms", "--ramp", "0", "--label", &label]);
+    let html = dir.path().join("long.html");
+    let out = with_store(&store, &["report", &id, &id, "-o", html.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for width in [1240, 700] {
+        let (fits, elements) = layout(&html, width);
+        assert!(fits, "at {width} px the page is wider than the window: {elements:?}");
+        let off: Vec<_> = elements.iter().filter(|e| !e.2).collect();
+        assert!(off.is_empty(), "at {width} px, off the page and not scrolling: {off:?}");
+    }
 }
 
 /// A lab's targets sweep gets the papers' port figures in the report: IOPS,

@@ -423,6 +423,11 @@ fn a_closed_stdout_ends_listing_quietly_and_a_run_still_saves() {
     let new_id = saved.split_whitespace().nth(2).unwrap();
     let list = stdout(&s.run(&["results", "list"]));
     assert!(list.contains(&id) && list.contains(new_id), "the run with a closed stdout was not saved: {list}");
+
+    // With --json -, what stdout lost is the JSON result (the summary went to stderr); it said "the summary".
+    let (err, _) = closed_stdout_in(&s, &["run", "-t", "mem:16m", "--time", "300ms", "--ramp", "0", "--json", "-"]);
+    assert!(err.contains("error: the JSON result was not printed: stdout was closed (broken pipe)"), "{err}");
+    assert!(!err.contains("the summary was not printed"), "{err}");
 }
 
 /// Runs lunmark, killing it (by its own handle) if it has not ended in 20 s.
@@ -512,4 +517,19 @@ fn a_multi_result_export_imports_back() {
     let again = other.run(&["results", "import", file.to_str().unwrap()]);
     assert_eq!(again.status.code(), Some(1));
     assert!(stderr(&again).contains(&format!("result {a} (result [0]) is already in")), "{}", stderr(&again));
+}
+
+/// Two results with no point in common (one a `qd` sweep, one a plain run):
+/// `compare` compared nothing and exited 0; it is an error naming the points.
+#[test]
+fn compare_with_no_point_in_common_fails_and_says_why() {
+    let s = Store::new();
+    let common = ["-t", "mem:16m", "--read", "100", "--time", "200ms", "--ramp", "0"];
+    let a = s.measure(&[&common[..], &["--sweep", "qd=1,2"]].concat());
+    let b = s.measure(&common);
+    let out = s.run(&["compare", &a, &b, "--force"]);
+    assert!(!out.status.success(), "exit 0 with nothing compared:\n{}", stdout(&out));
+    let e = stderr(&out);
+    assert!(e.contains("no point is in every result, so nothing was compared") && e.contains("qd=1 (not in every result)"), "{e}");
+    assert_eq!(e.matches("error").count(), 1, "{e}");
 }

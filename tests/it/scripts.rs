@@ -337,3 +337,19 @@ fn lab_cache_does_not_print_the_path_of_a_trace_it_deletes() {
     assert!(!stderr(&out).contains("recorded in"), "{}", stderr(&out));
     assert_lab_left_nothing(labs.path());
 }
+
+/// `--dry-run --json -` said "json to stdout" and printed the plan as text
+/// there: a script piping it to a JSON parser failed. The plan is JSON on
+/// stdout (each point's values and workload), the text on stderr.
+#[test]
+fn a_dry_run_with_json_to_stdout_prints_the_plan_as_json() {
+    let out = run(&["run", "-t", "mem:16m", "--read", "100", "--sweep", "qd=1,4", "--json", "-", "--dry-run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(&out)));
+    assert_eq!(plan["dry_run"], true);
+    let points = plan["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    assert_eq!((points[0]["params"]["qd"].as_u64(), points[1]["params"]["qd"].as_u64()), (Some(1), Some(4)));
+    assert_eq!(points[1]["workload"]["groups"][0]["qd"], 4);
+    assert!(stderr(&out).contains("point 2/2: qd=4") && stderr(&out).contains("this dry run's plan as JSON on stdout"), "{}", stderr(&out));
+}

@@ -144,6 +144,7 @@ fn refuse_for_plan(args: &RunArgs, plan: &run::RunPlan, cluster: &dyn run::clust
         );
     }
     refuse_unused_engine_flags(args, plan)?;
+    refuse_a_journal_without_writes(args, plan)?;
     if let (Some(s), Some(_)) = (&plan.search, cluster.facts()) {
         anyhow::bail!(
             "--sla {}: under MPI each rank would search on its own and the ranks would part ways; a search across hosts is not supported yet: run it on one host",
@@ -162,11 +163,12 @@ fn dry_run(args: &RunArgs, ready: &run::ReadyPlan, ctx: &RunContext, store_flag:
     let plan = ready.plan();
     let link = &ctx.link;
     let store = ResultStore::choose(args, store_flag)?;
-    crate::tprint!("{}", crate::lab::plan_view::describe(plan));
+    let escape = crate::report::escape::terminal;
+    let mut text = escape(&crate::lab::plan_view::describe(plan));
     if let Some(m) = ctx.cluster.get().facts() {
-        println!(
+        text += &format!(
             "mpi: {} on {} ({}), {}; each rank runs this plan on its own targets (above: rank 0's), \
-             every point starts after a barrier, rank 0 writes the merged result",
+             every point starts after a barrier, rank 0 writes the merged result\n",
             crate::units::counted(m.ranks, "rank"),
             crate::units::counted(m.hosts.len() as u64, "host"),
             m.hosts.join(", "),
@@ -174,39 +176,81 @@ fn dry_run(args: &RunArgs, ready: &run::ReadyPlan, ctx: &RunContext, store_flag:
         );
     }
     if let Some(s) = &plan.search {
-        crate::tprint!("{}", report::search_text::describe(s, search_step_time(plan)));
+        text += &escape(&report::search_text::describe(s, search_step_time(plan)));
     }
     if let Some(c) = &plan.curve {
-        crate::tprint!("{}", report::curve_text::describe(c, search_step_time(plan)));
+        text += &escape(&report::curve_text::describe(c, search_step_time(plan)));
     }
-    println!("{}", run::resources::describe(plan, ctx.resource_extras()));
-    crate::tprint!("{}", super::request_text::render(ctx, plan, store.path()));
+    text += &format!("{}\n", run::resources::describe(plan, ctx.resource_extras()));
+    text += &escape(&super::request_text::render(ctx, plan, store.path()));
     if let Some(link) = link {
-        println!("{}", link.describe());
+        text += &format!("{}\n", link.describe());
     }
+    let (json, shape) = args.json_output();
     if args.output_format.is_some() || args.json.is_some() {
-        let (json, shape) = args.json_output();
         let what = if shape == JsonShape::Fio { "fio-json (fio's JSON shape)" } else { "json (the result model)" };
-        match json.as_deref() {
-            None => println!("output: the summary only (no JSON)"),
-            Some("-") => println!("output: {what} to stdout, the summary on stderr"),
-            Some(file) => println!("output: {what} to {file}, the summary on stdout"),
-        }
+        text += &match json.as_deref() {
+            None => "output: the summary only (no JSON)\n".to_string(),
+            Some("-") if shape != JsonShape::Fio => {
+                format!("output: {what} to stdout, the summary on stderr; this dry run's plan as JSON on stdout\n")
+            }
+            Some("-") => format!("output: {what} to stdout, the summary on stderr\n"),
+            Some(file) => format!("output: {what} to {file}, the summary on stdout\n"),
+        };
     }
     if let Some(log) = &args.hdr_log {
-        println!(
-            "hdr log: {} (an HdrHistogram interval log, one histogram a second per operation, replaced after each point)",
+        text += &format!(
+            "hdr log: {} (an HdrHistogram interval log, one histogram a second per operation, replaced after each point)\n",
             log.display()
         );
     }
     if args.detail {
-        println!("detail: each worker's and each target's figures are printed beside the summary (--detail)");
+        text += "detail: each worker's and each target's figures are printed beside the summary (--detail)\n";
     }
-    let (json, _) = args.json_output();
     for line in args.telemetry(json.as_deref()).describe()? {
-        println!("{line}");
+        text += &format!("{line}\n");
+    }
+    // The result model to stdout: a script reading it gets JSON from the dry
+    // run too (the plan), and the text goes where the run's summary would, to
+    // stderr. (fio-json's readers expect fio's shape, which a plan has not.)
+    let plan_as_json = json.as_deref() == Some("-") && shape != JsonShape::Fio;
+    if plan_as_json {
+        crate::ewrite!("{text}");
+        println!("{}", plan_json(plan));
+    } else {
+        print!("{text}");
     }
     Ok(exit::OK)
+}
+
+/// The plan a dry run shows, as JSON: each point's sweep values and its
+/// workload (as a result records it), repeats, profile and warnings.
+fn plan_json(plan: &crate::run::RunPlan) -> String {
+    let points: Vec<serde_json::Value> =
+        plan.points.iter().map(|p| serde_json::json!({ "params": p.params, "workload": p.spec })).collect();
+    let value = serde_json::json!({
+        "dry_run": true,
+        "profile": plan.profile,
+        "repeat": plan.repeat,
+        "points": points,
+        "warnings": plan.warnings,
+    });
+    serde_json::to_string_pretty(&value).unwrap_or_default()
+}
+
+/// `--journal` records the generation of each block a run writes: on a run
+/// that writes nothing it would be accepted and stay empty, so it is refused
+/// (a replay's writes are the trace's, known only as it runs: not judged).
+fn refuse_a_journal_without_writes(args: &RunArgs, plan: &crate::run::RunPlan) -> Result<()> {
+    let Some(journal) = &args.journal else { return Ok(()) };
+    if plan.replay.is_none() && plan.points.iter().all(|p| p.spec.write_sizes().is_empty()) {
+        anyhow::bail!(
+            "--journal {}: the journal records each block's write generation for `lunmark verify`, and this run writes nothing \
+             (every point only reads or trims); drop --journal, or give a workload that writes (--read below 100)",
+            journal.display()
+        );
+    }
+    Ok(())
 }
 
 /// One step's time of a search or a curve: its ramp and measured time, times the repeats
@@ -403,9 +447,9 @@ fn emit(result: &RunResult, json: Option<&str>, shape: JsonShape, detail: bool, 
     match json {
         Some("-") => {
             crate::ewrite!("{table}");
-            super::print_out(&shape.render(result))
+            super::print_out(&shape.render(result), "the JSON result")
         }
-        _ => super::print_out(&table),
+        _ => super::print_out(&table, "the summary"),
     }
 }
 

@@ -243,7 +243,7 @@ impl RunArgs {
             align: self.align.as_deref().map(parse_size).transpose().context("--align")?,
             run,
             ramp: self.ramp.as_deref().map(parse_duration).transpose().context("--ramp")?,
-            size: self.size.as_deref().map(parse_size).transpose().context("--size")?,
+            size: self.size.as_deref().map(parse_size).transpose().context("--size")?.map(region_size).transpose()?,
             offset: self.offset.as_deref().map(parse_size).transpose().context("--offset")?,
             seed: self.seed,
             engine: self.engine,
@@ -588,6 +588,15 @@ impl RunArgs {
 
 /// The cache block without --cache-block.
 pub(in crate::cli) const DEFAULT_CACHE_BLOCK: &str = "4k";
+
+/// Refuses `--size 0` naming the flag (the workload's own check says only
+/// "size must be greater than 0").
+fn region_size(size: crate::units::Bytes) -> Result<crate::units::Bytes> {
+    if size.0 == 0 {
+        anyhow::bail!("--size 0: the region must hold at least one transfer (for example --size 1g); leave --size out to use the whole of an existing file or device");
+    }
+    Ok(size)
+}
 
 /// Refuses a --power-log that is not a readable regular file before anything
 /// runs: it is read after each point, and a missing one only gave "power: not

@@ -115,8 +115,8 @@ pub const SOURCES: &[&str] = &["auto", "rapl", "ipmi", "cmd", "log", "none"];
 
 impl PowerRequest {
     /// Refuses, before anything runs, a request the run could only turn into a
-    /// null figure: an unknown source name (a typo), or `cmd` and `log` without
-    /// the command or file they read.
+    /// null figure: an unknown source name (a typo), `cmd` and `log` without
+    /// the command or file they read, or an idle baseline with no source.
     pub fn check(&self) -> Result<(), String> {
         match self.source.as_deref() {
             Some(s) if !SOURCES.contains(&s) => Err(format!(
@@ -128,6 +128,12 @@ impl PowerRequest {
             )),
             Some("cmd") if self.command.is_none() => Err("--power cmd needs --power-cmd 'COMMAND' (a command that prints watts)".into()),
             Some("log") if self.log.is_none() => Err("--power log needs --power-log FILE (a CSV of timestamp,watts)".into()),
+            // An idle baseline is a power measurement: with no source it would be waited out and never taken.
+            Some("none") if self.idle.is_some() => Err(format!(
+                "--idle {:?}: the idle baseline is measured by the power source, and --power none measures none; \
+                 drop --idle, or choose a source with --power (auto, rapl, ipmi, cmd, log)",
+                self.idle.unwrap_or_default()
+            )),
             _ => Ok(()),
         }
     }

@@ -61,7 +61,7 @@ fn err(e: impl std::fmt::Display) -> String {
 }
 
 /// Axis numbers people read at a glance: 3.5M, 120k, 42, 0.25.
-fn compact(v: &f64) -> String {
+pub fn compact(v: &f64) -> String {
     let a = v.abs();
     if a >= 1e6 {
         format!("{:.1}M", v / 1e6)

@@ -3,7 +3,8 @@
 //! do, like `fcoe-mix` and `line-rate`), else by point; lines against
 //! outstanding I/Os where points sweep the queue depth (one line per result
 //! and per other setting, so a `qd x bs` sweep draws every point); latency
-//! percentiles of every point on a nines axis; per-second IOPS and p99 of each
+//! percentiles of every point on a nines axis; IOPS and MB/s against the
+//! one setting separate results differ in (`across`); per-second IOPS and p99 of each
 //! point. Pure: results in, SVG text out.
 
 use crate::report::charts::{self, Chart, Marks, Series};
@@ -377,6 +378,7 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
         cats.chart(results, "mbps", "Throughput", "MB/s (10^6 bytes per second)", "mbps"),
     ]);
     out.extend(qd_charts(results, &names));
+    out.extend(crate::report::page::across::charts(results, &names));
     out.extend(cache_charts(results));
     out.extend(crate::report::page::study_figures::charts(results, &names));
     out.extend(percentile_overlays(results, &names));

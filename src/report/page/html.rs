@@ -10,10 +10,13 @@ use crate::results::model::RunResult;
 
 use crate::report::escape::html as escape;
 
-const STYLE: &str = "body{font-family:sans-serif;margin:24px auto;padding:0 16px;color:#222;max-width:1200px}\
+// Text outside tables breaks anywhere a word is too long for the page (a
+// label of 1000 characters without a space); inside them, only where a word
+// must break (a table too wide scrolls in its .scroll box instead).
+const STYLE: &str = "body{font-family:sans-serif;margin:24px auto;padding:0 16px;color:#222;max-width:1200px;overflow-wrap:anywhere}\
      .scroll{overflow-x:auto;max-width:100%}\
      table{border-collapse:collapse;margin:12px 0;font-size:13px;max-width:100%}\
-     th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top}\
+     th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top;overflow-wrap:break-word}\
      th{background:#f0f0f0;font-weight:600}td.n{white-space:nowrap;font-variant-numeric:tabular-nums}\
      td.l,th.l{text-align:left;overflow-wrap:break-word}td.w{min-width:16em}\
      figure{margin:18px 0}figure svg{max-width:100%;height:auto;display:block}figcaption{font-size:13px;color:#555}\

@@ -1,11 +1,13 @@
 //! The report page a user pastes into a document: HTML and Markdown, their tables, figures and SVG charts.
 
+pub mod across;
 pub mod charts;
 pub mod curve;
 pub mod figures;
 pub mod html;
 pub mod markdown;
 pub mod ranks;
+pub mod raster;
 pub mod report_compare;
 pub mod report_meta;
 pub mod report_tables;
