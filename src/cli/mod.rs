@@ -9,6 +9,7 @@ pub mod compare;
 pub mod fio_names;
 pub mod flag_reference;
 pub mod hdr_log;
+pub mod held_signals;
 pub mod keep;
 pub mod lab;
 pub mod live_view;

@@ -81,6 +81,8 @@ pub fn execute(args: ReportArgs, store_flag: Option<&std::path::Path>) -> Result
     };
     // The page, and with md the SVGs beside it: every path is judged before any is written.
     let page = output_path::check("-o/--output", &args.output, Mode::Replace)?;
+    // A stop while the files are written waits for the last: charts never stand without their page.
+    let held = super::held_signals::hold();
     match args.format.as_str() {
         "html" => page.replace_with(html::html(&refs, &text).as_bytes())?,
         "md" => {
@@ -101,6 +103,7 @@ pub fn execute(args: ReportArgs, store_flag: Option<&std::path::Path>) -> Result
     for (file, bytes) in &chart_files {
         file.replace_with(bytes)?;
     }
+    drop(held);
     if let Some(dir) = &args.charts {
         let formats: Vec<&str> = args.charts_format.iter().map(|f| if *f == ChartFormat::Svg { "SVG" } else { "PNG" }).collect();
         let charts = chart_files.len() / args.charts_format.len().max(1);

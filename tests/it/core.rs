@@ -105,7 +105,7 @@ fn bad_input_gets_a_clear_message_and_a_nonzero_exit() {
     let dir = shm_dir();
     let f = dir.path().join("f.dat");
     let f = f.to_str().unwrap();
-    assert_rejected(&["run", "-t", f, "--size", "0"], &["size must be greater than 0"]);
+    assert_rejected(&["run", "-t", f, "--size", "0"], &["--size 0", "at least one transfer"]);
     assert_rejected(&["run", "-t", "mem:16m", "--read", "150"], &["--read", "'150'", "0 to 100"]);
     // A choice flag's value is checked where the command line is read: a usage error (2) naming the flag.
     for (args, expect) in [

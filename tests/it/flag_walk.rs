@@ -82,6 +82,12 @@ const SAMPLES: &[Sample] = &[
     s("report", "title", &["--title", "A title"]),
     s("report", "note", &["--note", "A note"]),
     s("report", "charts", &["--charts", "{out}"]),
+    Sample {
+        command: "report",
+        flag: "charts-format",
+        base: Some(&["{ID_A}", "-o", "{out}/r.html", "--charts", "{out}"]),
+        args: &["--charts-format", "svg"],
+    },
     // The walk's results have no repeats: refused, as there is no picked run to compare.
     s("compare", "pick", &["--pick"]),
     // A copy of the target with a block zeroed: read instead of the target, it is found corrupt.
