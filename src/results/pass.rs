@@ -151,7 +151,13 @@ fn check(c: &Criterion, summary: &Summary, groups: &[GroupSummary]) -> Check {
             return fail(None, format!("{what} completed in the measured interval: there is no latency to judge"));
         }
         let upper = matches!(c.cmp, Cmp::Lt | Cmp::Le);
-        if let Some(ms) = summary.oldest_in_flight_ms.filter(|ms| upper && ms * 1e3 > c.limit) {
+        let in_flight = summary.in_flight_at_end;
+        let stat = match c.measure {
+            Measure::Latency { stat, .. } => stat.key,
+            Measure::Figure(_) => "",
+        };
+        let broken = |ms: &f64| upper && straggler_breaks(stat, lat, in_flight, ms * 1e3, c.limit);
+        if let Some(ms) = summary.oldest_in_flight_ms.filter(broken) {
             return fail(
                 Some(value.max(ms * 1e3)),
                 format!(
@@ -169,6 +175,30 @@ fn check(c: &Criterion, summary: &Summary, groups: &[GroupSummary]) -> Check {
         Cmp::Ge => value >= c.limit,
     };
     Check { criterion: c.text.clone(), value: Some(value), unit: unit.into(), passed, note: None }
+}
+
+/// Whether the I/Os still in flight at the end (the oldest for `oldest_us`)
+/// surely break an upper bound `limit` on statistic `stat`, whatever they
+/// take to complete: the maximum, once the oldest is past it; the mean, once
+/// the oldest's age alone lifts the mean over it; a percentile, only when one
+/// I/O is more than the share of I/Os above that percentile (a straggler
+/// among thousands cannot move a p99). The minimum is not touched.
+fn straggler_breaks(stat: &str, lat: &LatencyStats, in_flight: u64, oldest_us: f64, limit: f64) -> bool {
+    if oldest_us <= limit || in_flight == 0 {
+        return false;
+    }
+    let all = (lat.count + in_flight) as f64;
+    let tail = |p: f64| 1.0 > (1.0 - p) * all;
+    match stat {
+        "max" => true,
+        "mean" => (lat.mean * lat.count as f64 + oldest_us) / all > limit,
+        "p50" => tail(0.5),
+        "p90" => tail(0.9),
+        "p99" => tail(0.99),
+        "p99_9" => tail(0.999),
+        "p99_99" => tail(0.9999),
+        _ => false,
+    }
 }
 
 fn by_op(l: &LatencyByOp, op: LatOp) -> &LatencyStats {
@@ -251,6 +281,14 @@ mod tests {
         assert!(v.checks[0].note.as_deref().unwrap().contains("oldest already for 2000 ms"));
         assert!(v.checks[1].passed, "a bound above the stall's age still holds");
         assert!(v.checks[2].passed, "a lower bound is not broken by a slow I/O");
+
+        // One straggler among 100 I/Os cannot move a p90 (it is within the 10% above it), but lifts a mean of 0.9 ms to 20 ms;
+        // among 10 completed it is more than the 1% above a p99.
+        let v = judge(&parse("read_lat_p90<50ms,read_lat_avg<10ms").unwrap(), &s, &[]);
+        assert!(v.checks[0].passed, "{:?}", v.checks[0]);
+        assert!(!v.checks[1].passed, "2 s over 103 I/Os lifts the mean to 20 ms: {:?}", v.checks[1]);
+        s.latency_us.read.count = 10;
+        assert!(!judge(&parse("read_lat_p99<50ms").unwrap(), &s, &[]).passed);
 
         // Nothing in flight: the measured value decides, as before.
         s.oldest_in_flight_ms = None;
