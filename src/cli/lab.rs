@@ -131,6 +131,18 @@ pub fn execute(study: Study, store_flag: Option<&std::path::Path>) -> Result<i32
 
 type JsonOut = Option<crate::output_path::Destination>;
 
+/// The profile `lab cache` runs: `--profile NAME` or the positional PROFILE
+/// (not both, unless they agree), jetstress otherwise.
+fn cache_profile(a: &CacheArgs) -> Result<String> {
+    match (&a.profile_name, &a.run.profile) {
+        (Some(flag), Some(given)) if flag != given => {
+            anyhow::bail!("lab cache: the profile is given twice, '{given}' and --profile {flag}: give one")
+        }
+        (Some(name), _) | (None, Some(name)) => Ok(name.clone()),
+        (None, None) => Ok("jetstress".into()),
+    }
+}
+
 /// `lab protocols`: the workload over each protocol's targets, one row a leg.
 fn protocols(mut a: ProtocolsArgs, json: JsonOut, store_flag: Option<&std::path::Path>) -> Result<i32> {
     if a.profile_name.is_some() {
@@ -271,7 +283,7 @@ fn cache(mut a: CacheArgs, json: JsonOut, store_flag: Option<&std::path::Path>) 
     if let Some(d) = &a.run.dist {
         d.parse::<crate::workload::dist::Distribution>().map_err(|e| anyhow::anyhow!("--dist: {e}"))?;
     }
-    a.run.profile = Some(a.profile_name.clone().unwrap_or_else(|| "jetstress".into()));
+    a.run.profile = Some(cache_profile(&a)?);
     // A skewed stream unless --dist says otherwise (README: why zipf 0.9).
     a.run.dist = Some(a.run.dist.clone().unwrap_or_else(|| crate::lab::cache::DEFAULT_DIST.into()));
     // The cache of every size, from --cache-mode, --cache-dev and --cache-block;

@@ -1660,6 +1660,11 @@ fn latency_target(set: &Settings, problems: &mut Problems, notes: &mut Notes) ->
         return None;
     };
     let target = crate::workload::fio_job::parse_time(v, Duration::from_micros(1)).map_err(|m| problems.push(s, m, false)).ok()?;
+    if target.is_zero() {
+        // fio's default: no search. Its companions then shape nothing either.
+        notes.push("latency_target=0: fio's default, no latency search: the job runs at its iodepth".into());
+        return None;
+    }
     let stat = match set.value("latency_percentile") {
         None => "max",
         Some((p, v)) => match v.trim().trim_end_matches('%').parse::<f64>().ok().and_then(|x| BOUNDED.iter().find(|b| b.0 == x)) {

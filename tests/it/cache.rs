@@ -390,7 +390,19 @@ fn lab_cache_refuses_size_unitless_delays_and_repeated_sizes() {
         (&["lab", "cache", "--write-delay", "2", "--dry-run"], "--write-delay: '2' has no unit"),
         (&["lab", "cache", "--cache-sizes", "10,10", "--dry-run"], "--cache-sizes 10,10: 10% is given twice"),
         (&["lab", "cache", "--cache-sizes", "0,25,25%", "--dry-run"], "25% is given twice"),
+        (&["lab", "cache", "quick", "--profile", "oltp-db", "--dry-run"], "the profile is given twice, 'quick' and --profile oltp-db"),
     ]);
+    // The profile named as PROFILE runs, as --profile's does (it was taken for jetstress).
+    for how in [&["quick"][..], &["--profile", "quick"][..]] {
+        let out = lunmark()
+            .env_remove("LUNMARK_STORE")
+            .args(["lab", "cache", "--cache-sizes", "0,10", "--lun-size", "8m", "--dry-run"])
+            .args(how)
+            .output()
+            .unwrap();
+        let text = stdout(&out);
+        assert!(out.status.success() && !text.contains("group 'log'") && text.contains("phase=4k-randread"), "{how:?}: {text}");
+    }
     // With a unit the delay applies, as the dry run shows.
     let out = lunmark()
         .env_remove("LUNMARK_STORE")

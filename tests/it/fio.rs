@@ -881,6 +881,12 @@ fn latency_target_maps_onto_the_knee_search() {
     std::fs::write(&job, format!("[j]\nfilename={d}/f.dat\nsize=1m\nrw=randread\nlatency_window=1s\n")).unwrap();
     let out = run(&["run", "--fio", job.to_str().unwrap(), "--dry-run", "--no-store"]);
     assert!(stderr(&out).contains("latency_window shapes fio's latency_target search: add latency_target=TIME"), "{}", stderr(&out));
+    // latency_target=0 is fio's default, no search: the job runs at its iodepth.
+    std::fs::write(&job, format!("[j]\nfilename={d}/f.dat\nsize=1m\nrw=randread\nioengine=io_uring\niodepth=8\nlatency_target=0\n"))
+        .unwrap();
+    let out = run(&["run", "--fio", job.to_str().unwrap(), "--dry-run", "--no-store"]);
+    let text = stdout(&out);
+    assert!(out.status.success() && !text.contains("knee search") && text.contains("latency_target=0: fio's default"), "{text}");
 }
 
 /// fio's `percentile_list` chooses the latency percentiles reported: the
