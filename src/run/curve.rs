@@ -75,7 +75,7 @@ fn curve_point(base: &PlannedPoint, pct: Option<f64>, rate: Option<f64>) -> Resu
 /// until one breaks the stop bounds or does not complete.
 pub fn execute(plan: &RunPlan, spec: &CurveSpec, observer: &mut dyn RunObserver, run_part: &mut RunPart) -> Result<RunResult> {
     observer.started(plan);
-    let mut gather = Gathering { so_far: None, inner: observer };
+    let mut gather = Gathering::new(observer, Some(spec.pcts.len() + 1));
     let mut points: Vec<CurvePoint> = Vec::new();
     let mut max_iops = 0.0;
     let mut ended = String::from("every percentage ran");

@@ -56,6 +56,7 @@ pub struct StreamCounts {
     pub dropped: AtomicU64,
 }
 
+#[derive(Clone, Copy, Debug)]
 pub struct SecondFigures {
     pub iops: f64,
     pub mbps: f64,

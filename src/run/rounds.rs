@@ -26,9 +26,16 @@ use crate::workload::{AccessLine, RunLength, WorkerGroup, WorkloadSpec};
 pub(super) struct Gathering<'a> {
     pub(super) so_far: Option<RunResult>,
     pub(super) inner: &'a mut dyn RunObserver,
+    /// The points the whole run plans, when known (a curve's); otherwise the
+    /// live figures count the points so far (a knee search's steps, rounds).
+    pub(super) planned: Option<usize>,
 }
 
-impl Gathering<'_> {
+impl<'a> Gathering<'a> {
+    pub(super) fn new(inner: &'a mut dyn RunObserver, planned: Option<usize>) -> Gathering<'a> {
+        Gathering { so_far: None, inner, planned }
+    }
+
     pub(super) fn merged(&self, part: &RunResult) -> RunResult {
         match &self.so_far {
             None => part.clone(),
@@ -51,8 +58,23 @@ impl Gathering<'_> {
 }
 
 impl RunObserver for Gathering<'_> {
-    fn tick(&mut self, figures: &super::live::LiveFigures<'_>) {
-        self.inner.tick(figures);
+    /// A part's point is told as the whole run's: point 3 of a curve is not
+    /// "point 1 of 1" of its part (the live line, --live-json, the metrics).
+    fn tick(&mut self, f: &super::live::LiveFigures<'_>) {
+        let done = self.so_far.as_ref().map_or(0, |r| r.points.len());
+        let point = done + f.point;
+        let figures = super::live::LiveFigures {
+            point,
+            points: self.planned.unwrap_or(done + f.points).max(point),
+            label: f.label,
+            phase: f.phase,
+            elapsed: f.elapsed,
+            total: f.total,
+            second: f.second,
+            stall: f.stall.clone(),
+            measured: f.measured,
+        };
+        self.inner.tick(&figures);
     }
     fn point_finished(&mut self, result: &RunResult) {
         let m = self.merged(result);
@@ -231,7 +253,7 @@ pub fn execute(
         }
     }
     observer.started(plan);
-    let mut gather = Gathering { so_far: None, inner: observer };
+    let mut gather = Gathering::new(observer, None);
     let mut run = |points: Vec<super::PlannedPoint>, gather: &mut Gathering| -> Result<Status> {
         let part = run_part(sub_plan(plan, points), gather)?;
         let merged = gather.merged(&part);

@@ -98,7 +98,7 @@ pub fn execute(
     let base = &plan.points[0];
     let workers: u32 = base.spec.groups.iter().map(|g| g.workers).sum();
     observer.started(plan);
-    let mut gather = Gathering { so_far: None, inner: observer };
+    let mut gather = Gathering::new(observer, None);
     let mut tried: Vec<(u32, bool)> = Vec::new();
     let mut steps: Vec<SearchPoint> = Vec::new();
     let mut status = Status::Completed;

@@ -86,6 +86,36 @@ fn live_json_lines_hold_the_stored_intervals_figures() {
     }
 }
 
+/// A load curve runs each point as a part of its own: the live lines number
+/// them as the run's points (1, 2, 3 of 3), not each as "point 1 of 1".
+#[test]
+fn live_json_numbers_a_curves_points_as_the_runs() {
+    let dir = shm_dir();
+    let live = dir.path().join("live.jsonl");
+    let out = run(&[
+        "run",
+        "-t",
+        "mem:16m",
+        "--bs",
+        "4k",
+        "--ramp",
+        "0",
+        "--time",
+        "1s",
+        "--curve",
+        "50,100",
+        "--quiet",
+        "--no-store",
+        "--live-json",
+        live.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&std::fs::read_to_string(&live).unwrap());
+    let seen: std::collections::BTreeSet<(u64, u64)> =
+        lines.iter().filter(|l| l["kind"] == "point").map(|l| (l["point"].as_u64().unwrap(), l["points"].as_u64().unwrap())).collect();
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![(1, 3), (2, 3), (3, 3)], "{lines:?}");
+}
+
 /// Two targets, one worker each (a profile's worker_per_target), --detail:
 /// each measured second has a line per target whose I/Os add up to the
 /// point's, and over the point each target's lines add up to the I/Os the
@@ -180,6 +210,8 @@ fn a_pipe_nobody_reads_drops_lines_and_the_run_ends_on_time() {
     assert!(lines >= 4 * 17, "{lines}");
     // The queue holds 64 lines, the writer blocked in its first write one more.
     assert!(dropped >= lines - 65, "{lines} lines, {dropped} dropped");
+    // And the user is told, not only the result.
+    assert!(stderr(&out).contains(&format!("--live-json dropped {dropped} of {lines} lines")), "{}", stderr(&out));
 }
 
 /// A reader that takes the first line and closes the pipe: the run goes on

@@ -10,6 +10,8 @@ use request::refuse_unused_engine_flags;
 
 use std::path::PathBuf;
 
+use std::sync::atomic::Ordering;
+
 use anyhow::Result;
 
 use super::exit;
@@ -123,7 +125,16 @@ pub fn execute_with(
     ctx.live_json = telemetry.counts.clone();
     let print = Print::Summary { detail: args.detail };
     let kept = measure_and_keep_as(&ready, &ctx, json.as_deref(), shape, &store, print, Some(&mut telemetry));
+    let counts = telemetry.counts.clone();
     let hdr_log_failed = telemetry.close();
+    if let Some(c) = counts {
+        let (lines, dropped) = (c.lines.load(Ordering::Relaxed), c.dropped.load(Ordering::Relaxed));
+        if dropped > 0 {
+            crate::ewriteln!(
+                "note: --live-json dropped {dropped} of {lines} lines: its reader fell behind or went away, and the run did not wait for it"
+            );
+        }
+    }
     let kept = kept?;
     let mut unwritten = !write_fio_logs(&kept.result, &fio_logs);
     if let Some(e) = hdr_log_failed {
