@@ -263,9 +263,11 @@ pub fn curve_rows(
     rows.into_iter().zip(predict(model, &points)).map(|(row, p)| CurveRow { prediction: Some(p), ..row }).collect()
 }
 
-/// The terminal form of a report (report::cache_curve_table renders it).
+/// The terminal form of a report (report::terminal::cache_curve_table renders it).
 pub fn render(r: &CurveReport) -> String {
-    use crate::report::cache_curve_table::{self as table, CurveMethod, CurveTable, CurveTableRow, LatencyInputs, PredictedFigures};
+    use crate::report::terminal::cache_curve_table::{
+        self as table, CurveMethod, CurveTable, CurveTableRow, LatencyInputs, PredictedFigures,
+    };
     let view = CurveTable {
         trace: &r.trace,
         format: r.format,

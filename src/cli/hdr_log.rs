@@ -2,7 +2,7 @@
 //! point and at the end from the result as it stands (through `output_path`:
 //! a reader never sees half a file), so a long sweep's log is readable while
 //! it runs. The log is the result's per-second histograms as they are stored
-//! (`report::hdr_log`); a failure to write it is said once, at the end, and
+//! (`report::export::hdr_log`); a failure to write it is said once, at the end, and
 //! never stops the run.
 
 use crate::output_path::OutputFile;
@@ -24,7 +24,7 @@ impl HdrLogWriter {
         // A later write that succeeds leaves the whole log: only the last failure matters.
         self.failed = self
             .out
-            .replace_with(crate::report::hdr_log::render(result).as_bytes())
+            .replace_with(crate::report::export::hdr_log::render(result).as_bytes())
             .err()
             .map(|e| format!("could not write the HDR histogram log: {e}"));
     }

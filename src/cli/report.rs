@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::exit;
 use crate::output_path::{self, Mode, OutputFile};
-use crate::report::{html, markdown, raster};
+use crate::report::page::{html, markdown, raster};
 use crate::results::model::RunResult;
 use crate::results::store::{self, Store};
 
@@ -52,7 +52,7 @@ fn chart_files(dir: &std::path::Path, formats: &[ChartFormat], refs: &[&RunResul
         bail!("--charts {}: not a directory (create it first, or give one that exists)", dir.display())
     }
     let mut out = Vec::new();
-    for chart in crate::report::figures::charts(refs) {
+    for chart in crate::report::page::figures::charts(refs) {
         for format in formats {
             let (ext, bytes) = match format {
                 ChartFormat::Svg => ("svg", chart.svg.clone().into_bytes()),

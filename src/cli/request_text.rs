@@ -1,11 +1,11 @@
 //! What `run --dry-run` says of the request beyond the plan, as
-//! `report::request_text` renders it: this fills its view from the run's
+//! `report::terminal::request_text` renders it: this fills its view from the run's
 //! context and plan.
 
 use std::path::Path;
 
 use crate::engine::cache::config::CacheSize;
-use crate::report::request_text::{self, CacheAmount, CacheView, RequestView};
+use crate::report::terminal::request_text::{self, CacheAmount, CacheView, RequestView};
 use crate::run::plan::RunPlan;
 use crate::run::RunContext;
 

@@ -11,7 +11,7 @@ use crate::results::filter::{self, ListFilter};
 use crate::results::model::RunResult;
 use crate::results::store::{self, Store};
 
-use crate::report::listing::{self, ListFormat};
+use crate::report::terminal::listing::{self, ListFormat};
 
 #[derive(Subcommand, Debug)]
 pub enum ResultsAction {
@@ -114,7 +114,7 @@ pub fn execute(action: Option<ResultsAction>, store_flag: Option<&std::path::Pat
                 _ => print!("{text}"),
             }
         }
-        ResultsAction::Show { id, detail } => crate::tprint!("{}", report::table::render_with(&store.load(&id)?, detail)),
+        ResultsAction::Show { id, detail } => crate::tprint!("{}", report::terminal::table::render_with(&store.load(&id)?, detail)),
         ResultsAction::Export { ids, format } => {
             let results: Vec<RunResult> = ids.iter().map(|id| store.load(id)).collect::<Result<_>>()?;
             print!("{}", export(&results.iter().collect::<Vec<_>>(), format));
@@ -187,14 +187,14 @@ fn import(store: &mut Store, file: &std::path::Path, text: &str) -> Result<()> {
 /// result and an array of them for several; csv and md one table of all points.
 pub fn export(results: &[&RunResult], format: ExportFormat) -> String {
     match (format, results) {
-        (ExportFormat::Json, [one]) => report::json::render(one),
+        (ExportFormat::Json, [one]) => report::export::json::render(one),
         (ExportFormat::Json, many) => {
             let mut text = serde_json::to_string_pretty(many).expect("the result model always serialises");
             text.push('\n');
             text
         }
-        (ExportFormat::FioJson, [one]) => report::fio_json::render(one),
-        (ExportFormat::FioJson, many) => report::fio_json::render_many(many),
+        (ExportFormat::FioJson, [one]) => report::export::fio_json::render(one),
+        (ExportFormat::FioJson, many) => report::export::fio_json::render_many(many),
         (ExportFormat::Csv, all) => report::rows::csv(all),
         (ExportFormat::Md, all) => report::rows::markdown(all),
     }

@@ -96,20 +96,20 @@ pub fn execute(args: VerifyArgs) -> Result<i32> {
         }
     }
     let journal_shown = args.journal.display().to_string();
-    let outcome = crate::report::verify_text::VerifyOutcome {
+    let outcome = crate::report::terminal::verify_text::VerifyOutcome {
         target: &args.target,
         journal: &journal_shown,
         checked,
         corrupt: &corrupt,
         uncertain: &uncertain,
         not_checked: unknown,
-        torn: (replay.torn_tail > 0).then_some(crate::report::verify_text::TornJournal {
+        torn: (replay.torn_tail > 0).then_some(crate::report::terminal::verify_text::TornJournal {
             at: replay.torn_at,
             tail: replay.torn_tail,
             record: journal::RECORD,
         }),
     };
-    crate::tprint!("{}", crate::report::verify_text::render(&outcome));
+    crate::tprint!("{}", crate::report::terminal::verify_text::render(&outcome));
     Ok(if corrupt.is_empty() { exit::OK } else { exit::CORRUPT })
 }
 

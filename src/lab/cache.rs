@@ -145,7 +145,7 @@ pub fn plan_text(request: &RunRequest, opts: &LabOptions) -> Result<String> {
         let place = opts.cache.dev.as_ref().map(|d| d.display().to_string()).unwrap_or_else(|| "RAM".into());
         (opts.cache.mode.to_string(), place, opts.cache.block_bytes)
     });
-    Ok(crate::report::lab_plan_text::cache_study(&crate::report::lab_plan_text::CacheStudyView {
+    Ok(crate::report::terminal::lab_plan_text::cache_study(&crate::report::terminal::lab_plan_text::CacheStudyView {
         prefix: &prefix,
         lun_size: &opts.lun_size,
         backend: &backend,
@@ -173,7 +173,7 @@ pub fn window_hit_ratios(records: &[TraceRecord], block_bytes: u64, cache_blocks
 }
 
 /// One row of the study: measured and predicted (a plain row the report renders).
-pub use crate::report::lab_tables::CacheStudyRow as Row;
+pub use crate::report::terminal::lab_tables::CacheStudyRow as Row;
 
 /// The study's rows, from the measured points. The prediction uses the mean
 /// latency of a hit (from the points that had hits) and of a miss (the 0%
@@ -235,9 +235,9 @@ pub fn rows(points: &[SizePoint], opts: &LabOptions) -> Vec<Row> {
     out
 }
 
-/// The study's table (report::lab_tables renders it).
+/// The study's table (report::terminal::lab_tables renders it).
 pub fn render(points: &[SizePoint], rows: &[Row], opts: &LabOptions, dist: &str) -> String {
-    use crate::report::lab_tables::{cache_study, Backend, SizeOutcome};
+    use crate::report::terminal::lab_tables::{cache_study, Backend, SizeOutcome};
     let sizes: Vec<SizeOutcome> =
         points.iter().map(|p| SizeOutcome { pct: p.pct, result: p.result.as_ref().map_err(String::as_str) }).collect();
     cache_study(&sizes, rows, Backend { read_delay_ms: opts.read_delay_ms, write_delay_ms: opts.write_delay_ms, dist })

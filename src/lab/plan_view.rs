@@ -1,10 +1,10 @@
-//! The dry run's view of a run plan, for `report::plan_text`: which engine each
+//! The dry run's view of a run plan, for `report::terminal::plan_text`: which engine each
 //! point runs through, how each target is reached and what a replay holds
 //! (counted when it was loaded),
 //! beside the plan's own workload. The labs and `run --dry-run` both print
 //! plans; this is the lowest layer that sees the run's plan and the report.
 
-use crate::report::plan_text::{self, PlanView, PointView, ReplayView, Transport};
+use crate::report::terminal::plan_text::{self, PlanView, PointView, ReplayView, Transport};
 use crate::run::plan::RunPlan;
 use crate::targets::TargetUri;
 

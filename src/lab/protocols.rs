@@ -254,7 +254,7 @@ pub fn plan_text(request: &RunRequest, size: &str, topology: &Topology) -> Resul
     let workload = super::plan_view::describe(&plan);
     let prefix = request.label_prefix();
     let json = request.json.as_ref().map(|j| j.to_string());
-    Ok(crate::report::lab_plan_text::protocol_study(&crate::report::lab_plan_text::ProtocolStudyView {
+    Ok(crate::report::terminal::lab_plan_text::protocol_study(&crate::report::terminal::lab_plan_text::ProtocolStudyView {
         prefix: &prefix,
         size,
         legs,
@@ -274,9 +274,9 @@ fn make_filled(path: &std::path::Path, size: &str) -> Result<()> {
     Ok(())
 }
 
-/// The comparison table: one row per target and point (report::lab_tables renders it).
+/// The comparison table: one row per target and point (report::terminal::lab_tables renders it).
 pub fn render(rows: &[(String, Result<RunResult, String>)], links: &ShapedLinks, topology: &Topology) -> String {
     let limit = topology.port_limit.map(|l| format!("each NBD target behind its own port limit: {}", l.describe()));
     let notes: Vec<String> = links.describe().into_iter().chain(limit).chain([topology.cpus_note.clone()]).collect();
-    crate::report::lab_tables::protocols(rows, links.describe().is_some(), &notes)
+    crate::report::terminal::lab_tables::protocols(rows, links.describe().is_some(), &notes)
 }

@@ -10,14 +10,6 @@ pub mod export;
 pub mod page;
 pub mod terminal;
 
-// Each renderer by its name as well as by its audience's folder.
-pub use export::{fio_json, fio_log, hdr_log, json};
-pub use page::{charts, figures, html, markdown, ranks, raster, report_compare, report_meta, report_tables, rounds};
-pub use terminal::{
-    cache_curve_table, curve_text, lab_plan_text, lab_tables, listing, per_worker_table, plan_text, request_text, search_text, table,
-    verify_text,
-};
-
 pub mod cells;
 pub mod compare;
 pub mod escape;
@@ -62,18 +54,18 @@ mod snapshots {
     #[test]
     fn exporters_match_their_snapshots() {
         let (a, b) = (fixture("result-a.json"), fixture("result-b.json"));
-        check("export-a.txt", &super::table::render(&a));
+        check("export-a.txt", &super::terminal::table::render(&a));
         check("export-a.csv", &super::rows::csv(&[&a, &b]));
         check("export-a.md", &super::rows::markdown(&[&a, &b]));
-        check("export-a.fio.json", &super::fio_json::render(&a));
+        check("export-a.fio.json", &super::export::fio_json::render(&a));
         let c = super::compare::compare(&[&a, &b], super::compare::Basis::Means);
         check("compare.md", &super::compare::render_markdown(&c));
         check("compare.csv", &super::compare::render_csv(&c));
         check("compare.json", &super::compare::render_json(&c));
-        let charts = super::figures::charts(&[&a, &b]);
+        let charts = super::page::figures::charts(&[&a, &b]);
         check("chart-iops.svg", &charts.iter().find(|c| c.id == "iops").unwrap().svg);
         // JSON export is the model itself: it round-trips exactly.
-        let back: RunResult = serde_json::from_str(&super::json::render(&a)).unwrap();
+        let back: RunResult = serde_json::from_str(&super::export::json::render(&a)).unwrap();
         assert_eq!(back, a);
     }
 }

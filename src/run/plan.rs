@@ -1,6 +1,6 @@
 //! The run plan: the points to run (one for a plain run; sweeps and repeats add
 //! more), each with its effective workload, plus the warnings found on the way.
-//! The `--dry-run` text of a plan is `report::plan_text`'s.
+//! The `--dry-run` text of a plan is `report::terminal::plan_text`'s.
 
 use std::collections::BTreeMap;
 

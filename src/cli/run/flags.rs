@@ -310,8 +310,8 @@ pub enum JsonShape {
 impl JsonShape {
     pub fn render(self, result: &RunResult) -> String {
         match self {
-            JsonShape::Model => report::json::render(result),
-            JsonShape::Fio => report::fio_json::render(result),
+            JsonShape::Model => report::export::json::render(result),
+            JsonShape::Fio => report::export::fio_json::render(result),
         }
     }
 }

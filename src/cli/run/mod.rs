@@ -187,10 +187,10 @@ fn dry_run(args: &RunArgs, ready: &run::ReadyPlan, ctx: &RunContext, store_flag:
         );
     }
     if let Some(s) = &plan.search {
-        text += &escape(&report::search_text::describe(s, search_step_time(plan)));
+        text += &escape(&report::terminal::search_text::describe(s, search_step_time(plan)));
     }
     if let Some(c) = &plan.curve {
-        text += &escape(&report::curve_text::describe(c, search_step_time(plan)));
+        text += &escape(&report::terminal::curve_text::describe(c, search_step_time(plan)));
     }
     text += &format!("{}\n", run::resources::describe(plan, ctx.resource_extras()));
     text += &escape(&super::request_text::render(ctx, plan, store.path()));
@@ -290,7 +290,7 @@ fn write_fio_logs(result: &RunResult, logs: &[(fio_map::FioLog, crate::output_pa
     for (log, file) in logs {
         match result.points.get(log.point) {
             Some(p) => {
-                if let Err(e) = file.replace_with(crate::report::fio_log::render(log, p).as_bytes()) {
+                if let Err(e) = file.replace_with(crate::report::export::fio_log::render(log, p).as_bytes()) {
                     crate::ewriteln!("error: {e}");
                     all = false;
                 }
@@ -450,7 +450,7 @@ pub fn measure_and_keep_as(
 /// wrote the final result there, through the guard, and a second write would
 /// only report a failure twice.
 fn emit(result: &RunResult, json: Option<&str>, shape: JsonShape, detail: bool, summary_to_stderr: bool) -> Result<()> {
-    let table = report::table::render_with(result, detail);
+    let table = report::terminal::table::render_with(result, detail);
     if summary_to_stderr {
         crate::ewrite!("{table}");
         return Ok(());

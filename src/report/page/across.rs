@@ -5,7 +5,7 @@
 //! results only stand side by side as bars, and a scaling curve made of
 //! separate runs is never drawn as one. Pure: results in, SVG text out.
 
-use crate::report::charts::{self, Chart, Marks, Series};
+use crate::report::page::charts::{self, Chart, Marks, Series};
 use crate::report::rows::params_text;
 use crate::report::{point_view, shown};
 use crate::results::model::RunResult;

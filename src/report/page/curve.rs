@@ -3,7 +3,7 @@
 //! maximum-rate one) and for a knee search (`--sla`: its steps), each latency
 //! bound drawn as a flat line. Pure: results in, charts out.
 
-use crate::report::charts::{self, Chart, Series};
+use crate::report::page::charts::{self, Chart, Series};
 use crate::results::model::RunResult;
 
 /// One chart per result that holds a curve or a search.

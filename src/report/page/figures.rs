@@ -7,7 +7,7 @@
 //! one setting separate results differ in (`across`); per-second IOPS and p99 of each
 //! point. Pure: results in, SVG text out.
 
-use crate::report::charts::{self, Chart, Marks, Series};
+use crate::report::page::charts::{self, Chart, Marks, Series};
 use crate::report::point_view;
 use crate::report::rows::params_text;
 use crate::report::shown;
@@ -371,7 +371,7 @@ fn cache_charts(results: &[&RunResult]) -> Vec<Chart> {
 pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
     let names = point_view::names(results);
     let cats = categories(results, &names);
-    let mut out = crate::report::rounds::charts(results);
+    let mut out = crate::report::page::rounds::charts(results);
     out.extend(crate::report::page::curve::charts(results));
     out.extend([
         cats.chart(results, "iops", "IOPS", "IOPS (I/O per second)", "iops"),
@@ -383,7 +383,7 @@ pub fn charts(results: &[&RunResult]) -> Vec<Chart> {
     out.extend(crate::report::page::study_figures::charts(results, &names));
     out.extend(percentile_overlays(results, &names));
     out.extend(percentile_charts(results, &names));
-    out.extend(crate::report::ranks::charts(results));
+    out.extend(crate::report::page::ranks::charts(results));
     out.push(cats.chart(results, "cpu", "CPU utilization", "CPU (% of all cores)", "cpu.utilization_pct"));
     out.push(cats.chart(results, "cpu-efficiency", "CPU efficiency", "IOPS per CPU %", "cpu.iops_per_cpu_pct"));
     out.extend(power_charts(results, &cats));

@@ -4,8 +4,8 @@
 //! on a screen too narrow for them, never past its edge; charts scale to the
 //! page width. Pure: results in, text out.
 
-use crate::report::figures::charts;
-use crate::report::report_tables::{self, Table};
+use crate::report::page::figures::charts;
+use crate::report::page::report_tables::{self, Table};
 use crate::results::model::RunResult;
 
 use crate::report::escape::html as escape;
@@ -61,7 +61,7 @@ impl PageText {
 
 /// The comparison section: each result against the first, one table per point.
 fn comparison(results: &[&RunResult]) -> String {
-    let Some(s) = crate::report::report_compare::section(results) else { return String::new() };
+    let Some(s) = crate::report::page::report_compare::section(results) else { return String::new() };
     let mut out = String::from("<h2 id=\"comparison\">Comparison</h2>\n");
     out += &s.intro.iter().map(|l| format!("<p>{}</p>\n", escape(l))).collect::<String>();
     for (title, t) in &s.tables {
@@ -116,10 +116,10 @@ pub fn html(results: &[&RunResult], text: &PageText) -> String {
         out += "<h2>Workers</h2>\n<p>Each worker's figures, and the mean I/Os it held in flight against the depth asked.</p>\n";
         out += &table(&t, None);
     }
-    out += &crate::report::rounds::html(results);
+    out += &crate::report::page::rounds::html(results);
     out += "<h2 id=\"metadata\">About each result</h2>\n<p>What ran, where, how, and every warning it raised.</p>\n";
     for (r, name) in results.iter().zip(crate::report::point_view::names(results)) {
-        out += &format!("<h3>{}</h3>\n{}", escape(&name), table(&crate::report::report_meta::table(r), Some(1)));
+        out += &format!("<h3>{}</h3>\n{}", escape(&name), table(&crate::report::page::report_meta::table(r), Some(1)));
     }
     out += "<h2>Charts</h2>\n";
     for c in charts(results) {

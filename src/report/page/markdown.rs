@@ -2,9 +2,9 @@
 //! tables and charts as the HTML page, for pasting into a document. Pure:
 //! results in, (Markdown text, [(file name, SVG text)]) out; the caller writes them.
 
-use crate::report::figures::charts;
-use crate::report::html::PageText;
-use crate::report::report_tables::{self, Table};
+use crate::report::page::figures::charts;
+use crate::report::page::html::PageText;
+use crate::report::page::report_tables::{self, Table};
 use crate::results::model::RunResult;
 
 /// A table cell: its text escaped (`escape::markdown`); a further line (a
@@ -45,7 +45,7 @@ pub fn text(t: &str) -> String {
 
 /// The comparison section: each result against the first, one table per point.
 fn comparison(results: &[&RunResult]) -> String {
-    let Some(s) = crate::report::report_compare::section(results) else { return String::new() };
+    let Some(s) = crate::report::page::report_compare::section(results) else { return String::new() };
     let mut md = String::from("\n## Comparison\n\n");
     md += &s.intro.iter().map(|l| format!("{}\n\n", text(l))).collect::<String>();
     for (title, t) in &s.tables {
@@ -97,10 +97,10 @@ pub fn markdown(results: &[&RunResult], stem: &str, page: &PageText) -> (String,
         md += "\n## Workers\n\nEach worker's figures, and the mean I/Os it held in flight against the depth asked.\n\n";
         md += &table(&t);
     }
-    md += &crate::report::rounds::markdown(results);
+    md += &crate::report::page::rounds::markdown(results);
     md += "\n## About each result\n\nWhat ran, where, how, and every warning it raised.\n";
     for (r, name) in results.iter().zip(crate::report::point_view::names(results)) {
-        md += &format!("\n### {}\n\n{}", text(&name), table(&crate::report::report_meta::table(r)));
+        md += &format!("\n### {}\n\n{}", text(&name), table(&crate::report::page::report_meta::table(r)));
     }
     md += "\n## Charts\n";
     let mut files = Vec::new();

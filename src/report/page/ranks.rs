@@ -2,7 +2,7 @@
 //! summary and a bar chart of each rank's IOPS per point. Pure: results in,
 //! text and SVG out; empty for single-process results.
 
-use crate::report::charts::{self, Chart, Series};
+use crate::report::page::charts::{self, Chart, Series};
 use crate::report::rows::params_text;
 use crate::results::model::{Point, RunResult};
 

@@ -6,7 +6,7 @@
 //! says why. Pure.
 
 use crate::report::compare::{self, Basis, Comparison};
-use crate::report::report_tables::Table;
+use crate::report::page::report_tables::Table;
 use crate::report::rows::name;
 use crate::results::model::RunResult;
 

@@ -114,9 +114,9 @@ pub fn warnings(r: &RunResult) -> Vec<String> {
 }
 
 /// The metadata as a two-column table (field, value), for the page and the Markdown file.
-pub fn table(r: &RunResult) -> crate::report::report_tables::Table {
+pub fn table(r: &RunResult) -> crate::report::page::report_tables::Table {
     let mut rows: Vec<Vec<String>> = metadata(r).into_iter().map(|(k, v)| vec![k.to_string(), v]).collect();
     let warnings = warnings(r);
     rows.push(vec!["warnings".into(), if warnings.is_empty() { "none".into() } else { warnings.join("\n") }]);
-    crate::report::report_tables::Table { headers: vec!["field".into(), "value".into()], numeric: vec![false, false], rows }
+    crate::report::page::report_tables::Table { headers: vec!["field".into(), "value".into()], numeric: vec![false, false], rows }
 }

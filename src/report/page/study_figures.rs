@@ -4,7 +4,7 @@
 //! against ports where points sweep the number of targets (a `lab protocols
 //! --sweep targets=1,2`: papers 002 and 004). Pure: results in, SVG text out.
 
-use crate::report::charts::{self, Chart, Series};
+use crate::report::page::charts::{self, Chart, Series};
 use crate::report::point_view;
 use crate::results::model::{Point, RunResult, Summary};
 

@@ -4,8 +4,8 @@
 //! Pure: results in, a table out.
 
 use crate::report::human::{fixed, number};
+use crate::report::page::report_tables::Table;
 use crate::report::point_view;
-use crate::report::report_tables::Table;
 use crate::results::model::{RunResult, Summary};
 
 /// None unless at least two results (or points) are cache sizes of a study.

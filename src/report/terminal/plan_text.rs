@@ -318,7 +318,12 @@ pub fn render(plan: &PlanView) -> String {
         let _ = writeln!(out, "{}", r.describe());
     }
     if plan.repeat > 1 {
-        let _ = writeln!(out, "each point runs {} times; the point reports {}", plan.repeat, crate::report::table::pick_text(plan.pick));
+        let _ = writeln!(
+            out,
+            "each point runs {} times; the point reports {}",
+            plan.repeat,
+            crate::report::terminal::table::pick_text(plan.pick)
+        );
     }
     let _ = writeln!(out, "{}", duration(plan));
     if !plan.criteria.is_empty() {

@@ -151,14 +151,14 @@ pub fn render_with(result: &RunResult, detail: bool) -> String {
         }
         out.push_str(&render_point_with(p, power_said));
         if detail {
-            out.push_str(&crate::report::per_worker_table::render(p));
+            out.push_str(&crate::report::terminal::per_worker_table::render(p));
         }
     }
     if let Some(s) = &result.search {
-        out.push_str(&crate::report::search_text::render(s));
+        out.push_str(&crate::report::terminal::search_text::render(s));
     }
     if let Some(c) = &result.curve {
-        out.push_str(&crate::report::curve_text::render(c));
+        out.push_str(&crate::report::terminal::curve_text::render(c));
     }
     out
 }
@@ -341,7 +341,7 @@ fn render_point_with(p: &Point, power_said: bool) -> String {
         text.push_str(&steady_line(st));
     }
     text.push_str(&format!("{lat}\n"));
-    text.push_str(&crate::report::ranks::summary_lines(p));
+    text.push_str(&crate::report::page::ranks::summary_lines(p));
     text.push_str(&in_flight_lines(s));
     text.push_str(&cpu_lines(s));
     text.push_str(&pacing_lines(p));
