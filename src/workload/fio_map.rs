@@ -2946,7 +2946,11 @@ mod tests {
         assert_eq!(i.profile.ios, Some(86), "fio reads 86 blocks of a 1m file with rw=read:8k bs=4k");
         let l = map("[a]\nsize=1m\nrw=randread:8\nrw_sequencer=identical\n").profile.phases[0].groups[0].access[0].clone();
         assert_eq!((l.skip, l.random_run, l.random_run_same), (None, Some(8), true));
-        // The profile keys read back the same, and bad values are refused naming the field.
+    }
+
+    /// `rw=...:N` as profile keys: they read back the same, and bad values are refused naming the field.
+    #[test]
+    fn skips_and_random_runs_round_trip_through_the_profile() {
         let p = map("[a]\nsize=1m\nrw=randread:8\nrw_sequencer=identical\n").profile;
         let back = profile::parse(&profile::to_toml(&p), "t").unwrap();
         assert_eq!(back.phases[0].groups[0].access[0], p.phases[0].groups[0].access[0]);
