@@ -125,6 +125,19 @@ pub fn execute_with(
     ctx.live_json = telemetry.counts.clone();
     let print = Print::Summary { detail: args.detail };
     let kept = measure_and_keep_as(&ready, &ctx, json.as_deref(), shape, &store, print, Some(&mut telemetry));
+    let hdr_log_failed = close_telemetry(telemetry);
+    let kept = kept?;
+    let mut unwritten = !write_fio_logs(&kept.result, &fio_logs);
+    if let Some(e) = hdr_log_failed {
+        crate::ewriteln!("error: {e}");
+        unwritten = true;
+    }
+    Ok(exit_code(&kept.result, !kept.unwritten.is_empty() || unwritten))
+}
+
+/// Ends the run's telemetry, saying how many --live-json lines were dropped;
+/// returns the histogram log's first failure to write, if any.
+fn close_telemetry(telemetry: super::telemetry::Telemetry) -> Option<String> {
     let counts = telemetry.counts.clone();
     let hdr_log_failed = telemetry.close();
     if let Some(c) = counts {
@@ -135,13 +148,7 @@ pub fn execute_with(
             );
         }
     }
-    let kept = kept?;
-    let mut unwritten = !write_fio_logs(&kept.result, &fio_logs);
-    if let Some(e) = hdr_log_failed {
-        crate::ewriteln!("error: {e}");
-        unwritten = true;
-    }
-    Ok(exit_code(&kept.result, !kept.unwritten.is_empty() || unwritten))
+    hdr_log_failed
 }
 
 /// What the flags cannot do with this plan, said before it is checked: a
