@@ -156,6 +156,16 @@ impl OutputFile {
     /// (a FIFO does not block: the open does not wait for a reader), and only
     /// then truncated.
     pub fn create_stream(&self) -> Result<File, OutputError> {
+        let file = self.open_stream()?;
+        file.set_len(0).map_err(|e| self.error(format!("truncating it failed: {}", describe_io(&e))))?;
+        Ok(file)
+    }
+
+    /// As `create_stream`, but the file is not truncated yet: a stream that
+    /// may never get its first line (a run that fails before its first
+    /// second) leaves an existing file as it was; the writer truncates it at
+    /// its first line.
+    pub fn open_stream(&self) -> Result<File, OutputError> {
         let judged = judge(&self.flag, &self.path, Mode::Stream)?;
         let file = OpenOptions::new()
             .write(true)
@@ -176,7 +186,6 @@ impl OutputFile {
                 libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
             }
         }
-        file.set_len(0).map_err(|e| self.error(format!("truncating it failed: {}", describe_io(&e))))?;
         Ok(file)
     }
 }

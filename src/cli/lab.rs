@@ -280,12 +280,13 @@ fn cache(mut a: CacheArgs, json: JsonOut, store_flag: Option<&std::path::Path>) 
     };
     let read_delay_ms = delay("--read-delay", &a.read_delay, crate::lab::cache::DEFAULT_READ_DELAY)?;
     let write_delay_ms = delay("--write-delay", &a.write_delay, crate::lab::cache::DEFAULT_WRITE_DELAY)?;
-    if let Some(d) = &a.run.dist {
-        d.parse::<crate::workload::dist::Distribution>().map_err(|e| anyhow::anyhow!("--dist: {e}"))?;
-    }
     a.run.profile = Some(cache_profile(&a)?);
     // A skewed stream unless --dist says otherwise (README: why zipf 0.9).
-    a.run.dist = Some(a.run.dist.clone().unwrap_or_else(|| crate::lab::cache::DEFAULT_DIST.into()));
+    let dist = match a.run.dist.take() {
+        Some(d) => d,
+        None => crate::lab::cache::DEFAULT_DIST.parse().expect("the lab's default distribution parses"),
+    };
+    a.run.dist = Some(dist);
     // The cache of every size, from --cache-mode, --cache-dev and --cache-block;
     // each row sets its size. The request itself has no cache of its own.
     let cache_tuned = a.run.cache_mode.is_some() || a.run.cache_dev.is_some() || a.run.cache_block.is_some();
@@ -307,7 +308,7 @@ fn cache(mut a: CacheArgs, json: JsonOut, store_flag: Option<&std::path::Path>) 
         |plan: &crate::run::RunPlan, ctx: &crate::run::RunContext| measure_and_keep(plan, ctx, None, &store, false).map(|k| k.result);
     let points = crate::lab::cache::run(&request, &opts, &mut measure, &mut LiveView::notes_only())?;
     let rows = crate::lab::cache::rows(&points, &opts);
-    show(&crate::lab::cache::render(&points, &rows, &opts, a.run.dist.as_deref().unwrap_or_default()), json.as_ref());
+    show(&crate::lab::cache::render(&points, &rows, &opts, &a.run.dist.as_ref().map(|d| d.to_string()).unwrap_or_default()), json.as_ref());
     write_json(json.as_ref(), points.iter().filter_map(|p| p.result.as_ref().ok()));
     if let Some(code) = interrupted() {
         return Ok(code);

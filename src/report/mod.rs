@@ -15,6 +15,7 @@ pub mod compare;
 pub mod escape;
 pub mod human;
 pub mod point_view;
+pub mod rounds_line;
 pub mod rows;
 pub mod shown;
 pub mod welch;

@@ -116,3 +116,13 @@ pub fn names(results: &[&RunResult]) -> Vec<String> {
         .map(|(n, r)| if base.iter().filter(|m| *m == n).count() > 1 { format!("{n} ({})", &r.id[..r.id.len().min(8)]) } else { n.clone() })
         .collect()
 }
+/// The initiator's CPU % and µs of its CPU per KB: its pinned CPUs' when it
+/// was pinned apart (--cpus), else lunmark's own time as a share of all host
+/// CPUs (the target servers' time is `started_processes_pct`, apart).
+pub fn initiator_cpu(s: &crate::results::model::Summary) -> (f64, Option<f64>) {
+    let kb = (s.bytes_read + s.bytes_written) as f64 / 1024.0;
+    match &s.cpu.pinned {
+        Some(p) => (p.utilization_pct, p.service_demand_us_per_kb),
+        None => (s.cpu.process_pct, (kb > 0.0).then(|| s.cpu.process_cpu_s * 1e6 / kb)),
+    }
+}

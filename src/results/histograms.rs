@@ -148,7 +148,17 @@ pub fn window(id: &str, points: &[PointSeconds], ask: &WindowAsk) -> Result<Vec<
     if ask.to_s > end {
         return Err(format!("--to {}: beyond the run, whose points measured {longest:.1} s at most (seconds 0 to {end})", ask.to_s));
     }
-    chosen.into_iter().map(|i| point_window(i, &points[i], ask)).collect()
+    let rows: Vec<WindowFigures> = chosen.into_iter().map(|i| point_window(i, &points[i], ask)).collect::<Result<_, _>>()?;
+    if rows.iter().all(|r| r.from_s.is_none()) {
+        // Seconds start at 0, 1, 2, ...: [2.5, 3) holds none of them.
+        return Err(format!(
+            "--from {} --to {}: no measured second starts in this window (each starts at a whole second, 0 to {}): widen it",
+            ask.from_s,
+            ask.to_s,
+            end - 1.0
+        ));
+    }
+    Ok(rows)
 }
 
 fn check_ask(points: usize, ask: &WindowAsk) -> Result<(), String> {

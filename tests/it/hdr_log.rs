@@ -152,6 +152,7 @@ fn results_percentiles_recomputes_any_window_of_a_real_run() {
         (["--from", "50", "--to", "60", "--op", "read"], "--from 50: beyond the run"),
         (["--from", "0", "--to", "60", "--op", "read"], "--to 60: beyond the run"),
         (["--from", "0", "--to", "1", "--op", "reads"], "--op reads: choose read, write, trim or all"),
+        (["--from", "1.5", "--to", "2", "--op", "read"], "no measured second starts in this window"),
         (["--from", "0", "--to", "1", "--op", "read"], ""),
     ] {
         let out = with_store(&store, &[&["results", "percentiles", id.as_str()][..], &args[..]].concat());

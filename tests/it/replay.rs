@@ -48,6 +48,19 @@ fn msr_trace(dir: &Path, n: u64, gap_us: u64, span: u64) -> (PathBuf, Vec<(usize
     (path, records)
 }
 
+/// Writes `lines` as the trace `trace` and replays it on mem:16m: its output
+/// (checked a success) and where the result's JSON is.
+fn replay_lines(dir: &Path, trace: &Path, lines: &[String]) -> (std::process::Output, PathBuf) {
+    std::fs::write(trace, lines.join("\n") + "\n").unwrap();
+    let json = dir.join("r.json");
+    let out = lunmark()
+        .args(["run", "-q", "--no-store", "--replay", trace.to_str().unwrap(), "-t", "mem:16m", "--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    (out, json)
+}
+
 fn run_json(args: &[&str], json: &Path) -> serde_json::Value {
     let mut all: Vec<&str> = args.to_vec();
     all.extend(["-q", "--no-store", "--json", json.to_str().unwrap()]);
@@ -375,13 +388,7 @@ fn out_of_order_and_timeless_blkparse_records_are_sorted_and_counted() {
     for bad in ["nan", "-0.5", "99999999999.0"] {
         lines.push(format!("  8,0    1        300     {bad}  100  Q   R 16 + 8 [app]"));
     }
-    std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
-    let json = dir.path().join("r.json");
-    let out = lunmark()
-        .args(["run", "-q", "--no-store", "--replay", trace.to_str().unwrap(), "-t", "mem:16m", "--json", json.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let (out, json) = replay_lines(dir.path(), &trace, &lines);
     let e = stderr(&out);
     assert!(
         e.contains("197 of its I/O records came after a later-timed one; they are replayed in the order of their recorded times"),
@@ -416,13 +423,7 @@ fn out_of_order_msr_records_keep_their_times_and_are_counted() {
     for i in 3..200u64 {
         lines.push(format!("{},usr,0,Read,{},4096,10", t0 + 10_000 * i, i * 4096));
     }
-    std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
-    let json = dir.path().join("r.json");
-    let out = lunmark()
-        .args(["run", "-q", "--no-store", "--replay", trace.to_str().unwrap(), "-t", "mem:16m", "--json", json.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let (out, json) = replay_lines(dir.path(), &trace, &lines);
     assert!(stderr(&out).contains("197 of its I/O records came after a later-timed one"), "{}", stderr(&out));
     let s = &read_json(&json)["points"][0]["summary"];
     assert_eq!((s["replay"]["reordered"].as_u64(), s["replay"]["issued"].as_u64()), (Some(197), Some(199)), "{}", s["replay"]);

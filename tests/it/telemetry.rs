@@ -116,6 +116,23 @@ fn live_json_numbers_a_curves_points_as_the_runs() {
     assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![(1, 3), (2, 3), (3, 3)], "{lines:?}");
 }
 
+/// A run that fails before its first second (a target nobody serves) leaves an
+/// earlier --live-json file as it was; a run that measures replaces it.
+#[test]
+fn a_run_that_never_starts_leaves_an_earlier_stream_as_it_was() {
+    let dir = shm_dir();
+    let live = dir.path().join("live.jsonl");
+    std::fs::write(&live, "{\"earlier\": true}\n").unwrap();
+    let live_arg = live.to_str().unwrap();
+    let out = run(&["run", "-t", "nbd://127.0.0.1:1/", "--time", "1s", "--ramp", "0", "--quiet", "--no-store", "--live-json", live_arg]);
+    assert!(!out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&live).unwrap(), "{\"earlier\": true}\n", "{}", stderr(&out));
+    let out = run(&["run", "-t", "mem:16m", "--time", "1s", "--ramp", "0", "--quiet", "--no-store", "--live-json", live_arg]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&std::fs::read_to_string(&live).unwrap());
+    assert!(!lines.is_empty() && lines.iter().all(|l| l.get("earlier").is_none()), "{lines:?}");
+}
+
 /// Two targets, one worker each (a profile's worker_per_target), --detail:
 /// each measured second has a line per target whose I/Os add up to the
 /// point's, and over the point each target's lines add up to the I/Os the

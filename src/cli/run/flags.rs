@@ -206,8 +206,8 @@ pub struct RunArgs {
     /// Where random I/Os land: uniform, zipf:THETA, pareto:H, normal:SIGMA%, zoned:A/R:A/R...,
     /// hotband:W%/H%/PERIOD; add :scattered or :contiguous to lay the hot blocks otherwise. Replaces every access line's
     /// (default: uniform; lab cache: zipf:0.9).
-    #[arg(long, value_name = "DIST")]
-    pub dist: Option<String>,
+    #[arg(long, value_name = "DIST", value_parser = distribution)]
+    pub dist: Option<crate::workload::dist::Distribution>,
     /// Think time: each worker issues nothing for this long after every --thinktime-blocks I/Os (fio's thinktime).
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub thinktime: Option<String>,
@@ -327,6 +327,11 @@ fn label_text(text: &str) -> std::result::Result<String, String> {
     }
     crate::units::check_length("the label", text, crate::units::MAX_LABEL_CHARS)?;
     Ok(text.to_string())
+}
+
+/// `--dist`'s value, typed where clap reads it.
+fn distribution(text: &str) -> Result<crate::workload::dist::Distribution, String> {
+    text.parse().map_err(|e: crate::workload::dist::DistError| e.to_string())
 }
 
 /// `--engine`'s value, typed where clap reads it.

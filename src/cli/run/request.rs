@@ -256,7 +256,7 @@ impl RunArgs {
             rate: self.rate,
             mailboxes: self.mailboxes,
             iops_per_mailbox: self.iops_per_mailbox,
-            dist: self.dist.as_deref().map(str::parse).transpose().context("--dist")?,
+            dist: self.dist.clone(),
             thinktime: self
                 .thinktime
                 .as_deref()

@@ -36,21 +36,26 @@ pub struct LiveJson {
 }
 
 impl LiveJson {
-    /// Opens the stream (stdout with `-`, else the checked file, truncated) and
+    /// Opens the stream (stdout with `-`, else the checked file) and
     /// starts its writer; `counts` is the run's (RunContext::live_json).
     pub fn open(to: &Destination, detail: bool, counts: Arc<StreamCounts>) -> Result<LiveJson, OutputError> {
+        // A file is truncated by the writer at the first line, not here: a
+        // run that fails before its first second leaves an earlier stream as it was.
         let out = match to {
-            Destination::File(f) => f.create_stream()?,
+            Destination::File(f) => f.open_stream()?,
             Destination::Stdout => stdout_copy().map_err(|e| OutputError {
                 flag: "--live-json".into(),
                 path: "-".into(),
                 problem: format!("cannot write to stdout: {e}"),
             })?,
         };
-        Ok(Self::start(out, detail, counts, QUEUE_LINES))
+        let truncate_first = matches!(to, Destination::File(_));
+        Ok(Self::start(out, truncate_first, detail, counts, QUEUE_LINES))
     }
 
-    fn start(out: File, detail: bool, counts: Arc<StreamCounts>, queue: usize) -> LiveJson {
+    /// `truncate_first`: the file is truncated at the first line (a file
+    /// named by the user; never stdout, which may append to the user's file).
+    fn start(out: File, truncate_first: bool, detail: bool, counts: Arc<StreamCounts>, queue: usize) -> LiveJson {
         let (tx, rx) = mpsc::sync_channel::<String>(queue);
         let (done_tx, done) = mpsc::channel();
         let written = Arc::new(AtomicU64::new(0));
@@ -59,7 +64,7 @@ impl LiveJson {
         std::thread::Builder::new()
             .name("lunmark-live-json".into())
             .spawn(move || {
-                write_lines(out, rx, &c, &w);
+                write_lines(out, truncate_first, rx, &c, &w);
                 let _ = done_tx.send(());
             })
             .map(|_| ())
@@ -121,10 +126,14 @@ fn stdout_copy() -> std::io::Result<File> {
 
 /// The writer thread: each line in one write; after the first failure (the
 /// reader gone) the rest are counted as dropped.
-fn write_lines(mut out: File, rx: Receiver<String>, counts: &StreamCounts, written: &AtomicU64) {
+fn write_lines(mut out: File, truncate_first: bool, rx: Receiver<String>, counts: &StreamCounts, written: &AtomicU64) {
     block_sigpipe();
     let mut broken = false;
+    let mut truncate = truncate_first;
     for line in rx {
+        if std::mem::take(&mut truncate) {
+            broken = out.set_len(0).is_err();
+        }
         broken = broken || out.write_all(line.as_bytes()).is_err();
         if broken {
             counts.dropped.fetch_add(1, Ordering::Relaxed);
@@ -247,7 +256,7 @@ mod tests {
         while wf.write(&[b'x'; 4096]).is_ok() {}
         clear_nonblocking(&w);
         let counts = Arc::new(StreamCounts::default());
-        let mut live = LiveJson::start(w, false, counts.clone(), 2);
+        let mut live = LiveJson::start(w, false, false, counts.clone(), 2);
         let t = std::time::Instant::now();
         for _ in 0..20 {
             live.tick(&ramp_tick());

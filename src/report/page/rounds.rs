@@ -130,7 +130,7 @@ pub fn html(results: &[&RunResult]) -> String {
     );
     for (t, r) in tables.iter().zip(results.iter().filter(|r| r.rounds.is_some())) {
         if let Some(o) = &r.rounds {
-            out += &format!("<p>{}</p>\n", escape(crate::report::terminal::table::rounds_line(o).trim()));
+            out += &format!("<p>{}</p>\n", escape(crate::report::rounds_line::rounds_line(o).trim()));
         }
         out += &format!(
             "<div class=scroll><table id=\"pts-iops\"><caption>{}</caption><thead><tr><th class=l>read/write</th>",
@@ -164,7 +164,7 @@ pub fn markdown(results: &[&RunResult]) -> String {
     );
     for (t, r) in tables.iter().zip(results.iter().filter(|r| r.rounds.is_some())) {
         if let Some(o) = &r.rounds {
-            out += &format!("\n{}\n", md(crate::report::terminal::table::rounds_line(o).trim()));
+            out += &format!("\n{}\n", md(crate::report::rounds_line::rounds_line(o).trim()));
         }
         let columns: Vec<String> = t.columns.iter().map(|c| md(c)).collect();
         out += &format!("\n{}\n\n| read/write | {} |\n|:---|{}\n", md(&t.title), columns.join(" | "), "---:|".repeat(t.columns.len()));
@@ -195,7 +195,7 @@ mod tests {
         };
         let json = serde_json::to_value(&o).unwrap();
         assert!(json["mean"].is_null() && json["range"].is_null() && json["slope"].is_null(), "{json}");
-        let line = crate::report::terminal::table::rounds_line(&o);
+        let line = crate::report::rounds_line::rounds_line(&o);
         assert!(line.contains("window of 5 rounds not complete (4 ran)") && !line.contains("mean 0"), "{line}");
         let mut r = crate::report::golden_result("result-a.json");
         r.rounds = Some(o);

@@ -8,17 +8,6 @@ use crate::report::page::charts::{self, Chart, Series};
 use crate::report::point_view;
 use crate::results::model::{Point, RunResult, Summary};
 
-/// The initiator's CPU % and µs of its CPU per KB: its pinned CPUs' when it
-/// was pinned apart (--cpus), else lunmark's own time as a share of all host
-/// CPUs (the target servers' time is `started_processes_pct`, apart).
-pub fn initiator_cpu(s: &Summary) -> (f64, Option<f64>) {
-    let kb = (s.bytes_read + s.bytes_written) as f64 / 1024.0;
-    match &s.cpu.pinned {
-        Some(p) => (p.utilization_pct, p.service_demand_us_per_kb),
-        None => (s.cpu.process_pct, (kb > 0.0).then(|| s.cpu.process_cpu_s * 1e6 / kb)),
-    }
-}
-
 /// Every study figure these results can draw.
 pub fn charts(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
     let mut out: Vec<Chart> = line_rate_chart(results, names).into_iter().collect();
@@ -94,7 +83,7 @@ fn port_charts(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
     };
     let per =
         |get: &dyn Fn(&Summary) -> Option<f64>| -> Vec<Series> { swept.iter().map(|(i, r)| line(names[*i].clone(), r, get)).collect() };
-    let mut cpu = per(&|s| Some(initiator_cpu(s).0));
+    let mut cpu = per(&|s| Some(point_view::initiator_cpu(s).0));
     cpu.extend(swept.iter().map(|(i, r)| line(format!("{} · target side", names[*i]), r, &|s| s.cpu.started_processes_pct)));
     cpu.retain(|s| s.values.iter().any(Option::is_some));
     let chart = |id: &str, title: &str, y: &str, series: &[Series], caption: &str| Chart {
@@ -115,7 +104,7 @@ fn port_charts(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
             "ports-service-demand",
             "Service demand by ports",
             "µs of initiator CPU per KB",
-            &per(&|s| initiator_cpu(s).1),
+            &per(&|s| point_view::initiator_cpu(s).1),
             ": microseconds of the initiator's CPU per KB moved",
         ),
     ]

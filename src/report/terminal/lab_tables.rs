@@ -169,7 +169,7 @@ pub fn protocols(legs: &[(String, Result<RunResult, String>)], linked: bool, not
                 for p in &r.points {
                     let s = &p.summary;
                     let f = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
-                    let (init_pct, init_demand) = crate::report::page::study_figures::initiator_cpu(s);
+                    let (init_pct, init_demand) = crate::report::point_view::initiator_cpu(s);
                     let mut row = vec![
                         label.clone(),
                         crate::report::rows::params_text(p),
