@@ -168,4 +168,9 @@ fn a_bound_always_held_ends_at_the_cap_with_repeats_per_step_and_is_kept() {
     }
     let shown = with_store(&store, &["results", "show", &saved_id(&out)]);
     assert!(stdout(&shown).contains("knee search (--sla lat_avg<10s,iops>1): 11 steps"), "{}", stdout(&shown));
+    // The report carries the search as the terminal shows it.
+    let html = dir.path().join("r.html");
+    assert!(with_store(&store, &["report", &saved_id(&out), "-o", html.to_str().unwrap()]).status.success());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<h2>Knee search: ") && page.contains("knee search (--sla lat_avg&lt;10s,iops&gt;1): 11 steps"), "{page}");
 }

@@ -53,6 +53,13 @@ fn the_curve_paces_each_percentage_of_the_maximum_and_the_report_draws_it() {
     assert!(page.contains("Latency against achieved IOPS, load-latency curve of"), "the curve's chart");
     assert!(page.contains("bound lat_p99&lt;2s") || page.contains("bound lat_p99<2s"), "the bound drawn and named in the legend");
     assert!(page.contains("p99.9 latency"));
+    // And the curve's table and how it ended, as the terminal said them.
+    let ended = text.lines().find(|l| l.starts_with("ended: ")).expect("the terminal says how the curve ended");
+    assert!(page.contains("<h2>Load-latency curve: ") && page.contains(&ended.replace('<', "&lt;")), "{ended}");
+    let md = dir.path().join("r.md");
+    assert!(with_store(&store, &["report", &id, "--format", "md", "-o", md.to_str().unwrap()]).status.success());
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("## Load-latency curve: ") && md.contains(&format!("    {ended}")), "{md}");
 }
 
 #[test]

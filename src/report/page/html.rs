@@ -117,6 +117,7 @@ pub fn html(results: &[&RunResult], text: &PageText) -> String {
         out += &table(&t, None);
     }
     out += &crate::report::page::rounds::html(results);
+    out += &crate::report::page::outcomes::html(results);
     out += "<h2 id=\"metadata\">About each result</h2>\n<p>What ran, where, how, and every warning it raised.</p>\n";
     for (r, name) in results.iter().zip(crate::report::point_view::names(results)) {
         out += &format!("<h3>{}</h3>\n{}", escape(&name), table(&crate::report::page::report_meta::table(r), Some(1)));

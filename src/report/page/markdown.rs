@@ -98,6 +98,7 @@ pub fn markdown(results: &[&RunResult], stem: &str, page: &PageText) -> (String,
         md += &table(&t);
     }
     md += &crate::report::page::rounds::markdown(results);
+    md += &crate::report::page::outcomes::markdown(results);
     md += "\n## About each result\n\nWhat ran, where, how, and every warning it raised.\n";
     for (r, name) in results.iter().zip(crate::report::point_view::names(results)) {
         md += &format!("\n### {}\n\n{}", text(&name), table(&crate::report::page::report_meta::table(r)));

@@ -6,6 +6,7 @@ pub mod curve;
 pub mod figures;
 pub mod html;
 pub mod markdown;
+pub mod outcomes;
 pub mod ranks;
 pub mod raster;
 pub mod report_compare;
