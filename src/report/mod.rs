@@ -12,11 +12,13 @@ pub mod terminal;
 
 pub mod cells;
 pub mod compare;
+pub mod curve_text;
 pub mod escape;
 pub mod human;
 pub mod point_view;
 pub mod rounds_line;
 pub mod rows;
+pub mod search_text;
 pub mod shown;
 pub mod welch;
 pub mod workload_text;

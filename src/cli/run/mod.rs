@@ -194,10 +194,10 @@ fn dry_run(args: &RunArgs, ready: &run::ReadyPlan, ctx: &RunContext, store_flag:
         );
     }
     if let Some(s) = &plan.search {
-        text += &escape(&report::terminal::search_text::describe(s, search_step_time(plan)));
+        text += &escape(&report::search_text::describe(s, search_step_time(plan)));
     }
     if let Some(c) = &plan.curve {
-        text += &escape(&report::terminal::curve_text::describe(c, search_step_time(plan)));
+        text += &escape(&report::curve_text::describe(c, search_step_time(plan)));
     }
     text += &format!("{}\n", run::resources::describe(plan, ctx.resource_extras()));
     text += &escape(&super::request_text::render(ctx, plan, store.path()));

@@ -4,7 +4,7 @@
 
 use crate::report::escape;
 use crate::report::point_view::names;
-use crate::report::terminal::{curve_text, search_text};
+use crate::report::{curve_text, search_text};
 use crate::results::model::RunResult;
 
 /// Each result's search and curve, as (heading, result name, the terminal's text).

@@ -127,10 +127,10 @@ pub fn render_with(result: &RunResult, detail: bool) -> String {
         }
     }
     if let Some(s) = &result.search {
-        out.push_str(&crate::report::terminal::search_text::render(s));
+        out.push_str(&crate::report::search_text::render(s));
     }
     if let Some(c) = &result.curve {
-        out.push_str(&crate::report::terminal::curve_text::render(c));
+        out.push_str(&crate::report::curve_text::render(c));
     }
     out
 }

@@ -1,4 +1,4 @@
-//! The load-latency curve in the terminal (`--curve`, issue 28): each point's
+//! The load-latency curve as text (`--curve`, issue 28), for the terminal and the report page alike: each point's
 //! rate asked, IOPS achieved and latency from the scheduled time, with the
 //! stop bounds' pass or FAIL; and the dry run's account of a curve. Pure.
 

@@ -1,4 +1,4 @@
-//! The knee search in the terminal (`--sla`, issue 28): each step's queue
+//! The knee search as text (`--sla`, issue 28), for the terminal and the report page alike: each step's queue
 //! depth, figures and every bound pass or FAIL, then what was found (or that
 //! no load meets the bounds, with the lightest point's figures). Also the dry
 //! run's account of a search and its worst-case time. Pure: data in, text out.
