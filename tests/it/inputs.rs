@@ -181,9 +181,13 @@ fn a_bad_dist_layout_suffix_names_the_two_that_fit() {
         ("zoned:80/20:20/80:foo", "zoned's default is contiguous"),
         ("hotband:10%/80%/60s:foo", "hotband's default is contiguous"),
     ] {
-        let says = format!("--dist: '{dist}': the layout suffix ':foo' is not one");
-        let err =
-            refused_creating_nothing(&["run", "-q", "--no-store", "-t", f, "--size", "1m", "--time", "1s", "--dist", dist], &says, &file);
+        // --dist is read where clap reads the command line: a usage error (2) naming the flag.
+        let says = format!("'{dist}': the layout suffix ':foo' is not one");
+        let out = run(&["run", "-q", "--no-store", "-t", f, "--size", "1m", "--time", "1s", "--dist", dist]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{dist}: {err}");
+        assert!(err.contains("--dist") && err.matches(&says).count() == 1, "{dist}: wanted '{says}' once in: {err}");
+        assert!(!file.exists(), "{dist}: nothing runs, no file is created");
         assert!(err.contains("end with :scattered") && err.contains("or :contiguous") && err.contains(default), "{dist}: {err}");
     }
 }
