@@ -46,6 +46,11 @@ pub struct MeasuredSecond {
     /// slice), when every worker serves one target; None when a worker spans
     /// several (it reports one slice over all its targets).
     pub per_target: Option<Vec<(String, Interval, IntervalSlice)>>,
+    /// Under MPI (rank 0's merged second): each rank's figures for it, and
+    /// the ranks whose second had not come when it was told (their I/O is
+    /// not in it). Empty for one process.
+    pub ranks: Vec<(u32, Interval)>,
+    pub ranks_missing: Vec<u32>,
 }
 
 /// What a live telemetry stream (--live-json) produced and dropped, shared

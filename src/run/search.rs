@@ -91,12 +91,13 @@ fn step_point(base: &PlannedPoint, qd: u32, step: usize) -> Result<PlannedPoint>
 pub fn execute(
     plan: &RunPlan,
     spec: &SearchSpec,
-    _ctx: &RunContext,
+    ctx: &RunContext,
     observer: &mut dyn RunObserver,
     run_part: &mut RunPart,
 ) -> Result<RunResult> {
     let base = &plan.points[0];
-    let workers: u32 = base.spec.groups.iter().map(|g| g.workers).sum();
+    // Under MPI every rank runs the plan's workers: the job's are all of theirs.
+    let workers: u32 = base.spec.groups.iter().map(|g| g.workers).sum::<u32>() * ctx.cluster.get().processes();
     observer.started(plan);
     let mut gather = Gathering::new(observer, None);
     let mut tried: Vec<(u32, bool)> = Vec::new();
@@ -115,7 +116,9 @@ pub fn execute(
         }
         let whole = gather.so_far.as_ref().expect("a step ran");
         let step = SearchPoint::judge(spec, index, &whole.points[index], qd, workers);
-        tried.push((qd, step.passed));
+        // Under MPI only rank 0 holds the merged point: its verdict is every rank's next step.
+        let passed = ctx.cluster.get().from_root(vec![f64::from(u8::from(step.passed))])[0] > 0.5;
+        tried.push((qd, passed));
         steps.push(step);
     }
     let ended = ended(spec, &tried, status);

@@ -579,3 +579,67 @@ fn the_live_line_under_mpi_says_it_is_rank_0_s() {
     assert!(!seconds.is_empty(), "a live line per measured second: {err}");
     assert!(seconds.iter().all(|l| l.starts_with("rank 0 of 3: run ")), "{seconds:?}");
 }
+
+/// The knee search under MPI (issue 28 item 4): two ranks on one nbdkit
+/// server of known shape (4 ms a read, 4 at once on each rank's connection:
+/// about 1,000 IOPS each, 2,000 for the job), every rank steps together,
+/// each step judged on the merged point: the bound (mean latency under
+/// 12 ms) holds to about 12 outstanding per connection, and the found IOPS
+/// is the job's capacity, not one rank's half of it.
+#[test]
+fn the_knee_search_steps_every_rank_together_on_the_merged_point() {
+    let dir = shm_dir();
+    let server = crate::knee_search::known_shape(dir.path());
+    let json = dir.path().join("search.json");
+    let json_s = json.display().to_string();
+    let args = ["-t", &server.uri, "--bs", "4k", "--read", "100", "--time", "2s", "--ramp", "300ms", "--sla", "lat_avg<12ms"];
+    let Some(out) = run_ranks(2, &[], &[args.as_slice(), &["--no-store", "-q", "--json", &json_s]].concat()) else { return };
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    let s = &r["search"];
+    let steps = s["steps"].as_array().unwrap();
+    let mut saturated: Vec<f64> = steps.iter().filter(|st| st["qd"].as_u64().unwrap() >= 4).map(|st| st["iops"].as_f64().unwrap()).collect();
+    assert!(saturated.len() >= 2, "the search went past 8 outstanding over the job: {s:#}");
+    saturated.sort_by(f64::total_cmp);
+    let cap = saturated[saturated.len() / 2];
+    assert!(cap > 1_000.0 && cap < 2_200.0, "both ranks' I/O together: about 2,000 IOPS, measured {cap}: {s:#}");
+    let found = &s["found"];
+    let iops = found["iops"].as_f64().unwrap();
+    assert!((iops - cap).abs() <= 0.1 * cap, "found {iops} IOPS, capacity {cap}: {s:#}");
+    assert!(found["bounds"][0]["value"].as_f64().unwrap() < 12_000.0 && found["passed"] == true, "the bound held: {found:#}");
+    assert_eq!(found["workers"], 2, "the job's workers: one per rank: {found:#}");
+    // Little's law on each rank's half of the capacity: 12 ms mean at 12 ms x cap / 2 outstanding per rank.
+    let fail = s["first_failing"]["qd"].as_f64().unwrap();
+    let knee = (cap / 2.0 * 0.012).floor();
+    assert!((fail - 1.0 - knee).abs() <= 2.0, "fails from qd {fail} per rank, computed knee {knee} (capacity {cap}): {s:#}");
+    // Each step is a merged point of the result: both ranks' I/O at that queue depth.
+    let points = r["points"].as_array().unwrap();
+    assert_eq!(steps.len(), points.len());
+    for (st, p) in steps.iter().zip(points) {
+        assert_eq!(p["mpi"]["ranks"].as_array().map(Vec::len), Some(2), "{p:#}");
+        assert_eq!(p["params"]["qd"], st["qd"]);
+    }
+}
+
+/// The load-latency curve under MPI: the maximum is the job's (merged), and
+/// each rank paces its share of each percentage of it, so the job runs at the
+/// percentage (a rank pacing the whole rate, or a percentage of its own
+/// maximum, would not).
+#[test]
+fn the_curve_paces_each_rank_s_share_of_the_job_s_maximum() {
+    let dir = shm_dir();
+    let server = crate::knee_search::known_shape(dir.path());
+    let json = dir.path().join("curve.json");
+    let json_s = json.display().to_string();
+    let args = ["-t", &server.uri, "--bs", "4k", "--read", "100", "--qd", "8", "--time", "2s", "--ramp", "300ms", "--curve", "50"];
+    let Some(out) = run_ranks(2, &[], &[args.as_slice(), &["--no-store", "-q", "--json", &json_s]].concat()) else { return };
+    assert!(out.status.success(), "{}", stderr(&out));
+    let c = &read_json(&json)["curve"];
+    let max = c["max_iops"].as_f64().unwrap();
+    assert!(max > 1_000.0 && max < 2_200.0, "both ranks' I/O at the maximum: about 2,000 IOPS (1,000 a connection): {c:#}");
+    let p = &c["points"][1];
+    let asked = max * 0.5;
+    assert!((p["rate"].as_f64().unwrap() - asked).abs() < 1.0, "the job's rate: {p:#}");
+    let got = p["iops"].as_f64().unwrap();
+    assert!((got - asked).abs() <= 0.15 * asked, "the job paced at 50% of {max}: {got} IOPS: {p:#}");
+}
