@@ -218,11 +218,7 @@ impl RankReport {
 
     /// The raw figures in the run's own types.
     pub fn measured(&self) -> Result<Measured, String> {
-        let slices = self
-            .slices
-            .iter()
-            .map(WireSlice::decode)
-            .collect::<Result<Vec<_>, String>>()?;
+        let slices = self.slices.iter().map(WireSlice::decode).collect::<Result<Vec<_>, String>>()?;
         Ok(Measured {
             total: self.total.decode()?,
             by_group: self.by_group.iter().map(WireRecorder::decode).collect::<Result<_, _>>()?,

@@ -97,15 +97,7 @@ pub struct JobSeconds {
 
 impl JobSeconds {
     pub fn new(cluster: ClusterRef, ranks: u32) -> JobSeconds {
-        JobSeconds {
-            cluster,
-            ranks,
-            gathering: BTreeMap::new(),
-            progress: BTreeMap::new(),
-            last_told: None,
-            late: 0,
-            partial: 0,
-        }
+        JobSeconds { cluster, ranks, gathering: BTreeMap::new(), progress: BTreeMap::new(), last_told: None, late: 0, partial: 0 }
     }
 
     /// Rank 0's own tick: a measured second joins its gathering, the rest
@@ -156,8 +148,10 @@ impl JobSeconds {
         for (rank, bytes) in self.cluster.get().posted() {
             let second = serde_json::from_slice::<RankSecond>(&bytes).map_err(|e| e.to_string());
             let share = second.and_then(|s| {
-                let per_target =
-                    s.per_target.map(|t| t.into_iter().map(|(u, w)| w.decode().map(|d| (u, d))).collect::<Result<Vec<_>, _>>()).transpose()?;
+                let per_target = s
+                    .per_target
+                    .map(|t| t.into_iter().map(|(u, w)| w.decode().map(|d| (u, d))).collect::<Result<Vec<_>, _>>())
+                    .transpose()?;
                 Ok((s.point, Share { len_s: s.len_s, in_flight: s.in_flight, slice: s.slice.decode()?, per_target }))
             });
             match share {

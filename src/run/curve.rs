@@ -7,10 +7,10 @@
 use anyhow::{anyhow, Result};
 use serde_json::Value;
 
+use super::cluster::Cluster;
 use super::plan::{PlanError, PlanRequest, PlannedPoint};
 use super::rounds::{Gathering, RunPart};
 use super::{RunObserver, RunPlan};
-use super::cluster::Cluster;
 use crate::results::curve::{CurveOutcome, CurvePoint, CurveSpec};
 use crate::results::model::{RunResult, Status};
 

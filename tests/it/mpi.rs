@@ -598,7 +598,8 @@ fn the_knee_search_steps_every_rank_together_on_the_merged_point() {
     let r = read_json(&json);
     let s = &r["search"];
     let steps = s["steps"].as_array().unwrap();
-    let mut saturated: Vec<f64> = steps.iter().filter(|st| st["qd"].as_u64().unwrap() >= 4).map(|st| st["iops"].as_f64().unwrap()).collect();
+    let mut saturated: Vec<f64> =
+        steps.iter().filter(|st| st["qd"].as_u64().unwrap() >= 4).map(|st| st["iops"].as_f64().unwrap()).collect();
     assert!(saturated.len() >= 2, "the search went past 8 outstanding over the job: {s:#}");
     saturated.sort_by(f64::total_cmp);
     let cap = saturated[saturated.len() / 2];
@@ -642,4 +643,108 @@ fn the_curve_paces_each_rank_s_share_of_the_job_s_maximum() {
     assert!((p["rate"].as_f64().unwrap() - asked).abs() < 1.0, "the job's rate: {p:#}");
     let got = p["iops"].as_f64().unwrap();
     assert!((got - asked).abs() <= 0.15 * asked, "the job paced at 50% of {max}: {got} IOPS: {p:#}");
+}
+
+/// --live-json under MPI (issue 29 item 5) on three ranks, each on its own
+/// /dev/shm file: each measured second's line is the job's (every rank's I/O,
+/// within 1% of the merged stored interval), names no missing rank, and with
+/// --detail a line per rank whose IOPS add up to it; the --hdr-log rank 0
+/// writes holds, per second and operation, the stored merged counts, and
+/// over the run every rank's I/O (the hdrhistogram package from PyPI reads it).
+#[test]
+fn live_json_and_the_hdr_log_under_mpi_describe_the_whole_job() {
+    let dir = shm_dir();
+    let target = format!("{}/lun{{rank}}", dir.path().display());
+    let (live, json, log) = (dir.path().join("live.jsonl"), dir.path().join("r.json"), dir.path().join("r.hdr"));
+    let args = ["-t", &target, "--size", "8m", "--bs", "4k", "--read", "70", "--qd", "2", "--time", "3s", "--ramp", "1s"];
+    let outs = ["--detail", "--no-store", "-q", "--live-json", live.to_str().unwrap(), "--json", json.to_str().unwrap()];
+    let Some(out) = run_ranks(3, &[], &[args.as_slice(), &outs, &["--hdr-log", log.to_str().unwrap()]].concat()) else { return };
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    let p = &r["points"][0];
+    let stored = p["summary"]["intervals"].as_array().unwrap();
+    let lines: Vec<serde_json::Value> =
+        std::fs::read_to_string(&live).unwrap().lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    let seconds: Vec<&serde_json::Value> = lines.iter().filter(|l| l["kind"] == "point" && l["phase"] == "run").collect();
+    assert!(seconds.len() + 1 >= stored.len() && seconds.len() <= stored.len(), "{} lines, {} rows", seconds.len(), stored.len());
+    let close = |a: f64, b: f64| (a - b).abs() <= 0.01 * a.abs().max(b.abs()) + 1e-9;
+    for l in &seconds {
+        let row = stored.iter().find(|s| s["t_s"] == l["t_s"]).unwrap_or_else(|| panic!("no stored row at {}: {stored:?}", l["t_s"]));
+        for k in ["iops", "read_iops", "write_iops", "mbps"] {
+            assert!(close(l[k].as_f64().unwrap(), row[k].as_f64().unwrap()), "{k}: live {l} stored {row}");
+        }
+        assert_eq!((l["ranks"].as_u64(), &l["ranks_missing"]), (Some(3), &serde_json::json!([])), "{l}");
+        let ranks: Vec<&serde_json::Value> = lines.iter().filter(|x| x["kind"] == "rank" && x["t_s"] == l["t_s"]).collect();
+        assert_eq!(ranks.iter().map(|x| x["rank"].as_u64().unwrap()).collect::<Vec<_>>(), [0, 1, 2], "a line per rank (--detail)");
+        let sum: f64 = ranks.iter().map(|x| x["iops"].as_f64().unwrap()).sum();
+        assert!(close(sum, l["iops"].as_f64().unwrap()) && ranks.iter().all(|x| x["iops"].as_f64().unwrap() > 0.0), "{ranks:?} vs {l}");
+    }
+    // The histogram log: per second and operation, the merged stored counts.
+    let got = crate::hdr_log::read_logs(&[&log]);
+    let rows = got["logs"][0].as_array().unwrap();
+    assert_eq!(rows.len(), 2 * stored.len(), "a read and a write histogram per second: {rows:?}");
+    for (k, iv) in stored.iter().enumerate() {
+        let ios = |key: &str| (iv[key].as_f64().unwrap() * iv["duration_s"].as_f64().unwrap()).round() as u64;
+        assert_eq!(rows[2 * k]["count"].as_u64(), Some(ios("read_iops")), "second {k}: {} vs {iv}", rows[2 * k]);
+        assert_eq!(rows[2 * k + 1]["count"].as_u64(), Some(ios("write_iops")), "second {k}: {} vs {iv}", rows[2 * k + 1]);
+    }
+    let ranks = p["mpi"]["ranks"].as_array().unwrap();
+    let each: u64 = ranks.iter().map(|x| x["ios_read"].as_u64().unwrap() + x["ios_written"].as_u64().unwrap()).sum();
+    assert!(ranks.len() == 3 && ranks.iter().all(|x| x["ios_read"].as_u64().unwrap() > 0), "{ranks:?}");
+    assert_eq!(got["count"].as_u64(), Some(each), "the log holds every rank's I/O");
+}
+
+/// --metrics-listen under MPI: rank 0's endpoint, scraped during a two-rank
+/// run, counts both ranks' I/O (each rank's own target among the series),
+/// `promtool check metrics` accepts it, and the highest count served is the
+/// stored I/Os of both ranks but for the last second or two.
+#[test]
+fn the_metrics_endpoint_under_mpi_counts_every_rank_s_io() {
+    use crate::telemetry::{get, WithStdin};
+    let dir = shm_dir();
+    let target = format!("{}/lun{{rank}}", dir.path().display());
+    let json = dir.path().join("r.json");
+    let port = crate::common::free_port();
+    let Some(mut c) = mpirun() else { return };
+    let child = c
+        .args(["-np", "2", lunmark_bin(), "run", "-t", &target, "--size", "8m", "--bs", "4k", "--qd", "2", "--time", "4s"])
+        .args(["--ramp", "0s", "--no-store", "-q", "--metrics-listen", &format!(":{port}"), "--json", json.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lun0, lun1) = (format!("target=\"{}/lun0\"", dir.path().display()), format!("target=\"{}/lun1\"", dir.path().display()));
+    let ios = |text: &str, t: &str| -> f64 {
+        text.lines()
+            .filter(|l| l.starts_with("lunmark_ios_total{") && l.contains(t))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut both = None;
+    let mut most: f64 = 0.0;
+    loop {
+        assert!(std::time::Instant::now() < deadline, "the endpoint served no second of both ranks within 60 s");
+        match get(port, "/metrics") {
+            Some((200, body)) => {
+                most = most.max(ios(&body, "target="));
+                if ios(&body, &lun0) > 0.0 && ios(&body, &lun1) > 0.0 && both.is_none() {
+                    both = Some(body);
+                }
+            }
+            // The endpoint closed: the run ended.
+            _ if both.is_some() => break,
+            _ => {}
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let text = both.unwrap();
+    let promtool =
+        std::process::Command::new("promtool").args(["check", "metrics"]).stdin(std::process::Stdio::piped()).output_with_stdin(&text);
+    assert!(promtool.status.success(), "promtool: {}{}\n{text}", String::from_utf8_lossy(&promtool.stdout), stderr(&promtool));
+    let out = crate::common::wait_within(child, 90);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = &read_json(&json)["points"][0]["summary"];
+    let stored = s["ios_read"].as_f64().unwrap() + s["ios_written"].as_f64().unwrap();
+    assert!(most <= stored * 1.001 && most >= stored * 0.5, "served at most {most}, stored {stored}");
 }
