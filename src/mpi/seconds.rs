@@ -126,12 +126,15 @@ impl JobSeconds {
     /// At a point's end (every rank has posted its seconds before the point's
     /// reduction): waits up to END_WAIT for the missing ones, then tells all.
     pub fn flush(&mut self, inner: &mut dyn RunObserver) {
+        self.take_posted(Instant::now());
         let until = Instant::now() + END_WAIT;
         while self.gathering.values().any(|g| g.shares.len() < self.ranks as usize) && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(5));
             self.take_posted(Instant::now());
         }
         self.tell_ready(Instant::now(), true, inner);
+        // The next point (or a repeat of this one, its seconds numbered from 0 again) starts afresh.
+        self.last_told = None;
     }
 
     fn add(&mut self, point: usize, rank: u32, share: Share, now: Instant) {
@@ -238,5 +241,103 @@ impl RunObserver for PostSeconds {
             let bytes = serde_json::to_vec(&RankSecond::of(f, m)).expect("a second serializes");
             self.0.get().post_to_root(bytes);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::metrics::histogram::LatencyHistogram;
+    use crate::run::cluster::Cluster;
+
+    /// Two ranks' exchange without MPI: what "rank 1" posts, rank 0's `posted` takes.
+    #[derive(Default)]
+    struct Wire(RefCell<Vec<(u32, Vec<u8>)>>);
+
+    impl Cluster for Wire {
+        fn post_to_root(&self, bytes: Vec<u8>) {
+            self.0.borrow_mut().push((1, bytes));
+        }
+        fn posted(&self) -> Vec<(u32, Vec<u8>)> {
+            std::mem::take(&mut *self.0.borrow_mut())
+        }
+    }
+
+    /// What the stream was told: (second, IOPS, ranks missing).
+    #[derive(Default)]
+    struct Told(Vec<(u32, f64, Vec<u32>)>);
+
+    impl RunObserver for Told {
+        fn tick(&mut self, f: &LiveFigures<'_>) {
+            if let Some(m) = f.measured {
+                self.0.push((m.slice.index, m.interval.iops, m.ranks_missing.clone()));
+            }
+        }
+    }
+
+    /// One rank's full second `index` of `reads` reads of 100 us.
+    fn second(index: u32, reads: u64) -> MeasuredSecond {
+        let mut slice = IntervalSlice::new(index);
+        slice.ios_read = reads;
+        slice.bytes_read = reads * 4096;
+        let mut h = LatencyHistogram::with_digits(2);
+        (0..reads).for_each(|_| h.record(100_000));
+        slice.read = Some(h);
+        MeasuredSecond {
+            interval: interval(&slice, index as f64 + 1.0),
+            slice,
+            workers: Vec::new(),
+            in_flight: 1,
+            targets: vec!["mem:1m".into()],
+            per_target: None,
+            ranks: Vec::new(),
+            ranks_missing: Vec::new(),
+        }
+    }
+
+    fn tick(m: &MeasuredSecond) -> LiveFigures<'_> {
+        let i = &m.interval;
+        LiveFigures {
+            point: 1,
+            points: 1,
+            label: "",
+            phase: "run",
+            elapsed: Duration::from_secs_f64(i.t_s + i.duration_s),
+            total: None,
+            second: None,
+            stall: None,
+            measured: Some(m),
+        }
+    }
+
+    /// A second both ranks sent is told once both are in, their I/O summed; a
+    /// second rank 1 never sends is held, told at GRACE naming rank 1 as
+    /// missing, and rank 1's copy coming after that is counted late, not told.
+    #[test]
+    fn a_second_is_told_when_every_rank_s_is_in_or_at_grace_naming_the_missing() {
+        let wire = Rc::new(Wire::default());
+        let mut job = JobSeconds::new(ClusterRef(wire.clone()), 2);
+        let mut told = Told::default();
+        let (own0, own1, theirs0, theirs1) = (second(0, 100), second(1, 100), second(0, 300), second(1, 300));
+        job.tick(&tick(&own0), &mut told);
+        assert!(told.0.is_empty(), "rank 1's share of second 0 has not come: {:?}", told.0);
+        PostSeconds(ClusterRef(wire.clone())).tick(&tick(&theirs0));
+        job.tick(&tick(&own1), &mut told);
+        assert_eq!(told.0.len(), 1, "{:?}", told.0);
+        assert_eq!((told.0[0].0, told.0[0].1, told.0[0].2.clone()), (0, 400.0, vec![]), "both ranks' reads in second 0");
+        // Second 1 waits for rank 1 until GRACE, then goes without it.
+        job.tell_ready(Instant::now() + GRACE / 2, false, &mut told);
+        assert_eq!(told.0.len(), 1, "held within GRACE");
+        job.tell_ready(Instant::now() + GRACE, false, &mut told);
+        assert_eq!((told.0[1].0, told.0[1].1, told.0[1].2.clone()), (1, 100.0, vec![1]), "rank 0's share only, rank 1 named");
+        assert_eq!(job.partial, 1);
+        PostSeconds(ClusterRef(wire.clone())).tick(&tick(&theirs1));
+        job.flush(&mut told);
+        job.flush(&mut told);
+        assert_eq!(told.0.len(), 2, "a second told is never told again: {:?}", told.0);
+        assert_eq!(job.late, 1, "rank 1's second 1 came after it was told");
     }
 }
