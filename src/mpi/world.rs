@@ -240,7 +240,7 @@ impl Cluster for World {
         got
     }
 
-    fn from_root(&self, local: Vec<f64>) -> Vec<f64> {
+    fn root_figures(&self, local: Vec<f64>) -> Vec<f64> {
         // Every rank calls this at the same step of the same plan, with as many figures.
         let mut figures = local;
         self.comm.process_at_rank(0).broadcast_into(&mut figures[..]);

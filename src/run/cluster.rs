@@ -50,7 +50,7 @@ pub trait Cluster {
     /// Rank 0's figures, the same on every process: a knee search's verdict or
     /// a curve's maximum rate is judged on the merged point only rank 0 holds,
     /// and every process must take the next step with it. One process keeps its own.
-    fn from_root(&self, local: Vec<f64>) -> Vec<f64> {
+    fn root_figures(&self, local: Vec<f64>) -> Vec<f64> {
         local
     }
 

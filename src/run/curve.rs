@@ -108,7 +108,7 @@ pub fn execute(
         }
         let whole = gather.so_far.as_ref().expect("a point ran");
         let cp = spec.judge(before, &whole.points[before], pct, rate);
-        let root = cluster.from_root(vec![cp.iops, f64::from(u8::from(cp.passed == Some(false)))]);
+        let root = cluster.root_figures(vec![cp.iops, f64::from(u8::from(cp.passed == Some(false)))]);
         if pct.is_none() {
             max_iops = root[0];
         }

@@ -117,7 +117,7 @@ pub fn execute(
         let whole = gather.so_far.as_ref().expect("a step ran");
         let step = SearchPoint::judge(spec, index, &whole.points[index], qd, workers);
         // Under MPI only rank 0 holds the merged point: its verdict is every rank's next step.
-        let passed = ctx.cluster.get().from_root(vec![f64::from(u8::from(step.passed))])[0] > 0.5;
+        let passed = ctx.cluster.get().root_figures(vec![f64::from(u8::from(step.passed))])[0] > 0.5;
         tried.push((qd, passed));
         steps.push(step);
     }
