@@ -40,8 +40,8 @@ struct RankSecond {
     len_s: f64,
     in_flight: u64,
     slice: WireSlice,
-    /// Each target's share (URI, slice), when the rank can tell it.
-    per_target: Option<Vec<(String, WireSlice)>>,
+    /// Each target's share (URI, slice).
+    per_target: Vec<(String, WireSlice)>,
 }
 
 impl RankSecond {
@@ -51,7 +51,7 @@ impl RankSecond {
             len_s: m.interval.duration_s,
             in_flight: m.in_flight,
             slice: WireSlice::of(&m.slice, None),
-            per_target: m.per_target.as_ref().map(|t| t.iter().map(|(u, _, s)| (u.clone(), WireSlice::of(s, None))).collect()),
+            per_target: m.per_target.iter().map(|(u, _, s)| (u.clone(), WireSlice::of(s, None))).collect(),
         }
     }
 }
@@ -61,7 +61,7 @@ struct Share {
     len_s: f64,
     in_flight: u64,
     slice: IntervalSlice,
-    per_target: Option<Vec<(String, IntervalSlice)>>,
+    per_target: Vec<(String, IntervalSlice)>,
 }
 
 /// What rank 0's own tick said of a point beyond its figures.
@@ -113,7 +113,7 @@ impl JobSeconds {
                     len_s: m.interval.duration_s,
                     in_flight: m.in_flight,
                     slice: m.slice.clone(),
-                    per_target: m.per_target.as_ref().map(|t| t.iter().map(|(u, _, s)| (u.clone(), s.clone())).collect()),
+                    per_target: m.per_target.iter().map(|(u, _, s)| (u.clone(), s.clone())).collect(),
                 };
                 self.add(f.point, 0, share, now);
             }
@@ -151,10 +151,7 @@ impl JobSeconds {
         for (rank, bytes) in self.cluster.get().posted() {
             let second = serde_json::from_slice::<RankSecond>(&bytes).map_err(|e| e.to_string());
             let share = second.and_then(|s| {
-                let per_target = s
-                    .per_target
-                    .map(|t| t.into_iter().map(|(u, w)| w.decode().map(|d| (u, d))).collect::<Result<Vec<_>, _>>())
-                    .transpose()?;
+                let per_target = s.per_target.into_iter().map(|(u, w)| w.decode().map(|d| (u, d))).collect::<Result<Vec<_>, _>>()?;
                 Ok((s.point, Share { len_s: s.len_s, in_flight: s.in_flight, slice: s.slice.decode()?, per_target }))
             });
             match share {
@@ -207,17 +204,14 @@ fn merge(shares: BTreeMap<u32, Share>, ranks_missing: Vec<u32>) -> MeasuredSecon
     let mut slice = IntervalSlice::new(index);
     let mut in_flight = 0;
     let mut len_s: f64 = 0.0;
-    let mut per_target: Option<Vec<(String, Interval, IntervalSlice)>> = Some(Vec::new());
+    let mut per_target: Vec<(String, Interval, IntervalSlice)> = Vec::new();
     let mut ranks = Vec::new();
     for (rank, s) in shares {
         slice.merge(&s.slice);
         in_flight += s.in_flight;
         len_s = len_s.max(s.len_s);
         ranks.push((rank, interval(&s.slice, index as f64 + s.len_s)));
-        match (per_target.as_mut(), s.per_target) {
-            (Some(all), Some(mine)) => all.extend(mine.into_iter().map(|(u, t)| (u, interval(&t, index as f64 + s.len_s), t))),
-            _ => per_target = None,
-        }
+        per_target.extend(s.per_target.into_iter().map(|(u, t)| (u, interval(&t, index as f64 + s.len_s), t)));
     }
     MeasuredSecond {
         interval: interval(&slice, index as f64 + len_s),
@@ -292,7 +286,7 @@ mod tests {
             workers: Vec::new(),
             in_flight: 1,
             targets: vec!["mem:1m".into()],
-            per_target: None,
+            per_target: Vec::new(),
             ranks: Vec::new(),
             ranks_missing: Vec::new(),
         }
