@@ -695,9 +695,10 @@ fn live_json_and_the_hdr_log_under_mpi_describe_the_whole_job() {
 }
 
 /// --metrics-listen under MPI: rank 0's endpoint, scraped during a two-rank
-/// run, counts both ranks' I/O (each rank's own target among the series),
-/// `promtool check metrics` accepts it, and the highest count served is the
-/// stored I/Os of both ranks but for the last second or two.
+/// run, counts both ranks' I/O (each rank's own target among the series, and
+/// a per-rank counter that adds up to them), `promtool check metrics` accepts
+/// it, and the highest count served is the stored I/Os of both ranks but for
+/// the last second or two.
 #[test]
 fn the_metrics_endpoint_under_mpi_counts_every_rank_s_io() {
     use crate::telemetry::{get, WithStdin};
@@ -728,7 +729,10 @@ fn the_metrics_endpoint_under_mpi_counts_every_rank_s_io() {
         match get(port, "/metrics") {
             Some((200, body)) => {
                 most = most.max(ios(&body, "target="));
+                let ranks = |r: &str| ios(&body.replace("lunmark_rank_ios_total{", "lunmark_ios_total{"), &format!("rank=\"{r}\""));
                 if ios(&body, &lun0) > 0.0 && ios(&body, &lun1) > 0.0 && both.is_none() {
+                    assert_eq!(ranks("0"), ios(&body, &lun0), "rank 0's counter is its target's: {body}");
+                    assert_eq!(ranks("1"), ios(&body, &lun1), "rank 1's counter is its target's: {body}");
                     both = Some(body);
                 }
             }
@@ -747,4 +751,48 @@ fn the_metrics_endpoint_under_mpi_counts_every_rank_s_io() {
     let s = &read_json(&json)["points"][0]["summary"];
     let stored = s["ios_read"].as_f64().unwrap() + s["ios_written"].as_f64().unwrap();
     assert!(most <= stored * 1.001 && most >= stored * 0.5, "served at most {most}, stored {stored}");
+}
+
+/// A rank that stops answering mid-point (SIGSTOP on rank 1 for 4 s) holds
+/// neither rank 0's watch nor its --live-json stream: rank 0 goes on telling
+/// each second, after 2 s without rank 1's share, naming rank 1 in
+/// `ranks_missing`; once rank 1 goes on the run completes, says on stderr
+/// how many seconds were told short, and the stored result (unlike those
+/// lines) holds rank 1's I/O.
+#[test]
+fn a_stopped_rank_is_named_missing_and_rank_0_s_stream_goes_on() {
+    let dir = shm_dir();
+    let target = format!("{}/lun{{rank}}", dir.path().display());
+    let (live, json) = (dir.path().join("live.jsonl"), dir.path().join("r.json"));
+    let Some(mut c) = mpirun() else { return };
+    let child = c
+        .args(["-np", "2", lunmark_bin(), "run", "-t", &target, "--size", "8m", "--bs", "4k", "--qd", "2", "--time", "9s"])
+        .args(["--ramp", "0s", "--no-store", "-q", "--live-json", live.to_str().unwrap(), "--json", json.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let seconds = || -> Vec<serde_json::Value> {
+        let text = std::fs::read_to_string(&live).unwrap_or_default();
+        text.lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()).filter(|l| l["phase"] == "run").collect()
+    };
+    crate::common::wait_for(|| !seconds().is_empty());
+    let rank1 = rank_pid(child.id(), 1).expect("rank 1 among mpirun's children");
+    // SAFETY: kill(2) on rank 1 of the job this test started, by its pid.
+    unsafe { libc::kill(rank1, libc::SIGSTOP) };
+    let before = seconds().len();
+    std::thread::sleep(Duration::from_secs(4));
+    let during = seconds();
+    // SAFETY: as above.
+    unsafe { libc::kill(rank1, libc::SIGCONT) };
+    let short: Vec<&serde_json::Value> = during[before..].iter().filter(|l| l["ranks_missing"] == serde_json::json!([1])).collect();
+    assert!(!short.is_empty(), "rank 0 told seconds while rank 1 was stopped, naming it: {:?}", &during[before..]);
+    let out = crate::common::wait_within(child, 90);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("told without every rank's share"), "{err}");
+    let s = &read_json(&json)["points"][0]["summary"];
+    let stored = s["ios_read"].as_u64().unwrap() + s["ios_written"].as_u64().unwrap();
+    let told: u64 = seconds().iter().map(|l| l["ios_read"].as_u64().unwrap() + l["ios_written"].as_u64().unwrap()).sum();
+    assert!(told < stored, "the lines lack rank 1's late shares ({told}), the stored result has them ({stored})");
 }
