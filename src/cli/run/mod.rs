@@ -151,10 +151,10 @@ fn close_telemetry(telemetry: super::telemetry::Telemetry) -> Option<String> {
     let counts = telemetry.counts.clone();
     if let Some(j) = telemetry.job.as_ref().filter(|j| j.late + j.partial > 0) {
         crate::ewriteln!(
-            "note: under MPI, {} told without every rank's share (the missing ranks named in it) and {} of a rank left out, \
-             come after {} s or unreadable: the live figures lack them, the stored result does not",
+            "note: under MPI, {} told without every rank's share (each names its missing ranks), and {} of a rank's second \
+             came after the second was told (it waits {} s) and left out: the live figures lack them, the stored result has them",
             crate::units::counted(j.partial, "second"),
-            crate::units::counted(j.late, "second"),
+            crate::units::counted(j.late, "share"),
             crate::mpi::seconds::GRACE.as_secs()
         );
     }
