@@ -192,6 +192,8 @@ pub struct ImportOptions {
     /// The run records its writes in a journal (--journal), which
     /// `lunmark verify` reads back: a job that only writes is then checked.
     pub journal: bool,
+    /// The run's `--sla`, which replaces a job's `latency_target` (its note says so).
+    pub sla: Option<String>,
 }
 
 /// Which fio log a job asks for (`write_bw_log`, `write_iops_log`, `write_lat_log`).
@@ -525,7 +527,7 @@ struct Job {
     /// fsync=N or fdatasync=N.
     sync: Option<super::ops::SyncEvery>,
     /// latency_target with latency_percentile: lunmark's --sla bound; latency_window: each step's measured time.
-    sla: Option<(String, Option<Duration>)>,
+    sla: Option<Sla>,
     /// sqthread_poll (with sqthread_poll_cpu) and hipri.
     polling: super::polling::Polling,
     /// cpus_allowed and cpus_allowed_policy.
@@ -696,7 +698,7 @@ impl Job {
             thinktime: thinktime(&set, problems, notes).filter(|t| !t.is_zero()),
             thinktime_blocks: set.number::<u32>("thinktime_blocks", problems).filter(|_| set.get("thinktime").is_some()),
             arrivals: arrivals(&set, problems),
-            sla: latency_target(&set, problems, notes),
+            sla: latency_target(&set, &name, options.sla.as_deref(), problems, notes),
             sync,
             polling: polling(&set, &name, problems),
             cpus,
@@ -1648,7 +1650,7 @@ fn thinktime(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> Opti
 /// (to 1024) for the most IOPS within the bound. fio judges the bound over
 /// each `latency_window`; lunmark over each step's measured time, which the
 /// window becomes.
-fn latency_target(set: &Settings, problems: &mut Problems, notes: &mut Notes) -> Option<(String, Option<Duration>)> {
+fn latency_target(set: &Settings, job: &str, flag: Option<&str>, problems: &mut Problems, notes: &mut Notes) -> Option<Sla> {
     // The percentiles lunmark's latency statistics hold, by fio's latency_percentile.
     const BOUNDED: [(f64, &str); 6] = [(100.0, "max"), (99.99, "p99.99"), (99.9, "p99.9"), (99.0, "p99"), (90.0, "p90"), (50.0, "p50")];
     let Some((s, v)) = set.value("latency_target") else {
@@ -1679,8 +1681,31 @@ fn latency_target(set: &Settings, problems: &mut Problems, notes: &mut Notes) ->
     let expr = format!("lat_{stat}<{}us", target.as_micros());
     let each =
         window.map(|w| format!(", each step measured for latency_window ({})", crate::units::format_duration(w))).unwrap_or_default();
-    notes.push(format!("latency_target: lunmark searches the queue depth for the most IOPS with {expr} (--sla '{expr}'{each})"));
-    Some((expr, window))
+    let depth = set
+        .value("iodepth")
+        .map(|(_, v)| format!("; the job's iodepth={} is replaced by the depth searched", v.trim()))
+        .unwrap_or_default();
+    // The run's --sla wins over the job file's bound: the note says which the search uses.
+    notes.push(match flag {
+        None => format!("latency_target: lunmark searches the queue depth for the most IOPS with {expr} (--sla '{expr}'{each}){depth}"),
+        Some(given) => format!(
+            "latency_target ({}: {}, as {expr}) is replaced by --sla '{given}': lunmark searches the queue depth for the most IOPS with {given}{each}{depth}",
+            s.place(),
+            show(s)
+        ),
+    });
+    Some(Sla { expr, window, origin: format!("job '{job}', {}: {}", s.place(), show(s)) })
+}
+
+/// A job's `latency_target`, as the knee search takes it.
+#[derive(Clone, Debug)]
+struct Sla {
+    /// The bound, in `--sla`'s grammar (`lat_p99<2000us`).
+    expr: String,
+    /// `latency_window`: each step's measured time.
+    window: Option<Duration>,
+    /// "job 'j', line 8: latency_target=2ms", for messages about the search.
+    origin: String,
 }
 
 /// `rate_process=linear|poisson`: fixed or Poisson arrivals of the rate.
@@ -2283,7 +2308,7 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         description,
         source: format!("imported from the fio job file {origin}"),
         ramp: Some(first.ramp),
-        time: match (&first.end, first.sla.as_ref().and_then(|s| s.1)) {
+        time: match (&first.end, first.sla.as_ref().and_then(|s| s.window)) {
             // latency_window: the time each step of the search is judged over.
             (_, Some(window)) => Some(window),
             (End::Time(t), None) => Some(*t),
@@ -2296,9 +2321,10 @@ fn assemble(jobs: &[Job], name: &str, origin: &str, run_length_given: bool, prob
         mailboxes: None,
         iops_per_mailbox: None,
         pass: None,
-        sla: first.sla.as_ref().map(|(expr, _)| expr.clone()),
+        sla: first.sla.as_ref().map(|s| s.expr.clone()),
+        sla_origin: first.sla.as_ref().map(|s| format!("{origin}, {}", s.origin)),
         ios: match first.end {
-            End::Ios(n) if first.sla.as_ref().and_then(|s| s.1).is_none() => Some(n),
+            End::Ios(n) if first.sla.as_ref().and_then(|s| s.window).is_none() => Some(n),
             _ => None,
         },
         targets,
