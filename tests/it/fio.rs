@@ -953,7 +953,7 @@ fn latency_target_messages_say_what_the_search_uses() {
         text.contains("group 'j': 1 worker x 1 target x the searched queue depth (1 to 1024, the knee search below; not 64) = 1 to 1024 I/Os in flight"),
         "{text}"
     );
-    assert!(!text.contains("64 outstanding") && text.contains("total: 1 worker, as the search chooses in flight"), "{text}");
+    assert!(!text.contains("64 outstanding") && text.contains("total: 1 worker, the I/Os in flight the search chooses"), "{text}");
     // (b) --qd with the job's latency_target: refused naming the file, the job and the line.
     let out = run(&["run", "--fio", f, "--dry-run", "--no-store", "--qd", "8"]);
     let err = stderr(&out);

@@ -321,10 +321,10 @@ pub fn render(plan: &PlanView) -> String {
             let _ = writeln!(out, "sync: {sync} ({}), latency recorded apart as sync", sync.kind.flag());
         }
         let in_flight = match plan.searched_qd {
-            Some(_) => "as the search chooses".to_string(),
-            None => counted(s.total_in_flight(), "I/O"),
+            Some(_) => "the I/Os in flight the search chooses".to_string(),
+            None => format!("{} in flight", counted(s.total_in_flight(), "I/O")),
         };
-        let _ = writeln!(out, "total: {}, {in_flight} in flight", counted(s.total_workers(), "worker"));
+        let _ = writeln!(out, "total: {}, {in_flight}", counted(s.total_workers(), "worker"));
         if let Some(r) = &p.replay {
             out.push_str(&replay(r, &s.targets));
         }
