@@ -584,7 +584,8 @@ fn the_live_line_under_mpi_says_it_is_rank_0_s() {
 /// server of known shape (4 ms a read, 4 at once on each rank's connection:
 /// about 1,000 IOPS each, 2,000 for the job), every rank steps together,
 /// each step judged on the merged point: the bound (mean latency under
-/// 12 ms) holds to about 12 outstanding per connection, and the found IOPS
+/// 20 ms) holds to about 20 outstanding per connection (well past the 8 at
+/// which the capacity is measured, on a busy machine too), and the found IOPS
 /// is the job's capacity, not one rank's half of it.
 #[test]
 fn the_knee_search_steps_every_rank_together_on_the_merged_point() {
@@ -592,26 +593,28 @@ fn the_knee_search_steps_every_rank_together_on_the_merged_point() {
     let server = crate::knee_search::known_shape(dir.path());
     let json = dir.path().join("search.json");
     let json_s = json.display().to_string();
-    let args = ["-t", &server.uri, "--bs", "4k", "--read", "100", "--time", "2s", "--ramp", "300ms", "--sla", "lat_avg<12ms"];
+    let args = ["-t", &server.uri, "--bs", "4k", "--read", "100", "--time", "2s", "--ramp", "300ms", "--sla", "lat_avg<20ms"];
     let Some(out) = run_ranks(2, &[], &[args.as_slice(), &["--no-store", "-q", "--json", &json_s]].concat()) else { return };
     assert!(out.status.success(), "{}", stderr(&out));
     let r = read_json(&json);
     let s = &r["search"];
     let steps = s["steps"].as_array().unwrap();
     let mut saturated: Vec<f64> =
-        steps.iter().filter(|st| st["qd"].as_u64().unwrap() >= 4).map(|st| st["iops"].as_f64().unwrap()).collect();
-    assert!(saturated.len() >= 2, "the search went past 8 outstanding over the job: {s:#}");
-    saturated.sort_by(f64::total_cmp);
-    let cap = saturated[saturated.len() / 2];
+        steps.iter().filter(|st| st["qd"].as_u64().unwrap() >= 8).map(|st| st["iops"].as_f64().unwrap()).collect();
+    // Measured at 8 or more outstanding per rank (twice what each connection serves at once), as knee_search.rs does.
+    assert!(saturated.len() >= 2, "the search went past 8 outstanding per rank: {s:#}");
+    // The most the server gave: on a machine shared with other work a step's IOPS
+    // swing by 10% from one step to the next, and the found step is among the best.
+    let cap = saturated.iter().copied().fold(0.0, f64::max);
     assert!(cap > 1_000.0 && cap < 2_200.0, "both ranks' I/O together: about 2,000 IOPS, measured {cap}: {s:#}");
     let found = &s["found"];
     let iops = found["iops"].as_f64().unwrap();
     assert!((iops - cap).abs() <= 0.1 * cap, "found {iops} IOPS, capacity {cap}: {s:#}");
-    assert!(found["bounds"][0]["value"].as_f64().unwrap() < 12_000.0 && found["passed"] == true, "the bound held: {found:#}");
+    assert!(found["bounds"][0]["value"].as_f64().unwrap() < 20_000.0 && found["passed"] == true, "the bound held: {found:#}");
     assert_eq!(found["workers"], 2, "the job's workers: one per rank: {found:#}");
-    // Little's law on each rank's half of the capacity: 12 ms mean at 12 ms x cap / 2 outstanding per rank.
+    // Little's law on each rank's half of the capacity: 20 ms mean at 20 ms x cap / 2 outstanding per rank.
     let fail = s["first_failing"]["qd"].as_f64().unwrap();
-    let knee = (cap / 2.0 * 0.012).floor();
+    let knee = (cap / 2.0 * 0.020).floor();
     assert!((fail - 1.0 - knee).abs() <= 2.0, "fails from qd {fail} per rank, computed knee {knee} (capacity {cap}): {s:#}");
     // Each step is a merged point of the result: both ranks' I/O at that queue depth.
     let points = r["points"].as_array().unwrap();
