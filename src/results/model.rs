@@ -689,14 +689,28 @@ pub struct SearchOutcome {
     /// The highest queue depth the search could try, and the most steps it could take.
     pub max_qd: u32,
     pub max_steps: u32,
+    /// With `--workers MIN-MAX`: the worker counts searched (before the queue
+    /// depth). Absent when the workers were fixed, and in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<WorkerRange>,
+    /// With a worker range and `--qd`: the queue depth per worker held at every step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed_qd: Option<u32>,
     /// The step with the most IOPS at which every bound held; null when none held.
     pub found: Option<SearchPoint>,
-    /// The step with the lowest queue depth at which a bound failed; null when every step held.
+    /// The step with the least outstanding I/O (workers x queue depth) at which a bound failed; null when every step held.
     pub first_failing: Option<SearchPoint>,
     /// Why the search ended, in words.
     pub ended: String,
     /// Every step in the order run.
     pub steps: Vec<SearchPoint>,
+}
+
+/// The worker counts a search tries, `--workers MIN-MAX`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerRange {
+    pub min: u32,
+    pub max: u32,
 }
 
 impl SearchOutcome {

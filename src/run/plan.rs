@@ -218,6 +218,9 @@ pub fn single(spec: WorkloadSpec) -> Result<RunPlan, PlanError> {
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
     pub workers: Option<u32>,
+    /// With `--workers MIN-MAX` (and --sla): the worker counts the search tries;
+    /// `workers` is then MAX, so that the plan is checked at the most.
+    pub workers_range: Option<crate::results::model::WorkerRange>,
     pub qd: Option<u32>,
     pub bs: Option<Bytes>,
     pub read: Option<f64>,

@@ -63,9 +63,10 @@ pub struct RunArgs {
     /// Target: /path/file, file:/path, /dev/NAME, mem:SIZE, null:SIZE, nbd://host[:port]/export, nbd+unix:///export?socket=PATH or iscsi://[user[%secret]@]host[:port]/IQN/LUN. Repeat for several targets.
     #[arg(long = "target", short = 't', value_name = "URI")]
     pub targets: Vec<String>,
-    /// Worker threads [default: 1; a profile's own where one runs].
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
-    pub workers: Option<u32>,
+    /// Worker threads [default: 1; a profile's own where one runs]. With --sla, a range MIN-MAX (e.g. 1-8): the
+    /// search grows the workers first (at qd 1, or --qd), then the queue depth per worker at MAX.
+    #[arg(long, value_name = "N|MIN-MAX", allow_negative_numbers = true, value_parser = crate::cli::numbers::workers)]
+    pub workers: Option<crate::cli::numbers::WorkerCount>,
     /// Outstanding I/Os per worker per target [default: 32; a profile's own where one runs].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub qd: Option<u32>,

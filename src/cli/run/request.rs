@@ -235,7 +235,9 @@ impl RunArgs {
             (None, None) => None,
         };
         let overrides = Overrides {
-            workers: self.workers,
+            // A range is searched (--sla): the plan is checked at its most workers.
+            workers: self.workers.map(|w| w.max),
+            workers_range: self.workers.filter(|w| w.max > w.min).map(|w| crate::results::model::WorkerRange { min: w.min, max: w.max }),
             qd: self.qd,
             bs,
             read: self.read.as_deref().map(parse_percent).transpose().context("--read")?,
