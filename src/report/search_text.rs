@@ -54,7 +54,11 @@ pub fn render(s: &SearchOutcome) -> String {
     if let Some(f) = s.first_failing.as_ref().filter(|_| s.found.is_some()) {
         out.push_str(&format!("first failing: {}{}\n", figures(f), failed_notes(f)));
     }
-    out + &format!("ended: {}\n", s.ended)
+    out += &format!("ended: {}\n", s.ended);
+    match &s.tuning {
+        Some(t) => out + &crate::report::tuning_text::render(t),
+        None => out,
+    }
 }
 
 fn counted_steps(n: usize) -> String {
@@ -93,6 +97,12 @@ fn failed_notes(p: &SearchPoint) -> String {
 /// The dry run's lines: what the search does, its cap and its worst-case time.
 /// `per_step` is one step's time (ramp and measured time, times the repeats); None when a step runs a count of I/Os.
 pub fn describe(s: &SearchSpec, per_step: Option<std::time::Duration>) -> String {
+    let tuning = crate::report::tuning_text::describe(s);
+    tuning + &describe_steps(s, per_step)
+}
+
+/// The search's own line of `describe`.
+fn describe_steps(s: &SearchSpec, per_step: Option<std::time::Duration>) -> String {
     let worst = s.worst_steps();
     let total = match per_step {
         Some(d) => format!("at most {} in all ({} each)", crate::units::format_duration(d * worst), crate::units::format_duration(d)),
@@ -101,6 +111,7 @@ pub fn describe(s: &SearchSpec, per_step: Option<std::time::Duration>) -> String
     if s.searches_workers() {
         let (w, q0) = (s.workers, s.fixed_qd.unwrap_or(1));
         let then = match s.fixed_qd {
+            Some(_) if s.tune.is_some() => "every group keeps the profile's queue depth".to_string(),
             Some(_) => "the queue depth stays at --qd's".to_string(),
             None => format!(
                 "if every bound held at {} workers, the queue depth per worker is then doubled from 1 at {} workers and bisected the same way, at most {}",

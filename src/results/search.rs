@@ -33,6 +33,9 @@ pub struct SearchSpec {
     pub workers: WorkerRange,
     /// With a worker range and `--qd`: the queue depth held at every step (only the workers are searched).
     pub fixed_qd: Option<u32>,
+    /// With --tune: the group whose workers (threads) are searched, the others left as they are; None: every group's.
+    pub group: Option<usize>,
+    pub tune: Option<super::tuning::TuneSpec>,
 }
 
 /// A step's load: its workers and queue depth per worker per target.
@@ -93,6 +96,8 @@ impl SearchSpec {
             max_steps: MAX_STEPS,
             workers: WorkerRange { min: workers, max: workers },
             fixed_qd: None,
+            group: None,
+            tune: None,
         })
     }
 
@@ -217,6 +222,7 @@ pub fn outcome(spec: &SearchSpec, steps: Vec<SearchPoint>, ended: String) -> Sea
         max_steps: spec.max_steps,
         workers: spec.searches_workers().then_some(spec.workers),
         fixed_qd: spec.fixed_qd.filter(|_| spec.searches_workers()),
+        tuning: None,
         found,
         first_failing,
         ended,

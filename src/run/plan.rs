@@ -320,6 +320,8 @@ pub struct PlanRequest {
     /// With --curve (and --curve-stop): the percentages of a load-latency curve, and its stop bounds.
     pub curve: Option<String>,
     pub curve_stop: Option<String>,
+    /// With --tune: the group whose workers are the threads tuned, and the IOPS per mailbox.
+    pub tune: Option<crate::results::tuning::TuneSpec>,
 }
 
 /// Default measured time and ramp when neither the profile nor a flag sets them.

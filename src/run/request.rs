@@ -92,6 +92,7 @@ mod tests {
                 sla: None,
                 curve: None,
                 curve_stop: None,
+                tune: None,
             },
             replay: None,
             run_given: false,

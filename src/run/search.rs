@@ -63,7 +63,14 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
         );
     }
     let point = &points[0];
-    if point.spec.groups.len() > 1 {
+    // --tune searches one group's workers and leaves the others as the profile has them.
+    let tuned = match &req.tune {
+        Some(t) => Some(point.spec.groups.iter().position(|g| g.name == t.group).ok_or_else(|| {
+            PlanError::Search(format!("--tune: the profile tunes the group '{}', which its workload does not have", t.group))
+        })?),
+        None => None,
+    };
+    if point.spec.groups.len() > 1 && tuned.is_none() {
         let names: Vec<&str> = point.spec.groups.iter().map(|g| g.name.as_str()).collect();
         return refuse(format!(
             "the profile's groups ({}) each fix their own queue depth, and the search sets one: use a profile of one group, or flags",
@@ -88,12 +95,16 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
     let max_qd = max_qd.max(1);
     let workers: u32 = point.spec.groups.iter().map(|g| g.workers).sum();
     let workers = range.unwrap_or(WorkerRange { min: workers, max: workers });
-    let fixed_qd = req.overrides.qd.filter(|_| range.is_some());
+    let fixed_qd = match tuned {
+        Some(gi) => Some(point.spec.groups[gi].qd),
+        None => req.overrides.qd.filter(|_| range.is_some()),
+    };
     if let Some(qd) = fixed_qd.filter(|&q| q > max_qd) {
         return refuse(format!("--qd {qd}: the engine holds at most {max_qd} I/Os per worker per target here: give --qd {max_qd} or less"));
     }
     let max_steps = SearchSpec::steps_cap(workers, max_qd, fixed_qd);
-    Ok(Some(SearchSpec { expr: expr.to_string(), criteria, max_qd, max_steps, workers, fixed_qd }))
+    let tune = req.tune.clone();
+    Ok(Some(SearchSpec { expr: expr.to_string(), criteria, max_qd, max_steps, workers, fixed_qd, group: tuned, tune }))
 }
 
 /// What the search chooses, for its refusals.
@@ -108,11 +119,17 @@ fn what_is_searched(workers: bool) -> &'static str {
 /// The step's point: the searched one at `load`, labelled `qd=N` (`workers=W qd=N` when the workers are searched).
 fn step_point(base: &PlannedPoint, spec: &SearchSpec, load: Load, step: usize) -> Result<PlannedPoint> {
     let mut ws = base.spec.clone();
-    for g in &mut ws.groups {
-        g.qd = load.qd;
-        // One group (more are refused): the search's workers are its own.
-        if spec.searches_workers() {
-            g.workers = load.workers;
+    match spec.group {
+        // --tune: the tuned group's workers; every group keeps its queue depth.
+        Some(gi) => ws.groups[gi].workers = load.workers,
+        None => {
+            for g in &mut ws.groups {
+                g.qd = load.qd;
+                // One group (more are refused): the search's workers are its own.
+                if spec.searches_workers() {
+                    g.workers = load.workers;
+                }
+            }
         }
     }
     let (ws, _) = super::plan::effective(ws, &base.targets)?;
@@ -143,7 +160,8 @@ pub fn execute(
     let mut status = Status::Completed;
     while let Some(load) = spec.next(&tried) {
         let point = step_point(base, spec, load, tried.len())?;
-        let workers: u32 = point.spec.groups.iter().map(|g| g.workers).sum();
+        // With --tune, the threads tuned (the group's workers); else every group's.
+        let workers: u32 = if spec.group.is_some() { load.workers } else { point.spec.groups.iter().map(|g| g.workers).sum() };
         let part = run_part(RunPlan { points: vec![point], rounds: None, search: None, curve: None, ..plan.clone() }, &mut gather)?;
         let merged = gather.merged(&part);
         status = part.status;
@@ -160,7 +178,12 @@ pub fn execute(
     }
     let ended = spec.ended(&tried, status);
     let mut result = gather.so_far.take().ok_or_else(|| anyhow!("no step of the search ran"))?;
-    result.search = Some(search::outcome(spec, steps, ended));
+    let mut outcome = search::outcome(spec, steps, ended);
+    if let Some(t) = &spec.tune {
+        let threads: Vec<(u32, bool)> = tried.iter().map(|(l, p)| (l.workers, *p)).collect();
+        outcome.tuning = Some(crate::results::tuning::outcome(t, &threads, &outcome.steps, &result.points, spec.workers.max));
+    }
+    result.search = Some(outcome);
     result.profile = plan.profile.clone().or(result.profile);
     gather.inner.point_finished(&result);
     gather.inner.finished(&result);
