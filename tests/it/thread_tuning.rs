@@ -116,6 +116,7 @@ fn the_dry_run_shows_the_tuning_with_the_profiles_targets_and_its_worst_case_tim
             "{text}"
         );
         assert!(!text.contains("paced at"), "the tuning runs without the profile's rate: {text}");
+        assert!(text.contains("group 'db': 64 workers x 1 target"), "the plan is checked at the most threads: {text}");
     }
 }
 
