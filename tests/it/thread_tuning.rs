@@ -5,7 +5,8 @@
 //! Run against a target of known shape: an nbdkit server that serves one
 //! request at a time across all connections (noparallel) and delays each
 //! write by 1 ms, so its capacity is fixed and every thread added (16 more
-//! outstanding database I/Os) adds about 16 ms to the database's latency.
+//! outstanding database I/Os) adds to the database's latency (measured here:
+//! about 22, 35 and 56 ms at 1, 2 and 4 threads, 83 ms at 5).
 
 use crate::common::*;
 
@@ -18,9 +19,10 @@ fn the_tuned_threads_hold_the_bounds_one_more_breaks_one_and_the_mailboxes_are_t
     let dir = shm_dir();
     let store = dir.path().join("s.db");
     let server = one_write_at_a_time(dir.path());
-    // One thread keeps 16 database I/Os (and the log's) outstanding: about 30 ms
-    // on this server, two threads about twice that; the profile's own targets
-    // (20 ms, 10 ms) are below one thread's here, so the test's are wider.
+    // One thread keeps 16 database I/Os (and the log's) outstanding: 20 ms or
+    // more on this server, at or past the profile's own targets (20 ms, 10 ms),
+    // so the test's are wider; the thread count they give depends on the
+    // machine's load, and the test checks the relation, not the count.
     let bounds = "db.read_lat_avg<60ms,log.write_lat_avg<60ms";
     let args = [
         "run",
