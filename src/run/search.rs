@@ -30,12 +30,17 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
     };
     // The expression first: a bad one is told as --pass tells it, whatever else is wrong.
     let criteria = crate::results::pass::parse(expr)?;
-    let refuse = |why: String| Err(PlanError::Search(format!("--sla {expr}: {why}")));
+    // A fio job's latency_target is named where it was written: the user typed no --sla.
+    let from_job = req.sla.is_none().then_some(req.profile.sla_origin.as_deref()).flatten();
+    let asked = match from_job {
+        Some(origin) => format!("{origin} (the knee search --sla '{expr}')"),
+        None => format!("--sla {expr}"),
+    };
+    let refuse = |why: String| Err(PlanError::Search(format!("{asked}: {why}")));
     // With a range of workers, --qd holds the depth and only the workers are searched.
-    if let (Some(qd), None) = (req.overrides.qd, range) {
-        return refuse(format!(
-            "the search chooses the queue depth, so --qd {qd} would be ignored: drop --qd (or search the workers at that depth with --workers MIN-MAX)"
-        ));
+    if let (Some(_), None) = (req.overrides.qd, range) {
+        let drop = if from_job.is_some() { "drop --qd, or drop latency_target to run at --qd" } else { "drop --qd" };
+        return refuse(format!("the search chooses the queue depth, so --qd would be ignored: {drop}"));
     }
     if let Some(s) = req.sweeps.iter().find(|s| s.key == "qd" || s.key == "workers") {
         return refuse(format!(

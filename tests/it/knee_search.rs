@@ -235,7 +235,7 @@ fn bad_expressions_and_senseless_combinations_are_refused() {
         (with(&["--sla", "lat_p99<5"]), "pass criterion 'lat_p99<5': latency needs a unit"),
         (with(&["--sla", "lat_p99=5ms"]), "no comparison"),
         (with(&["--sla", "lat_p99<5ms", "--sweep", "qd=1,2"]), "--sweep qd=... sets it too"),
-        (with(&["--sla", "lat_p99<5ms", "--qd", "4"]), "the search chooses the queue depth, so --qd 4 would be ignored"),
+        (with(&["--sla", "lat_p99<5ms", "--qd", "4"]), "the search chooses the queue depth, so --qd would be ignored"),
         (with(&["--workers", "1-8"]), "--workers 1-8: a range of workers is searched by --sla"),
         (with(&["--workers", "8-1", "--sla", "lat_p99<5ms"]), "not a range of workers: give a range MIN-MAX"),
         (with(&["--workers", "1-8", "--sla", "lat_p99<5ms", "--sweep", "qd=1,2"]), "the search chooses the workers (then the queue depth)"),
