@@ -237,14 +237,8 @@ impl RunArgs {
             (None, None) => None,
         };
         let overrides = Overrides {
-            // A range is searched (--sla): the plan is checked at its most workers
-            // (with --tune the range is the tuned group's, the others keep theirs).
             workers: self.workers.filter(|_| tune.is_none()).map(|w| w.max),
-            workers_range: match (self.workers.filter(|w| w.max > w.min), &tune) {
-                (Some(w), _) => Some(crate::results::model::WorkerRange { min: w.min, max: w.max }),
-                (None, Some(_)) => Some(crate::results::model::WorkerRange { min: 1, max: super::tune::DEFAULT_MAX_THREADS }),
-                (None, None) => None,
-            },
+            workers_range: self.workers_range(tune.is_some()),
             qd: self.qd,
             bs,
             read: self.read.as_deref().map(parse_percent).transpose().context("--read")?,

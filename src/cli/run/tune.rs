@@ -8,6 +8,7 @@
 use anyhow::{bail, Result};
 
 use super::RunArgs;
+use crate::results::model::WorkerRange;
 use crate::results::tuning::{TuneSpec, DEFAULT_IOPS_PER_MAILBOX};
 use crate::workload::profile::Profile;
 
@@ -15,6 +16,18 @@ use crate::workload::profile::Profile;
 pub const DEFAULT_MAX_THREADS: u32 = 64;
 
 impl RunArgs {
+    /// The worker counts a search tries: --workers MIN-MAX, else 1 to 64 threads
+    /// with --tune. `--workers`' own value is the range's most (the plan is
+    /// checked at it), but with --tune, where the range is the tuned group's
+    /// and the other groups keep theirs.
+    pub(super) fn workers_range(&self, tune: bool) -> Option<WorkerRange> {
+        match (self.workers.filter(|w| w.max > w.min), tune) {
+            (Some(w), _) => Some(WorkerRange { min: w.min, max: w.max }),
+            (None, true) => Some(WorkerRange { min: 1, max: DEFAULT_MAX_THREADS }),
+            (None, false) => None,
+        }
+    }
+
     /// The tuning --tune asks of `profile` (None without --tune), with the
     /// profile made into its search; every flag that would change what is
     /// tuned is refused here, before anything runs, one error each.
