@@ -22,6 +22,7 @@ fn bad_legs_limits_and_links_are_refused_before_anything_starts() {
             "give --legs nbd-unix,nbd-tcp, or shape the iSCSI leg's link with --link iscsi=RATE",
         ),
         (&["lab", "protocols", "--legs", "nbd-unix", "--port-limit", "5000iops"], "1000/k IOPS"),
+        (&["lab", "protocols", "--legs", "nbd-unix", "--port-limit", "0iops"], "--port-limit 0iops: an IOPS cap must be above 0"),
         (&["lab", "protocols", "--legs", "nbd-unix", "--port-limit", "fast"], "--port-limit fast: give a service time"),
         (&["lab", "protocols", "--link", "nbd-unix=1gbe"], "the nbd-unix leg crosses no network"),
         (&["lab", "protocols", "--legs", "nbd-tcp", "--link", "iscsi=1gbe"], "the iscsi leg does not run"),

@@ -292,8 +292,9 @@ fn repeats_are_shown_as_mean_and_stdev_and_results_are_compared() {
     }
 
     // Two single runs: significance unknown, said in the table.
+    let other = measure(&store, &[&common[..], &["--label", "other single"]].concat());
     let two = dir.path().join("two.html");
-    assert!(with_store(&store, &["report", &single, &single, "-o", two.to_str().unwrap()]).status.success());
+    assert!(with_store(&store, &["report", &single, &other, "-o", two.to_str().unwrap()]).status.success());
     let page = page_text(&two);
     let rows = rows_after(&page, "point qd=1 · values: single run in each result");
     assert_eq!(rows.iter().find(|r| r[0] == "IOPS").unwrap()[6], "unknown (no repeats)");

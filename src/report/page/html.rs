@@ -46,11 +46,14 @@ fn table(t: &Table, wide_column: Option<usize>) -> String {
     out + "</tbody></table></div>\n"
 }
 
-/// What the user adds to a report: its title and a note (`report --title`, `--note`).
+/// What the user adds to a report: its title and a note (`report --title`,
+/// `--note`), and whether results of differing workloads are compared anyway
+/// (`report --force`).
 #[derive(Clone, Debug, Default)]
 pub struct PageText {
     pub title: Option<String>,
     pub note: Option<String>,
+    pub force: bool,
 }
 
 impl PageText {
@@ -60,8 +63,8 @@ impl PageText {
 }
 
 /// The comparison section: each result against the first, one table per point.
-fn comparison(results: &[&RunResult]) -> String {
-    let Some(s) = crate::report::page::report_compare::section(results) else { return String::new() };
+fn comparison(results: &[&RunResult], force: bool) -> String {
+    let Some(s) = crate::report::page::report_compare::section(results, force) else { return String::new() };
     let mut out = String::from("<h2 id=\"comparison\">Comparison</h2>\n");
     out += &s.intro.iter().map(|l| format!("<p>{}</p>\n", escape(l))).collect::<String>();
     for (title, t) in &s.tables {
@@ -82,7 +85,7 @@ pub fn html(results: &[&RunResult], text: &PageText) -> String {
     }
     out += "<h2>Results</h2>\n";
     out += &table(&report_tables::results(results), None);
-    out += &comparison(results);
+    out += &comparison(results, text.force);
     out += "<h2>Summary</h2>\n<p>One row per point. Latency is per I/O, from submission to completion; \
             MB/s are 10<sup>6</sup> bytes per second; QD is the outstanding I/Os per worker per target.";
     if crate::report::shown::any_repeats(results) {
