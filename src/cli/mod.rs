@@ -8,7 +8,6 @@ pub mod cache_sizes;
 pub mod compare;
 pub mod fio_names;
 pub mod flag_reference;
-pub mod hdr_log;
 pub mod held_signals;
 pub mod keep;
 pub mod lab;

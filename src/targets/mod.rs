@@ -448,14 +448,7 @@ fn connections_wanted(spec: &WorkloadSpec, index: usize) -> (usize, String) {
 /// would use where that is known without opening it (its size then the
 /// region's end, as lunmark makes a new file). None for a URI that does not parse.
 pub fn unopened_facts(uri: &str, spec: &WorkloadSpec) -> Option<TargetFacts> {
-    let kind = match parse(uri).ok()? {
-        TargetUri::File(_) => TargetKind::File,
-        TargetUri::Device(_) => TargetKind::BlockDevice,
-        TargetUri::Mem(_) => TargetKind::Mem,
-        TargetUri::Null(_) => TargetKind::Null,
-        TargetUri::Nbd(_) => TargetKind::Nbd,
-        TargetUri::Iscsi(_) => TargetKind::Iscsi,
-    };
+    let kind = parse(uri).ok()?.kind();
     let (offset, len) = (spec.offset.get(), region::known_len(uri, spec).unwrap_or(0));
     Some(TargetFacts {
         uri: uri.into(),

@@ -391,23 +391,12 @@ fn a_labs_targets_sweep_is_charted_against_ports() {
     let store = dir.path().join("s.db");
     let out = lunmark()
         .env("LUNMARK_LAB_DIR", dir.path())
-        .args([
-            "lab",
-            "protocols",
-            "--legs",
-            "nbd-unix",
-            "--sweep",
-            "targets=1,2",
-            "--port-limit",
-            "2ms",
-            "--qd",
-            "2",
-            "--bs",
+        .args(lab_reads(
+            &["lab", "protocols", "--legs", "nbd-unix", "--sweep", "targets=1,2", "--port-limit", "2ms", "--qd", "2"],
             "4k",
-            "--read",
-            "100",
-        ])
-        .args(["--time", "300ms", "--ramp", "0", "--store", store.to_str().unwrap()])
+            "300ms",
+        ))
+        .args(["--ramp", "0", "--store", store.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
