@@ -19,11 +19,30 @@ const STYLE: &str = "body{font-family:sans-serif;margin:24px auto;padding:0 16px
      th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top;overflow-wrap:break-word}\
      th{background:#f0f0f0;font-weight:600}td.n{white-space:nowrap;font-variant-numeric:tabular-nums}\
      td.l,th.l{text-align:left;overflow-wrap:break-word}td.w{min-width:16em}\
+     table.fit td.n{white-space:normal}.sd{white-space:nowrap}table.fit td.w{min-width:9em}\
+     @media (max-width:1000px){table.fit{font-size:11px}table.fit th,table.fit td{padding:2px 3px}table.fit td.w{min-width:7em}}\
      figure{margin:18px 0}figure svg{max-width:100%;height:auto;display:block}figcaption{font-size:13px;color:#555}\
      @media print{body{margin:0;max-width:none}table{font-size:10px}figure{break-inside:avoid}}";
 
 fn table(t: &Table, wide_column: Option<usize>) -> String {
-    let mut out = String::from("<div class=scroll><table><thead><tr>");
+    table_of_class(t, wide_column, "")
+}
+
+/// A numeric cell: a repeated figure's "± stdev" kept whole on a line of its
+/// own when the column is too narrow for both (a `fit` table's cells wrap).
+fn numeric_cell(cell: &str) -> String {
+    match cell.split_once(" ± ") {
+        Some((mean, sd)) => format!("{} <span class=sd>± {}</span>", escape(mean), escape(sd)),
+        None => escape(cell),
+    }
+}
+
+/// A table with `class` on it: `fit` (the summary's 16 columns) wraps its
+/// headers and figures, and its text is smaller in a narrow window, so that
+/// it fits from 800 px up instead of scrolling sideways.
+fn table_of_class(t: &Table, wide_column: Option<usize>, table_class: &str) -> String {
+    let class_attr = if table_class.is_empty() { String::new() } else { format!(" class={table_class}") };
+    let mut out = format!("<div class=scroll><table{class_attr}><thead><tr>");
     for (h, n) in t.headers.iter().zip(&t.numeric) {
         out += &format!("<th{}>{}</th>", if *n { "" } else { " class=l" }, escape(h));
     }
@@ -39,7 +58,8 @@ fn table(t: &Table, wide_column: Option<usize>) -> String {
                 "l"
             };
             // A cell's further lines (a point's "cut short" note) on lines of their own.
-            out += &format!("<td class=\"{class}\">{}</td>", escape(cell).replace('\n', "<br>"));
+            let text = if *n { numeric_cell(cell) } else { escape(cell) };
+            out += &format!("<td class=\"{class}\">{}</td>", text.replace('\n', "<br>"));
         }
         out += "</tr>\n";
     }
@@ -92,7 +112,7 @@ pub fn html(results: &[&RunResult], text: &PageText) -> String {
         out += &format!(" {}", escape(crate::report::shown::SPREAD_RULE));
     }
     out += "</p>\n";
-    out += &table(&report_tables::summary(results), Some(2));
+    out += &table_of_class(&report_tables::summary(results), Some(2), "fit");
     if let Some(t) = report_tables::cpu(results) {
         out += "<h2>CPU</h2>\n<p>CPU utilization of all cores, CPU efficiency (IOPS and MB/s per CPU %) and service demand \
                 (µs of CPU per KB moved); with <code>--cpus</code>, the pinned CPUs' own.</p>\n";
