@@ -220,12 +220,7 @@ fn judge(flag: &str, path: &Path, write: Mode) -> Result<Judged, OutputError> {
                         return Err(fail(format!("{} is not a directory", blocker.display())));
                     }
                 }
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    return Err(fail(format!(
-                        "the directory {} does not exist: create it first, or name a file in an existing directory",
-                        dir.display()
-                    )))
-                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(fail(no_such_directory(&dir))),
                 Err(e) => return Err(fail(format!("{}: {}", dir.display(), describe_io(&e)))),
             }
         }
@@ -295,6 +290,12 @@ fn resolve(path: &Path) -> Result<(PathBuf, Option<Metadata>), String> {
 }
 
 /// The directory a path is in ("." for a bare name).
+/// Why an output in a directory that does not exist is refused (lunmark makes
+/// no directories a user named).
+pub fn no_such_directory(dir: &Path) -> String {
+    format!("the directory {} does not exist: create it first, or name a file in an existing directory", dir.display())
+}
+
 fn parent_dir(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),

@@ -121,6 +121,8 @@ pub struct PointSeconds<'a> {
     pub duration_s: f64,
     /// What names the point ("bs=4k qd=8").
     pub params: String,
+    /// The point's latencies as its summary stores them (exact min and max).
+    pub latency: Option<&'a crate::results::model::LatencyByOp>,
 }
 
 /// Percentiles over a window of each point's seconds, from the kept histograms.
@@ -207,11 +209,27 @@ fn point_window(i: usize, p: &PointSeconds, ask: &WindowAsk) -> Result<WindowFig
     out.ios = merged.count();
     if out.ios > 0 {
         let us = |ns: u64| ns as f64 / 1e3;
-        out.min_us = Some(us(merged.min_ns()));
-        out.max_us = Some(us(merged.max_ns()));
-        out.percentiles_us = ask.percentiles.iter().map(|&p| (p, us(merged.quantile_ns(p / 100.0)))).collect();
+        // A window of every second of the point has the exact extremes the summary
+        // stores; a narrower one has its histograms' (within 1%).
+        let whole = out.from_s == kept.seconds.first().map(|s| s.t_s) && out.to_s == kept.seconds.last().map(|s| s.t_s + s.duration_s);
+        let exact = p.latency.and_then(|l| stats_of(l, &ask.op)).filter(|l| whole && l.count == out.ios);
+        out.min_us = Some(exact.map_or(us(merged.min_ns()), |l| l.min));
+        out.max_us = Some(exact.map_or(us(merged.max_ns()), |l| l.max));
+        // p100 is the max itself: a histogram's quantile is the middle of its bucket, a little under it.
+        let at = |p: f64| if p >= 100.0 { out.max_us.unwrap_or_default() } else { us(merged.quantile_ns(p / 100.0)) };
+        out.percentiles_us = ask.percentiles.iter().map(|&p| (p, at(p))).collect();
     }
     Ok(out)
+}
+
+/// The stored latencies of operation `op` ("read", "write", "trim" or "all").
+fn stats_of<'a>(l: &'a crate::results::model::LatencyByOp, op: &str) -> Option<&'a crate::results::model::LatencyStats> {
+    match op {
+        "read" => Some(&l.read),
+        "write" => Some(&l.write),
+        "trim" => l.trim.as_ref(),
+        _ => Some(&l.all),
+    }
 }
 
 #[cfg(test)]

@@ -599,8 +599,7 @@ fn the_knee_search_steps_every_rank_together_on_the_merged_point() {
     let r = read_json(&json);
     let s = &r["search"];
     let steps = s["steps"].as_array().unwrap();
-    let mut saturated: Vec<f64> =
-        steps.iter().filter(|st| st["qd"].as_u64().unwrap() >= 8).map(|st| st["iops"].as_f64().unwrap()).collect();
+    let saturated: Vec<f64> = steps.iter().filter(|st| st["qd"].as_u64().unwrap() >= 8).map(|st| st["iops"].as_f64().unwrap()).collect();
     // Measured at 8 or more outstanding per rank (twice what each connection serves at once), as knee_search.rs does.
     assert!(saturated.len() >= 2, "the search went past 8 outstanding per rank: {s:#}");
     // The most the server gave: on a machine shared with other work a step's IOPS

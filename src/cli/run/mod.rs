@@ -4,6 +4,7 @@
 
 mod flags;
 mod request;
+mod tune;
 
 pub use flags::*;
 use request::refuse_unused_engine_flags;
@@ -128,7 +129,7 @@ pub fn execute_with(
     let store = ResultStore::choose(&args, store_flag)?;
     let (json, shape) = args.json_output();
     let mut telemetry = args.telemetry(json.as_deref()).open()?;
-    telemetry.hdr_log = hdr_log.map(super::hdr_log::HdrLogWriter::new);
+    telemetry.hdr_log = hdr_log.map(super::telemetry::hdr_log::HdrLogWriter::new);
     if let (Some(m), true) = (cluster.get().facts(), args.live_json.is_some() || args.metrics_listen.is_some()) {
         telemetry.job = Some(crate::mpi::seconds::JobSeconds::new(cluster.clone(), m.ranks));
     }

@@ -261,80 +261,15 @@ pub fn render(plan: &PlanView) -> String {
     }
     let n = plan.points.len();
     for (i, p) in plan.points.iter().enumerate() {
-        let s = p.spec;
         // A single swept value is a point too: named as the run's output names it.
         if n > 1 || !p.label.is_empty() {
             let _ = writeln!(out, "point {}/{}: {}", i + 1, n, p.label);
         }
-        let run = match s.run {
-            RunLength::Time(d) => format!("{} measured", crate::units::format_duration(d)),
-            RunLength::Ios(k) => format!("{} per worker measured", counted(k, "I/O")),
-        };
-        let _ = writeln!(
-            out,
-            "engine: {}   ramp: {} (not measured)   run: {}   seed: {}",
-            p.engine,
-            crate::units::format_duration(s.ramp),
-            run,
-            s.seed
-        );
-        if !s.polling.is_off() {
-            let _ = writeln!(out, "polling: {}", polling(&s.polling));
+        point_head(&mut out, p);
+        for g in &p.spec.groups {
+            group_lines(&mut out, p, g, plan.searched_qd);
         }
-        let region = match s.size {
-            Some(len) => format!("{} from offset {}", len, s.offset),
-            None => format!("whole target from offset {}", s.offset),
-        };
-        let _ = writeln!(out, "region on each target: {region}{}", io_path(p));
-        for (ti, t) in s.targets.iter().enumerate() {
-            let how = match p.transport(ti) {
-                Transport::Nbd => format!("   (NBD through libnbd: each worker opens {})", counted(s.connections.max(1), "connection")),
-                Transport::Iscsi => {
-                    format!("   (iSCSI through libiscsi: each worker logs in {}, READ16/WRITE16)", counted(s.connections.max(1), "session"))
-                }
-                Transport::Local | Transport::InProcess => String::new(),
-            };
-            let _ = writeln!(out, "target {ti}: {t}{how}");
-        }
-        for g in &s.groups {
-            let _ = writeln!(out, "{}", group_line(s, g, plan.searched_qd));
-            if let Some(line) = offset_increment_line(s, g) {
-                let _ = writeln!(out, "{line}");
-            }
-            if let Some(t) = g.thinktime {
-                let _ = writeln!(
-                    out,
-                    "  think time: each worker pauses {} after every {}",
-                    crate::units::format_duration(t),
-                    counted(g.thinktime_blocks.unwrap_or(1), "I/O")
-                );
-            }
-            if p.replay.is_some() {
-                let _ = writeln!(out, "  I/Os: the replayed trace's, in its order (replay: below)");
-                continue;
-            }
-            for l in &g.access {
-                let _ = writeln!(out, "{}", access_line(l));
-            }
-        }
-        if let Some(sync) = s.sync {
-            let _ = writeln!(out, "sync: {sync} ({}), latency recorded apart as sync", sync.kind.flag());
-        }
-        let in_flight = match plan.searched_qd {
-            Some(_) => "the I/Os in flight the search chooses".to_string(),
-            None => format!("{} in flight", counted(s.total_in_flight(), "I/O")),
-        };
-        let _ = writeln!(out, "total: {}, {in_flight}", counted(s.total_workers(), "worker"));
-        if let Some(r) = &p.replay {
-            out.push_str(&replay(r, &s.targets));
-        }
-        // Data reduction shapes written data only: a read-only phase has none to describe.
-        if let Some(d) = s.data.as_ref().filter(|_| !s.write_sizes().is_empty()) {
-            let _ = writeln!(out, "{}", d.describe(s.data_unit()));
-        }
-        if let Some(st) = &s.steady {
-            let _ = writeln!(out, "{}", st.describe());
-        }
+        point_tail(&mut out, p, plan.searched_qd);
     }
     if let Some(r) = plan.rounds {
         let _ = writeln!(out, "{}", r.describe());
@@ -352,6 +287,89 @@ pub fn render(plan: &PlanView) -> String {
         let _ = writeln!(out, "pass criteria: {}", plan.criteria.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(", "));
     }
     out
+}
+
+/// A point's engine, ramp, run, polling, region and targets.
+fn point_head(out: &mut String, p: &PointView) {
+    let s = p.spec;
+    let run = match s.run {
+        RunLength::Time(d) => format!("{} measured", crate::units::format_duration(d)),
+        RunLength::Ios(k) => format!("{} per worker measured", counted(k, "I/O")),
+    };
+    let _ = writeln!(
+        out,
+        "engine: {}   ramp: {} (not measured)   run: {}   seed: {}",
+        p.engine,
+        crate::units::format_duration(s.ramp),
+        run,
+        s.seed
+    );
+    if !s.polling.is_off() {
+        let _ = writeln!(out, "polling: {}", polling(&s.polling));
+    }
+    let region = match s.size {
+        Some(len) => format!("{} from offset {}", len, s.offset),
+        None => format!("whole target from offset {}", s.offset),
+    };
+    let _ = writeln!(out, "region on each target: {region}{}", io_path(p));
+    for (ti, t) in s.targets.iter().enumerate() {
+        let how = match p.transport(ti) {
+            Transport::Nbd => format!("   (NBD through libnbd: each worker opens {})", counted(s.connections.max(1), "connection")),
+            Transport::Iscsi => {
+                format!("   (iSCSI through libiscsi: each worker logs in {}, READ16/WRITE16)", counted(s.connections.max(1), "session"))
+            }
+            Transport::Local | Transport::InProcess => String::new(),
+        };
+        let _ = writeln!(out, "target {ti}: {t}{how}");
+    }
+}
+
+/// A worker group: its line, offsets and think time, and its access lines
+/// (a replay's I/Os are the trace's).
+fn group_lines(out: &mut String, p: &PointView, g: &crate::workload::WorkerGroup, searched_qd: Option<u32>) {
+    let s = p.spec;
+    let _ = writeln!(out, "{}", group_line(s, g, searched_qd));
+    if let Some(line) = offset_increment_line(s, g) {
+        let _ = writeln!(out, "{line}");
+    }
+    if let Some(t) = g.thinktime {
+        let _ = writeln!(
+            out,
+            "  think time: each worker pauses {} after every {}",
+            crate::units::format_duration(t),
+            counted(g.thinktime_blocks.unwrap_or(1), "I/O")
+        );
+    }
+    if p.replay.is_some() {
+        let _ = writeln!(out, "  I/Os: the replayed trace's, in its order (replay: below)");
+        return;
+    }
+    for l in &g.access {
+        let _ = writeln!(out, "{}", access_line(l));
+    }
+}
+
+/// A point's sync, totals, replay, data reduction and steady-state lines.
+fn point_tail(out: &mut String, p: &PointView, searched_qd: Option<u32>) {
+    let s = p.spec;
+    if let Some(sync) = s.sync {
+        let _ = writeln!(out, "sync: {sync} ({}), latency recorded apart as sync", sync.kind.flag());
+    }
+    let in_flight = match searched_qd {
+        Some(_) => "the I/Os in flight the search chooses".to_string(),
+        None => format!("{} in flight", counted(s.total_in_flight(), "I/O")),
+    };
+    let _ = writeln!(out, "total: {}, {in_flight}", counted(s.total_workers(), "worker"));
+    if let Some(r) = &p.replay {
+        out.push_str(&replay(r, &s.targets));
+    }
+    // Data reduction shapes written data only: a read-only phase has none to describe.
+    if let Some(d) = s.data.as_ref().filter(|_| !s.write_sizes().is_empty()) {
+        let _ = writeln!(out, "{}", d.describe(s.data_unit()));
+    }
+    if let Some(st) = &s.steady {
+        let _ = writeln!(out, "{}", st.describe());
+    }
 }
 
 #[cfg(test)]
