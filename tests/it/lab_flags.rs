@@ -268,6 +268,7 @@ const SAMPLES: &[Sample] = &[
     s("read-delay", &[], &["--read-delay", "8ms"]),
     s("write-delay", &[], &["--write-delay", "8ms"]),
     s("cache-sizes", &[], &["--cache-sizes", "0,10"]),
+    s("disks", &[], &["--disks", "2"]),
     s("profile", &[], &["--profile", "max-iops"]),
     s("dist", &[], &["--dist", "zipf:1.2"]),
     s("thinktime", &[], &["--thinktime", "1ms"]),
