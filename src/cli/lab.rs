@@ -13,7 +13,7 @@ use crate::targets::Target;
 pub enum Study {
     /// mem:, a /dev/shm file, NBD over a unix socket and over TCP: same workload, side by side.
     Protocols(Box<ProtocolsArgs>),
-    /// A slow LUN (nbdkit + delay) behind a host cache of 0-100% of it: measured and predicted, the QLogic table.
+    /// A host read cache of 0-100% of a LUN striped over disks that serve one I/O at a time (nbdkit): measured and predicted, the QLogic table.
     Cache(Box<CacheArgs>),
 }
 
@@ -30,7 +30,7 @@ pub struct CacheArgs {
     /// --read-delay and --write-delay.
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub delay: Option<String>,
-    /// How long a read holds its disk, whole ms [default: 7ms, a 10K-rpm disk's seek and half a rotation].
+    /// How long a read holds its disk, whole ms [default: 8ms, a 10K-rpm disk's seek and half a rotation].
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub read_delay: Option<String>,
     /// How long a write holds its disk, whole ms [default: 1ms, destaged from the array's write cache in gathered batches].
@@ -296,8 +296,15 @@ fn cache(mut a: CacheArgs, json: JsonOut, store_flag: Option<&std::path::Path>) 
     let cache_tuned = a.run.cache_mode.is_some() || a.run.cache_dev.is_some() || a.run.cache_block.is_some();
     let cache = RunArgs { cache: Some("100%".into()), ..a.run.clone() }.cache_config()?.expect("a cache was set");
     (a.run.cache_mode, a.run.cache_dev, a.run.cache_block) = (None, None, None);
-    let opts =
-        crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), disks: a.disks, read_delay_ms, write_delay_ms, sizes, cache, cache_tuned };
+    let opts = crate::lab::cache::LabOptions {
+        lun_size: a.lun_size.clone(),
+        disks: a.disks,
+        read_delay_ms,
+        write_delay_ms,
+        sizes,
+        cache,
+        cache_tuned,
+    };
     // Refused here, before anything starts: a LUN too small for its disks.
     opts.disk_bytes()?;
     // A short study by default (the profile's own 60 s per size would take 6

@@ -4,15 +4,15 @@
 //!
 //! - The array: `--disks N` disks (default 4), each an nbdkit memory server
 //!   behind noparallel (one I/O at a time, whoever sends it) and delay: a read
-//!   holds its disk 7 ms (a 10K-rpm disk's average seek and half a rotation), a
+//!   holds its disk 8 ms (a 10K-rpm disk's average seek and half a rotation), a
 //!   write 1 ms. The LUN is striped over the disks (lunmark spreads every
-//!   worker's I/Os over them), so the array reads at most N x 143 IOPS and
+//!   worker's I/Os over them), so the array reads at most N x 125 IOPS and
 //!   misses queue at the disks, as on a real array: the delay filter alone served
 //!   every miss in parallel (20,000 IOPS at 6 ms on one server) and the cache
 //!   only ever changed latency.
 //! - The array's write cache: a write is acknowledged from the controller's
 //!   NVRAM, which destages gathered writes to the disks at 1 ms of a disk's time
-//!   each (sorted and coalesced, a seventh of a random read). Under Jetstress's
+//!   each (sorted and coalesced, an eighth of a random read). Under Jetstress's
 //!   65% writes the NVRAM is full in steady state, so a write waits for its
 //!   destage turn: the bounded destage rate is each disk's queue.
 //! - The cache: lunmark's write-through RAM cache, warmed by the ramp (the
@@ -67,7 +67,7 @@ pub struct LabOptions {
 }
 
 impl LabOptions {
-    /// "4 disks x (7ms read, 1ms write)": the array, short, for each result's label.
+    /// "4 disks x (+8ms read, +1ms write)": the array, short, for each result's label.
     pub fn backend(&self) -> String {
         format!("{} x (+{}ms read, +{}ms write)", crate::units::counted(self.disks, "disk"), self.read_delay_ms, self.write_delay_ms)
     }
@@ -80,11 +80,12 @@ impl LabOptions {
             "no limit on reads".into()
         };
         format!(
-            "model: a {} LUN striped over an array of {} (each an nbdkit memory server serving one I/O at a time: a read holds its disk {} ms, a write {} ms, destaged from the controller's write cache); {reads}; the cache ({}) on the host in front of it",
+            "model: a {} LUN striped over an array of {} (each an nbdkit memory server serving one I/O at a time: a read holds its disk {} ms, a write {} ms, destaged from the controller's write cache); {reads}; each worker's queue spread over the disks (qd / {} per disk, rounded up); the cache ({}) on the host in front of it",
             self.lun_size,
             crate::units::counted(self.disks, "disk"),
             self.read_delay_ms,
             self.write_delay_ms,
+            self.disks,
             self.cache.mode,
         )
     }
@@ -120,10 +121,11 @@ pub const DEFAULT_DISKS: u32 = 4;
 pub const MAX_DISKS: u32 = 32;
 /// The lab's access distribution unless --dist is given.
 pub const DEFAULT_DIST: &str = "uniform";
-/// A 10K-rpm disk's random read: 4 ms average seek and 3 ms, half a rotation.
-pub const DEFAULT_READ_DELAY: &str = "7ms";
-/// A write destaged from the controller's write cache: gathered and sorted, a
-/// seventh of a random read's time on the disk.
+/// A 10K-rpm disk's random read: about 5 ms average seek (4.7 ms for a
+/// Cheetah 10K.7) and 3 ms, half a rotation.
+pub const DEFAULT_READ_DELAY: &str = "8ms";
+/// A write destaged from the controller's write cache: gathered and sorted, an
+/// eighth of a random read's time on the disk.
 pub const DEFAULT_WRITE_DELAY: &str = "1ms";
 /// The lab's LUN unless --lun-size says otherwise: small, so that a short ramp
 /// warms a whole-LUN cache.

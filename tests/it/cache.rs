@@ -319,7 +319,7 @@ fn the_cache_lab_default_model_has_the_papers_shape() {
     let text = stdout(&out);
     assert!(out.status.success(), "{text}{}", stderr(&out));
     assert!(text.contains("random offsets uniform"), "{text}");
-    assert!(text.contains("model: a 16m LUN striped over an array of 4 disks (each an nbdkit memory server serving one I/O at a time: a read holds its disk 7 ms, a write 1 ms"), "{text}");
+    assert!(text.contains("model: a 16m LUN striped over an array of 4 disks (each an nbdkit memory server serving one I/O at a time: a read holds its disk 8 ms, a write 1 ms"), "{text}");
     let rows = cache_table_rows(&text, &["0", "30", "50", "100"]);
     let num = |r: &Vec<String>, i: usize| r[i].trim_end_matches('%').parse::<f64>().unwrap();
     let (lat, iops) = (|r| num(r, 2), |r| num(r, 3));

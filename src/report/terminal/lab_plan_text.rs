@@ -10,7 +10,7 @@ pub struct CacheStudyView<'a> {
     /// The labels' prefix (`--label X` gives "X: ").
     pub prefix: &'a str,
     pub lun_size: &'a str,
-    /// The array, short, as each result's label ends ("4 disks x (+7ms read, +1ms write)").
+    /// The array, short, as each result's label ends ("4 disks x (+8ms read, +1ms write)").
     pub backend: &'a str,
     /// The lab's model in a line ("model: ...").
     pub model: &'a str,
@@ -93,7 +93,7 @@ mod tests {
         let text = cache_study(&CacheStudyView {
             prefix: "port 1: ",
             lun_size: "256m",
-            backend: "4 disks x (+7ms read, +1ms write)",
+            backend: "4 disks x (+8ms read, +1ms write)",
             model: "model: a 256m LUN striped over an array of 4 disks",
             sizes: &[0.0, 25.0, 100.0],
             json: Some("study.json"),
