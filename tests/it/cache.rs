@@ -273,7 +273,11 @@ fn the_cache_lab_runs_end_to_end_and_cleans_up() {
         // Uniform offsets: under zipf (the lab's default) the 50% cache already
         // hits most reads and the gain from 50 to 100% is within a busy host's
         // noise; tests/it/distributions.rs runs the default.
-        .args(["--time", "1s", "--ramp", "1s", "-q", "--read", "100", "--dist", "uniform"])
+        // A 3 s ramp: misses queue at the lab's disks, so a cache warms more
+        // slowly than when every miss was served in parallel; after a 1 s ramp
+        // the hit ratio still rose in the measured second and the prediction
+        // trailed it by 4 points.
+        .args(["--time", "1s", "--ramp", "3s", "-q", "--read", "100", "--dist", "uniform"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -357,7 +361,7 @@ fn the_cache_labs_disks_serve_one_io_at_a_time_each() {
     assert!(three >= 2.0 * one && three < 315.0, "three disks: {three} IOPS, one: {one}");
     assert_lab_left_nothing(labs.path());
     let out = run(&["lab", "cache", "--disks", "2", "--lun-size", "8m", "--dry-run"]);
-    assert!(stdout(&out).contains("an array of 2 disks") && stdout(&out).contains("at most 286 read IOPS"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("an array of 2 disks") && stdout(&out).contains("at most 250 read IOPS"), "{}", stdout(&out));
 }
 
 /// A write-back cache whose target is killed mid-run: the run fails, and the

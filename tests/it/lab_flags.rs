@@ -265,7 +265,7 @@ const SAMPLES: &[Sample] = &[
     s("server-cpus", &[], &["--server-cpus", "none"]),
     s("port-limit", &["--legs", "nbd-unix"], &["--port-limit", "1ms"]),
     s("delay", &[], &["--delay", "8ms"]),
-    s("read-delay", &[], &["--read-delay", "8ms"]),
+    s("read-delay", &[], &["--read-delay", "9ms"]),
     s("write-delay", &[], &["--write-delay", "8ms"]),
     s("cache-sizes", &[], &["--cache-sizes", "0,10"]),
     s("disks", &[], &["--disks", "2"]),
