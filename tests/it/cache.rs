@@ -364,6 +364,40 @@ fn the_cache_labs_disks_serve_one_io_at_a_time_each() {
     assert!(stdout(&out).contains("an array of 2 disks") && stdout(&out).contains("at most 250 read IOPS"), "{}", stdout(&out));
 }
 
+/// With several targets each has a cache of its own, sized from its own
+/// region: the result's cache size is theirs together (it was the first
+/// target's alone: 2 MiB of the 4 MiB that 25% of two 8 MiB targets hold).
+#[test]
+fn a_cache_on_several_targets_is_described_as_all_of_them() {
+    let dir = shm_dir();
+    let json = dir.path().join("r.json");
+    let out = run(&[
+        "run",
+        "-q",
+        "--no-store",
+        "-t",
+        "mem:8m",
+        "-t",
+        "mem:8m",
+        "--cache",
+        "25%",
+        "--read",
+        "100",
+        "--bs",
+        "4k",
+        "--time",
+        "300ms",
+        "--ramp",
+        "0",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let c = &read_json(&json)["points"][0]["summary"]["cache"];
+    assert_eq!(c["size_bytes"], 4u64 << 20, "{c}");
+    assert_eq!(c["size_pct"], 25.0, "{c}");
+}
+
 /// A write-back cache whose target is killed mid-run: the run fails, and the
 /// result, the summary and the reason say how many dirty blocks never reached
 /// the target. Checked against the target itself: nbdkit serves a file, and
