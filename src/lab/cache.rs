@@ -300,7 +300,11 @@ pub fn rows(points: &[SizePoint], opts: &LabOptions) -> Vec<Row> {
             block_bytes: block as u32,
         };
         let blocks: u64 = regions.iter().map(|&region| frames_for(&cfg, region) as u64).sum();
-        let (served, read_hit) = window_hit_ratios(&p.trace, block, blocks, ramp_ns);
+        // The trace's time zero is the run's start, before its connections
+        // (20 to 4 disks) are made; the point, and its ramp, start with its
+        // first I/O (sorted first by the loader).
+        let first_ns = p.trace.first().map_or(0, |r| r.t_ns);
+        let (served, read_hit) = window_hit_ratios(&p.trace, block, blocks, first_ns + ramp_ns);
         let pred_read_us = read_hit * hit_us + (1.0 - read_hit) * miss_read_us;
         let pred_all_us = served * hit_us + (1.0 - served) * miss_all_us;
         let base_read = base.map(|b| b.latency_us.read.mean);
