@@ -21,9 +21,16 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
     let Some(expr) = req.sla.as_deref().or(req.profile.sla.as_deref()) else { return Ok(None) };
     // The expression first: a bad one is told as --pass tells it, whatever else is wrong.
     let criteria = crate::results::pass::parse(expr)?;
-    let refuse = |why: String| Err(PlanError::Search(format!("--sla {expr}: {why}")));
+    // A fio job's latency_target is named where it was written: the user typed no --sla.
+    let from_job = req.sla.is_none().then_some(req.profile.sla_origin.as_deref()).flatten();
+    let asked = match from_job {
+        Some(origin) => format!("{origin} (the knee search --sla '{expr}')"),
+        None => format!("--sla {expr}"),
+    };
+    let refuse = |why: String| Err(PlanError::Search(format!("{asked}: {why}")));
     if req.overrides.qd.is_some() {
-        return refuse("the search chooses the queue depth, so --qd would be ignored: drop --qd".into());
+        let drop = if from_job.is_some() { "drop --qd, or drop latency_target to run at --qd" } else { "drop --qd" };
+        return refuse(format!("the search chooses the queue depth, so --qd would be ignored: {drop}"));
     }
     if let Some(s) = req.sweeps.iter().find(|s| s.key == "qd") {
         return refuse(format!("the search chooses the queue depth, and --sweep {}=... sets it too: drop the sweep", s.key));

@@ -49,6 +49,11 @@ pub struct Profile {
     /// A knee search's bounds, as `--sla` takes them (a fio job's latency_target).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sla: Option<String>,
+    /// Where `sla` was written when a fio job file's `latency_target` set it
+    /// ("FILE, job 'j', line 8: latency_target=2ms"): a refusal of the search
+    /// names that line, not a --sla the user never typed.
+    #[serde(skip)]
+    pub sla_origin: Option<String>,
     /// Measure this many I/Os per worker instead of a time (as --ios).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ios: Option<u64>,

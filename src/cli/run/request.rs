@@ -68,6 +68,7 @@ impl RunArgs {
                 run_length_given: self.time.is_some() || self.ios.is_some(),
                 targets: self.targets.clone(),
                 journal: self.journal.is_some(),
+                sla: self.sla.clone(),
             };
             let imported = fio_map::import_file(path, &options)?;
             let told = imported
