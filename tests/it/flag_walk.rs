@@ -313,7 +313,7 @@ fn run_help_shows_each_flags_default() {
     let help = stdout(&out).split_whitespace().collect::<Vec<_>>().join(" ");
     for (flag, default) in [
         ("--qd <N>", "[default: 32;"),
-        ("--workers <N>", "[default: 1;"),
+        ("--workers <N|MIN-MAX>", "[default: 1;"),
         ("--bs <SIZE>", "[default: 4k;"),
         ("--read <PCT>", "[default: 70;"),
         ("--random <PCT>", "[default: 100;"),

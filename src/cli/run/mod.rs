@@ -4,6 +4,7 @@
 
 mod flags;
 mod request;
+mod tune;
 
 pub use flags::*;
 use request::refuse_unused_engine_flags;
