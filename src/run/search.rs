@@ -22,6 +22,9 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
     // The expression first: a bad one is told as --pass tells it, whatever else is wrong.
     let criteria = crate::results::pass::parse(expr)?;
     let refuse = |why: String| Err(PlanError::Search(format!("--sla {expr}: {why}")));
+    if let Some(why) = criteria.iter().find_map(search::senseless_bound) {
+        return refuse(why);
+    }
     if req.overrides.qd.is_some() {
         return refuse("the search chooses the queue depth, so --qd would be ignored: drop --qd".into());
     }
@@ -102,9 +105,19 @@ pub fn execute(
     let mut tried: Vec<(u32, bool)> = Vec::new();
     let mut steps: Vec<SearchPoint> = Vec::new();
     let mut status = Status::Completed;
+    let mut refused: Option<String> = None;
     while let Some(qd) = spec.next_qd(&tried) {
-        let point = step_point(base, qd, tried.len())?;
-        let part = run_part(RunPlan { points: vec![point], rounds: None, search: None, curve: None, ..plan.clone() }, &mut gather)?;
+        let part = step_point(base, qd, tried.len())
+            .and_then(|point| run_part(RunPlan { points: vec![point], rounds: None, search: None, curve: None, ..plan.clone() }, &mut gather));
+        let part = match part {
+            Ok(part) => part,
+            // A deeper step refused (the memory check at a deep queue) leaves the steps so far standing.
+            Err(e) if gather.so_far.is_some() => {
+                refused = Some(format!("the step at qd={qd} could not run: {e:#}"));
+                break;
+            }
+            Err(e) => return Err(e),
+        };
         let merged = gather.merged(&part);
         status = part.status;
         let index = merged.points.len().saturating_sub(1);
@@ -118,8 +131,15 @@ pub fn execute(
         tried.push((qd, step.passed));
         steps.push(step);
     }
-    let ended = ended(spec, &tried, status);
+    let ended = match &refused {
+        Some(why) => format!("{why}; the steps so far are kept, the knee was not reached"),
+        None => ended(spec, &tried, status),
+    };
     let mut result = gather.so_far.take().ok_or_else(|| anyhow!("no step of the search ran"))?;
+    if let Some(why) = refused {
+        result.status = Status::Failed;
+        result.status_reason = Some(why);
+    }
     result.search = Some(search::outcome(spec, steps, ended));
     result.profile = plan.profile.clone().or(result.profile);
     gather.inner.point_finished(&result);
