@@ -43,9 +43,9 @@ pub struct MeasuredSecond {
     /// The URIs of the point's targets.
     pub targets: Vec<String>,
     /// Each target's figures and counts for the same second (URI, figures,
-    /// slice), when every worker serves one target; None when a worker spans
-    /// several (it reports one slice over all its targets).
-    pub per_target: Option<Vec<(String, Interval, IntervalSlice)>>,
+    /// slice), in the order of `targets`, whether each worker serves one
+    /// target or spans several.
+    pub per_target: Vec<(String, Interval, IntervalSlice)>,
 }
 
 /// What a live telemetry stream (--live-json) produced and dropped, shared

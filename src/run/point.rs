@@ -13,7 +13,7 @@ use super::control::Control;
 use super::live::{LiveFigures, MeasuredSecond, SecondFigures};
 use super::observer::RunObserver;
 use super::pacing::Pacing;
-use super::progress::Progress;
+use super::progress::{Progress, WorkerSecond};
 use super::worker::{run_worker, Report, WorkerOutcome, WorkerPlan};
 use crate::metrics::{cpu, IntervalSlice};
 use crate::results::model::{Interval, Status};
@@ -616,7 +616,7 @@ impl PointView<'_, '_> {
     fn second(
         &mut self,
         slice: &IntervalSlice,
-        workers: &[(u32, IntervalSlice)],
+        workers: &[WorkerSecond],
         duration_s: f64,
         in_flight: (u64, Option<Instant>),
         now: Instant,
@@ -625,7 +625,7 @@ impl PointView<'_, '_> {
         let measured = MeasuredSecond {
             interval: figures.clone(),
             slice: slice.clone(),
-            workers: workers.iter().map(|(w, s)| (*w, crate::results::summarize::interval(s, duration_s))).collect(),
+            workers: workers.iter().map(|w| (w.worker, crate::results::summarize::interval(&w.slice, duration_s))).collect(),
             in_flight: in_flight.0,
             targets: self.spec.targets.clone(),
             per_target: self.per_target(workers, duration_s),
@@ -649,27 +649,29 @@ impl PointView<'_, '_> {
 }
 
 impl PointView<'_, '_> {
-    /// Each target's share of a second, when every worker serves one target
-    /// (its whole slice is that target's); None when a worker spans several,
-    /// as a worker reports one slice over all its targets.
-    fn per_target(&self, workers: &[(u32, IntervalSlice)], duration_s: f64) -> Option<Vec<(String, Interval, IntervalSlice)>> {
-        if self.worker_targets.iter().any(|t| t.len() != 1) {
-            return None;
+    /// Each target's share of a second, in the order of the spec's targets: a
+    /// worker with one target gives it its whole slice, one with several its
+    /// per-target slices. A target on which nothing completed in the second is
+    /// told too, with zeros.
+    fn per_target(&self, workers: &[WorkerSecond], duration_s: f64) -> Vec<(String, Interval, IntervalSlice)> {
+        let index = workers.first().map_or(0, |w| w.slice.index);
+        let mut slices: BTreeMap<usize, IntervalSlice> =
+            self.worker_targets.iter().flatten().map(|&t| (t, IntervalSlice::new(index))).collect();
+        for w in workers {
+            let Some(mine) = self.worker_targets.get(w.worker as usize) else { continue };
+            let each: Vec<(&usize, &IntervalSlice)> = match mine.as_slice() {
+                [one] => vec![(one, &w.slice)],
+                _ => mine.iter().zip(&w.targets).collect(),
+            };
+            for (t, s) in each {
+                slices.entry(*t).or_insert_with(|| IntervalSlice::new(index)).merge(s);
+            }
         }
-        let mut slices: BTreeMap<usize, IntervalSlice> = BTreeMap::new();
-        for (w, s) in workers {
-            let t = self.worker_targets.get(*w as usize)?[0];
-            slices.entry(t).or_insert_with(|| IntervalSlice::new(s.index)).merge(s);
-        }
-        // A target whose workers completed nothing in the second is told too, with zeros.
-        let index = workers.first().map_or(0, |(_, s)| s.index);
-        let used: std::collections::BTreeSet<usize> = self.worker_targets.iter().map(|t| t[0]).collect();
-        let each = used.into_iter().map(|t| {
-            let slice = slices.remove(&t).unwrap_or_else(|| IntervalSlice::new(index));
+        let each = slices.into_iter().map(|(t, slice)| {
             let uri = self.spec.targets.get(t).cloned().unwrap_or_default();
             (uri, crate::results::summarize::interval(&slice, duration_s), slice)
         });
-        Some(each.collect())
+        each.collect()
     }
 }
 

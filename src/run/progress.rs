@@ -21,8 +21,29 @@ pub struct Progress {
     /// Per worker: when its last report arrived.
     heard: Vec<Option<Instant>>,
     /// Each worker's own slice of the seconds not yet handed out, by (second,
-    /// worker): the per-worker lines of --live-json. Moved in, never copied.
-    by_worker: BTreeMap<(u32, u32), IntervalSlice>,
+    /// worker), whole and per target: the per-worker and per-target lines of
+    /// --live-json. Moved in, never copied.
+    by_worker: BTreeMap<(u32, u32), WorkerSecond>,
+}
+
+/// One worker's share of a second: whole, and split by its targets when it
+/// drives several (see `Report::targets`).
+pub struct WorkerSecond {
+    pub worker: u32,
+    pub slice: IntervalSlice,
+    pub targets: Vec<IntervalSlice>,
+}
+
+impl WorkerSecond {
+    /// Adds a later report of the same second.
+    fn merge(&mut self, slice: &IntervalSlice, targets: &[IntervalSlice]) {
+        self.slice.merge(slice);
+        if self.targets.is_empty() {
+            self.targets = targets.to_vec();
+        } else {
+            self.targets.iter_mut().zip(targets).for_each(|(a, b)| a.merge(b));
+        }
+    }
 }
 
 impl Progress {
@@ -46,9 +67,9 @@ impl Progress {
         // Only seconds still to be handed out are kept per worker (a late report of an old one is in the total alone).
         if r.slice.index >= self.shown_below {
             match self.by_worker.entry((r.slice.index, r.worker)) {
-                std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().merge(&r.slice),
+                std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().merge(&r.slice, &r.targets),
                 std::collections::btree_map::Entry::Vacant(e) => {
-                    e.insert(r.slice);
+                    e.insert(WorkerSecond { worker: r.worker, slice: r.slice, targets: r.targets });
                 }
             }
         }
@@ -56,10 +77,10 @@ impl Progress {
 
     /// Each worker's slice of second `index` (workers that completed nothing in
     /// it have none), taken out: called once for each second `complete` handed out.
-    pub fn take_workers(&mut self, index: u32) -> Vec<(u32, IntervalSlice)> {
+    pub fn take_workers(&mut self, index: u32) -> Vec<WorkerSecond> {
         let later = self.by_worker.split_off(&(index + 1, 0));
         let mine = std::mem::replace(&mut self.by_worker, later);
-        mine.into_iter().filter(|((i, _), _)| *i == index).map(|((_, w), s)| (w, s)).collect()
+        mine.into_iter().filter(|((i, _), _)| *i == index).map(|(_, s)| s).collect()
     }
 
     /// A worker that ended (or was given up on) holds back no second.
@@ -111,7 +132,7 @@ mod tests {
         for _ in 0..ios {
             slice.record(crate::workload::Op::Read, 4096, 1000);
         }
-        Report { worker, slice, done_below, in_flight: 0, oldest: None }
+        Report { worker, slice, targets: Vec::new(), done_below, in_flight: 0, oldest: None }
     }
 
     #[test]
@@ -123,7 +144,7 @@ mod tests {
         let c = p.complete(u32::MAX);
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].ios_read, 15);
-        let workers: Vec<(u32, u64)> = p.take_workers(0).into_iter().map(|(w, s)| (w, s.ios_read)).collect();
+        let workers: Vec<(u32, u64)> = p.take_workers(0).into_iter().map(|w| (w.worker, w.slice.ios_read)).collect();
         assert_eq!(workers, vec![(0, 10), (1, 5)], "each worker's own share of the second");
         assert!(p.complete(u32::MAX).is_empty(), "each second is handed out once");
         // Worker 0 skipped second 1 (a long stall): it still counts as finished, empty.

@@ -159,6 +159,10 @@ pub struct Report {
     pub worker: u32,
     /// Its I/O in the second that just ended.
     pub slice: IntervalSlice,
+    /// The same second split by the worker's targets (in the order of its
+    /// plan's `targets`) when it drives several; empty when it drives one (its
+    /// `slice` is that target's).
+    pub targets: Vec<IntervalSlice>,
     /// Every second before this index is finished for this worker: nothing it
     /// reaps from now on can land there. `u32::MAX` in the worker's last report.
     pub done_below: u32,
@@ -309,9 +313,13 @@ struct WorkerLoop<'a> {
     measured_ios: u64,
     depth: DepthMeter,
     slice: IntervalSlice,
-    /// A second that ended at this wake-up, reported once this batch is handled
-    /// (so the in-flight figures it carries are current).
-    ended: Option<IntervalSlice>,
+    /// With several targets, the current second per target (indexed like
+    /// `mine`): completions are recorded here and not in `slice`, which gets
+    /// their sum when the second ends, so a completion costs one record either way.
+    target_slices: Vec<IntervalSlice>,
+    /// A second that ended at this wake-up (whole, per target), reported once
+    /// this batch is handled (so the in-flight figures it carries are current).
+    ended: Option<(IntervalSlice, Vec<IntervalSlice>)>,
     outcome: WorkerOutcome,
 }
 
@@ -394,6 +402,7 @@ impl<'a> WorkerLoop<'a> {
             measured_ios: 0,
             depth: DepthMeter::new(measure_start, end),
             slice: IntervalSlice::new(0),
+            target_slices: if ntargets > 1 { vec![IntervalSlice::new(0); ntargets as usize] } else { Vec::new() },
             ended: None,
             outcome,
             engine,
@@ -462,8 +471,8 @@ impl<'a> WorkerLoop<'a> {
                 return Err(end);
             }
         }
-        if let Some(s) = self.ended.take() {
-            self.report(s, self.slice.index, now);
+        if let Some((s, each)) = self.ended.take() {
+            self.report(s, each, self.slice.index, now);
         }
         if self.traced.len() >= trace_sink::BATCH {
             if let Some(t) = &self.plan.trace {
@@ -491,9 +500,18 @@ impl<'a> WorkerLoop<'a> {
         if self.measuring {
             let index = now.duration_since(self.measure_start).as_secs() as u32;
             if index != self.slice.index {
-                self.ended = Some(std::mem::replace(&mut self.slice, IntervalSlice::new(index)));
+                self.ended = Some(self.take_second(index));
             }
         }
+    }
+
+    /// Ends the current second and opens second `next`: the ended one whole
+    /// and per target. Once a second, never per I/O.
+    fn take_second(&mut self, next: u32) -> (IntervalSlice, Vec<IntervalSlice>) {
+        let mut whole = std::mem::replace(&mut self.slice, IntervalSlice::new(next));
+        let each: Vec<IntervalSlice> = self.target_slices.iter_mut().map(|t| std::mem::replace(t, IntervalSlice::new(next))).collect();
+        each.iter().for_each(|t| whole.merge(t));
+        (whole, each)
     }
 
     /// Handles `done[k]`: ends its verification, records it (or its error), and
@@ -546,7 +564,11 @@ impl<'a> WorkerLoop<'a> {
                 rec.record_cache(s.op, served == CacheOutcome::Hit, ns);
             }
         }
-        self.slice.record(s.op, s.len, ns);
+        // An index into the worker's own small array: no lookup, no allocation.
+        match self.target_slices.get_mut(s.target as usize) {
+            Some(t) => t.record(s.op, s.len, ns),
+            None => self.slice.record(s.op, s.len, ns),
+        }
         if self.scheduled {
             rec.record_service(s.op, now.duration_since(s.submitted).as_nanos() as u64);
         }
@@ -708,9 +730,9 @@ impl<'a> WorkerLoop<'a> {
     }
 
     /// Sends a second's slice, with the I/Os in flight at `now`.
-    fn report(&self, slice: IntervalSlice, done_below: u32, now: Instant) {
+    fn report(&self, slice: IntervalSlice, targets: Vec<IntervalSlice>, done_below: u32, now: Instant) {
         let (in_flight, oldest) = in_flight_among(&self.slots, now);
-        let _ = self.reports.send(Report { worker: self.plan.index, slice, done_below, in_flight, oldest });
+        let _ = self.reports.send(Report { worker: self.plan.index, slice, targets, done_below, in_flight, oldest });
     }
 
     /// After the loop: what was in flight at the end, the last reports, the
@@ -724,11 +746,11 @@ impl<'a> WorkerLoop<'a> {
         self.outcome.in_flight_at_end = n as u64;
         self.outcome.oldest_in_flight = oldest;
         self.outcome.depth_mean = if self.measuring { self.depth.mean(cutoff) } else { None };
-        if let Some(s) = self.ended.take() {
-            self.report(s, self.slice.index, stopped_at);
+        if let Some((s, each)) = self.ended.take() {
+            self.report(s, each, self.slice.index, stopped_at);
         }
-        let last = if self.measuring { std::mem::replace(&mut self.slice, IntervalSlice::new(0)) } else { IntervalSlice::new(0) };
-        self.report(last, u32::MAX, stopped_at);
+        let (last, each) = if self.measuring { self.take_second(0) } else { (IntervalSlice::new(0), Vec::new()) };
+        self.report(last, each, u32::MAX, stopped_at);
         let left = self.drain();
         self.outcome.abandoned = left as u64;
         self.outcome.counted_all = self.measured_ios >= self.io_limit;

@@ -133,41 +133,48 @@ fn a_run_that_never_starts_leaves_an_earlier_stream_as_it_was() {
     assert!(!lines.is_empty() && lines.iter().all(|l| l.get("earlier").is_none()), "{lines:?}");
 }
 
-/// Two targets, one worker each (a profile's worker_per_target), --detail:
-/// each measured second has a line per target whose I/Os add up to the
-/// point's, and over the point each target's lines add up to the I/Os the
-/// result stores for that target (the last, folded second aside: within 1%).
-#[test]
-fn live_json_tells_each_targets_second_when_each_worker_has_one() {
+/// Two targets (mem:32m, mem:16m) for 3 s under a profile of one worker, with
+/// or without `worker_per_target`, with --detail, --live-json and
+/// --metrics-listen: each measured second has a line per target whose I/Os
+/// add up to the point's, over the point each target's lines add up to the
+/// I/Os the result stores for that target (the last, folded second aside:
+/// within 1%), and the last /metrics served while the run went counts each
+/// target by its URI, never under one label for all.
+fn each_target_is_told_apart(worker_per_target: bool) {
     let dir = shm_dir();
     let (live, json, profile) = (dir.path().join("live.jsonl"), dir.path().join("r.json"), dir.path().join("two.toml"));
     std::fs::write(
         &profile,
-        "name = \"two\"\ndescription = \"one worker per target\"\n[[phases]]\nname = \"main\"\n[[phases.groups]]\nname = \"main\"\n\
-         workers = 1\nworker_per_target = true\nqd = 4\n[[phases.groups.access]]\nshare = 100\nbs = \"4k\"\nread = 100\nrandom = 100\n",
+        format!(
+            "name = \"two\"\ndescription = \"two targets\"\n[[phases]]\nname = \"main\"\n[[phases.groups]]\nname = \"main\"\n\
+             workers = 1\nworker_per_target = {worker_per_target}\nqd = 4\n[[phases.groups.access]]\nshare = 100\nbs = \"4k\"\nread = 100\nrandom = 100\n"
+        ),
     )
     .unwrap();
-    let out = run(&[
-        "run",
-        "--profile-file",
-        profile.to_str().unwrap(),
-        "-t",
-        "mem:32m",
-        "-t",
-        "mem:16m",
-        "--ramp",
-        "0",
-        "--time",
-        "3s",
-        "--detail",
-        "--quiet",
-        "--no-store",
-        "--live-json",
-        live.to_str().unwrap(),
-        "--json",
-        json.to_str().unwrap(),
-    ]);
+    let port = free_port();
+    let child = lunmark()
+        .args(["run", "--profile-file", profile.to_str().unwrap(), "-t", "mem:32m", "-t", "mem:16m", "--ramp", "0", "--time", "3s"])
+        .args(["--detail", "--quiet", "--no-store", "--live-json", live.to_str().unwrap(), "--json", json.to_str().unwrap()])
+        .args(["--metrics-listen", &format!(":{port}")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut scraped = String::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !scraped.contains("lunmark_ios_total{op=\"read\",target=\"mem:16m\"}") && Instant::now() < deadline {
+        if let Some((200, body)) = get(port, "/metrics") {
+            scraped = body;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = wait_within(child, 90);
     assert!(out.status.success(), "{}", stderr(&out));
+    let counted = |uri: &str| {
+        let key = format!("lunmark_ios_total{{op=\"read\",target=\"{uri}\"}} ");
+        scraped.lines().find_map(|l| l.strip_prefix(&key)).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+    };
+    assert!(counted("mem:32m") > 0 && counted("mem:16m") > 0 && !scraped.contains("target=\"all\""), "{scraped}");
     let lines = json_lines(&std::fs::read_to_string(&live).unwrap());
     let ios = |l: &serde_json::Value| ["ios_read", "ios_written", "ios_trimmed"].iter().map(|k| l[k].as_u64().unwrap()).sum::<u64>();
     let seconds: Vec<_> = lines.iter().filter(|l| l["kind"] == "point" && l["phase"] == "run").collect();
@@ -176,6 +183,7 @@ fn live_json_tells_each_targets_second_when_each_worker_has_one() {
         let targets: Vec<_> = lines.iter().filter(|l| l["kind"] == "target" && l["t_s"] == p["t_s"]).collect();
         let uris: Vec<&str> = targets.iter().map(|l| l["target"].as_str().unwrap()).collect();
         assert_eq!(uris, ["mem:32m", "mem:16m"], "{p}");
+        assert!(targets.iter().all(|l| ios(l) > 0), "{p}");
         assert_eq!(targets.iter().map(|l| ios(l)).sum::<u64>(), ios(p), "{p}");
     }
     let result = read_json(&json);
@@ -184,6 +192,17 @@ fn live_json_tells_each_targets_second_when_each_worker_has_one() {
         let stored = t["ios"].as_u64().unwrap();
         assert!(close(told as f64, stored as f64), "{}: told {told}, stored {stored}", t["uri"]);
     }
+}
+
+#[test]
+fn live_json_and_metrics_tell_each_targets_second_when_each_worker_has_one() {
+    each_target_is_told_apart(true);
+}
+
+/// Issue 29: one worker driving both targets was counted under target="all" with no target lines.
+#[test]
+fn live_json_and_metrics_tell_each_targets_second_when_a_worker_drives_several() {
+    each_target_is_told_apart(false);
 }
 
 /// A pipe of its own whose read end the test keeps, and whose write end is

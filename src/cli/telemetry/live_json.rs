@@ -179,8 +179,7 @@ pub fn lines(f: &LiveFigures<'_>, detail: bool) -> Vec<String> {
     let mut out = vec![line("point", None, &progress, Some(figures))];
     if detail {
         out.extend(m.workers.iter().map(|(w, i)| line("worker", Some(json!(w)), &progress, Some(as_map(i)))));
-        let targets = m.per_target.iter().flatten();
-        out.extend(targets.map(|(uri, i, s)| line("target", Some(json!(uri)), &progress, Some(with_counts(i, s)))));
+        out.extend(m.per_target.iter().map(|(uri, i, s)| line("target", Some(json!(uri)), &progress, Some(with_counts(i, s)))));
     }
     out
 }

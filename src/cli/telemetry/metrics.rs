@@ -119,13 +119,8 @@ impl RunObserver for MetricsEndpoint {
             s.state = if f.phase == "ramp" { "ramp" } else { "run" };
             (s.point, s.points) = (f.point, f.points);
             let Some(m) = f.measured else { return };
-            // Each target's own counts when every worker serves one target; a worker spanning several
-            // reports one slice over them, so such a point counts under "all".
-            match (&m.per_target, m.targets.as_slice()) {
-                (Some(each), _) => each.iter().for_each(|(uri, _, slice)| count(s, uri, slice)),
-                (None, [one]) => count(s, one, &m.slice),
-                (None, _) => count(s, "all", &m.slice),
-            }
+            // Each target's own counts, however the workers share the targets.
+            m.per_target.iter().for_each(|(uri, _, slice)| count(s, uri, slice));
             let latency = m.slice.latency();
             s.latency.get_or_insert_with(|| LatencyHistogram::with_digits(2)).add(&latency);
             s.latency_sum_s += latency.mean_ns() * latency.count() as f64 / 1e9;
