@@ -141,7 +141,10 @@ pub fn side_by_side(results: &[&RunResult]) -> Option<SideBySide> {
             _ => String::new(),
         })
         .collect();
-    let ended = results.iter().map(|r| r.curve.as_ref().map(|c| c.ended.clone()).or(r.search.as_ref().map(|s| s.ended.clone())).unwrap_or_default()).collect();
+    let ended = results
+        .iter()
+        .map(|r| r.curve.as_ref().map(|c| c.ended.clone()).or(r.search.as_ref().map(|s| s.ended.clone())).unwrap_or_default())
+        .collect();
     Some(SideBySide { kind, results: names(results), asked, ended, rows })
 }
 

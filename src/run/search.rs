@@ -107,8 +107,9 @@ pub fn execute(
     let mut status = Status::Completed;
     let mut refused: Option<String> = None;
     while let Some(qd) = spec.next_qd(&tried) {
-        let part = step_point(base, qd, tried.len())
-            .and_then(|point| run_part(RunPlan { points: vec![point], rounds: None, search: None, curve: None, ..plan.clone() }, &mut gather));
+        let part = step_point(base, qd, tried.len()).and_then(|point| {
+            run_part(RunPlan { points: vec![point], rounds: None, search: None, curve: None, ..plan.clone() }, &mut gather)
+        });
         let part = match part {
             Ok(part) => part,
             // A deeper step refused (the memory check at a deep queue) leaves the steps so far standing.

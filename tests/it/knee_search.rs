@@ -191,7 +191,8 @@ fn two_searches_are_compared_by_their_found_points() {
     let ids: Vec<String> = ["A", "B"]
         .iter()
         .map(|label| {
-            let args = ["run", "-q", "-t", "mem:16m", "--bs", "4k", "--sla", "lat_avg<10s", "--time", "50ms", "--ramp", "0s", "--label", label];
+            let args =
+                ["run", "-q", "-t", "mem:16m", "--bs", "4k", "--sla", "lat_avg<10s", "--time", "50ms", "--ramp", "0s", "--label", label];
             let out = with_store(&store, &args);
             assert!(out.status.success(), "{}", stderr(&out));
             saved_id(&out)

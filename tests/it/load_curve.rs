@@ -59,7 +59,10 @@ fn the_curve_paces_each_percentage_of_the_maximum_and_the_report_draws_it() {
     assert!(words.iter().any(|t| t == "latency (µs, log scale)"), "{words:?}");
     assert!(words.iter().any(|t| t == "knee") && words.iter().any(|t| t.starts_with("knee ") && t != "knee"), "{words:?}");
     // The summary says which points are timed from their schedule.
-    assert!(page.contains("from each I/O&#39;s scheduled time at the paced ones") && page.contains("curve_pct=25.0, curve_pct=50.0"), "{page}");
+    assert!(
+        page.contains("from each I/O&#39;s scheduled time at the paced ones") && page.contains("curve_pct=25.0, curve_pct=50.0"),
+        "{page}"
+    );
     // And the curve's table and how it ended, as the terminal said them.
     let ended = text.lines().find(|l| l.starts_with("ended: ")).expect("the terminal says how the curve ended");
     assert!(page.contains("<h2>Load-latency curve: ") && page.contains(&ended.replace('<', "&lt;")), "{ended}");
@@ -135,7 +138,10 @@ fn two_curves_are_compared_side_by_side_and_drawn_on_one_chart() {
     let out = with_store(&store, &["compare", &a, &b]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.starts_with("load-latency curves side by side, by percentage of each one's own maximum (the first, A, is the baseline"), "{text}");
+    assert!(
+        text.starts_with("load-latency curves side by side, by percentage of each one's own maximum (the first, A, is the baseline"),
+        "{text}"
+    );
     for row in ["│ max ", "│ 10% ", "│ 20% "] {
         let line = text.lines().find(|l| l.starts_with(row)).unwrap_or_else(|| panic!("no row {row}: {text}"));
         let ratios = line.split_whitespace().filter(|w| w.strip_suffix('x').is_some_and(|n| n.parse::<f64>().is_ok())).count();

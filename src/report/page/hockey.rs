@@ -75,8 +75,7 @@ fn plot_on(area: &crate::report::page::charts::Area, lines: &[Line], bounds: &[R
         .map_err(err)?;
     for (i, l) in lines.iter().enumerate() {
         let c = color(i);
-        let pts: Vec<(f64, f64)> =
-            l.points.iter().filter_map(|(x, y)| Some((drawable(*x)?, drawable(*y)?.clamp(y_lo, y_hi)))).collect();
+        let pts: Vec<(f64, f64)> = l.points.iter().filter_map(|(x, y)| Some((drawable(*x)?, drawable(*y)?.clamp(y_lo, y_hi)))).collect();
         chart.draw_series(LineSeries::new(pts.clone(), c.stroke_width(2))).map_err(err)?;
         chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled()))).map_err(err)?;
     }
