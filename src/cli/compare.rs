@@ -5,6 +5,7 @@ use clap::Args;
 
 use super::exit;
 use crate::report::{compare, curve_compare};
+use crate::results::model::RunResult;
 use crate::results::store::{self, Store};
 
 #[derive(Args, Debug)]
@@ -24,9 +25,27 @@ pub struct CompareArgs {
     pub pick: bool,
 }
 
+/// The results named by `ids`, each once: a result given twice (by its id
+/// or by two prefixes of it) would be compared with itself, showing no
+/// difference that could be read as "no change".
+pub fn load_distinct(store: &Store, ids: &[String]) -> Result<Vec<RunResult>> {
+    let results = ids.iter().map(|id| store.load(id)).collect::<Result<Vec<_>>>()?;
+    for (i, r) in results.iter().enumerate() {
+        if let Some(j) = results[..i].iter().position(|e| e.id == r.id) {
+            bail!(
+                "'{}' and '{}' are the same result ({}): compared with itself it shows no difference; give each result once",
+                ids[j],
+                ids[i],
+                r.id
+            );
+        }
+    }
+    Ok(results)
+}
+
 pub fn execute(args: CompareArgs, store_flag: Option<&std::path::Path>) -> Result<i32> {
     let store = Store::open_read_only(&store::default_path(store_flag))?;
-    let results = args.ids.iter().map(|id| store.load(id)).collect::<Result<Vec<_>>>()?;
+    let results = load_distinct(&store, &args.ids)?;
     for r in &results[1..] {
         // Two curves' paced points differ in rate by design (each paced from its own maximum).
         let diff = curve_compare::differences(&results[0], r);

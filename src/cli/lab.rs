@@ -323,6 +323,12 @@ fn refuse_unapplied(study: &Study) -> Result<()> {
     if let Some(curve) = &study.run_args().curve {
         anyhow::bail!("--curve {curve}: a lab runs the points of its study, and a curve paces its own: run `lunmark run --curve {curve} -t TARGET` on one target");
     }
+    if study.run_args().tune {
+        anyhow::bail!("--tune: a lab runs the points of its study, and a tuning chooses its own threads: run `lunmark run jetstress --tune -t TARGET` on one target");
+    }
+    if let Some(w) = study.run_args().workers.filter(|w| w.min < w.max) {
+        anyhow::bail!("--workers {w}: a range of workers is searched by a knee search, which a lab does not run: give one count");
+    }
     if let Some(sla) = &study.run_args().sla {
         anyhow::bail!("--sla {sla}: a lab runs the points of its study, and a knee search chooses its own: run `lunmark run --sla '{sla}' -t TARGET` to search one target");
     }

@@ -8,7 +8,6 @@ pub mod cache_sizes;
 pub mod compare;
 pub mod fio_names;
 pub mod flag_reference;
-pub mod hdr_log;
 pub mod held_signals;
 pub mod keep;
 pub mod lab;
@@ -95,7 +94,7 @@ pub fn main() -> i32 {
     if let Some(launched) = crate::mpi::launcher::detect() {
         return ranked::main(launched);
     }
-    let command = Cli::command();
+    let command = store_unlisted(Cli::command());
     let matches = command.clone().try_get_matches().unwrap_or_else(|e| fio_names::explain(e).exit());
     // Every output the command line names is judged before anything runs.
     if let Err(e) = paths::check(&command, &matches) {
@@ -129,6 +128,25 @@ pub fn main() -> i32 {
             exit::ERROR
         }
     }
+}
+
+/// The global `--store` left out of the --help of the subcommands that use no
+/// store: each gets a hidden `--store` of its own (clap then propagates the
+/// global one no further, and still hands a value given up to `Cli::store`),
+/// so one given is refused in `main`, not listed and then refused.
+pub fn store_unlisted(command: clap::Command) -> clap::Command {
+    paths::WITHOUT_STORE.iter().fold(command, |c, name| {
+        c.mut_subcommand(name, |s| {
+            s.arg(
+                clap::Arg::new("store")
+                    .long("store")
+                    .value_name("PATH")
+                    .value_parser(clap::value_parser!(std::path::PathBuf))
+                    .global(true)
+                    .hide(true),
+            )
+        })
+    })
 }
 
 /// The name of a subcommand that uses no result store (None: it uses one).

@@ -27,6 +27,35 @@ pub fn whole_usize(s: &str) -> Result<usize, String> {
     whole(s, usize::MAX as u64).map(|n| n as usize)
 }
 
+/// `--workers N`, or `--workers MIN-MAX`: a range the knee search (--sla) grows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkerCount {
+    pub min: u32,
+    pub max: u32,
+}
+
+impl std::fmt::Display for WorkerCount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.min == self.max {
+            write!(f, "{}", self.max)
+        } else {
+            write!(f, "{}-{}", self.min, self.max)
+        }
+    }
+}
+
+/// A whole number of workers, or a range MIN-MAX of them (MIN at least 1, below MAX).
+pub fn workers(s: &str) -> Result<WorkerCount, String> {
+    let Some((lo, hi)) = s.split_once('-').filter(|(lo, _)| !lo.trim().is_empty()) else {
+        return whole_u32(s).map(|n| WorkerCount { min: n, max: n });
+    };
+    let range = "give a range MIN-MAX of whole numbers, MIN at least 1 and below MAX (for example 1-8), or one count";
+    match (whole_u32(lo), whole_u32(hi)) {
+        (Ok(min), Ok(max)) if min >= 1 && min < max => Ok(WorkerCount { min, max }),
+        _ => Err(format!("not a range of workers: {range}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -39,5 +68,16 @@ mod tests {
         assert!(e.contains("negative") && e.contains("from 0 to 4294967295"), "{e}");
         assert!(whole_u32("4294967296").unwrap_err().contains("too large"));
         assert!(whole_u64("x").unwrap_err().contains("not a whole number"));
+    }
+
+    #[test]
+    fn workers_are_a_count_or_a_rising_range() {
+        assert_eq!(workers("4"), Ok(WorkerCount { min: 4, max: 4 }));
+        assert_eq!(workers("1-8"), Ok(WorkerCount { min: 1, max: 8 }));
+        assert_eq!(workers("1-8").unwrap().to_string(), "1-8");
+        assert!(workers("-1").unwrap_err().contains("negative"));
+        for bad in ["8-1", "0-4", "4-4", "1-x", "1-"] {
+            assert!(workers(bad).unwrap_err().contains("MIN-MAX"), "{bad}");
+        }
     }
 }

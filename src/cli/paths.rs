@@ -68,7 +68,7 @@ pub const PATH_ARGS: &[(&str, &str, Role)] = &[
 ];
 
 /// Subcommands that never open the result store (the others check its path).
-const WITHOUT_STORE: &[&str] = &["verify", "cache-curve", "profiles"];
+pub const WITHOUT_STORE: &[&str] = &["verify", "cache-curve", "profiles"];
 
 /// Subcommands that take `run`'s flags as they are: their path arguments are
 /// `run`'s entries of `PATH_ARGS`.
@@ -221,6 +221,12 @@ pub fn check_store(flag: Option<&Path>) -> Result<PathBuf, OutputError> {
     };
     if path == Path::new("-") {
         output_path::destination(name, "-", false, Mode::Store)?;
+    }
+    // Only the default store's directory is made: one given with --store must
+    // exist, as for every other output flag (a typo makes no directory tree).
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if flag.is_some() && !dir.exists() && !dir.ancestors().any(|a| a.is_file()) {
+        return Err(OutputError { flag: name.into(), path: path.display().to_string(), problem: output_path::no_such_directory(dir) });
     }
     output_path::check(name, &path, Mode::Store)?;
     Ok(path)

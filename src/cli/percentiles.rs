@@ -20,7 +20,8 @@ pub struct PercentilesArgs {
     /// The operation: read, write, trim or all.
     #[arg(long, value_name = "OP", default_value = "all")]
     pub op: String,
-    /// Percentiles, comma-separated.
+    /// Percentiles, comma-separated (from the per-second histograms, of 2
+    /// significant digits: within 1%; p100 is the max).
     #[arg(long, value_name = "LIST", default_value = "50,90,99,99.9", allow_hyphen_values = true)]
     pub pct: String,
     /// Only this point (1-based) [default: every point].
@@ -65,10 +66,25 @@ pub fn figures(result: &RunResult, a: &PercentilesArgs) -> Result<(WindowAsk, Ve
             histograms: p.summary.histograms.as_ref(),
             duration_s: p.summary.duration_s,
             params: crate::report::rows::params_text(p),
+            exact: stats_of(&p.summary.latency_us, &ask.op).map(|l| histograms::ExactLatency {
+                count: l.count,
+                min_us: l.min,
+                max_us: l.max,
+            }),
         })
         .collect();
     let rows = histograms::window(&result.id, &points, &ask).map_err(anyhow::Error::msg)?;
     Ok((ask, rows))
+}
+
+/// The stored latencies of operation `op` ("read", "write", "trim" or "all").
+fn stats_of<'a>(l: &'a crate::results::model::LatencyByOp, op: &str) -> Option<&'a crate::results::model::LatencyStats> {
+    match op {
+        "read" => Some(&l.read),
+        "write" => Some(&l.write),
+        "trim" => l.trim.as_ref(),
+        _ => Some(&l.all),
+    }
 }
 
 /// The window's figures as a table (latency in us) or as JSON.

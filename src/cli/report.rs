@@ -36,6 +36,10 @@ pub struct ReportArgs {
     /// A note under the title (what was tested, why); escaped, shown as written.
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub note: Option<String>,
+    /// Compare results whose workloads differ (as `compare --force`); without
+    /// it the comparison section leaves them out and says why.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// A file format of `--charts`.
@@ -66,14 +70,14 @@ fn chart_files(dir: &std::path::Path, formats: &[ChartFormat], refs: &[&RunResul
 
 pub fn execute(args: ReportArgs, store_flag: Option<&std::path::Path>) -> Result<i32> {
     let store = Store::open_read_only(&store::default_path(store_flag))?;
-    let results = args.ids.iter().map(|id| store.load(id)).collect::<Result<Vec<_>>>()?;
+    let results = super::compare::load_distinct(&store, &args.ids)?;
     let refs: Vec<_> = results.iter().collect();
     for (flag, value) in [("--title", &args.title), ("--note", &args.note)] {
         if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
             bail!("{flag} is empty: give the text to show, or leave {flag} out");
         }
     }
-    let text = html::PageText { title: args.title.clone(), note: args.note.clone() };
+    let text = html::PageText { title: args.title.clone(), note: args.note.clone(), force: args.force };
     // The charts for --charts: every path judged before anything is written.
     let chart_files = match &args.charts {
         Some(dir) => chart_files(dir, &args.charts_format, &refs)?,

@@ -95,8 +95,11 @@ impl PortLimit {
                 .trim()
                 .parse()
                 .map_err(|_| anyhow::anyhow!("--port-limit {text}: '{n}' is not a whole number of IOPS; give {PORT_LIMITS}"))?;
+            if n == 0 {
+                bail!("--port-limit {text}: an IOPS cap must be above 0 (a port that serves nothing measures nothing); give {PORT_LIMITS}");
+            }
             // nbdkit's delay filter counts whole ms: a one-at-a-time port of 1/n s each.
-            if n == 0 || n > 1000 || 1000 % n != 0 {
+            if n > 1000 || 1000 % n != 0 {
                 bail!(
                     "--port-limit {text}: a port serves one I/O at a time, each held by nbdkit's delay filter for whole ms, so its cap is 1000/k IOPS \
                      (1000iops, 500iops, 250iops, 200iops, ...); for a higher cap give a byte rate (5000 IOPS of 4k is 20.48MB/s)"

@@ -22,6 +22,7 @@ pub mod rounds_line;
 pub mod rows;
 pub mod search_text;
 pub mod shown;
+pub mod tuning_text;
 pub mod welch;
 pub mod workload_text;
 

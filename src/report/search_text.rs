@@ -11,6 +11,12 @@ use crate::results::search::{SearchOutcome, SearchPoint, SearchSpec};
 /// The steps as a table, then the found point and why the search ended.
 pub fn render(s: &SearchOutcome) -> String {
     let mut out = format!("\nknee search (--sla {}): {}\n", s.expr, counted_steps(s.steps.len()));
+    if let Some(w) = s.workers {
+        out += &match s.fixed_qd {
+            Some(qd) => format!("workers searched from {} to {} at qd={qd}\n", w.min, w.max),
+            None => format!("workers searched from {} to {} at qd=1, then the queue depth at {} workers\n", w.min, w.max, w.max),
+        };
+    }
     if s.steps.is_empty() {
         return out + &format!("ended: {}\n", s.ended);
     }
@@ -35,8 +41,11 @@ pub fn render(s: &SearchOutcome) -> String {
     match (&s.found, s.steps.first()) {
         (Some(f), _) => out.push_str(&format!("found: {}\n", figures(f))),
         (None, Some(lightest)) => out.push_str(&format!(
-            "NOT MET: no load meets these bounds; the lightest point (qd={}) gave {}{}\n",
-            lightest.qd,
+            "NOT MET: no load meets these bounds; the lightest point ({}) gave {}{}\n",
+            match s.workers {
+                Some(_) => format!("workers={} qd={}", lightest.workers, lightest.qd),
+                None => format!("qd={}", lightest.qd),
+            },
             figures(lightest),
             failed_notes(lightest)
         )),
@@ -45,7 +54,11 @@ pub fn render(s: &SearchOutcome) -> String {
     if let Some(f) = s.first_failing.as_ref().filter(|_| s.found.is_some()) {
         out.push_str(&format!("first failing: {}{}\n", figures(f), failed_notes(f)));
     }
-    out + &format!("ended: {}\n", s.ended)
+    out += &format!("ended: {}\n", s.ended);
+    match &s.tuning {
+        Some(t) => out + &crate::report::tuning_text::render(t),
+        None => out,
+    }
 }
 
 fn counted_steps(n: usize) -> String {
@@ -84,11 +97,34 @@ fn failed_notes(p: &SearchPoint) -> String {
 /// The dry run's lines: what the search does, its cap and its worst-case time.
 /// `per_step` is one step's time (ramp and measured time, times the repeats); None when a step runs a count of I/Os.
 pub fn describe(s: &SearchSpec, per_step: Option<std::time::Duration>) -> String {
+    let tuning = crate::report::tuning_text::describe(s);
+    tuning + &describe_steps(s, per_step)
+}
+
+/// The search's own line of `describe`.
+fn describe_steps(s: &SearchSpec, per_step: Option<std::time::Duration>) -> String {
     let worst = s.worst_steps();
     let total = match per_step {
         Some(d) => format!("at most {} in all ({} each)", crate::units::format_duration(d * worst), crate::units::format_duration(d)),
         None => "each step runs its count of I/Os, so its time is not known beforehand".into(),
     };
+    if s.searches_workers() {
+        let (w, q0) = (s.workers, s.fixed_qd.unwrap_or(1));
+        let then = match s.fixed_qd {
+            Some(_) if s.tune.is_some() => "every group keeps the profile's queue depth".to_string(),
+            Some(_) => "the queue depth stays at --qd's".to_string(),
+            None => format!(
+                "if every bound held at {} workers, the queue depth per worker is then doubled from 1 at {} workers and bisected the same way, at most {}",
+                w.max, w.max, s.max_qd
+            ),
+        };
+        return format!(
+            "knee search (--sla {}): workers doubled from {} (to {} at most) at qd={q0} until a bound fails, then bisected between the last pass and the first fail; \
+             {then}; the point above runs at each load chosen, as a point labelled workers=W qd=N judged on its measured interval; \
+             so at most {} steps; {}\n",
+            s.expr, w.min, w.max, worst, total
+        );
+    }
     format!(
         "knee search (--sla {}): queue depth doubled from 1 until a bound fails, then bisected between the last pass and the first fail; \
          the point above runs at each queue depth chosen, as a point labelled qd=N judged on its measured interval; \

@@ -21,6 +21,7 @@ pub mod stall;
 pub mod steady;
 pub mod store;
 pub mod summarize;
+pub mod tuning;
 pub mod validate;
 
 pub use model::{Point, RunResult, Status, Summary, SCHEMA_VERSION};

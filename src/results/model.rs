@@ -689,14 +689,57 @@ pub struct SearchOutcome {
     /// The highest queue depth the search could try, and the most steps it could take.
     pub max_qd: u32,
     pub max_steps: u32,
+    /// With `--workers MIN-MAX`: the worker counts searched (before the queue
+    /// depth). Absent when the workers were fixed, and in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<WorkerRange>,
+    /// With a worker range and `--qd`: the queue depth per worker held at every step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed_qd: Option<u32>,
+    /// With --tune (Jetstress-style thread tuning): the threads tuned and the mailboxes they support.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tuning: Option<TuningOutcome>,
     /// The step with the most IOPS at which every bound held; null when none held.
     pub found: Option<SearchPoint>,
-    /// The step with the lowest queue depth at which a bound failed; null when every step held.
+    /// The step with the least outstanding I/O (workers x queue depth) at which a bound failed; null when every step held.
     pub first_failing: Option<SearchPoint>,
     /// Why the search ended, in words.
     pub ended: String,
     /// Every step in the order run.
     pub steps: Vec<SearchPoint>,
+}
+
+/// Jetstress-style tuning (`--tune`): the most threads (workers of the
+/// database group) at which every bound held, below the fewest that broke one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TuningOutcome {
+    /// The group whose workers are the threads tuned ("db"); its I/O is the transactional I/O.
+    pub group: String,
+    /// The threads tuned; null when not even the fewest held every bound.
+    pub threads: Option<u32>,
+    /// The tuned step's index in `steps`; null with `threads`.
+    pub step: Option<usize>,
+    /// The tuned step's transactional IOPS: the group's reads and writes (the other groups', the log's, excluded).
+    pub transactional_iops: f64,
+    pub transactional_read_iops: f64,
+    pub transactional_write_iops: f64,
+    /// The other groups' IOPS at the tuned step (the log's), not counted as transactional.
+    pub excluded_iops: f64,
+    /// IOPS each mailbox needs (--iops-per-mailbox, else the profile's, else 0.1).
+    pub iops_per_mailbox: f64,
+    /// Mailboxes supported: transactional IOPS / IOPS per mailbox, rounded down.
+    pub mailboxes: u64,
+    /// The step at one thread more, where a bound failed; null when none ran (the most threads held: `limit` says so).
+    pub one_more: Option<usize>,
+    /// Why the tuning stopped where it did, in words.
+    pub limit: String,
+}
+
+/// The worker counts a search tries, `--workers MIN-MAX`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerRange {
+    pub min: u32,
+    pub max: u32,
 }
 
 impl SearchOutcome {

@@ -29,6 +29,14 @@ pub struct LiveFigures<'a> {
     pub measured: Option<&'a MeasuredSecond>,
 }
 
+impl<'a> LiveFigures<'a> {
+    /// The same update told as point `point` of `points` (a part of a run
+    /// numbered as the whole run's), every other figure as it was.
+    pub fn renumbered(&self, point: usize, points: usize) -> LiveFigures<'a> {
+        LiveFigures { point, points, stall: self.stall.clone(), ..*self }
+    }
+}
+
 /// One complete measured second as the result stores it, with its raw counts
 /// and latency histogram and each worker's share.
 pub struct MeasuredSecond {

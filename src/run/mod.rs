@@ -241,17 +241,14 @@ impl Repeats<'_, '_, '_> {
             let targets = match self.session.open_point(at.point, p) {
                 Ok(t) => t,
                 // A stop while a file was filled: the point measured nothing, as after a stop in its ramp.
+                // The result still names the targets that set-up was for.
                 Err(_) if self.interrupt.load(Ordering::Relaxed) => {
-                    return (outcomes, stop::RepeatsEnd::StopInSetUp { why: signals::reason() }, None)
+                    p.spec.targets.iter().filter_map(|uri| crate::targets::unopened_facts(uri, &p.spec)).for_each(|f| self.know(f));
+                    return (outcomes, stop::RepeatsEnd::StopInSetUp { why: signals::reason() }, None);
                 }
                 Err(e) => return (outcomes, stop::RepeatsEnd::SetUpFailed { error: e.to_string() }, Some(e)),
             };
-            // A sweep over targets uses more of them at later points: each is recorded once, when first opened.
-            for t in &targets {
-                if !self.result.targets.iter().any(|known| known.uri == t.facts.uri) {
-                    self.result.targets.push(t.facts.clone());
-                }
-            }
+            targets.iter().for_each(|t| self.know(t.facts.clone()));
             let outcome = self.measure(at, r, p, targets);
             let done = outcome.status == Status::Completed;
             outcomes.push(outcome);
@@ -260,6 +257,14 @@ impl Repeats<'_, '_, '_> {
             }
         }
         (outcomes, stop::RepeatsEnd::Ran, None)
+    }
+
+    /// Records a target in the result. A sweep over targets uses more of them
+    /// at later points: each is recorded once, when first opened.
+    fn know(&mut self, facts: crate::targets::TargetFacts) {
+        if !self.result.targets.iter().any(|known| known.uri == facts.uri) {
+            self.result.targets.push(facts);
+        }
     }
 
     /// One run of point `p` on its opened targets, with power sampled around it, assembled.

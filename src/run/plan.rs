@@ -218,6 +218,9 @@ pub fn single(spec: WorkloadSpec) -> Result<RunPlan, PlanError> {
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
     pub workers: Option<u32>,
+    /// With `--workers MIN-MAX` (and --sla): the worker counts the search tries;
+    /// `workers` is then MAX, so that the plan is checked at the most.
+    pub workers_range: Option<crate::results::model::WorkerRange>,
     pub qd: Option<u32>,
     pub bs: Option<Bytes>,
     pub read: Option<f64>,
@@ -317,6 +320,8 @@ pub struct PlanRequest {
     /// With --curve (and --curve-stop): the percentages of a load-latency curve, and its stop bounds.
     pub curve: Option<String>,
     pub curve_stop: Option<String>,
+    /// With --tune: the group whose workers are the threads tuned, and the IOPS per mailbox.
+    pub tune: Option<crate::results::tuning::TuneSpec>,
 }
 
 /// Default measured time and ramp when neither the profile nor a flag sets them.

@@ -34,6 +34,10 @@ impl RunRequest {
     pub fn plan(&self) -> Result<RunPlan> {
         let mut plan = plan::build(self.plan.clone())?;
         plan.search = super::search::spec_of(&self.plan, &plan.points)?;
+        // --tune: the plan (memory, mappings, the dry run) is checked at the most threads it may try.
+        if let Some((gi, most)) = plan.search.as_ref().and_then(|s| Some((s.group?, s.workers.max))) {
+            plan.points[0].spec.groups[gi].workers = most;
+        }
         plan.curve = super::curve::spec_of(&self.plan, &plan.points)?;
         if let Some(settings) = &self.replay {
             if let Some(s) = &plan.search {
@@ -92,6 +96,7 @@ mod tests {
                 sla: None,
                 curve: None,
                 curve_stop: None,
+                tune: None,
             },
             replay: None,
             run_given: false,

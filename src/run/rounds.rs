@@ -63,18 +63,7 @@ impl RunObserver for Gathering<'_> {
     fn tick(&mut self, f: &super::live::LiveFigures<'_>) {
         let done = self.so_far.as_ref().map_or(0, |r| r.points.len());
         let point = done + f.point;
-        let figures = super::live::LiveFigures {
-            point,
-            points: self.planned.unwrap_or(done + f.points).max(point),
-            label: f.label,
-            phase: f.phase,
-            elapsed: f.elapsed,
-            total: f.total,
-            second: f.second,
-            stall: f.stall.clone(),
-            measured: f.measured,
-        };
-        self.inner.tick(&figures);
+        self.inner.tick(&f.renumbered(point, self.planned.unwrap_or(done + f.points).max(point)));
     }
     fn point_finished(&mut self, result: &RunResult) {
         let m = self.merged(result);

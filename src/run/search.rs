@@ -12,24 +12,45 @@ use super::plan::{PlanError, PlanRequest, PlannedPoint};
 use super::rounds::{Gathering, RunPart};
 use super::{RunContext, RunObserver, RunPlan};
 use crate::results::model::{RunResult, Status};
-use crate::results::search::{self, SearchPoint, SearchSpec};
+use crate::results::search::{self, Load, SearchPoint, SearchSpec, WorkerRange};
 
 /// The search `--sla` asks for on these points, refused where it makes no sense
 /// (before anything runs, the dry run too). None without --sla.
 pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Option<SearchSpec>, PlanError> {
     // The flag's bounds, else the profile's (a fio job's latency_target).
-    let Some(expr) = req.sla.as_deref().or(req.profile.sla.as_deref()) else { return Ok(None) };
+    let range = req.overrides.workers_range;
+    let Some(expr) = req.sla.as_deref().or(req.profile.sla.as_deref()) else {
+        return match range {
+            Some(r) => Err(PlanError::Search(format!(
+                "--workers {}-{}: a range of workers is searched by --sla (the most IOPS within the bounds): add --sla BOUNDS, or give one count (for example --workers {})",
+                r.min, r.max, r.max
+            ))),
+            None => Ok(None),
+        };
+    };
     // The expression first: a bad one is told as --pass tells it, whatever else is wrong.
     let criteria = crate::results::pass::parse(expr)?;
-    let refuse = |why: String| Err(PlanError::Search(format!("--sla {expr}: {why}")));
+    // A fio job's latency_target is named where it was written: the user typed no --sla.
+    let from_job = req.sla.is_none().then_some(req.profile.sla_origin.as_deref()).flatten();
+    let asked = match from_job {
+        Some(origin) => format!("{origin} (the knee search --sla '{expr}')"),
+        None => format!("--sla {expr}"),
+    };
+    let refuse = |why: String| Err(PlanError::Search(format!("{asked}: {why}")));
     if let Some(why) = criteria.iter().find_map(search::senseless_bound) {
         return refuse(why);
     }
-    if req.overrides.qd.is_some() {
-        return refuse("the search chooses the queue depth, so --qd would be ignored: drop --qd".into());
+    // With a range of workers, --qd holds the depth and only the workers are searched.
+    if let (Some(_), None) = (req.overrides.qd, range) {
+        let drop = if from_job.is_some() { "drop --qd, or drop latency_target to run at --qd" } else { "drop --qd" };
+        return refuse(format!("the search chooses the queue depth, so --qd would be ignored: {drop}"));
     }
-    if let Some(s) = req.sweeps.iter().find(|s| s.key == "qd") {
-        return refuse(format!("the search chooses the queue depth, and --sweep {}=... sets it too: drop the sweep", s.key));
+    if let Some(s) = req.sweeps.iter().find(|s| s.key == "qd" || s.key == "workers") {
+        return refuse(format!(
+            "the search chooses the {}, and --sweep {}=... sets it too: drop the sweep",
+            what_is_searched(range.is_some()),
+            s.key
+        ));
     }
     // A total rate (--rate, mailboxes) is spread over the groups: each has its share by now.
     if points.iter().any(|p| p.spec.groups.iter().any(|g| g.rate.is_some())) {
@@ -50,7 +71,14 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
         );
     }
     let point = &points[0];
-    if point.spec.groups.len() > 1 {
+    // --tune searches one group's workers and leaves the others as the profile has them.
+    let tuned = match &req.tune {
+        Some(t) => Some(point.spec.groups.iter().position(|g| g.name == t.group).ok_or_else(|| {
+            PlanError::Search(format!("--tune: the profile tunes the group '{}', which its workload does not have", t.group))
+        })?),
+        None => None,
+    };
+    if point.spec.groups.len() > 1 && tuned.is_none() {
         let names: Vec<&str> = point.spec.groups.iter().map(|g| g.name.as_str()).collect();
         return refuse(format!(
             "the profile's groups ({}) each fix their own queue depth, and the search sets one: use a profile of one group, or flags",
@@ -72,25 +100,59 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
             max_qd = max_qd.min((ring as usize / point.spec.targets_per_worker(g).max(1)) as u32);
         }
     }
-    Ok(Some(SearchSpec { expr: expr.to_string(), criteria, max_qd: max_qd.max(1), max_steps: search::MAX_STEPS }))
-}
-
-/// The step's point: the searched one at queue depth `qd`, labelled `qd=N`.
-fn step_point(base: &PlannedPoint, qd: u32, step: usize) -> Result<PlannedPoint> {
-    let mut spec = base.spec.clone();
-    for g in &mut spec.groups {
-        g.qd = qd;
+    let max_qd = max_qd.max(1);
+    let workers: u32 = point.spec.groups.iter().map(|g| g.workers).sum();
+    let workers = range.unwrap_or(WorkerRange { min: workers, max: workers });
+    let fixed_qd = match tuned {
+        Some(gi) => Some(point.spec.groups[gi].qd),
+        None => req.overrides.qd.filter(|_| range.is_some()),
+    };
+    if let Some(qd) = fixed_qd.filter(|&q| q > max_qd) {
+        return refuse(format!("--qd {qd}: the engine holds at most {max_qd} I/Os per worker per target here: give --qd {max_qd} or less"));
     }
-    let (spec, _) = super::plan::effective(spec, &base.targets)?;
-    let mut params = base.params.clone();
-    params.insert("qd".into(), Value::from(qd));
-    params.insert("search_step".into(), Value::from(step + 1));
-    let asked_qd = spec.groups.iter().map(|g| g.qd).collect();
-    Ok(PlannedPoint::new(params, format!("qd={qd}"), spec, asked_qd, base.targets.clone()))
+    let max_steps = SearchSpec::steps_cap(workers, max_qd, fixed_qd);
+    let tune = req.tune.clone();
+    Ok(Some(SearchSpec { expr: expr.to_string(), criteria, max_qd, max_steps, workers, fixed_qd, group: tuned, tune }))
 }
 
-/// Runs the search: a step at each queue depth `next_qd` chooses, until it
-/// chooses none or a step does not complete; the gathered result with its `search`.
+/// What the search chooses, for its refusals.
+fn what_is_searched(workers: bool) -> &'static str {
+    if workers {
+        "workers (then the queue depth)"
+    } else {
+        "queue depth"
+    }
+}
+
+/// The step's point: the searched one at `load`, labelled `qd=N` (`workers=W qd=N` when the workers are searched).
+fn step_point(base: &PlannedPoint, spec: &SearchSpec, load: Load, step: usize) -> Result<PlannedPoint> {
+    let mut ws = base.spec.clone();
+    match spec.group {
+        // --tune: the tuned group's workers; every group keeps its queue depth.
+        Some(gi) => ws.groups[gi].workers = load.workers,
+        None => {
+            for g in &mut ws.groups {
+                g.qd = load.qd;
+                // One group (more are refused): the search's workers are its own.
+                if spec.searches_workers() {
+                    g.workers = load.workers;
+                }
+            }
+        }
+    }
+    let (ws, _) = super::plan::effective(ws, &base.targets)?;
+    let mut params = base.params.clone();
+    params.insert("qd".into(), Value::from(load.qd));
+    if spec.searches_workers() {
+        params.insert("workers".into(), Value::from(load.workers));
+    }
+    params.insert("search_step".into(), Value::from(step + 1));
+    let asked_qd = ws.groups.iter().map(|g| g.qd).collect();
+    Ok(PlannedPoint::new(params, spec.label(load), ws, asked_qd, base.targets.clone()))
+}
+
+/// Runs the search: a step at each load `next` chooses, until it chooses
+/// none or a step does not complete; the gathered result with its `search`.
 pub fn execute(
     plan: &RunPlan,
     spec: &SearchSpec,
@@ -99,22 +161,22 @@ pub fn execute(
     run_part: &mut RunPart,
 ) -> Result<RunResult> {
     let base = &plan.points[0];
-    let workers: u32 = base.spec.groups.iter().map(|g| g.workers).sum();
     observer.started(plan);
     let mut gather = Gathering::new(observer, None);
-    let mut tried: Vec<(u32, bool)> = Vec::new();
+    let mut tried: Vec<(Load, bool)> = Vec::new();
     let mut steps: Vec<SearchPoint> = Vec::new();
     let mut status = Status::Completed;
     let mut refused: Option<String> = None;
-    while let Some(qd) = spec.next_qd(&tried) {
-        let part = step_point(base, qd, tried.len()).and_then(|point| {
-            run_part(RunPlan { points: vec![point], rounds: None, search: None, curve: None, ..plan.clone() }, &mut gather)
-        });
-        let part = match part {
+    while let Some(load) = spec.next(&tried) {
+        let point = step_point(base, spec, load, tried.len())?;
+        // With --tune, the threads tuned (the group's workers); else every group's.
+        let workers: u32 = if spec.group.is_some() { load.workers } else { point.spec.groups.iter().map(|g| g.workers).sum() };
+        let label = point.label.clone();
+        let part = match run_part(RunPlan { points: vec![point], rounds: None, search: None, curve: None, ..plan.clone() }, &mut gather) {
             Ok(part) => part,
             // A deeper step refused (the memory check at a deep queue) leaves the steps so far standing.
             Err(e) if gather.so_far.is_some() => {
-                refused = Some(format!("the step at qd={qd} could not run: {e:#}"));
+                refused = Some(format!("the step at {label} could not run: {e:#}"));
                 break;
             }
             Err(e) => return Err(e),
@@ -128,38 +190,27 @@ pub fn execute(
             break;
         }
         let whole = gather.so_far.as_ref().expect("a step ran");
-        let step = SearchPoint::judge(spec, index, &whole.points[index], qd, workers);
-        tried.push((qd, step.passed));
+        let step = SearchPoint::judge(spec, index, &whole.points[index], load.qd, workers);
+        tried.push((load, step.passed));
         steps.push(step);
     }
     let ended = match &refused {
         Some(why) => format!("{why}; the steps so far are kept, the knee was not reached"),
-        None => ended(spec, &tried, status),
+        None => spec.ended(&tried, status),
     };
     let mut result = gather.so_far.take().ok_or_else(|| anyhow!("no step of the search ran"))?;
     if let Some(why) = refused {
         result.status = Status::Failed;
         result.status_reason = Some(why);
     }
-    result.search = Some(search::outcome(spec, steps, ended));
+    let mut outcome = search::outcome(spec, steps, ended);
+    if let Some(t) = &spec.tune {
+        let threads: Vec<(u32, bool)> = tried.iter().map(|(l, p)| (l.workers, *p)).collect();
+        outcome.tuning = Some(crate::results::tuning::outcome(t, &threads, &outcome.steps, &result.points, spec.workers.max));
+    }
+    result.search = Some(outcome);
     result.profile = plan.profile.clone().or(result.profile);
     gather.inner.point_finished(&result);
     gather.inner.finished(&result);
     Ok(result)
-}
-
-/// Why the search ended, in words.
-fn ended(spec: &SearchSpec, tried: &[(u32, bool)], status: Status) -> String {
-    let fail = tried.iter().filter(|s| !s.1).map(|s| s.0).min();
-    match (status, tried.first(), fail) {
-        (Status::Interrupted, ..) => "interrupted: the steps so far are kept, the knee was not reached".into(),
-        (Status::Failed, ..) => "a step failed: the steps so far are kept, the knee was not reached".into(),
-        (_, Some((1, false)), _) => "not met at the lightest load (qd=1): no load meets these bounds".into(),
-        // It would have gone on, but for the cap on steps.
-        _ if SearchSpec { max_steps: u32::MAX, ..spec.clone() }.next_qd(tried).is_some() => {
-            format!("the cap of {} steps was reached before the knee was bracketed to one queue depth", spec.max_steps)
-        }
-        (_, _, None) => format!("every bound held up to the highest queue depth tried (qd={}): the knee is beyond it", spec.max_qd),
-        (_, _, Some(f)) => format!("the bounds fail from qd={f}; bisected to within one queue depth"),
-    }
 }

@@ -443,6 +443,24 @@ fn connections_wanted(spec: &WorkloadSpec, index: usize) -> (usize, String) {
     (workers * per, format!("{} x {} each", plural(workers, "worker"), plural(per, "connection")))
 }
 
+/// What is known of a target that was never opened (a stop while its file
+/// was being created and filled): its URI, its kind and the region the run
+/// would use where that is known without opening it (its size then the
+/// region's end, as lunmark makes a new file). None for a URI that does not parse.
+pub fn unopened_facts(uri: &str, spec: &WorkloadSpec) -> Option<TargetFacts> {
+    let kind = parse(uri).ok()?.kind();
+    let (offset, len) = (spec.offset.get(), region::known_len(uri, spec).unwrap_or(0));
+    Some(TargetFacts {
+        uri: uri.into(),
+        kind,
+        size_bytes: offset + len,
+        region_offset: offset,
+        region_bytes: len,
+        model: None,
+        filesystem: None,
+    })
+}
+
 /// Closes targets that will not be run after all (a later check refused the
 /// run) and removes the files lunmark created for them: nothing ran on them.
 pub fn discard_created(targets: Vec<OpenTarget>) {

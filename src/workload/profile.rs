@@ -49,6 +49,11 @@ pub struct Profile {
     /// A knee search's bounds, as `--sla` takes them (a fio job's latency_target).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sla: Option<String>,
+    /// Where `sla` was written when a fio job file's `latency_target` set it
+    /// ("FILE, job 'j', line 8: latency_target=2ms"): a refusal of the search
+    /// names that line, not a --sla the user never typed.
+    #[serde(skip)]
+    pub sla_origin: Option<String>,
     /// Measure this many I/Os per worker instead of a time (as --ios).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ios: Option<u64>,
@@ -123,7 +128,21 @@ pub struct Profile {
     /// `percentile_list`): percent, above 0 and at most 100.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub percentiles: Vec<f64>,
+    /// Jetstress-style thread tuning (`--tune`): the group whose workers are
+    /// the threads and the latency targets they are tuned to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tune: Option<Tune>,
     pub phases: Vec<Phase>,
+}
+
+/// A profile's `[tune]`: what `--tune` searches and the bounds it holds by default.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tune {
+    /// The group whose workers are the threads tuned; its I/O is the transactional I/O.
+    pub group: String,
+    /// The latency targets, in --pass's grammar (--sla replaces them).
+    pub bounds: String,
 }
 
 impl Profile {

@@ -373,3 +373,9 @@ pub fn markers(svg: &str, fill: &str) -> usize {
 
 /// The report's chart colours, in the order of its lines.
 pub const COLORS: [&str; 4] = ["#1F77B4", "#FF7F0E", "#2CA02C", "#D62728"];
+
+/// A lab's arguments as the lab tests give them: `before` (legs, targets,
+/// links, sizes), then all reads of `bs` for `time` at each point.
+pub fn lab_reads<'a>(before: &[&'a str], bs: &'a str, time: &'a str) -> Vec<&'a str> {
+    [before, &["--bs", bs, "--read", "100", "--time", time]].concat()
+}

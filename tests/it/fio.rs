@@ -282,6 +282,41 @@ fn stonewalled_jobs_run_as_points_in_order() {
     assert!(out.status.success() && stdout(&out).contains("point 2/2: phase=small"), "{}", stderr(&out));
 }
 
+/// fio starts a job `startdelay` after the run and counts its runtime from
+/// its own start (fio 3.33, startdelay=0 and 2 with runtime=3: each job ran
+/// 3 s, the run 5 s). lunmark runs a phase's groups over one ramp and one
+/// measured interval, so jobs of one phase with different delays are refused
+/// before anything runs, even with --fio-lenient, naming both jobs and the
+/// alternative; with `stonewall` the delayed job is a phase of its own and
+/// runs, its delay said in a note.
+#[test]
+fn startdelays_differing_within_a_phase_are_refused_naming_stonewall() {
+    let dir = shm_dir();
+    let job = dir.path().join("sd.fio");
+    let global = "[global]\nfilename=${SCRATCH}/sd.dat\nsize=1m\nrw=randread\ntime_based\nruntime=3\n";
+    std::fs::write(&job, format!("{global}[a]\nstartdelay=0\n[b]\nstartdelay=2\n")).unwrap();
+    let out = Command::new("fio").arg("--parse-only").arg(&job).env("SCRATCH", dir.path()).output().unwrap();
+    assert!(out.status.success(), "fio reads it: {}", String::from_utf8_lossy(&out.stderr));
+    for lenient in [false, true] {
+        let mut args = vec!["run", "--fio", job.to_str().unwrap(), "--no-store"];
+        args.extend(lenient.then_some("--fio-lenient"));
+        let out = run_in(dir.path(), &args);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "lenient {lenient}: {err}");
+        assert!(
+            err.contains("line 10: startdelay=2: job 'b' starts 2s after the phase while job 'a' starts after 0s: lunmark starts every group of a phase together")
+                && err.contains("with stonewall (a phase of its own)"),
+            "lenient {lenient}: {err}"
+        );
+        assert!(!dir.path().join("sd.dat").exists(), "refused before anything runs");
+    }
+    std::fs::write(&job, format!("{global}[a]\nstartdelay=0\n[b]\nstonewall\nstartdelay=2\n")).unwrap();
+    let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
+    let all = format!("{}{}", stderr(&out), stdout(&out));
+    assert!(out.status.success(), "{all}");
+    assert!(all.contains("point 2/2: phase=b") && all.contains("note: startdelay=2s (job 'b'): every job of phase b waits alike"), "{all}");
+}
+
 /// ioengine=null becomes a null: target of the job's size, as fio's null engine.
 #[test]
 fn null_engine_jobs_run_on_a_null_target() {
@@ -887,6 +922,54 @@ fn latency_target_maps_onto_the_knee_search() {
     let out = run(&["run", "--fio", job.to_str().unwrap(), "--dry-run", "--no-store"]);
     let text = stdout(&out);
     assert!(out.status.success() && !text.contains("knee search") && text.contains("latency_target=0: fio's default"), "{text}");
+}
+
+/// A job's latency_target searches the queue depth; what the run says of it
+/// is what the search uses (from a new-user trial): `--sla` on the command
+/// line replaces the job's bound and the note says so; `--qd` is refused
+/// naming the job file's line, not a `--sla` nobody typed; the dry run's group
+/// line says the depth is searched instead of showing the job's iodepth.
+#[test]
+fn latency_target_messages_say_what_the_search_uses() {
+    let dir = shm_dir();
+    let d = dir.path().display().to_string();
+    let job = dir.path().join("lt.fio");
+    let body = format!("[j]\nfilename={d}/f.dat\nsize=1m\nrw=randread\nbs=4k\nioengine=io_uring\niodepth=64\nlatency_target=2ms\n");
+    std::fs::write(&job, body).unwrap();
+    let f = job.to_str().unwrap();
+    // (a) --sla given: the note names the flag's bound, and the job's as replaced.
+    let out = run(&["run", "--fio", f, "--dry-run", "--no-store", "--sla", "lat_p99<1ms"]);
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(out.status.success(), "{err}");
+    let all = format!("{err}{text}");
+    assert!(
+        all.contains("note: latency_target (line 8: latency_target=2ms, as lat_max<2000us) is replaced by --sla 'lat_p99<1ms': lunmark searches the queue depth for the most IOPS with lat_p99<1ms"),
+        "{all}"
+    );
+    assert!(!all.contains("most IOPS with lat_max<2000us"), "the job's bound is not what the search uses: {all}");
+    assert!(text.contains("knee search (--sla lat_p99<1ms)"), "{text}");
+    // (c) the group line says the depth is searched, not the job's 64.
+    assert!(
+        text.contains("group 'j': 1 worker x 1 target x the searched queue depth (1 to 1024, the knee search below; not 64) = 1 to 1024 I/Os in flight"),
+        "{text}"
+    );
+    assert!(!text.contains("64 outstanding") && text.contains("total: 1 worker, the I/Os in flight the search chooses"), "{text}");
+    // (b) --qd with the job's latency_target: refused naming the file, the job and the line.
+    let out = run(&["run", "--fio", f, "--dry-run", "--no-store", "--qd", "8"]);
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("{f}, job 'j', line 8: latency_target=2ms (the knee search --sla 'lat_max<2000us'): the search chooses the queue depth, so --qd would be ignored: drop --qd, or drop latency_target")),
+        "{err}"
+    );
+    assert!(!err.contains("error: --sla"), "the user gave no --sla: {err}");
+    // With --sla typed, the refusal names the flag, as without a job file.
+    let out = run(&["run", "--fio", f, "--dry-run", "--no-store", "--qd", "8", "--sla", "lat_p99<1ms"]);
+    assert!(
+        stderr(&out).contains("--sla lat_p99<1ms: the search chooses the queue depth, so --qd would be ignored: drop --qd\n"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// fio's `percentile_list` chooses the latency percentiles reported: the

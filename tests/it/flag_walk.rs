@@ -88,6 +88,8 @@ const SAMPLES: &[Sample] = &[
         base: Some(&["{ID_A}", "-o", "{out}/r.html", "--charts", "{out}"]),
         args: &["--charts-format", "svg"],
     },
+    // The two results differ in transfer size: compared only with --force.
+    Sample { command: "report", flag: "force", base: Some(&["{ID_A}", "{ID_B}", "-o", "{out}/r.html"]), args: &["--force"] },
     // The walk's results have no repeats: refused, as there is no picked run to compare.
     s("compare", "pick", &["--pick"]),
     // A copy of the target with a block zeroed: read instead of the target, it is found corrupt.
@@ -313,7 +315,7 @@ fn run_help_shows_each_flags_default() {
     let help = stdout(&out).split_whitespace().collect::<Vec<_>>().join(" ");
     for (flag, default) in [
         ("--qd <N>", "[default: 32;"),
-        ("--workers <N>", "[default: 1;"),
+        ("--workers <N|MIN-MAX>", "[default: 1;"),
         ("--bs <SIZE>", "[default: 4k;"),
         ("--read <PCT>", "[default: 70;"),
         ("--random <PCT>", "[default: 100;"),
@@ -332,4 +334,29 @@ fn run_help_shows_each_flags_default() {
     let dry = lunmark().args(["run", "-t", "mem:16m", "--bs", "4k", "--dry-run", "--no-store"]).output().unwrap();
     assert!(stdout(&dry).contains("ramp: 2s (not measured)   run: 10s measured   seed: 1"), "{}", stdout(&dry));
     assert!(stdout(&dry).contains("1 worker x 1 target x 32 outstanding") && stdout(&dry).contains("70% read / 30% write, 100% random"));
+}
+
+/// The global `--store` is listed in the --help of the subcommands that keep
+/// or read results, not of those that use none (verify, cache-curve,
+/// profiles), which still refuse one given, naming it.
+#[test]
+fn store_is_listed_only_where_a_store_is_used() {
+    let help = |cmd: &[&str]| {
+        let out = run(&[cmd, &["--help"]].concat());
+        assert!(out.status.success(), "{cmd:?}: {}", stderr(&out));
+        stdout(&out).contains("--store")
+    };
+    for cmd in [&["verify"][..], &["cache-curve"], &["profiles"], &["profiles", "show"], &["profiles", "import-fio"]] {
+        assert!(!help(cmd), "{cmd:?} --help lists --store");
+    }
+    for cmd in [&["run"][..], &["report"], &["compare"], &["results", "list"], &["lab", "protocols"]] {
+        assert!(help(cmd), "{cmd:?} --help does not list --store");
+    }
+    for (cmd, name) in
+        [(&["profiles"][..], "profiles"), (&["profiles", "show", "quick"], "profiles"), (&["verify", "x", "--journal", "j"], "verify")]
+    {
+        let out = run(&[cmd, &["--store", "s.db"]].concat());
+        assert_eq!(out.status.code(), Some(1), "{cmd:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(&format!("--store s.db: `lunmark {name}` reads and keeps no results")), "{cmd:?}: {}", stderr(&out));
+    }
 }

@@ -141,6 +141,13 @@ fn results_percentiles_recomputes_any_window_of_a_real_run() {
     let two = window("0", "2", "read");
     assert_eq!(two["ios"].as_u64(), Some(ios(&intervals[0], "read_iops") + ios(&intervals[1], "read_iops")));
     assert_eq!((two["from_s"].as_f64(), two["to_s"].as_f64()), (Some(0.0), Some(2.0)));
+    // p100 over every second is the max the summary stores, exactly (not a bucket's middle).
+    let end = intervals.len().to_string();
+    let out = with_store(&store, &["results", "percentiles", &id, "--from", "0", "--to", &end, "--op", "read", "--pct", "100", "--json"]);
+    let whole: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    let stored_max = result["points"][0]["summary"]["latency_us"]["read"]["max"].as_f64();
+    assert_eq!(whole["points"][0]["percentiles_us"][0]["us"].as_f64(), stored_max, "{whole}");
+    assert_eq!(whole["points"][0]["max_us"].as_f64(), stored_max, "{whole}");
     let all = window("0", "1", "all");
     assert_eq!(all["ios"].as_u64(), Some(ios(&intervals[0], "read_iops") + ios(&intervals[0], "write_iops")));
     let table = with_store(&store, &["results", "percentiles", &id, "--from", "0", "--to", "2", "--op", "read"]);

@@ -77,6 +77,66 @@ fn the_search_finds_the_capacity_within_the_bound_at_the_computed_queue_depth() 
     assert!(text.contains("FAIL") && text.contains("pass"), "each bound's pass or FAIL per step: {text}");
 }
 
+/// A server of another known shape: every read takes 2 ms and the server
+/// serves one at a time across all connections (noparallel, outside the
+/// delay), so its capacity is about 500 IOPS from the first outstanding I/O
+/// on, and the mean latency is outstanding I/O over capacity (Little's law)
+/// however the I/O is spread over workers (connections) and queue depths.
+fn one_at_a_time(dir: &std::path::Path) -> Nbdkit {
+    Nbdkit::unix(dir, "64M", &["--filter=noparallel", "--filter=delay", "serialize=all-requests", "delay-read=2ms"])
+}
+
+#[test]
+fn a_range_of_workers_is_searched_then_the_queue_depth_and_the_capacity_is_found_within_the_bound() {
+    let dir = shm_dir();
+    let server = one_at_a_time(dir.path());
+    let json = dir.path().join("workers.json");
+    let out = lunmark()
+        .args(["run", "--no-store", "-t", &server.uri, "--bs", "4k", "--read", "100", "--time", "2s", "--ramp", "300ms"])
+        .args(["--workers", "1-2", "--sla", "lat_avg<11ms", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    let s = &r["search"];
+    assert_eq!(s["workers"], serde_json::json!({"min": 1, "max": 2}), "{s:#}");
+    let steps = s["steps"].as_array().unwrap();
+    let load = |st: &serde_json::Value| (st["workers"].as_u64().unwrap(), st["qd"].as_u64().unwrap());
+    let loads: Vec<(u64, u64)> = steps.iter().map(load).collect();
+    // The workers first at qd 1 (2 and 4 ms: held), then the queue depth at 2
+    // workers: 4 outstanding (about 8 ms) held, 8 (about 16 ms) failed.
+    assert_eq!(&loads[..4], &[(1, 1), (2, 1), (2, 2), (2, 4)], "{s:#}");
+    assert!(loads[4..].iter().all(|l| l.0 == 2 && l.1 > 2 && l.1 < 4), "bisected between qd 2 and 4: {loads:?}");
+    // Serialized from one outstanding I/O on: every step measures the capacity.
+    let mut iops: Vec<f64> = steps.iter().map(|st| st["iops"].as_f64().unwrap()).collect();
+    iops.sort_by(f64::total_cmp);
+    let cap = iops[iops.len() / 2];
+    assert!(cap > 250.0 && cap < 550.0, "one 2 ms read at a time: about 500 IOPS, measured {cap}: {s:#}");
+    let found = &s["found"];
+    let found_iops = found["iops"].as_f64().unwrap();
+    assert!((found_iops - cap).abs() <= 0.1 * cap, "found {found_iops} IOPS, capacity {cap}: {s:#}");
+    assert!(found["passed"] == true && found["bounds"][0]["value"].as_f64().unwrap() < 11_000.0, "the bound held: {found:#}");
+    assert!(found["workers"].as_u64().is_some() && found["qd"].as_u64().is_some(), "found carries both: {found:#}");
+    // Little's law: 11 ms x capacity outstanding; the steps at 2 workers go by 2 outstanding.
+    let knee = (cap * 0.011).floor();
+    let out_of = |st: &serde_json::Value| (load(st).0 * load(st).1) as f64;
+    let fail = out_of(&s["first_failing"]);
+    let held = steps.iter().filter(|st| st["passed"] == true).map(out_of).filter(|&o| o < fail).fold(0.0, f64::max);
+    assert!(fail - held <= 2.0 && held <= knee + 1.0 && fail >= knee - 1.0, "held to {held}, failed at {fail}, knee {knee}: {s:#}");
+    // Each step is a point labelled with both, run with its workers and depth.
+    let points = r["points"].as_array().unwrap();
+    assert_eq!(points.len(), steps.len());
+    for (st, p) in steps.iter().zip(points) {
+        assert_eq!((&p["params"]["workers"], &p["params"]["qd"]), (&st["workers"], &st["qd"]), "{p:#}");
+        assert_eq!(p["workload"]["groups"][0]["workers"], st["workers"], "the step ran with its workers");
+        assert_eq!(p["workload"]["groups"][0]["qd"], st["qd"]);
+    }
+    let text = stdout(&out);
+    let shown = format!("found: qd={} workers={}", found["qd"], found["workers"]);
+    assert!(text.contains("workers searched from 1 to 2 at qd=1, then the queue depth at 2 workers") && text.contains(&shown), "{text}");
+}
+
 #[test]
 fn a_bound_below_the_service_time_is_unmeetable_and_exits_6() {
     let dir = shm_dir();
@@ -118,6 +178,52 @@ fn the_dry_run_shows_the_search_and_its_worst_case_time() {
     // 1..1024 doubled is 11 steps, 512..1024 bisected 9 more: 20 steps of (1 s + 2 s) x 2.
     assert!(text.contains("knee search (--sla lat_p99<2ms)") && text.contains("queue depth at most 1024, so at most 20 steps"), "{text}");
     assert!(text.contains("at most 120s in all (6s each)"), "{text}");
+    // A range of workers: 1, 2, 4, 8 then bisected (6 steps), then 19 more of the queue depth at 8 workers.
+    let out = run(&[
+        "run",
+        "--dry-run",
+        "--no-store",
+        "-t",
+        "mem:16m",
+        "--bs",
+        "4k",
+        "--sla",
+        "lat_p99<2ms",
+        "--workers",
+        "1-8",
+        "--time",
+        "1s",
+        "--ramp",
+        "0s",
+    ]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        text.contains("workers doubled from 1 (to 8 at most) at qd=1") && text.contains("so at most 25 steps; at most 25s in all"),
+        "{text}"
+    );
+    // With --qd the depth is held and only the workers are searched.
+    let out = run(&[
+        "run",
+        "--dry-run",
+        "--no-store",
+        "-t",
+        "mem:16m",
+        "--bs",
+        "4k",
+        "--sla",
+        "lat_p99<2ms",
+        "--workers",
+        "2-10",
+        "--qd",
+        "4",
+        "--time",
+        "1s",
+        "--ramp",
+        "0s",
+    ]);
+    let text = stdout(&out);
+    assert!(text.contains("workers doubled from 2 (to 10 at most) at qd=4") && text.contains("so at most 5 steps"), "{text}");
 }
 
 #[test]
@@ -130,6 +236,10 @@ fn bad_expressions_and_senseless_combinations_are_refused() {
         (with(&["--sla", "lat_p99=5ms"]), "no comparison"),
         (with(&["--sla", "lat_p99<5ms", "--sweep", "qd=1,2"]), "--sweep qd=... sets it too"),
         (with(&["--sla", "lat_p99<5ms", "--qd", "4"]), "the search chooses the queue depth, so --qd would be ignored"),
+        (with(&["--workers", "1-8"]), "--workers 1-8: a range of workers is searched by --sla"),
+        (with(&["--workers", "8-1", "--sla", "lat_p99<5ms"]), "not a range of workers: give a range MIN-MAX"),
+        (with(&["--workers", "1-8", "--sla", "lat_p99<5ms", "--sweep", "qd=1,2"]), "the search chooses the workers (then the queue depth)"),
+        (with(&["--workers", "1-8", "--curve", "10,50"]), "--workers 1-8: a range of workers is searched by --sla"),
         (with(&["--sla", "lat_p99<5ms", "--rate", "100"]), "a rate (--rate, --mailboxes, or the profile's) fixes the load"),
         (with(&["--sla", "lat_p99<5ms", "--sweep", "read=0,100"]), "this plan has 2 points"),
         (

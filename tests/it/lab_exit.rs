@@ -265,23 +265,9 @@ fn lab_protocols_as_a_user_says_tgtd_needs_root() {
 #[test]
 fn a_labs_servers_per_target_and_links_per_leg_die_when_lunmark_is_killed() {
     require_root!();
-    let args = [
-        "protocols",
-        "--legs",
-        "nbd-unix,nbd-tcp,iscsi",
-        "--targets",
-        "2",
-        "--link",
-        "nbd-tcp=200mbit,iscsi=100mbit",
-        "--lun-size",
-        "16m",
-        "--bs",
-        "64k",
-        "--read",
-        "100",
-        "--time",
-        "1s",
-    ];
+    let before =
+        ["protocols", "--legs", "nbd-unix,nbd-tcp,iscsi", "--targets", "2", "--link", "nbd-tcp=200mbit,iscsi=100mbit", "--lun-size", "16m"];
+    let args = lab_reads(&before, "64k", "1s");
     let pid = killed_mid_leg(&args, "iSCSI", &[("nbdkit", 4), ("tgtd", 1)], false);
     // Its namespaces, lunmark-PID and lunmark-PID2, go with their watchdogs.
     let ns = || String::from_utf8_lossy(&std::process::Command::new("ip").args(["netns", "list"]).output().unwrap().stdout).into_owned();

@@ -216,6 +216,7 @@ const SAMPLES: &[Sample] = &[
     s("pass", &[], &["--pass", "iops>1"]),
     s("sla", &["--bs", "4k"], &["--sla", "lat_p99<5ms"]),
     s("curve", &["--bs", "4k"], &["--curve", "50,90"]),
+    s("tune", &["jetstress"], &["--tune"]),
     s("curve-stop", &["--bs", "4k", "--curve", "50,90"], &["--curve-stop", "lat_p99<5ms"]),
     s("target", &[], &["--target", "mem:8m"]),
     s("workers", &[], &["--workers", "2"]),

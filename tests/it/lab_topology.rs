@@ -22,6 +22,7 @@ fn bad_legs_limits_and_links_are_refused_before_anything_starts() {
             "give --legs nbd-unix,nbd-tcp, or shape the iSCSI leg's link with --link iscsi=RATE",
         ),
         (&["lab", "protocols", "--legs", "nbd-unix", "--port-limit", "5000iops"], "1000/k IOPS"),
+        (&["lab", "protocols", "--legs", "nbd-unix", "--port-limit", "0iops"], "--port-limit 0iops: an IOPS cap must be above 0"),
         (&["lab", "protocols", "--legs", "nbd-unix", "--port-limit", "fast"], "--port-limit fast: give a service time"),
         (&["lab", "protocols", "--link", "nbd-unix=1gbe"], "the nbd-unix leg crosses no network"),
         (&["lab", "protocols", "--legs", "nbd-tcp", "--link", "iscsi=1gbe"], "the iscsi leg does not run"),
@@ -94,24 +95,8 @@ fn iops(point: &Value) -> f64 {
 /// 500 IOPS), give twice the IOPS of one, within 25%; one alone keeps to its cap.
 #[test]
 fn two_port_limited_targets_give_twice_the_iops_of_one() {
-    let (results, _) = lab_json(&[
-        "--legs",
-        "nbd-unix",
-        "--sweep",
-        "targets=1,2",
-        "--port-limit",
-        "2ms",
-        "--qd",
-        "4",
-        "--bs",
-        "4k",
-        "--read",
-        "100",
-        "--time",
-        "1s",
-        "--ramp",
-        "0",
-    ]);
+    let before = ["--legs", "nbd-unix", "--sweep", "targets=1,2", "--port-limit", "2ms", "--qd", "4", "--ramp", "0"];
+    let (results, _) = lab_json(&lab_reads(&before, "4k", "1s"));
     assert_eq!(results.len(), 1, "one leg");
     let points = results[0]["points"].as_array().unwrap();
     assert_eq!(points.len(), 2, "targets=1 and targets=2");
@@ -126,24 +111,8 @@ fn two_port_limited_targets_give_twice_the_iops_of_one() {
 #[test]
 fn each_tcp_leg_gets_n_targets_and_its_own_link() {
     require_root!();
-    let (results, pid) = lab_json(&[
-        "--legs",
-        "nbd-tcp,iscsi",
-        "--targets",
-        "2",
-        "--link",
-        "iscsi=1gbe,nbd-tcp=200mbit",
-        "--lun-size",
-        "8m",
-        "--bs",
-        "64k",
-        "--read",
-        "100",
-        "--time",
-        "1s",
-        "--ramp",
-        "0",
-    ]);
+    let before = ["--legs", "nbd-tcp,iscsi", "--targets", "2", "--link", "iscsi=1gbe,nbd-tcp=200mbit", "--lun-size", "8m", "--ramp", "0"];
+    let (results, pid) = lab_json(&lab_reads(&before, "64k", "1s"));
     assert_eq!(results.len(), 2, "one result per leg");
     for (r, link, scheme) in [(&results[0], "200mbit", "nbd://"), (&results[1], "1gbe", "iscsi://")] {
         let p = &r["points"][0];
@@ -189,22 +158,7 @@ fn the_initiator_and_the_target_sides_cpu_are_reported_apart() {
         stdout(&out)
     );
     let last = (online - 1).to_string();
-    let (results, _) = lab_json(&[
-        "--legs",
-        "nbd-unix",
-        "--server-cpus",
-        &last,
-        "--qd",
-        "4",
-        "--bs",
-        "4k",
-        "--read",
-        "100",
-        "--time",
-        "1s",
-        "--ramp",
-        "0",
-    ]);
+    let (results, _) = lab_json(&lab_reads(&["--legs", "nbd-unix", "--server-cpus", &last, "--qd", "4", "--ramp", "0"], "4k", "1s"));
     let cpu = &results[0]["points"][0]["summary"]["cpu"];
     let rest = if online == 2 { "0".to_string() } else { format!("0-{}", online - 2) };
     assert_eq!(cpu["pinned"]["cpus"].as_str(), Some(rest.as_str()), "lunmark on the CPUs the servers left: {cpu}");

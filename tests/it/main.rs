@@ -51,6 +51,7 @@ mod steady;
 mod stops;
 mod store;
 mod telemetry;
+mod thread_tuning;
 mod trust;
 mod verify_points;
 mod workloads;

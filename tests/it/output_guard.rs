@@ -222,6 +222,14 @@ fn an_output_in_a_missing_directory_is_refused_before_the_run() {
     assert_eq!(err.matches("does not exist").count(), 1, "{err}");
     assert!(err.contains(&format!("--json {}", missing.display())), "{err}");
     assert!(!err.contains("saved as") && stdout(&out).is_empty(), "nothing ran: {err}");
+    // --store in a missing directory: the same refusal, naming --store, and no directory made.
+    let json_problem = err.split_once(&format!("--json {}: ", missing.display())).unwrap().1.trim().to_string();
+    let store = dir.path().join("no-such-dir/s.db");
+    let out = lunmark().args(["run", "-t", "mem:1m", "--time", "2s", "--store"]).arg(&store).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("--store {}: {json_problem}", store.display())), "{err}\nnot as --json's: {json_problem}");
+    assert!(!dir.path().join("no-such-dir").exists() && stdout(&out).is_empty(), "nothing made, nothing ran: {err}");
     // A directory whose permission bits pass but which takes no file (root in /proc):
     // refused before the run, not after it (the result was then measured and not written).
     let out = lunmark()

@@ -406,22 +406,7 @@ fn a_lab_measures_one_idle_baseline_for_all_its_legs() {
     let json = dir.path().join("lab.json");
     let out = lunmark()
         .env("LUNMARK_LAB_DIR", dir.path())
-        .args([
-            "lab",
-            "protocols",
-            "--legs",
-            "mem,nbd-unix",
-            "--lun-size",
-            "8m",
-            "--bs",
-            "4k",
-            "--read",
-            "100",
-            "--time",
-            "500ms",
-            "--ramp",
-            "0",
-        ])
+        .args(lab_reads(&["lab", "protocols", "--legs", "mem,nbd-unix", "--lun-size", "8m", "--ramp", "0"], "4k", "500ms"))
         .args(["--power", "cmd", "--power-cmd", "echo 100", "--idle", "1s", "--no-store", "--json", json.to_str().unwrap()])
         .output()
         .unwrap();

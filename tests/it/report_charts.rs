@@ -154,6 +154,10 @@ fn results_that_differ_in_one_setting_are_charted_against_it() {
     assert!(t.contains(&"IOPS against transfer size, across results".to_string()) && t.contains(&"qd=2".to_string()), "{t:?}");
     assert!(t.iter().any(|s| s == "64") && t.iter().any(|s| s == "4"), "{t:?}");
     assert_eq!((markers(&svg, COLORS[0]), markers(&svg, COLORS[1])), (3, 3), "two lines of two results each");
+    // Their percentiles at a shared point: the legend names each result by what differs, not by its id.
+    let overlay = texts(&std::fs::read_to_string(charts.join("percentiles-compared-1.svg")).expect("percentiles-compared-1.svg"));
+    assert!(overlay.iter().any(|t| t == "bs 4k") && overlay.iter().any(|t| t == "bs 64k"), "{overlay:?}");
+    assert!(!overlay.iter().any(|t| by_bs.iter().any(|id| t.contains(&id[..8]))), "{overlay:?}");
 
     // Two settings apart (workers and transfer size): no curve across them.
     let other = run(&["--bs", "64k", "--workers", "2"]);

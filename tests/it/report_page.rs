@@ -18,13 +18,14 @@ fn measure(store: &Path, args: &[&str]) -> String {
 
 /// The page's layout as the browser computed it at a window width: a copy of
 /// the report with a script that writes the measurements into the DOM, read
-/// back with --dump-dom. Returns (page fits, [(element, right edge, fits or scrolls)]).
-fn layout(html: &Path, width: u32) -> (bool, Vec<(String, f64, bool)>) {
+/// back with --dump-dom. Returns (page fits, [(element (with its class:
+/// `TABLE3.fit`), right edge, fits or scrolls, scrolls)]).
+fn layout(html: &Path, width: u32) -> (bool, Vec<(String, f64, bool, bool)>) {
     let probe = html.with_file_name(format!("probe-{width}.html"));
     let script = "<script>window.addEventListener('load',()=>{const w=window.innerWidth;const out=[];\
         document.querySelectorAll('table,svg').forEach((e,i)=>{const r=e.getBoundingClientRect();\
         const box=e.closest('.scroll');const scrolls=!!box&&box.getBoundingClientRect().right<=w&&box.scrollWidth>box.clientWidth;\
-        out.push(e.tagName+i+' '+r.right.toFixed(1)+' '+(r.right<=w+0.5||scrolls));});\
+        out.push(e.tagName+i+(e.classList.length?'.'+e.classList[0]:'')+' '+r.right.toFixed(1)+' '+(r.right<=w+0.5||scrolls)+' '+(!!box&&box.scrollWidth>box.clientWidth));});\
         const p=document.createElement('pre');p.id='measure';\
         p.textContent='page '+(document.documentElement.scrollWidth<=w)+' '+document.documentElement.scrollWidth+' '+w+'\\n'+out.join('\\n');\
         document.body.appendChild(p);});</script>";
@@ -43,7 +44,7 @@ fn layout(html: &Path, width: u32) -> (bool, Vec<(String, f64, bool)>) {
     let elements = lines
         .map(|l| {
             let f: Vec<&str> = l.split(' ').collect();
-            (f[0].to_string(), f[1].parse().unwrap(), f[2] == "true")
+            (f[0].to_string(), f[1].parse().unwrap(), f[2] == "true", f[3] == "true")
         })
         .collect();
     (page.starts_with("page true"), elements)
@@ -109,7 +110,7 @@ fn a_qd_by_bs_sweep_report_draws_every_point_and_fits_the_page() {
         let (page, elements) = layout(&html, width);
         assert!(page, "the page is wider than a {width} px window");
         assert!(elements.len() >= 10, "{elements:?}");
-        for (element, right, fits) in &elements {
+        for (element, right, fits, _) in &elements {
             assert!(fits, "{element} ends at {right} px, past a {width} px window, and does not scroll");
             if width == 1240 {
                 assert!(*right <= 1240.0, "{element} ends at {right} px at 1240 px");
@@ -225,6 +226,16 @@ fn repeats_are_shown_as_mean_and_stdev_and_results_are_compared() {
     let title = "Q3 <tuning> & \"review\"";
     let out = with_store(&store, &["report", &a, &b, &single, "-o", html.to_str().unwrap(), "--title", title, "--note", "one *two* <i>"]);
     assert!(out.status.success(), "{}", stderr(&out));
+    // The summary's 16 columns (the widest cells: mean ± stdev) fit the window from 800 px up, not scrolling sideways.
+    for width in [800, 1024, 1280] {
+        let (_, elements) = layout(&html, width);
+        let summary = elements.iter().find(|e| e.0.starts_with("TABLE") && e.0.ends_with(".fit")).expect("the summary table");
+        assert!(
+            summary.1 <= width as f64 && !summary.3,
+            "at {width} px the summary table ends at {} px or scrolls: {summary:?}",
+            summary.1
+        );
+    }
     let page = page_text(&html);
     assert_eq!(page[0], format!("H1\t{title}"), "{page:#?}");
     assert!(page.contains(&"P\tone *two* <i>".to_string()), "the note as written: {page:#?}");
@@ -292,8 +303,9 @@ fn repeats_are_shown_as_mean_and_stdev_and_results_are_compared() {
     }
 
     // Two single runs: significance unknown, said in the table.
+    let other = measure(&store, &[&common[..], &["--label", "other single"]].concat());
     let two = dir.path().join("two.html");
-    assert!(with_store(&store, &["report", &single, &single, "-o", two.to_str().unwrap()]).status.success());
+    assert!(with_store(&store, &["report", &single, &other, "-o", two.to_str().unwrap()]).status.success());
     let page = page_text(&two);
     let rows = rows_after(&page, "point qd=1 · values: single run in each result");
     assert_eq!(rows.iter().find(|r| r[0] == "IOPS").unwrap()[6], "unknown (no repeats)");
@@ -370,9 +382,10 @@ fn an_unbroken_long_label_wraps_inside_the_page() {
     let dir = shm_dir();
     let store = dir.path().join("results.db");
     let label = "L".repeat(1000);
-    let id = measure(&store, &["-t", "mem:16m", "--read", "100", "--time", "300ms", "--ramp", "0", "--label", &label]);
+    let ids: Vec<String> =
+        (0..2).map(|_| measure(&store, &["-t", "mem:16m", "--read", "100", "--time", "300ms", "--ramp", "0", "--label", &label])).collect();
     let html = dir.path().join("long.html");
-    let out = with_store(&store, &["report", &id, &id, "-o", html.to_str().unwrap()]);
+    let out = with_store(&store, &["report", &ids[0], &ids[1], "-o", html.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     for width in [1240, 700] {
         let (fits, elements) = layout(&html, width);
@@ -390,23 +403,12 @@ fn a_labs_targets_sweep_is_charted_against_ports() {
     let store = dir.path().join("s.db");
     let out = lunmark()
         .env("LUNMARK_LAB_DIR", dir.path())
-        .args([
-            "lab",
-            "protocols",
-            "--legs",
-            "nbd-unix",
-            "--sweep",
-            "targets=1,2",
-            "--port-limit",
-            "2ms",
-            "--qd",
-            "2",
-            "--bs",
+        .args(lab_reads(
+            &["lab", "protocols", "--legs", "nbd-unix", "--sweep", "targets=1,2", "--port-limit", "2ms", "--qd", "2"],
             "4k",
-            "--read",
-            "100",
-        ])
-        .args(["--time", "300ms", "--ramp", "0", "--store", store.to_str().unwrap()])
+            "300ms",
+        ))
+        .args(["--ramp", "0", "--store", store.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));

@@ -228,6 +228,26 @@ fn compare_computes_difference_ratio_and_direction() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("groups[0].access[0].read: 100.0 vs 70.0") && stderr(&out).contains("--force"), "{}", stderr(&out));
     assert!(s.run(&["compare", &a, &d, "--force"]).status.success());
+    // `report` compares them too with --force, and says how when it leaves one out.
+    let md = s.dir.path().join("r.md");
+    let report = |force: &[&str]| {
+        let out = s.run(&[&["report", &a, &d, "--format", "md", "-o", md.to_str().unwrap()][..], force].concat());
+        assert!(out.status.success(), "{}", stderr(&out));
+        std::fs::read_to_string(&md).unwrap()
+    };
+    let left_out = report(&[]);
+    assert!(left_out.contains("is not compared") && left_out.contains("report --force") && !left_out.contains("### point"), "{left_out}");
+    let forced = report(&["--force"]);
+    assert!(forced.contains("compared anyway (--force)") && forced.contains("### point"), "{forced}");
+    // A result given twice (by its id and a prefix of it) would be compared with itself: refused, naming both.
+    let html = s.dir.path().join("r.html");
+    for args in [vec!["compare", &a, &a[..8]], vec!["report", &a, &a[..8], "-o", html.to_str().unwrap()]] {
+        let out = s.run(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let want = format!("'{a}' and '{}' are the same result ({a})", &a[..8]);
+        assert!(stderr(&out).contains(&want) && stderr(&out).contains("give each result once"), "{}", stderr(&out));
+    }
+    assert!(!html.exists());
 }
 
 /// Repeats: Welch's t-test at 95% marks each difference. qd 1 against qd 128

@@ -394,6 +394,14 @@ fn a_ctrl_c_in_the_set_up_keeps_no_figures() {
         r["status_reason"],
         "interrupted by Ctrl-C (SIGINT) before point 1 of 1 measured anything (in its set-up or ramp), so it was dropped"
     );
+    // The interrupted result still names the target its set-up was for.
+    let t = &r["targets"][0];
+    assert_eq!(
+        (t["uri"].as_str(), t["kind"].as_str(), t["region_bytes"].as_u64()),
+        (file.to_str(), Some("file"), Some(2 << 30)),
+        "{}",
+        r["targets"]
+    );
 }
 
 /// Ctrl-C twice on a run whose target never answers: the run still ends

@@ -17,6 +17,13 @@ fn json_lines(text: &str) -> Vec<serde_json::Value> {
     text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}"))).collect()
 }
 
+/// Runs `run ARGS --quiet --no-store --live-json LIVE`, which must succeed: the lines it wrote.
+fn live_lines(live: &Path, args: &[&str]) -> Vec<serde_json::Value> {
+    let out = run(&[&["run"][..], args, &["--quiet", "--no-store", "--live-json", live.to_str().unwrap()]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    json_lines(&std::fs::read_to_string(live).unwrap())
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 0.01 * a.abs().max(b.abs()) + 1e-9
 }
@@ -30,30 +37,8 @@ fn close(a: f64, b: f64) -> bool {
 fn live_json_lines_hold_the_stored_intervals_figures() {
     let dir = shm_dir();
     let (live, json) = (dir.path().join("live.jsonl"), dir.path().join("r.json"));
-    let out = run(&[
-        "run",
-        "-t",
-        "mem:64m",
-        "--workers",
-        "2",
-        "--qd",
-        "4",
-        "--ramp",
-        "1s",
-        "--time",
-        "3s",
-        "--sweep",
-        "bs=4k,8k",
-        "--detail",
-        "--quiet",
-        "--no-store",
-        "--live-json",
-        live.to_str().unwrap(),
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let lines = json_lines(&std::fs::read_to_string(&live).unwrap());
+    let sweep = ["-t", "mem:64m", "--workers", "2", "--qd", "4", "--ramp", "1s", "--time", "3s", "--sweep", "bs=4k,8k", "--detail"];
+    let lines = live_lines(&live, &[&sweep[..], &["--json", json.to_str().unwrap()]].concat());
     let result = read_json(&json);
     assert_eq!(result["live_json"]["lines"], lines.len() as u64, "{}", result["live_json"]);
     assert_eq!(result["live_json"]["dropped"], 0);
@@ -92,25 +77,7 @@ fn live_json_lines_hold_the_stored_intervals_figures() {
 fn live_json_numbers_a_curves_points_as_the_runs() {
     let dir = shm_dir();
     let live = dir.path().join("live.jsonl");
-    let out = run(&[
-        "run",
-        "-t",
-        "mem:16m",
-        "--bs",
-        "4k",
-        "--ramp",
-        "0",
-        "--time",
-        "1s",
-        "--curve",
-        "50,100",
-        "--quiet",
-        "--no-store",
-        "--live-json",
-        live.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let lines = json_lines(&std::fs::read_to_string(&live).unwrap());
+    let lines = live_lines(&live, &["-t", "mem:16m", "--bs", "4k", "--ramp", "0", "--time", "1s", "--curve", "50,100"]);
     let seen: std::collections::BTreeSet<(u64, u64)> =
         lines.iter().filter(|l| l["kind"] == "point").map(|l| (l["point"].as_u64().unwrap(), l["points"].as_u64().unwrap())).collect();
     assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![(1, 3), (2, 3), (3, 3)], "{lines:?}");

@@ -43,7 +43,7 @@ pub struct RunArgs {
     /// Jetstress: number of mailboxes (rate = mailboxes x IOPS per mailbox) [default: none; the jetstress profile's 1000].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u64)]
     pub mailboxes: Option<u64>,
-    /// Jetstress: IOPS per mailbox [default: 1, with --mailboxes].
+    /// Jetstress: IOPS per mailbox [default: 1, with --mailboxes; with --tune: the profile's, else 0.1].
     #[arg(long, value_name = "X", allow_negative_numbers = true)]
     pub iops_per_mailbox: Option<f64>,
     /// Pass criteria judged on every point, e.g. 'read_lat_avg<20ms,read_lat_max<50ms'. A failure exits with 4.
@@ -53,6 +53,11 @@ pub struct RunArgs {
     /// 'lat_p99<5ms': doubled from 1 until a bound fails, then bisected; each step a point. Unmet at qd 1 exits with 6.
     #[arg(long, value_name = "BOUNDS")]
     pub sla: Option<String>,
+    /// Jetstress-style tuning (profiles with a [tune], e.g. jetstress, exchange): the most database threads (workers)
+    /// at which the profile's latency targets hold (--sla replaces them), searched as --sla searches workers (1 to 64,
+    /// or --workers MIN-MAX); reports transactional IOPS and the mailboxes supported (--iops-per-mailbox).
+    #[arg(long)]
+    pub tune: bool,
     /// A load-latency curve (vdbench's curve): first as fast as the queue depth allows, then paced at each
     /// percentage of the IOPS measured, e.g. 10,50,90,100; latency counted from each I/O's scheduled time.
     #[arg(long, value_name = "PCT,...")]
@@ -63,9 +68,10 @@ pub struct RunArgs {
     /// Target: /path/file, file:/path, /dev/NAME, mem:SIZE, null:SIZE, nbd://host[:port]/export, nbd+unix:///export?socket=PATH or iscsi://[user[%secret]@]host[:port]/IQN/LUN. Repeat for several targets.
     #[arg(long = "target", short = 't', value_name = "URI")]
     pub targets: Vec<String>,
-    /// Worker threads [default: 1; a profile's own where one runs].
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
-    pub workers: Option<u32>,
+    /// Worker threads [default: 1; a profile's own where one runs]. With --sla, a range MIN-MAX (e.g. 1-8): the
+    /// search grows the workers first (at qd 1, or --qd), then the queue depth per worker at MAX.
+    #[arg(long, value_name = "N|MIN-MAX", allow_negative_numbers = true, value_parser = crate::cli::numbers::workers)]
+    pub workers: Option<crate::cli::numbers::WorkerCount>,
     /// Outstanding I/Os per worker per target [default: 32; a profile's own where one runs].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::cli::numbers::whole_u32)]
     pub qd: Option<u32>,

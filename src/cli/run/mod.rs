@@ -4,6 +4,7 @@
 
 mod flags;
 mod request;
+mod tune;
 
 pub use flags::*;
 use request::refuse_unused_engine_flags;
@@ -121,7 +122,7 @@ pub fn execute_with(
     let store = ResultStore::choose(&args, store_flag)?;
     let (json, shape) = args.json_output();
     let mut telemetry = args.telemetry(json.as_deref()).open()?;
-    telemetry.hdr_log = hdr_log.map(super::hdr_log::HdrLogWriter::new);
+    telemetry.hdr_log = hdr_log.map(super::telemetry::hdr_log::HdrLogWriter::new);
     ctx.live_json = telemetry.counts.clone();
     let print = Print::Summary { detail: args.detail };
     let kept = measure_and_keep_as(&ready, &ctx, json.as_deref(), shape, &store, print, Some(&mut telemetry));

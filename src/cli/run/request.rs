@@ -68,6 +68,7 @@ impl RunArgs {
                 run_length_given: self.time.is_some() || self.ios.is_some(),
                 targets: self.targets.clone(),
                 journal: self.journal.is_some(),
+                sla: self.sla.clone(),
             };
             let imported = fio_map::import_file(path, &options)?;
             let told = imported
@@ -155,7 +156,8 @@ impl RunArgs {
     pub(in crate::cli) fn request_from(&self, profile: Profile, profile_name: Option<String>, targets: Vec<String>) -> Result<RunRequest> {
         // CHAP secrets leave the URIs here, before anything can record them.
         let targets: Vec<String> = targets.iter().map(|t| crate::targets::credentials::hide(t)).collect();
-        let profile = Profile { targets: profile.targets.iter().map(|t| crate::targets::credentials::hide(t)).collect(), ..profile };
+        let mut profile = Profile { targets: profile.targets.iter().map(|t| crate::targets::credentials::hide(t)).collect(), ..profile };
+        let tune = self.tuning(&mut profile, profile_name.as_deref())?;
         // Parsed once, here: the plan and the run match on the parsed URI.
         let targets_given = !targets.is_empty();
         let given = if targets_given { &targets } else { &profile.targets };
@@ -221,7 +223,7 @@ impl RunArgs {
         if self.ios == Some(0) {
             anyhow::bail!("--ios 0: give at least 1 I/O per worker to measure (or --time DURATION)");
         }
-        if self.iops_per_mailbox.is_some() && self.mailboxes.is_none() && profile.mailboxes.is_none() {
+        if self.iops_per_mailbox.is_some() && self.mailboxes.is_none() && profile.mailboxes.is_none() && tune.is_none() {
             anyhow::bail!(
                 "--iops-per-mailbox sets the rate per mailbox, but no mailbox count is set: add --mailboxes N (or use a profile that sets mailboxes, such as jetstress)"
             );
@@ -235,7 +237,8 @@ impl RunArgs {
             (None, None) => None,
         };
         let overrides = Overrides {
-            workers: self.workers,
+            workers: self.workers.filter(|_| tune.is_none()).map(|w| w.max),
+            workers_range: self.workers_range(tune.is_some()),
             qd: self.qd,
             bs,
             read: self.read.as_deref().map(parse_percent).transpose().context("--read")?,
@@ -313,6 +316,7 @@ impl RunArgs {
             sla: self.sla.clone(),
             curve: self.curve.clone(),
             curve_stop: self.curve_stop.clone(),
+            tune,
         };
         Ok(RunRequest { plan, replay, run_given, ramp_given, context: self.context()?, json: self.json.clone() })
     }

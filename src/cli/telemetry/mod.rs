@@ -3,6 +3,7 @@
 //! closed when it ends. Neither can slow or stop the run: each writes from a
 //! thread of its own.
 
+pub mod hdr_log;
 pub mod live_json;
 pub mod metrics;
 
@@ -24,7 +25,7 @@ pub struct Telemetry {
     /// --live-json - writes to stdout: the summary goes to stderr.
     pub takes_stdout: bool,
     /// With --hdr-log: the interval log, rewritten after each point.
-    pub hdr_log: Option<super::hdr_log::HdrLogWriter>,
+    pub hdr_log: Option<hdr_log::HdrLogWriter>,
 }
 
 /// The flags, as `run` has them.

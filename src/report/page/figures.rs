@@ -267,13 +267,14 @@ fn percentile_overlays(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
         if points.iter().filter(|p| p.is_some()).count() < 2 {
             continue;
         }
+        let labels = overlay_labels(results, &points, names);
         let series: Vec<Series> = points
             .iter()
-            .zip(names)
-            .filter_map(|(p, name)| {
+            .zip(labels)
+            .filter_map(|(p, label)| {
                 let l = &p.as_ref()?.summary.latency_us.all;
                 let values = [l.p50, l.p90, l.p99, l.p99_9, l.p99_99].into_iter().map(|v| (l.count > 0).then_some(v)).collect();
-                Some(Series { label: name.clone(), values })
+                Some(Series { label, values })
             })
             .collect();
         let what = if key == "-" { String::new() } else { format!(" at {key}") };
@@ -285,6 +286,26 @@ fn percentile_overlays(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
         });
     }
     out
+}
+
+/// The legend of an overlay: each result by what differs in its workload at
+/// the point ("70% read"), after its label when it has one; by its name
+/// (which tells results apart by id only as a last resort) when the
+/// workloads are the same.
+fn overlay_labels(results: &[&RunResult], points: &[Option<&Point>], names: &[String]) -> Vec<String> {
+    let texts: Vec<String> =
+        results.iter().zip(points).map(|(r, p)| p.map(|p| point_view::describe_point(r, p)).unwrap_or_default()).collect();
+    let diffs = differences(&texts);
+    results
+        .iter()
+        .zip(names)
+        .zip(diffs)
+        .map(|((r, name), diff)| match (&r.label, diff.is_empty()) {
+            (_, true) => name.clone(),
+            (Some(label), false) => format!("{label} · {diff}"),
+            (None, false) => diff,
+        })
+        .collect()
 }
 
 /// Per-second IOPS and p99 latency: one chart per point (points matched

@@ -19,11 +19,30 @@ const STYLE: &str = "body{font-family:sans-serif;margin:24px auto;padding:0 16px
      th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top;overflow-wrap:break-word}\
      th{background:#f0f0f0;font-weight:600}td.n{white-space:nowrap;font-variant-numeric:tabular-nums}\
      td.l,th.l{text-align:left;overflow-wrap:break-word}td.w{min-width:16em}\
+     table.fit td.n{white-space:normal}.sd{white-space:nowrap}table.fit td.w{min-width:9em}\
+     @media (max-width:1000px){table.fit{font-size:11px}table.fit th,table.fit td{padding:2px 3px}table.fit td.w{min-width:7em}}\
      figure{margin:18px 0}figure svg{max-width:100%;height:auto;display:block}figcaption{font-size:13px;color:#555}\
      @media print{body{margin:0;max-width:none}table{font-size:10px}figure{break-inside:avoid}}";
 
 fn table(t: &Table, wide_column: Option<usize>) -> String {
-    let mut out = String::from("<div class=scroll><table><thead><tr>");
+    table_of_class(t, wide_column, "")
+}
+
+/// A numeric cell: a repeated figure's "± stdev" kept whole on a line of its
+/// own when the column is too narrow for both (a `fit` table's cells wrap).
+fn numeric_cell(cell: &str) -> String {
+    match cell.split_once(" ± ") {
+        Some((mean, sd)) => format!("{} <span class=sd>± {}</span>", escape(mean), escape(sd)),
+        None => escape(cell),
+    }
+}
+
+/// A table with `class` on it: `fit` (the summary's 16 columns) wraps its
+/// headers and figures, and its text is smaller in a narrow window, so that
+/// it fits from 800 px up instead of scrolling sideways.
+fn table_of_class(t: &Table, wide_column: Option<usize>, table_class: &str) -> String {
+    let class_attr = if table_class.is_empty() { String::new() } else { format!(" class={table_class}") };
+    let mut out = format!("<div class=scroll><table{class_attr}><thead><tr>");
     for (h, n) in t.headers.iter().zip(&t.numeric) {
         out += &format!("<th{}>{}</th>", if *n { "" } else { " class=l" }, escape(h));
     }
@@ -39,18 +58,22 @@ fn table(t: &Table, wide_column: Option<usize>) -> String {
                 "l"
             };
             // A cell's further lines (a point's "cut short" note) on lines of their own.
-            out += &format!("<td class=\"{class}\">{}</td>", escape(cell).replace('\n', "<br>"));
+            let text = if *n { numeric_cell(cell) } else { escape(cell) };
+            out += &format!("<td class=\"{class}\">{}</td>", text.replace('\n', "<br>"));
         }
         out += "</tr>\n";
     }
     out + "</tbody></table></div>\n"
 }
 
-/// What the user adds to a report: its title and a note (`report --title`, `--note`).
+/// What the user adds to a report: its title and a note (`report --title`,
+/// `--note`), and whether results of differing workloads are compared anyway
+/// (`report --force`).
 #[derive(Clone, Debug, Default)]
 pub struct PageText {
     pub title: Option<String>,
     pub note: Option<String>,
+    pub force: bool,
 }
 
 impl PageText {
@@ -60,8 +83,8 @@ impl PageText {
 }
 
 /// The comparison section: each result against the first, one table per point.
-fn comparison(results: &[&RunResult]) -> String {
-    let Some(s) = crate::report::page::report_compare::section(results) else { return String::new() };
+fn comparison(results: &[&RunResult], force: bool) -> String {
+    let Some(s) = crate::report::page::report_compare::section(results, force) else { return String::new() };
     let mut out = String::from("<h2 id=\"comparison\">Comparison</h2>\n");
     out += &s.intro.iter().map(|l| format!("<p>{}</p>\n", escape(l))).collect::<String>();
     for (title, t) in &s.tables {
@@ -82,7 +105,7 @@ pub fn html(results: &[&RunResult], text: &PageText) -> String {
     }
     out += "<h2>Results</h2>\n";
     out += &table(&report_tables::results(results), None);
-    out += &comparison(results);
+    out += &comparison(results, text.force);
     out += &format!(
         "<h2>Summary</h2>\n<p>One row per point. {}; MB/s are 10<sup>6</sup> bytes per second; QD is the outstanding I/Os per worker per target.",
         escape(&crate::report::latency_basis::sentence(results))
@@ -91,7 +114,7 @@ pub fn html(results: &[&RunResult], text: &PageText) -> String {
         out += &format!(" {}", escape(crate::report::shown::SPREAD_RULE));
     }
     out += "</p>\n";
-    out += &table(&report_tables::summary(results), Some(2));
+    out += &table_of_class(&report_tables::summary(results), Some(2), "fit");
     if let Some(t) = report_tables::cpu(results) {
         out += "<h2>CPU</h2>\n<p>CPU utilization of all cores, CPU efficiency (IOPS and MB/s per CPU %) and service demand \
                 (µs of CPU per KB moved); with <code>--cpus</code>, the pinned CPUs' own.</p>\n";

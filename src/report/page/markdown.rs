@@ -44,8 +44,8 @@ pub fn text(t: &str) -> String {
 }
 
 /// The comparison section: each result against the first, one table per point.
-fn comparison(results: &[&RunResult]) -> String {
-    let Some(s) = crate::report::page::report_compare::section(results) else { return String::new() };
+fn comparison(results: &[&RunResult], force: bool) -> String {
+    let Some(s) = crate::report::page::report_compare::section(results, force) else { return String::new() };
     let mut md = String::from("\n## Comparison\n\n");
     md += &s.intro.iter().map(|l| format!("{}\n\n", text(l))).collect::<String>();
     for (title, t) in &s.tables {
@@ -63,7 +63,7 @@ pub fn markdown(results: &[&RunResult], stem: &str, page: &PageText) -> (String,
     }
     md += "## Results\n\n";
     md += &table(&report_tables::results(results));
-    md += &comparison(results);
+    md += &comparison(results, page.force);
     md += &format!(
         "\n## Summary\n\nOne row per point. {}; MB/s are 10^6 bytes per second; QD is the outstanding I/Os per worker per target.",
         crate::report::escape::markdown(&crate::report::latency_basis::sentence(results))

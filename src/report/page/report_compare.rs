@@ -24,8 +24,9 @@ fn num(v: f64) -> String {
     crate::report::human::number(v)
 }
 
-/// The comparison section, or None for a single result.
-pub fn section(results: &[&RunResult]) -> Option<Section> {
+/// The comparison section, or None for a single result. `force`: results
+/// whose workload differs from the baseline's are compared too, said so.
+pub fn section(results: &[&RunResult], force: bool) -> Option<Section> {
     if results.len() < 2 {
         return None;
     }
@@ -37,8 +38,15 @@ pub fn section(results: &[&RunResult]) -> Option<Section> {
         let diff = crate::report::curve_compare::differences(base, r);
         if diff.is_empty() {
             compared.push(r);
+        } else if force {
+            intro.push(format!("{}'s workload differs from the baseline's ({}): compared anyway (--force)", name(r), diff.join(", ")));
+            compared.push(r);
         } else {
-            intro.push(format!("{} is not compared: its workload differs from the baseline's ({})", name(r), diff.join(", ")));
+            intro.push(format!(
+                "{} is not compared: its workload differs from the baseline's ({}); report --force compares it anyway",
+                name(r),
+                diff.join(", ")
+            ));
         }
     }
     if compared.len() < 2 {

@@ -28,6 +28,9 @@ pub struct PlanView<'a> {
     pub repeat: u32,
     pub pick: Pick,
     pub criteria: &'a [Criterion],
+    /// A knee search (--sla, a fio job's latency_target) chooses each group's
+    /// queue depth, up to this: the depth the workload gives is not what runs.
+    pub searched_qd: Option<u32>,
 }
 
 /// One point of a plan.
@@ -175,6 +178,49 @@ pub fn replay(r: &ReplayView, targets: &[String]) -> String {
 }
 
 /// What `--dry-run` prints of the plan.
+/// One access line of a group, in words.
+fn access_line(l: &crate::workload::AccessLine) -> String {
+    format!(
+        "  {:>5.1}% of I/Os: {} transfers, {}% read / {}{}% write, {}% random / {}% sequential, aligned to {}{}{}{}",
+        l.share,
+        l.bs,
+        l.read,
+        if l.trim > 0.0 { format!("{}% trim / ", l.trim) } else { String::new() },
+        100.0 - l.read - l.trim,
+        l.random,
+        100.0 - l.random,
+        crate::units::Bytes(l.alignment()),
+        // A distribution only shapes random offsets: unsaid on sequential lines.
+        crate::workload::dist::describe(l.dist.as_ref().filter(|_| l.random > 0.0)),
+        crate::workload::spec::describe_think(l),
+        crate::workload::spec::describe_runs(l)
+    )
+}
+
+/// A group's line: its workers, targets and outstanding I/Os (or the depth a search chooses), and its pace.
+fn group_line(s: &crate::workload::WorkloadSpec, g: &crate::workload::WorkerGroup, searched_qd: Option<u32>) -> String {
+    let nt = if g.worker_per_target { 1 } else { s.group_targets(g).len() as u64 };
+    let per_slot = s.group_workers(g) as u64 * s.targets_per_worker(g) as u64;
+    // Searched, the group's own depth never runs: say what does.
+    let (depth, in_flight) = match searched_qd {
+        Some(max) => (
+            format!("the searched queue depth (1 to {max}, the knee search below; not {})", g.qd),
+            format!("{per_slot} to {}", counted(per_slot * max as u64, "I/O")),
+        ),
+        None => (format!("{} outstanding", g.qd), counted(per_slot * g.qd as u64, "I/O")),
+    };
+    format!(
+        "group '{}': {} x {} x {depth} = {in_flight} in flight{}",
+        g.name,
+        counted(s.group_workers(g), "worker"),
+        counted(nt, "target"),
+        g.rate
+            .map(|r| format!(", rate {r:.0} IOPS{}", if g.arrivals.is_fixed() { "" } else { " (Poisson arrivals)" }))
+            .or(g.follow.as_ref().map(|f| format!(", IOPS held at {} x group '{}'", f.ratio, f.group)))
+            .unwrap_or_default()
+    )
+}
+
 /// Where each worker of a group with offset_increment starts (the first three and the last).
 fn offset_increment_line(s: &crate::workload::WorkloadSpec, g: &crate::workload::WorkerGroup) -> Option<String> {
     let (inc, size) = (g.offset_increment?, s.size?);
@@ -215,104 +261,15 @@ pub fn render(plan: &PlanView) -> String {
     }
     let n = plan.points.len();
     for (i, p) in plan.points.iter().enumerate() {
-        let s = p.spec;
         // A single swept value is a point too: named as the run's output names it.
         if n > 1 || !p.label.is_empty() {
             let _ = writeln!(out, "point {}/{}: {}", i + 1, n, p.label);
         }
-        let run = match s.run {
-            RunLength::Time(d) => format!("{} measured", crate::units::format_duration(d)),
-            RunLength::Ios(k) => format!("{} per worker measured", counted(k, "I/O")),
-        };
-        let _ = writeln!(
-            out,
-            "engine: {}   ramp: {} (not measured)   run: {}   seed: {}",
-            p.engine,
-            crate::units::format_duration(s.ramp),
-            run,
-            s.seed
-        );
-        if !s.polling.is_off() {
-            let _ = writeln!(out, "polling: {}", polling(&s.polling));
+        point_head(&mut out, p);
+        for g in &p.spec.groups {
+            group_lines(&mut out, p, g, plan.searched_qd);
         }
-        let region = match s.size {
-            Some(len) => format!("{} from offset {}", len, s.offset),
-            None => format!("whole target from offset {}", s.offset),
-        };
-        let _ = writeln!(out, "region on each target: {region}{}", io_path(p));
-        for (ti, t) in s.targets.iter().enumerate() {
-            let how = match p.transport(ti) {
-                Transport::Nbd => format!("   (NBD through libnbd: each worker opens {})", counted(s.connections.max(1), "connection")),
-                Transport::Iscsi => {
-                    format!("   (iSCSI through libiscsi: each worker logs in {}, READ16/WRITE16)", counted(s.connections.max(1), "session"))
-                }
-                Transport::Local | Transport::InProcess => String::new(),
-            };
-            let _ = writeln!(out, "target {ti}: {t}{how}");
-        }
-        for g in &s.groups {
-            let nt = if g.worker_per_target { 1 } else { s.group_targets(g).len() as u64 };
-            let _ = writeln!(
-                out,
-                "group '{}': {} x {} x {} outstanding = {} in flight{}",
-                g.name,
-                counted(s.group_workers(g), "worker"),
-                counted(nt, "target"),
-                g.qd,
-                counted(s.group_workers(g) as u64 * s.targets_per_worker(g) as u64 * g.qd as u64, "I/O"),
-                g.rate
-                    .map(|r| format!(", rate {r:.0} IOPS{}", if g.arrivals.is_fixed() { "" } else { " (Poisson arrivals)" }))
-                    .or(g.follow.as_ref().map(|f| format!(", IOPS held at {} x group '{}'", f.ratio, f.group)))
-                    .unwrap_or_default()
-            );
-            if let Some(line) = offset_increment_line(s, g) {
-                let _ = writeln!(out, "{line}");
-            }
-            if let Some(t) = g.thinktime {
-                let _ = writeln!(
-                    out,
-                    "  think time: each worker pauses {} after every {}",
-                    crate::units::format_duration(t),
-                    counted(g.thinktime_blocks.unwrap_or(1), "I/O")
-                );
-            }
-            if p.replay.is_some() {
-                let _ = writeln!(out, "  I/Os: the replayed trace's, in its order (replay: below)");
-                continue;
-            }
-            for l in &g.access {
-                let _ = writeln!(
-                    out,
-                    "  {:>5.1}% of I/Os: {} transfers, {}% read / {}{}% write, {}% random / {}% sequential, aligned to {}{}{}{}",
-                    l.share,
-                    l.bs,
-                    l.read,
-                    if l.trim > 0.0 { format!("{}% trim / ", l.trim) } else { String::new() },
-                    100.0 - l.read - l.trim,
-                    l.random,
-                    100.0 - l.random,
-                    crate::units::Bytes(l.alignment()),
-                    // A distribution only shapes random offsets: unsaid on sequential lines.
-                    crate::workload::dist::describe(l.dist.as_ref().filter(|_| l.random > 0.0)),
-                    crate::workload::spec::describe_think(l),
-                    crate::workload::spec::describe_runs(l)
-                );
-            }
-        }
-        if let Some(sync) = s.sync {
-            let _ = writeln!(out, "sync: {sync} ({}), latency recorded apart as sync", sync.kind.flag());
-        }
-        let _ = writeln!(out, "total: {}, {} in flight", counted(s.total_workers(), "worker"), counted(s.total_in_flight(), "I/O"));
-        if let Some(r) = &p.replay {
-            out.push_str(&replay(r, &s.targets));
-        }
-        // Data reduction shapes written data only: a read-only phase has none to describe.
-        if let Some(d) = s.data.as_ref().filter(|_| !s.write_sizes().is_empty()) {
-            let _ = writeln!(out, "{}", d.describe(s.data_unit()));
-        }
-        if let Some(st) = &s.steady {
-            let _ = writeln!(out, "{}", st.describe());
-        }
+        point_tail(&mut out, p, plan.searched_qd);
     }
     if let Some(r) = plan.rounds {
         let _ = writeln!(out, "{}", r.describe());
@@ -330,6 +287,89 @@ pub fn render(plan: &PlanView) -> String {
         let _ = writeln!(out, "pass criteria: {}", plan.criteria.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(", "));
     }
     out
+}
+
+/// A point's engine, ramp, run, polling, region and targets.
+fn point_head(out: &mut String, p: &PointView) {
+    let s = p.spec;
+    let run = match s.run {
+        RunLength::Time(d) => format!("{} measured", crate::units::format_duration(d)),
+        RunLength::Ios(k) => format!("{} per worker measured", counted(k, "I/O")),
+    };
+    let _ = writeln!(
+        out,
+        "engine: {}   ramp: {} (not measured)   run: {}   seed: {}",
+        p.engine,
+        crate::units::format_duration(s.ramp),
+        run,
+        s.seed
+    );
+    if !s.polling.is_off() {
+        let _ = writeln!(out, "polling: {}", polling(&s.polling));
+    }
+    let region = match s.size {
+        Some(len) => format!("{} from offset {}", len, s.offset),
+        None => format!("whole target from offset {}", s.offset),
+    };
+    let _ = writeln!(out, "region on each target: {region}{}", io_path(p));
+    for (ti, t) in s.targets.iter().enumerate() {
+        let how = match p.transport(ti) {
+            Transport::Nbd => format!("   (NBD through libnbd: each worker opens {})", counted(s.connections.max(1), "connection")),
+            Transport::Iscsi => {
+                format!("   (iSCSI through libiscsi: each worker logs in {}, READ16/WRITE16)", counted(s.connections.max(1), "session"))
+            }
+            Transport::Local | Transport::InProcess => String::new(),
+        };
+        let _ = writeln!(out, "target {ti}: {t}{how}");
+    }
+}
+
+/// A worker group: its line, offsets and think time, and its access lines
+/// (a replay's I/Os are the trace's).
+fn group_lines(out: &mut String, p: &PointView, g: &crate::workload::WorkerGroup, searched_qd: Option<u32>) {
+    let s = p.spec;
+    let _ = writeln!(out, "{}", group_line(s, g, searched_qd));
+    if let Some(line) = offset_increment_line(s, g) {
+        let _ = writeln!(out, "{line}");
+    }
+    if let Some(t) = g.thinktime {
+        let _ = writeln!(
+            out,
+            "  think time: each worker pauses {} after every {}",
+            crate::units::format_duration(t),
+            counted(g.thinktime_blocks.unwrap_or(1), "I/O")
+        );
+    }
+    if p.replay.is_some() {
+        let _ = writeln!(out, "  I/Os: the replayed trace's, in its order (replay: below)");
+        return;
+    }
+    for l in &g.access {
+        let _ = writeln!(out, "{}", access_line(l));
+    }
+}
+
+/// A point's sync, totals, replay, data reduction and steady-state lines.
+fn point_tail(out: &mut String, p: &PointView, searched_qd: Option<u32>) {
+    let s = p.spec;
+    if let Some(sync) = s.sync {
+        let _ = writeln!(out, "sync: {sync} ({}), latency recorded apart as sync", sync.kind.flag());
+    }
+    let in_flight = match searched_qd {
+        Some(_) => "the I/Os in flight the search chooses".to_string(),
+        None => format!("{} in flight", counted(s.total_in_flight(), "I/O")),
+    };
+    let _ = writeln!(out, "total: {}, {in_flight}", counted(s.total_workers(), "worker"));
+    if let Some(r) = &p.replay {
+        out.push_str(&replay(r, &s.targets));
+    }
+    // Data reduction shapes written data only: a read-only phase has none to describe.
+    if let Some(d) = s.data.as_ref().filter(|_| !s.write_sizes().is_empty()) {
+        let _ = writeln!(out, "{}", d.describe(s.data_unit()));
+    }
+    if let Some(st) = &s.steady {
+        let _ = writeln!(out, "{}", st.describe());
+    }
 }
 
 #[cfg(test)]
@@ -382,6 +422,7 @@ mod tests {
             repeat: 3,
             pick: Pick::Median,
             criteria: &criteria,
+            searched_qd: None,
         };
         check_golden("plan-sweep.txt", &render(&plan));
     }
@@ -393,7 +434,15 @@ mod tests {
         let region = |transports: Vec<Transport>, buffered: bool| {
             let spec = WorkloadSpec { buffered, ..WorkloadSpec::plain(targets.clone(), groups.clone()) };
             let point = PointView { label: "", spec: &spec, engine: "io_uring".into(), transports, replay: None };
-            let plan = PlanView { warnings: &[], points: vec![point], rounds: None, repeat: 1, pick: Pick::Mean, criteria: &[] };
+            let plan = PlanView {
+                warnings: &[],
+                points: vec![point],
+                rounds: None,
+                repeat: 1,
+                pick: Pick::Mean,
+                criteria: &[],
+                searched_qd: None,
+            };
             render(&plan).lines().find(|l| l.starts_with("region")).unwrap_or_default().to_string()
         };
         let tail = |t: &str| format!("region on each target: whole target from offset 0{t}");
@@ -449,6 +498,7 @@ mod tests {
             repeat: 1,
             pick: Pick::Mean,
             criteria: &[],
+            searched_qd: None,
         };
         let replayed = render(&one(Some(trace)));
         assert!(replayed.contains("I/Os: the replayed trace's") && !replayed.contains("% of I/Os:"), "{replayed}");

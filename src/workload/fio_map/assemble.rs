@@ -1,0 +1,298 @@
+//! The jobs assembled into one profile: phases, groups, targets, and the
+//! settings every job must agree on.
+
+use super::*;
+
+/// Refuses jobs that differ from the first in something lunmark holds once per run.
+pub(super) fn agree_among(jobs: &[&Job], what: &str, key: &str, same: &dyn Fn(&Job, &Job) -> bool, problems: &mut Problems) {
+    let Some(first) = jobs.first() else { return };
+    if let Some(j) = jobs.iter().find(|j| !same(j, first)) {
+        let s = Setting { key: key.into(), value: None, line: j.line, file: None };
+        problems.push(
+            &s,
+            format!(
+                "job '{}' differs from job '{}' in {what}: lunmark holds one for the whole run, so give the same in every job",
+                j.name, first.name
+            ),
+            false,
+        );
+    }
+}
+
+/// `startdelay`: a delay shared by every job of a phase only starts the phase
+/// later (fio counts it before the ramp), which changes no figure. Jobs of one
+/// phase that start apart would need their own start, ramp and run length in
+/// the point: refused, naming what to do.
+pub(super) fn same_delay(job: &Job, phase: &(Duration, String), problems: &mut Problems) {
+    if job.startdelay.0 == phase.0 {
+        return;
+    }
+    let shown = if job.startdelay.2.is_empty() { "0".to_string() } else { job.startdelay.2.clone() };
+    let s = Setting { key: "startdelay".into(), value: Some(shown), line: job.startdelay.1.max(job.line), file: None };
+    problems.push(
+        &s,
+        format!(
+            "job '{}' starts {} after the phase while job '{}' starts after {}: lunmark starts every group of a phase together; give them the same startdelay, or start the job after the others end with stonewall (a phase of its own)",
+            job.name,
+            crate::units::format_duration(job.startdelay.0),
+            phase.1,
+            crate::units::format_duration(phase.0)
+        ),
+        false,
+    );
+}
+
+/// The phases of a profile: each one's job names and groups.
+type Phases = Vec<(Vec<String>, Vec<WorkerGroup>)>;
+
+/// Jobs into phases and one profile; settings lunmark holds once per profile
+/// must agree across jobs.
+pub(super) fn assemble(
+    jobs: &[Job],
+    name: &str,
+    origin: &str,
+    run_length_given: bool,
+    problems: &mut Problems,
+    notes: &mut Notes,
+) -> Profile {
+    let (targets, phases) = phases_of(jobs, problems, notes);
+    agreements(jobs, run_length_given, problems);
+    let data = data_of(jobs, problems, notes);
+    let sized: Vec<&Job> = jobs.iter().filter(|j| !j.targets.iter().all(|t| t.starts_with("null:"))).collect();
+    agree_among(&sized, "the size of each target's region (size, filesize)", "size", &|a, b| a.file_size == b.file_size, problems);
+    let (engine, buffered) = one_engine(jobs, problems);
+    let first = &jobs[0];
+    if first.end == End::Unknown && first.file_engine.is_some() && first.file_size.is_none() {
+        notes.push("no size given: lunmark uses the whole of each existing file or device".into());
+    }
+    let (sync, flush) = sync_or_flush(first, &targets, notes);
+    let plural = |n: usize, word: &str| if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") };
+    let description = format!("fio job file {origin} ({} in {})", plural(jobs.len(), "job"), plural(phases.len(), "phase"));
+    let profile = Profile {
+        name: name.to_string(),
+        description,
+        source: format!("imported from the fio job file {origin}"),
+        size: sized.first().and_then(|f| f.file_size).map(Bytes),
+        targets,
+        engine,
+        buffered,
+        data,
+        fsync: sync.filter(|s| s.kind == crate::workload::ops::SyncKind::Fsync).map(|s| s.every),
+        fdatasync: sync.filter(|s| s.kind == crate::workload::ops::SyncKind::Fdatasync).map(|s| s.every),
+        flush,
+        phases: phases.into_iter().map(|(names, groups)| Phase { name: names.join("+"), groups }).collect(),
+        ..Profile::default()
+    };
+    with_first_job(profile, first, origin)
+}
+
+/// What the profile takes from the first job (the others agree with it, or were refused).
+fn with_first_job(profile: Profile, first: &Job, origin: &str) -> Profile {
+    let window = first.sla.as_ref().and_then(|s| s.window);
+    Profile {
+        ramp: Some(first.ramp),
+        time: match (&first.end, window) {
+            // latency_window: the time each step of the search is judged over.
+            (_, Some(window)) => Some(window),
+            (End::Time(t), None) => Some(*t),
+            _ => None,
+        },
+        sla: first.sla.as_ref().map(|s| s.expr.clone()),
+        sla_origin: first.sla.as_ref().map(|s| format!("{origin}, {}", s.origin)),
+        ios: match first.end {
+            End::Ios(n) if window.is_none() => Some(n),
+            _ => None,
+        },
+        offset: first.offset.map(Bytes),
+        seed: first.seed,
+        sqpoll: first.polling.sqpoll,
+        poll: first.polling.poll,
+        cpus: first.cpus.clone(),
+        cpus_policy: first.cpus_policy,
+        verify: first.verify,
+        steady: first.steady.clone(),
+        percentiles: first.percentiles.clone(),
+        // Distribution, think time and arrivals are the jobs' own (each group's), so none is set here.
+        ..profile
+    }
+}
+
+/// The jobs into phases of groups, and the targets they name (each once);
+/// a note for each phase that starts late.
+fn phases_of(jobs: &[Job], problems: &mut Problems, notes: &mut Notes) -> (Vec<String>, Phases) {
+    let mut targets: Vec<String> = Vec::new();
+    let mut phases: Phases = Vec::new();
+    let mut used_names: BTreeSet<String> = BTreeSet::new();
+    // Each phase's startdelay, and the job that set it.
+    let mut delays: Vec<(Duration, String)> = Vec::new();
+    for job in jobs {
+        if starts_phase(jobs, job, &phases, problems) {
+            phases.push((Vec::new(), Vec::new()));
+            delays.push((job.startdelay.0, job.name.clone()));
+        } else {
+            same_delay(job, delays.last().expect("a phase"), problems);
+        }
+        let group = group_of(job, &mut used_names, &mut targets);
+        let phase = phases.last_mut().expect("pushed above");
+        phase.0.push(job.name.clone());
+        phase.1.push(group);
+    }
+    for ((delay, job), (names, _)) in delays.iter().zip(&phases).filter(|((d, _), _)| !d.is_zero()) {
+        notes.push(format!(
+            "startdelay={} (job '{job}'): every job of phase {} waits alike, so fio starts them together that much later; lunmark starts them at once, which changes no figure (the target only idles that long in fio)",
+            crate::units::format_duration(*delay),
+            names.join("+")
+        ));
+    }
+    (targets, phases)
+}
+
+/// Whether `job` starts a new phase: the first job, `stonewall`, or
+/// `wait_for` a job of the current phase that runs alone in it.
+fn starts_phase(jobs: &[Job], job: &Job, phases: &Phases, problems: &mut Problems) -> bool {
+    match &job.wait_for {
+        Some((other, line)) if !jobs.iter().take_while(|j| !std::ptr::eq(*j, job)).any(|j| &j.name == other) => {
+            let setting = Setting { key: "wait_for".into(), value: Some(other.clone()), line: *line, file: None };
+            problems.push(&setting, format!("no job '{other}' comes before this one"), false);
+            phases.is_empty()
+        }
+        _ if phases.is_empty() => true,
+        _ if job.stonewall => true,
+        Some((other, line)) => {
+            let current = &phases.last().expect("not empty").0;
+            let setting = Setting { key: "wait_for".into(), value: Some(other.clone()), line: *line, file: None };
+            if current.contains(other) && current.len() > 1 {
+                problems.push(
+                    &setting,
+                    format!(
+                        "waits for '{other}' only, while {} keep running: lunmark runs phases one after the other, so use stonewall",
+                        current.iter().filter(|n| *n != other).map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+                    ),
+                    false,
+                );
+                false
+            } else {
+                current.contains(other)
+            }
+        }
+        None => false,
+    }
+}
+
+/// The job's worker group, named after it (made unique with -2, -3, ...),
+/// its files added to `targets` where they are not yet.
+fn group_of(job: &Job, used_names: &mut BTreeSet<String>, targets: &mut Vec<String>) -> WorkerGroup {
+    let mut group_name = job.name.clone();
+    let mut n = 2;
+    while !used_names.insert(group_name.clone()) {
+        group_name = format!("{}-{n}", job.name);
+        n += 1;
+    }
+    let indexes = job
+        .targets
+        .iter()
+        .map(|t| match targets.iter().position(|x| x == t) {
+            Some(i) => i,
+            None => {
+                targets.push(t.clone());
+                targets.len() - 1
+            }
+        })
+        .collect();
+    WorkerGroup {
+        name: group_name,
+        workers: job.numjobs,
+        qd: job.qd,
+        targets: indexes,
+        rate: job.rate,
+        follow: None,
+        worker_per_target: job.per_clone && job.numjobs > 1,
+        arrivals: job.arrivals,
+        thinktime: job.thinktime,
+        thinktime_blocks: job.thinktime_blocks,
+        offset_increment: job.offset_increment.map(Bytes),
+        access: job.lines.clone(),
+    }
+}
+
+/// Refuses jobs that differ in what lunmark holds once per run.
+fn agreements(jobs: &[Job], run_length_given: bool, problems: &mut Problems) {
+    let all: Vec<&Job> = jobs.iter().collect();
+    let mut agree = |what: &str, key: &str, same: &dyn Fn(&Job, &Job) -> bool| agree_among(&all, what, key, same, problems);
+    if !run_length_given {
+        agree("how long it runs (runtime, time_based, io_size, number_ios, size; or give --time or --ios)", "runtime", &|a, b| {
+            a.end == b.end
+        });
+    }
+    agree("ramp_time", "ramp_time", &|a, b| a.ramp == b.ramp);
+    agree("randseed", "randseed", &|a, b| a.seed == b.seed);
+    agree("verify", "verify", &|a, b| a.verify == b.verify);
+    agree("ss and ss_dur (lunmark ends a point on one steady state, --steady)", "ss_dur", &|a, b| a.steady == b.steady);
+    agree("percentile_list (lunmark reports the same percentiles of every group)", "percentile_list", &|a, b| {
+        a.percentiles == b.percentiles
+    });
+    agree("fsync and fdatasync (lunmark syncs every job alike)", "fsync", &|a, b| a.sync == b.sync);
+    agree("offset", "offset", &|a, b| a.offset == b.offset);
+    agree("sqthread_poll, sqthread_poll_cpu and hipri (lunmark sets up every ring alike)", "sqthread_poll", &|a, b| a.polling == b.polling);
+    agree("cpus_allowed and cpus_allowed_policy (lunmark pins every worker of the run alike)", "cpus_allowed", &|a, b| {
+        (&a.cpus, a.cpus_policy) == (&b.cpus, b.cpus_policy)
+    });
+}
+
+/// The data reduction of the jobs that write, which must agree; data content
+/// matters to the jobs that write only (a job that only reads has none, in fio too).
+fn data_of(jobs: &[Job], problems: &mut Problems, notes: &mut Notes) -> Option<crate::workload::reduction::DataReduction> {
+    let writers: Vec<&Job> = jobs.iter().filter(|j| j.lines.iter().any(|l| l.read < 100.0)).collect();
+    agree_among(
+        &writers,
+        "buffer_compress_percentage and dedupe_percentage (lunmark fills every write of the run alike)",
+        "buffer_compress_percentage",
+        &|a, b| (a.compress, a.dedupe) == (b.compress, b.dedupe),
+        problems,
+    );
+    for j in jobs.iter().filter(|j| (j.compress.is_some() || j.dedupe.is_some()) && !writers.iter().any(|w| std::ptr::eq(*w, *j))) {
+        notes.push(format!("job '{}' only reads: its buffer_compress_percentage and dedupe_percentage shape no data (as in fio)", j.name));
+    }
+    writers.first().filter(|w| w.compress.is_some() || w.dedupe.is_some()).map(|w| crate::workload::reduction::DataReduction {
+        compress: w.compress.unwrap_or(0.0),
+        dedupe: w.dedupe.unwrap_or(0.0),
+        dedupe_unit: None,
+    })
+}
+
+/// The one engine and cache mode of every file (jobs that differ are refused).
+fn one_engine(jobs: &[Job], problems: &mut Problems) -> (Option<EngineChoice>, bool) {
+    let files: Vec<&Job> = jobs.iter().filter(|j| j.file_engine.is_some()).collect();
+    let first = files.first();
+    if let Some(j) = first.and_then(|f| files.iter().find(|j| j.file_engine != f.file_engine)) {
+        let f = first.expect("some");
+        let s = Setting { key: "ioengine/direct".into(), value: None, line: j.line, file: None };
+        problems.push(
+            &s,
+            format!(
+                "job '{}' differs from job '{}' in ioengine or direct: lunmark uses one engine and one cache mode for every file",
+                j.name, f.name
+            ),
+            false,
+        );
+    }
+    first.and_then(|f| f.file_engine).map(|(e, b)| (Some(e), b)).unwrap_or((None, false))
+}
+
+/// The job's fsync or fdatasync; on block devices, fio's fsync is a flush of
+/// their write cache: lunmark's `flush`.
+fn sync_or_flush(first: &Job, targets: &[String], notes: &mut Notes) -> (Option<crate::workload::ops::SyncEvery>, Option<u64>) {
+    let devices = !targets.is_empty() && targets.iter().all(|t| t.starts_with("/dev/"));
+    match first.sync {
+        Some(s) if devices => {
+            notes.push(format!(
+                "{}={} on block devices is a flush of their write cache: lunmark's flush = {}",
+                s.kind.flag().trim_start_matches('-'),
+                s.every,
+                s.every
+            ));
+            (None, Some(s.every))
+        }
+        s => (s, None),
+    }
+}
