@@ -4,7 +4,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 
 use super::exit;
-use crate::report::compare;
+use crate::report::{compare, curve_compare};
 use crate::results::model::RunResult;
 use crate::results::store::{self, Store};
 
@@ -47,7 +47,8 @@ pub fn execute(args: CompareArgs, store_flag: Option<&std::path::Path>) -> Resul
     let store = Store::open_read_only(&store::default_path(store_flag))?;
     let results = load_distinct(&store, &args.ids)?;
     for r in &results[1..] {
-        let diff = compare::workload_differences(&results[0], r);
+        // Two curves' paced points differ in rate by design (each paced from its own maximum).
+        let diff = curve_compare::differences(&results[0], r);
         if !diff.is_empty() && !args.force {
             bail!(
                 "the workloads of {} and {} differ, so their figures are not comparable:\n  {}\nadd --force to compare them anyway",
@@ -65,20 +66,33 @@ pub fn execute(args: CompareArgs, store_flag: Option<&std::path::Path>) -> Resul
     let refs: Vec<_> = results.iter().collect();
     let basis = if args.pick { compare::Basis::Picked } else { compare::Basis::Means };
     let c = compare::compare(&refs, basis);
+    let side = curve_compare::side_by_side(&refs);
     // Nothing in common is not a comparison: exit 0 with only "not compared" lines read as one that passed.
-    if c.points.is_empty() {
+    if c.points.is_empty() && side.is_none() {
         bail!(
             "no point is in every result, so nothing was compared (points are matched by their sweep values or phase):\n  {}",
             c.unmatched.join("\n  ")
         );
     }
+    let side_text = side.as_ref().map(curve_compare::render).unwrap_or_default();
     let text = match args.format.as_str() {
-        "table" => crate::report::escape::terminal(&compare::render_table(&c)),
-        "md" => compare::render_markdown(&c),
+        "table" => crate::report::escape::terminal(&format!("{}{}", side_text.trim_start(), compare::render_table(&c))),
+        "md" => {
+            let block: String = side_text.trim_matches('\n').lines().map(|l| format!("    {l}\n")).collect();
+            format!("{}{}", if block.is_empty() { String::new() } else { format!("{block}\n") }, compare::render_markdown(&c))
+        }
         "csv" => compare::render_csv(&c),
-        "json" => compare::render_json(&c),
+        "json" => with_side_by_side(&c, side.as_ref()),
         other => bail!("unknown format '{other}': choose table, md, csv or json"),
     };
     print!("{text}");
     Ok(exit::OK)
+}
+
+/// The comparison as JSON, with the curves or searches side by side under `side_by_side` where the results have them.
+fn with_side_by_side(c: &compare::Comparison, side: Option<&curve_compare::SideBySide>) -> String {
+    let Some(side) = side else { return compare::render_json(c) };
+    let mut v = serde_json::to_value(c).expect("a comparison serialises");
+    v["side_by_side"] = serde_json::to_value(side).expect("a side-by-side table serialises");
+    serde_json::to_string_pretty(&v).expect("a value serialises") + "\n"
 }

@@ -13,23 +13,27 @@ use crate::targets::Target;
 pub enum Study {
     /// mem:, a /dev/shm file, NBD over a unix socket and over TCP: same workload, side by side.
     Protocols(Box<ProtocolsArgs>),
-    /// A slow LUN (nbdkit + delay) behind a host cache of 0-100% of it: measured and predicted, the QLogic table.
+    /// A host read cache of 0-100% of a LUN striped over disks that serve one I/O at a time (nbdkit): measured and predicted, the QLogic table.
     Cache(Box<CacheArgs>),
 }
 
 #[derive(Args, Debug)]
 pub struct CacheArgs {
-    /// Size of the slow LUN.
-    #[arg(long = "lun-size", default_value = "256m", value_name = "SIZE", allow_hyphen_values = true)]
+    /// Size of the LUN, striped over the disks (small, so that the ramp warms a whole-LUN cache).
+    #[arg(long = "lun-size", default_value = crate::lab::cache::DEFAULT_LUN_SIZE, value_name = "SIZE", allow_hyphen_values = true)]
     pub lun_size: String,
-    /// Latency the backend adds to every read and write (nbdkit's delay filter): sets both
+    /// Disks of the array behind the cache, each serving one I/O at a time (an nbdkit each).
+    #[arg(long, value_name = "N", default_value_t = crate::lab::cache::DEFAULT_DISKS,
+          value_parser = clap::value_parser!(u32).range(1..=crate::lab::cache::MAX_DISKS as i64))]
+    pub disks: u32,
+    /// How long every read and write holds its disk (nbdkit's delay filter): sets both
     /// --read-delay and --write-delay.
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub delay: Option<String>,
-    /// Latency the backend adds to every read, whole ms [default: 5ms, a 10K disk].
+    /// How long a read holds its disk, whole ms [default: 8ms, a 10K-rpm disk's seek and half a rotation].
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub read_delay: Option<String>,
-    /// Latency the backend adds to every write, whole ms [default: 1ms, an array whose write cache takes the write].
+    /// How long a write holds its disk, whole ms [default: 1ms, destaged from the array's write cache in gathered batches].
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub write_delay: Option<String>,
     /// Cache sizes to measure, % of the LUN.
@@ -292,7 +296,21 @@ fn cache(mut a: CacheArgs, json: JsonOut, store_flag: Option<&std::path::Path>) 
     let cache_tuned = a.run.cache_mode.is_some() || a.run.cache_dev.is_some() || a.run.cache_block.is_some();
     let cache = RunArgs { cache: Some("100%".into()), ..a.run.clone() }.cache_config()?.expect("a cache was set");
     (a.run.cache_mode, a.run.cache_dev, a.run.cache_block) = (None, None, None);
-    let opts = crate::lab::cache::LabOptions { lun_size: a.lun_size.clone(), read_delay_ms, write_delay_ms, sizes, cache, cache_tuned };
+    let opts = crate::lab::cache::LabOptions {
+        lun_size: a.lun_size.clone(),
+        disks: a.disks,
+        read_delay_ms,
+        write_delay_ms,
+        sizes,
+        cache,
+        cache_tuned,
+    };
+    // Refused here, before anything starts: a LUN too small for its disks.
+    opts.disk_bytes()?;
+    // A short study by default (the profile's own 60 s per size would take 6
+    // minutes): the ramp warms the cache, the rest is measured.
+    a.run.time.get_or_insert_with(|| crate::lab::cache::DEFAULT_TIME.into());
+    a.run.ramp.get_or_insert_with(|| crate::lab::cache::DEFAULT_RAMP.into());
     let request = lab_request(&a.run, &a.lun_size)?;
     if a.run.dry_run {
         let text = crate::lab::cache::plan_text(&request, &opts)?;

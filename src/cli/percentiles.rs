@@ -66,11 +66,25 @@ pub fn figures(result: &RunResult, a: &PercentilesArgs) -> Result<(WindowAsk, Ve
             histograms: p.summary.histograms.as_ref(),
             duration_s: p.summary.duration_s,
             params: crate::report::rows::params_text(p),
-            latency: Some(&p.summary.latency_us),
+            exact: stats_of(&p.summary.latency_us, &ask.op).map(|l| histograms::ExactLatency {
+                count: l.count,
+                min_us: l.min,
+                max_us: l.max,
+            }),
         })
         .collect();
     let rows = histograms::window(&result.id, &points, &ask).map_err(anyhow::Error::msg)?;
     Ok((ask, rows))
+}
+
+/// The stored latencies of operation `op` ("read", "write", "trim" or "all").
+fn stats_of<'a>(l: &'a crate::results::model::LatencyByOp, op: &str) -> Option<&'a crate::results::model::LatencyStats> {
+    match op {
+        "read" => Some(&l.read),
+        "write" => Some(&l.write),
+        "trim" => l.trim.as_ref(),
+        _ => Some(&l.all),
+    }
 }
 
 /// The window's figures as a table (latency in us) or as JSON.

@@ -1,22 +1,40 @@
-//! `lunmark lab cache`: the QLogic study on one host. A slow LUN on loopback
-//! (nbdkit memory behind its delay filter: by default 5 ms per read, a 10K
-//! disk, and 1 ms per write, an array whose write cache takes the write) is
-//! run with a host-side cache of 0, 25, 30, 50, 75 and 100% of the region, and
-//! the paper's table is printed: read latency, IOPS, and their change against
-//! no cache, with the hit ratio. Random offsets follow zipf 0.9 unless --dist
-//! says otherwise: the paper's Exchange database had a small hot part.
+//! `lunmark lab cache`: the QLogic study on one host. The paper's set-up is a
+//! read cache (0-100% of the LUN) in front of a disk array, under Jetstress's
+//! mix; the lab builds it on loopback with nbdkit:
+//!
+//! - The array: `--disks N` disks (default 4), each an nbdkit memory server
+//!   behind noparallel (one I/O at a time, whoever sends it) and delay: a read
+//!   holds its disk 8 ms (a 10K-rpm disk's average seek and half a rotation), a
+//!   write 1 ms. The LUN is striped over the disks (lunmark spreads every
+//!   worker's I/Os over them), so the array reads at most N x 125 IOPS and
+//!   misses queue at the disks, as on a real array: the delay filter alone served
+//!   every miss in parallel (20,000 IOPS at 6 ms on one server) and the cache
+//!   only ever changed latency.
+//! - The array's write cache: a write is acknowledged from the controller's
+//!   NVRAM, which destages gathered writes to the disks at 1 ms of a disk's time
+//!   each (sorted and coalesced, an eighth of a random read). Under Jetstress's
+//!   65% writes the NVRAM is full in steady state, so a write waits for its
+//!   destage turn: the bounded destage rate is each disk's queue.
+//! - The cache: lunmark's write-through RAM cache, warmed by the ramp (the
+//!   default LUN is small, so the ramp's accesses reach most blocks, as the
+//!   paper's hours-long runs did).
+//!
+//! Random offsets are uniform unless --dist says otherwise: Jetstress spreads
+//! its I/O over the database, and a skewed stream makes the curve concave
+//! (most hits come from the first quarter of the cache).
 //!
 //! Beside each measurement stands a prediction from the workload's own address
 //! stream: every point records its I/Os (`--trace`), the exact LRU curve of that
 //! stream gives the hit ratio the cache should have had over the measured
 //! interval (accesses of the ramp warm the cache but are not counted, as in the
-//! measurement), and latency and IOPS follow from the measured hit and miss
-//! latencies (Little's law: the same I/Os in flight at every size).
+//! measurement), and latency follows from the measured hit and miss latencies.
 //!
 //! The lab runs the profile's access pattern flat out: a fixed-rate profile
 //! (jetstress) keeps its mix and its log-follows-database ratio but not its
-//! rate, so that the cache shows in IOPS, as it did under IOmeter in the paper.
-//! Verdicts are not judged: this is a study.
+//! rate, so that the cache shows in IOPS, as it did in the paper. Each worker's
+//! queue depth is the LUN's, spread over the disks (qd / N per disk, rounded
+//! up): the I/Os in flight stay the profile's. Verdicts are not judged: this
+//! is a study.
 
 use std::path::PathBuf;
 
@@ -36,7 +54,9 @@ pub const DEFAULT_SIZES: &[f64] = &[0.0, 25.0, 30.0, 50.0, 75.0, 100.0];
 
 pub struct LabOptions {
     pub lun_size: String,
-    /// Added by the backend to every read and to every write, in ms (nbdkit's delay filter counts whole ms).
+    /// Disks of the array the LUN is striped over (--disks).
+    pub disks: u32,
+    /// How long a read and a write hold their disk, in ms (nbdkit's delay filter counts whole ms).
     pub read_delay_ms: u64,
     pub write_delay_ms: u64,
     pub sizes: Vec<f64>,
@@ -47,23 +67,74 @@ pub struct LabOptions {
 }
 
 impl LabOptions {
-    /// "backend +5ms read, +1ms write": the delays the LUN's server adds.
+    /// "4 disks x (+8ms read, +1ms write)": the array, short, for each result's label.
     pub fn backend(&self) -> String {
-        format!("backend +{}ms read, +{}ms write", self.read_delay_ms, self.write_delay_ms)
+        format!("{} x (+{}ms read, +{}ms write)", crate::units::counted(self.disks, "disk"), self.read_delay_ms, self.write_delay_ms)
+    }
+
+    /// The lab's model in a line ("model: ..."), printed with the table and by the dry run.
+    pub fn model(&self) -> String {
+        let reads = if self.read_delay_ms > 0 {
+            format!("at most {:.0} read IOPS", self.disks as f64 * 1000.0 / self.read_delay_ms as f64)
+        } else {
+            "no limit on reads".into()
+        };
+        format!(
+            "model: a {} LUN striped over an array of {} (each an nbdkit memory server serving one I/O at a time: a read holds its disk {} ms, a write {} ms, destaged from the controller's write cache); {reads}; each worker's queue spread over the disks (qd / {} per disk, rounded up); the cache ({}) on the host in front of it",
+            self.lun_size,
+            crate::units::counted(self.disks, "disk"),
+            self.read_delay_ms,
+            self.write_delay_ms,
+            self.disks,
+            self.cache.mode,
+        )
     }
 
     /// The cache of the row at `pct` % of the LUN.
     pub fn cache_at(&self, pct: f64) -> CacheConfig {
         CacheConfig { size: CacheSize::Percent(pct), ..self.cache.clone() }
     }
+
+    /// Each disk's size: the LUN's share, in whole 64 KiB stripes, refused
+    /// when under 1 MiB (a share that small holds no cache worth measuring).
+    pub fn disk_bytes(&self) -> Result<u64> {
+        let lun = crate::units::parse_size(&self.lun_size).map_err(|e| anyhow::anyhow!("--lun-size: {e}"))?.get();
+        let each = lun / self.disks as u64 / STRIPE * STRIPE;
+        if each < 1 << 20 {
+            anyhow::bail!(
+                "--lun-size {} over --disks {}: each disk would hold {} bytes, and a disk needs at least 1m: give a larger --lun-size or fewer --disks",
+                self.lun_size,
+                self.disks,
+                each
+            );
+        }
+        Ok(each)
+    }
 }
 
+/// A disk's share of the LUN is a whole number of these.
+const STRIPE: u64 = 64 << 10;
+
+/// Disks in the array unless --disks says otherwise.
+pub const DEFAULT_DISKS: u32 = 4;
+/// The most disks the lab starts (an nbdkit each).
+pub const MAX_DISKS: u32 = 32;
 /// The lab's access distribution unless --dist is given.
-pub const DEFAULT_DIST: &str = "zipf:0.9";
-/// A 10K disk's read: seek and rotation.
-pub const DEFAULT_READ_DELAY: &str = "5ms";
-/// A write taken by the array's mirrored write cache, plus the fabric.
+pub const DEFAULT_DIST: &str = "uniform";
+/// A 10K-rpm disk's random read: about 5 ms average seek (4.7 ms for a
+/// Cheetah 10K.7) and 3 ms, half a rotation.
+pub const DEFAULT_READ_DELAY: &str = "8ms";
+/// A write destaged from the controller's write cache: gathered and sorted, an
+/// eighth of a random read's time on the disk.
 pub const DEFAULT_WRITE_DELAY: &str = "1ms";
+/// The lab's LUN unless --lun-size says otherwise: small, so that a short ramp
+/// warms a whole-LUN cache.
+pub const DEFAULT_LUN_SIZE: &str = "16m";
+
+/// Each size's measured time and ramp unless --time and --ramp say otherwise:
+/// six sizes in under a minute.
+pub const DEFAULT_TIME: &str = "5s";
+pub const DEFAULT_RAMP: &str = "3s";
 
 /// A backend delay in whole ms, as nbdkit's delay filter takes it.
 pub fn delay_ms(text: &str) -> Result<u64, String> {
@@ -73,6 +144,16 @@ pub fn delay_ms(text: &str) -> Result<u64, String> {
         return Err(format!("'{text}': the backend (nbdkit's delay filter) delays by whole milliseconds: give 0ms, 1ms, 2ms, ..."));
     }
     Ok(d.as_millis() as u64)
+}
+
+/// Starts the array: a server per disk, each one I/O at a time (noparallel
+/// across all its connections) held `read_delay_ms` / `write_delay_ms`.
+fn start_disks(dir: &std::path::Path, opts: &LabOptions) -> Result<Vec<servers::Server>> {
+    let size = opts.disk_bytes()?.to_string();
+    let filters = ["--filter=noparallel".to_string(), "--filter=delay".to_string()];
+    let params =
+        ["serialize=all-requests".to_string(), format!("rdelay={}ms", opts.read_delay_ms), format!("wdelay={}ms", opts.write_delay_ms)];
+    (0..opts.disks).map(|i| servers::nbdkit_unix_at(&dir.join(format!("disk{i}.sock")), &size, &filters, &params)).collect()
 }
 
 /// One cache size: its result and its I/O stream.
@@ -85,17 +166,15 @@ pub struct SizePoint {
 /// Runs every size; each is announced to `observer` as it starts (a note: "== cache 25% of the LUN").
 pub fn run(request: &RunRequest, opts: &LabOptions, measure: &mut Measure, observer: &mut dyn RunObserver) -> Result<Vec<SizePoint>> {
     let dir = servers::lab_dir()?;
-    let delay = [format!("rdelay={}ms", opts.read_delay_ms), format!("wdelay={}ms", opts.write_delay_ms)];
-    // Enough server threads that the backend never queues behind itself: the
-    // cache tier sends up to every outstanding I/O to it at once.
-    let server = servers::nbdkit_unix(dir.path(), &opts.lun_size, &["--filter=delay".into()], &delay)?;
+    let disks = start_disks(dir.path(), opts)?;
+    let targets = disks.iter().map(|d| Target::parse(&d.uri)).collect::<Result<Vec<_>, _>>()?;
     let mut out = Vec::new();
     for &pct in &opts.sizes {
         if crate::run::signals::interrupt_flag().load(std::sync::atomic::Ordering::Relaxed) {
             break;
         }
         let trace_path: PathBuf = dir.path().join(format!("trace-{pct}"));
-        let mut r = request.on(vec![Target::parse(&server.uri)?]);
+        let mut r = request.on(targets.clone());
         r.context.cache = Some(opts.cache_at(pct));
         r.context.trace = Some(trace_path.clone());
         r.context.label = Some(format!("{}lab cache: {pct}% of the LUN, {}", request.label_prefix(), opts.backend()));
@@ -103,6 +182,8 @@ pub fn run(request: &RunRequest, opts: &LabOptions, measure: &mut Measure, obser
         for p in &mut plan.points {
             for g in &mut p.spec.groups {
                 g.rate = None;
+                // The LUN's queue spread over its disks: the I/Os in flight stay the profile's.
+                g.qd = g.qd.div_ceil(opts.disks).max(1);
             }
         }
         plan.criteria.clear();
@@ -113,7 +194,7 @@ pub fn run(request: &RunRequest, opts: &LabOptions, measure: &mut Measure, obser
         let trace = load_trace(&trace_path).map(|(_, t)| t).unwrap_or_default();
         out.push(SizePoint { pct, result, trace });
     }
-    drop(server);
+    drop(disks);
     Ok(out)
 }
 
@@ -139,7 +220,9 @@ pub fn plan_text(request: &RunRequest, opts: &LabOptions) -> Result<String> {
         }
     }
     let prefix = request.label_prefix();
+    opts.disk_bytes()?;
     let backend = opts.backend();
+    let model = opts.model();
     let json = request.json.as_ref().map(|j| j.to_string());
     let cache = opts.cache_tuned.then(|| {
         let place = opts.cache.dev.as_ref().map(|d| d.display().to_string()).unwrap_or_else(|| "RAM".into());
@@ -149,6 +232,7 @@ pub fn plan_text(request: &RunRequest, opts: &LabOptions) -> Result<String> {
         prefix: &prefix,
         lun_size: &opts.lun_size,
         backend: &backend,
+        model: &model,
         sizes: &opts.sizes,
         json: json.as_deref(),
         cache,
@@ -204,7 +288,10 @@ pub fn rows(points: &[SizePoint], opts: &LabOptions) -> Vec<Row> {
     let mut out = Vec::new();
     for (p, s) in summaries() {
         let c = s.cache.clone().unwrap_or_default();
-        let region = ok.iter().find(|(q, _)| q.pct == p.pct).and_then(|(_, r)| r.targets.first()).map(|t| t.region_bytes).unwrap_or(0);
+        // The trace names each block with its disk: one LRU over the disks'
+        // blocks, as large as the disks' caches together.
+        let regions: Vec<u64> =
+            ok.iter().find(|(q, _)| q.pct == p.pct).map(|(_, r)| r.targets.iter().map(|t| t.region_bytes).collect()).unwrap_or_default();
         let ramp_ns = ok.iter().find(|(q, _)| q.pct == p.pct).map(|(_, r)| r.workload.ramp.as_nanos() as u64).unwrap_or(0);
         let cfg = crate::engine::cache::config::CacheConfig {
             size: crate::engine::cache::config::CacheSize::Percent(p.pct),
@@ -212,14 +299,18 @@ pub fn rows(points: &[SizePoint], opts: &LabOptions) -> Vec<Row> {
             dev: None,
             block_bytes: block as u32,
         };
-        let blocks = frames_for(&cfg, region) as u64;
-        let (served, read_hit) = window_hit_ratios(&p.trace, block, blocks, ramp_ns);
+        let blocks: u64 = regions.iter().map(|&region| frames_for(&cfg, region) as u64).sum();
+        // The trace's time zero is the run's start, before its connections
+        // (20 to 4 disks) are made; the point, and its ramp, start with its
+        // first I/O (sorted first by the loader).
+        let first_ns = p.trace.first().map_or(0, |r| r.t_ns);
+        let (served, read_hit) = window_hit_ratios(&p.trace, block, blocks, first_ns + ramp_ns);
         let pred_read_us = read_hit * hit_us + (1.0 - read_hit) * miss_read_us;
         let pred_all_us = served * hit_us + (1.0 - served) * miss_all_us;
         let base_read = base.map(|b| b.latency_us.read.mean);
         out.push(Row {
             pct: p.pct,
-            cache_bytes: c.size_bytes,
+            cache_bytes: blocks * block,
             read_latency_ms: s.latency_us.read.mean / 1e3,
             iops: s.iops,
             latency_reduction_pct: base_read.map(|b| (b - s.latency_us.read.mean) / b * 100.0).unwrap_or(f64::NAN),
@@ -240,5 +331,5 @@ pub fn render(points: &[SizePoint], rows: &[Row], opts: &LabOptions, dist: &str)
     use crate::report::terminal::lab_tables::{cache_study, Backend, SizeOutcome};
     let sizes: Vec<SizeOutcome> =
         points.iter().map(|p| SizeOutcome { pct: p.pct, result: p.result.as_ref().map_err(String::as_str) }).collect();
-    cache_study(&sizes, rows, Backend { read_delay_ms: opts.read_delay_ms, write_delay_ms: opts.write_delay_ms, dist })
+    cache_study(&sizes, rows, Backend { model: &opts.model(), dist })
 }

@@ -17,8 +17,9 @@ pub fn render(c: &CurveOutcome) -> String {
     header.extend(c.points.first().map(|p| p.bounds.iter().map(|b| b.criterion.clone()).collect::<Vec<_>>()).unwrap_or_default());
     t.set_header(header);
     for p in &c.points {
+        let load = p.pct.map_or("max".into(), |v| format!("{v}%"));
         let mut row = vec![
-            Cell::new(p.pct.map_or("max".into(), |v| format!("{v}%"))),
+            Cell::new(if p.cut_short.is_some() { format!("{load} (cut short)") } else { load }),
             right(p.rate.map_or("-".into(), num)),
             right(num(p.iops)),
             right(num(p.p50_us)),
@@ -30,7 +31,12 @@ pub fn render(c: &CurveOutcome) -> String {
         }
         t.add_row(row);
     }
-    out + &format!("{t}\nended: {}\n", c.ended)
+    let notes: String = c
+        .points
+        .iter()
+        .filter_map(|p| Some(format!("{} cut short: {}\n", p.pct.map_or("max".into(), |v| format!("{v}%")), p.cut_short.as_ref()?)))
+        .collect();
+    out + &format!("{t}\n{notes}ended: {}\n", c.ended)
 }
 
 fn pcts(p: &[f64]) -> String {

@@ -12,9 +12,11 @@ pub mod terminal;
 
 pub mod cells;
 pub mod compare;
+pub mod curve_compare;
 pub mod curve_text;
 pub mod escape;
 pub mod human;
+pub mod latency_basis;
 pub mod point_view;
 pub mod rounds_line;
 pub mod rows;

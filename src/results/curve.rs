@@ -54,6 +54,7 @@ impl CurveSpec {
             p99_9_us: s.latency_us.all.p99_9,
             passed: verdict.as_ref().map(|v| v.passed),
             bounds: verdict.map(|v| v.checks).unwrap_or_default(),
+            cut_short: None,
         }
     }
 }

@@ -121,8 +121,16 @@ pub struct PointSeconds<'a> {
     pub duration_s: f64,
     /// What names the point ("bs=4k qd=8").
     pub params: String,
-    /// The point's latencies as its summary stores them (exact min and max).
-    pub latency: Option<&'a crate::results::model::LatencyByOp>,
+    /// The asked operation's latencies as the point's summary stores them
+    /// (exact min and max), where it has them.
+    pub exact: Option<ExactLatency>,
+}
+
+/// One operation's stored I/O count and exact min and max (us) over a point.
+pub struct ExactLatency {
+    pub count: u64,
+    pub min_us: f64,
+    pub max_us: f64,
 }
 
 /// Percentiles over a window of each point's seconds, from the kept histograms.
@@ -212,24 +220,14 @@ fn point_window(i: usize, p: &PointSeconds, ask: &WindowAsk) -> Result<WindowFig
         // A window of every second of the point has the exact extremes the summary
         // stores; a narrower one has its histograms' (within 1%).
         let whole = out.from_s == kept.seconds.first().map(|s| s.t_s) && out.to_s == kept.seconds.last().map(|s| s.t_s + s.duration_s);
-        let exact = p.latency.and_then(|l| stats_of(l, &ask.op)).filter(|l| whole && l.count == out.ios);
-        out.min_us = Some(exact.map_or(us(merged.min_ns()), |l| l.min));
-        out.max_us = Some(exact.map_or(us(merged.max_ns()), |l| l.max));
+        let exact = p.exact.as_ref().filter(|l| whole && l.count == out.ios);
+        out.min_us = Some(exact.map_or(us(merged.min_ns()), |l| l.min_us));
+        out.max_us = Some(exact.map_or(us(merged.max_ns()), |l| l.max_us));
         // p100 is the max itself: a histogram's quantile is the middle of its bucket, a little under it.
         let at = |p: f64| if p >= 100.0 { out.max_us.unwrap_or_default() } else { us(merged.quantile_ns(p / 100.0)) };
         out.percentiles_us = ask.percentiles.iter().map(|&p| (p, at(p))).collect();
     }
     Ok(out)
-}
-
-/// The stored latencies of operation `op` ("read", "write", "trim" or "all").
-fn stats_of<'a>(l: &'a crate::results::model::LatencyByOp, op: &str) -> Option<&'a crate::results::model::LatencyStats> {
-    match op {
-        "read" => Some(&l.read),
-        "write" => Some(&l.write),
-        "trim" => l.trim.as_ref(),
-        _ => Some(&l.all),
-    }
 }
 
 #[cfg(test)]

@@ -802,4 +802,7 @@ pub struct CurvePoint {
     pub passed: Option<bool>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bounds: Vec<Check>,
+    /// Set when the point was cut short (Ctrl-C, a signal, a failure): why; its figures cover less than the time planned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_short: Option<String>,
 }

@@ -194,6 +194,31 @@ impl SearchSpec {
     }
 }
 
+/// Why `c` cannot bound a knee search (None: it can). More load raises latency
+/// and, up to the knee, IOPS and MB/s: a bound the search can find the most load
+/// within caps what gets worse (latency, CPU) from above and what gets better
+/// (IOPS, MB/s) from below; the other way round, the lightest or every load meets it.
+pub fn senseless_bound(c: &Criterion) -> Option<String> {
+    use super::registry::Better;
+    let upper = matches!(c.cmp, pass::Cmp::Lt | pass::Cmp::Le);
+    let (worse_with_load, what) = match c.measure {
+        pass::Measure::Latency { .. } => (true, "latency".to_string()),
+        pass::Measure::Figure(m) => (m.better == Better::Lower, m.name.to_string()),
+    };
+    if worse_with_load == upper {
+        return None;
+    }
+    let (bound, why) = if upper {
+        ("an upper bound", "the lightest load meets it best, so there is no most load within it")
+    } else {
+        ("a lower bound", "more load only helps meet it, so there is no most load within it")
+    };
+    Some(format!(
+        "{} is {bound} on {what}: {why}. A knee bound caps latency (and CPU) from above, like lat_p99<5ms, and IOPS or MB/s from below, like iops>1000",
+        c.text
+    ))
+}
+
 impl SearchPoint {
     /// Judges `point` (the `index`-th of the result) at queue depth `qd` against the bounds.
     pub fn judge(spec: &SearchSpec, index: usize, point: &Point, qd: u32, workers: u32) -> SearchPoint {
@@ -303,6 +328,15 @@ mod tests {
         assert_eq!(walk_loads(&spec, 24), vec![(2, 4), (4, 4), (8, 4), (6, 4), (7, 4)]);
         assert_eq!(walk_loads(&spec, 36), vec![(2, 4), (4, 4), (8, 4), (10, 4), (9, 4)]);
         assert_eq!(spec.worst_steps(), 5, "2, 4, 8, 10 then 9");
+    }
+
+    #[test]
+    fn only_bounds_that_more_load_breaks_can_bound_a_search() {
+        let senseless = |e: &str| pass::parse(e).unwrap().iter().map(senseless_bound).collect::<Vec<_>>();
+        assert_eq!(senseless("lat_p99<5ms,read_lat_avg<=2ms,iops>1000,mbps>=10"), vec![None, None, None, None]);
+        let e = senseless("lat_p99>5ms")[0].clone().unwrap();
+        assert!(e.starts_with("lat_p99>5ms is a lower bound on latency: more load only helps meet it"), "{e}");
+        assert!(senseless("iops<1000")[0].as_ref().unwrap().contains("is an upper bound on IOPS"), "{:?}", senseless("iops<1000"));
     }
 
     #[test]

@@ -126,12 +126,14 @@ fn cache_summary(c: &crate::metrics::recorder::CacheCounters) -> super::model::C
     }
 }
 
-/// The setting part of a point's cache summary.
-pub fn describe_cache(cfg: &CacheConfig, region_bytes: u64, summary: &mut super::model::CacheSummary) {
-    let frames = crate::engine::cache::config::frames_for(cfg, region_bytes);
+/// The setting part of a point's cache summary: the caches of all its targets
+/// together (each target has its own, sized from its own region).
+pub fn describe_cache(cfg: &CacheConfig, regions: &[u64], summary: &mut super::model::CacheSummary) {
+    let frames: u64 = regions.iter().map(|&r| crate::engine::cache::config::frames_for(cfg, r) as u64).sum();
+    let region_bytes: u64 = regions.iter().sum();
     summary.mode = cfg.mode.to_string();
     summary.block_bytes = cfg.block_bytes;
-    summary.size_bytes = frames as u64 * cfg.block_bytes as u64;
+    summary.size_bytes = frames * cfg.block_bytes as u64;
     summary.size_pct = if region_bytes > 0 { summary.size_bytes as f64 * 100.0 / region_bytes as f64 } else { 0.0 };
 }
 

@@ -31,8 +31,8 @@ use crate::workload::{RunLength, WorkloadSpec};
 pub struct Added<'p> {
     spec: &'p WorkloadSpec,
     shared: &'p PointShared,
-    /// The first target's region, for the cache's description.
-    region_bytes: u64,
+    /// Each target's region, for the cache's description (every target has a cache of its own).
+    regions: Vec<u64>,
     /// Each target's cache tier, for the blocks it never wrote back.
     caches: Vec<Arc<TargetCache>>,
 }
@@ -42,7 +42,7 @@ impl<'p> Added<'p> {
         Added {
             spec,
             shared,
-            region_bytes: targets.first().map(|t| t.region.len).unwrap_or(0),
+            regions: targets.iter().map(|t| t.region.len).collect(),
             caches: targets.iter().filter_map(|t| t.cache.as_ref().map(|(c, _)| c.clone())).collect(),
         }
     }
@@ -87,7 +87,7 @@ fn run_figures(
         outcome.point.summary.line_rate = Some(link.figure(&outcome.point.summary));
     }
     if let (Some(cfg), Some(c)) = (session.cache(), outcome.point.summary.cache.as_mut()) {
-        crate::results::summarize::describe_cache(cfg, added.region_bytes, c);
+        crate::results::summarize::describe_cache(cfg, &added.regions, c);
     }
 }
 

@@ -72,6 +72,16 @@ fn curve_point(base: &PlannedPoint, pct: Option<f64>, rate: Option<f64>) -> Resu
     Ok(p)
 }
 
+/// A point's ending in plain words ("interrupted at 50%", not the status's name).
+fn status_words(status: Status) -> &'static str {
+    match status {
+        Status::Interrupted => "interrupted",
+        Status::Failed => "failed",
+        Status::Running => "still running",
+        Status::Completed => "completed without a measured interval",
+    }
+}
+
 /// Runs the curve: the maximum-rate point, then each percentage in turn,
 /// until one breaks the stop bounds or does not complete.
 ///
@@ -102,8 +112,17 @@ pub fn execute(
         let merged = gather.merged(&part);
         let measured = merged.points.len() > before;
         gather.so_far = Some(merged);
+        let at = pct.map_or("the maximum-rate point".into(), |p| format!("{p}%"));
         if !measured || part.status != Status::Completed {
-            ended = format!("{:?} at {}: the points so far are kept", part.status, pct.map_or("the maximum".into(), |p| format!("{p}%")));
+            // A point cut short (Ctrl-C, a signal) measured part of its time: it stays in the table, marked.
+            if measured {
+                let whole = gather.so_far.as_ref().expect("a point ran");
+                let mut cp = spec.judge(before, &whole.points[before], pct, rate);
+                cp.cut_short = Some(whole.points[before].cut_short.clone().unwrap_or_else(|| status_words(part.status).into()));
+                points.push(cp);
+            }
+            let kept = if measured { "its figures and the points before it are kept" } else { "the points before it are kept" };
+            ended = format!("{} at {at}: {kept}", status_words(part.status));
             break;
         }
         let whole = gather.so_far.as_ref().expect("a point ran");

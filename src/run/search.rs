@@ -37,6 +37,9 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
         None => format!("--sla {expr}"),
     };
     let refuse = |why: String| Err(PlanError::Search(format!("{asked}: {why}")));
+    if let Some(why) = criteria.iter().find_map(search::senseless_bound) {
+        return refuse(why);
+    }
     // With a range of workers, --qd holds the depth and only the workers are searched.
     if let (Some(_), None) = (req.overrides.qd, range) {
         let drop = if from_job.is_some() { "drop --qd, or drop latency_target to run at --qd" } else { "drop --qd" };
@@ -163,6 +166,7 @@ pub fn execute(
     let mut tried: Vec<(Load, bool)> = Vec::new();
     let mut steps: Vec<SearchPoint> = Vec::new();
     let mut status = Status::Completed;
+    let mut refused: Option<String> = None;
     while let Some(load) = spec.next(&tried) {
         let point = step_point(base, spec, load, tried.len())?;
         // With --tune, the threads tuned (the group's workers, each rank's); else every group's,
@@ -171,7 +175,16 @@ pub fn execute(
             Some(_) => load.workers,
             None => point.spec.groups.iter().map(|g| g.workers).sum::<u32>() * ctx.cluster.get().processes(),
         };
-        let part = run_part(RunPlan { points: vec![point], rounds: None, search: None, curve: None, ..plan.clone() }, &mut gather)?;
+        let label = point.label.clone();
+        let part = match run_part(RunPlan { points: vec![point], rounds: None, search: None, curve: None, ..plan.clone() }, &mut gather) {
+            Ok(part) => part,
+            // A deeper step refused (the memory check at a deep queue) leaves the steps so far standing.
+            Err(e) if gather.so_far.is_some() => {
+                refused = Some(format!("the step at {label} could not run: {e:#}"));
+                break;
+            }
+            Err(e) => return Err(e),
+        };
         let merged = gather.merged(&part);
         status = part.status;
         let index = merged.points.len().saturating_sub(1);
@@ -187,8 +200,15 @@ pub fn execute(
         tried.push((load, passed));
         steps.push(step);
     }
-    let ended = spec.ended(&tried, status);
+    let ended = match &refused {
+        Some(why) => format!("{why}; the steps so far are kept, the knee was not reached"),
+        None => spec.ended(&tried, status),
+    };
     let mut result = gather.so_far.take().ok_or_else(|| anyhow!("no step of the search ran"))?;
+    if let Some(why) = refused {
+        result.status = Status::Failed;
+        result.status_reason = Some(why);
+    }
     let mut outcome = search::outcome(spec, steps, ended);
     if let Some(t) = &spec.tune {
         let threads: Vec<(u32, bool)> = tried.iter().map(|(l, p)| (l.workers, *p)).collect();

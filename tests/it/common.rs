@@ -379,3 +379,19 @@ pub const COLORS: [&str; 4] = ["#1F77B4", "#FF7F0E", "#2CA02C", "#D62728"];
 pub fn lab_reads<'a>(before: &[&'a str], bs: &'a str, time: &'a str) -> Vec<&'a str> {
     [before, &["--bs", bs, "--read", "100", "--time", time]].concat()
 }
+
+/// The rows of `lab cache`'s table for `pcts`, each cell without the borders:
+/// pct, size (two words: "8 MiB"), read lat ms, IOPS, lat reduction, IOPS increase, hit, predicted hit, predicted lat.
+pub fn cache_table_rows(text: &str, pcts: &[&str]) -> Vec<Vec<String>> {
+    pcts.iter()
+        .map(|p| {
+            let line = text.lines().find(|l| l.split_whitespace().nth(1) == Some(p)).unwrap_or_else(|| panic!("no row {p}: {text}"));
+            // Cells are parted by two spaces or more (the table draws no inner
+            // borders); a size's number and unit by one.
+            let inner = line.trim().trim_matches('│');
+            let cells: Vec<String> = inner.split("  ").map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect();
+            assert_eq!(cells.len(), 9, "{cells:?}");
+            cells
+        })
+        .collect()
+}

@@ -115,7 +115,7 @@ fn negative_values_reach_the_flag_s_own_message() {
         (&["--time", "-1s"], "--time: '-1s' is not a duration"),
         (&["--size", "-1g"], "--size: '-1g' is not a size"),
         (&["--read", "-5"], "--read: '-5' is not a percentage: use a number from 0 to 100"),
-        (&["--workers", "-1"], "'-1' for '--workers <N>': a negative number is not allowed here: give a whole number from 0"),
+        (&["--workers", "-1"], "'-1' for '--workers <N|MIN-MAX>': a negative number is not allowed here: give a whole number from 0"),
         (&["--ios", "-1"], "'-1' for '--ios <N>': a negative number"),
         (&["--rate", "-1"], "--rate -1: give a positive number of I/Os per second"),
     ] {

@@ -247,6 +247,8 @@ fn bad_expressions_and_senseless_combinations_are_refused() {
             "the psync engine does one I/O at a time",
         ),
         (vec!["run", "-t", "mem:16m", "exchange", "--sla", "lat_p99<5ms"], "--sla lat_p99<5ms:"),
+        (with(&["--sla", "lat_p99>5ms"]), "--sla lat_p99>5ms: lat_p99>5ms is a lower bound on latency: more load only helps meet it"),
+        (with(&["--sla", "lat_avg<9ms,iops<1000"]), "iops<1000 is an upper bound on IOPS: the lightest load meets it best"),
     ];
     let cases: Vec<(&[&str], &str)> = cases.iter().map(|(a, s)| (a.as_slice(), *s)).collect();
     assert_refused(&cases);
@@ -283,4 +285,41 @@ fn a_bound_always_held_ends_at_the_cap_with_repeats_per_step_and_is_kept() {
     assert!(with_store(&store, &["report", &saved_id(&out), "-o", html.to_str().unwrap()]).status.success());
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<h2>Knee search: ") && page.contains("knee search (--sla lat_avg&lt;10s,iops&gt;1): 11 steps"), "{page}");
+    // The steps are one line against queue depth, not a line each; the found point is the knee on the hockey stick.
+    let qd_chart = &page[page.find("<figure id=\"chart-iops-qd\">").expect("the IOPS against QD chart")..];
+    let qd_chart = &qd_chart[..qd_chart.find("</figure>").unwrap()];
+    assert!(!qd_chart.contains("search_step"), "{qd_chart}");
+    assert_eq!(texts(qd_chart).iter().filter(|t| t.contains(" on mem:16m")).count(), 1, "one line: {:?}", texts(qd_chart));
+    assert!(page.contains("the knee (the found point (the step of most IOPS within every bound)) a vertical line"), "{page}");
+}
+
+/// Two searches side by side: their found points (qd, IOPS, latency) and the ratios.
+#[test]
+fn two_searches_are_compared_by_their_found_points() {
+    let dir = shm_dir();
+    let store = dir.path().join("s.db");
+    let ids: Vec<String> = ["A", "B"]
+        .iter()
+        .map(|label| {
+            let args =
+                ["run", "-q", "-t", "mem:16m", "--bs", "4k", "--sla", "lat_avg<10s", "--time", "50ms", "--ramp", "0s", "--label", label];
+            let out = with_store(&store, &args);
+            assert!(out.status.success(), "{}", stderr(&out));
+            saved_id(&out)
+        })
+        .collect();
+    let out = with_store(&store, &["compare", &ids[0], &ids[1]]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("knee searches side by side: the found point and the first failing one"), "{text}");
+    let found = text.lines().find(|l| l.starts_with("│ found ")).unwrap_or_else(|| panic!("{text}"));
+    let cells: Vec<&str> = found.split_whitespace().collect();
+    for (i, id) in ids.iter().enumerate() {
+        let f = &stored(&store, id)["search"]["found"];
+        // After "found": each result's qd and IOPS, then p50, p99, p99.9.
+        assert_eq!(cells[2 + 5 * i], f["qd"].to_string(), "{found}");
+    }
+    assert!(cells.iter().filter(|c| c.ends_with('x')).count() == 2, "the IOPS and p99 ratios: {found}");
+    let ended = stored(&store, &ids[1])["search"]["ended"].as_str().unwrap().to_string();
+    assert!(text.contains(&format!("B: --sla lat_avg<10s; ended: {ended}\n")), "{text}");
 }

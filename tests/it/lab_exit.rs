@@ -228,12 +228,12 @@ fn the_shaped_labs_servers_in_their_namespace_die_when_lunmark_is_killed() {
     killed_mid_leg(&args, "iSCSI", &servers, true);
 }
 
-/// `lab cache`: its nbdkit (memory behind the delay filter, each request held
-/// 20 ms) dies with lunmark.
+/// `lab cache`: its nbdkits (4 disks, memory behind noparallel and delay, each
+/// request held 20 ms) die with lunmark.
 #[test]
 fn the_cache_labs_server_dies_when_lunmark_is_killed() {
     let args = ["cache", "--lun-size", "16m", "--delay", "20ms", "--cache-sizes", "0,100", "--time", "2s"];
-    killed_mid_leg(&args, "cache 0%", &[("nbdkit", 1)], false);
+    killed_mid_leg(&args, "cache 0%", &[("nbdkit", 4)], false);
 }
 
 /// As an ordinary user (PATH without /usr/sbin, as a user's is), the iSCSI

@@ -53,6 +53,16 @@ fn the_curve_paces_each_percentage_of_the_maximum_and_the_report_draws_it() {
     assert!(page.contains("Latency against achieved IOPS, load-latency curve of"), "the curve's chart");
     assert!(page.contains("bound lat_p99&lt;2s") || page.contains("bound lat_p99<2s"), "the bound drawn and named in the legend");
     assert!(page.contains("p99.9 latency"));
+    // On a log latency axis (the saturated point does not flatten the paced ones), the knee drawn and named.
+    let chart = figure(&page, "chart-curve-1");
+    let words = texts(chart);
+    assert!(words.iter().any(|t| t == "latency (µs, log scale)"), "{words:?}");
+    assert!(words.iter().any(|t| t == "knee") && words.iter().any(|t| t.starts_with("knee ") && t != "knee"), "{words:?}");
+    // The summary says which points are timed from their schedule.
+    assert!(
+        page.contains("from each I/O&#39;s scheduled time at the paced ones") && page.contains("curve_pct=25.0, curve_pct=50.0"),
+        "{page}"
+    );
     // And the curve's table and how it ended, as the terminal said them.
     let ended = text.lines().find(|l| l.starts_with("ended: ")).expect("the terminal says how the curve ended");
     assert!(page.contains("<h2>Load-latency curve: ") && page.contains(&ended.replace('<', "&lt;")), "{ended}");
@@ -103,4 +113,89 @@ fn curve_flags_that_make_no_sense_are_refused() {
         "{}",
         stdout(&out)
     );
+}
+
+/// The SVG of the report's figure `id`.
+fn figure<'a>(page: &'a str, id: &str) -> &'a str {
+    let start = page.find(&format!("<figure id=\"{id}\">")).unwrap_or_else(|| panic!("no figure {id}"));
+    &page[start..start + page[start..].find("</figure>").unwrap()]
+}
+
+/// A curve on mem: labelled `label`, kept in `store`: its id.
+fn mem_curve(store: &std::path::Path, label: &str) -> String {
+    let args = ["run", "-q", "-t", "mem:16m", "--bs", "4k", "--qd", "4", "--time", "300ms", "--ramp", "0s", "--label", label];
+    let out = with_store(store, &[&args[..], &["--curve", "10,20", "--curve-stop", "lat_p99<10s"]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    saved_id(&out)
+}
+
+#[test]
+fn two_curves_are_compared_side_by_side_and_drawn_on_one_chart() {
+    let dir = shm_dir();
+    let store = dir.path().join("s.db");
+    let (a, b) = (mem_curve(&store, "A"), mem_curve(&store, "B"));
+    // Each curve is paced from its own maximum, so their paced points' rates differ: compared all the same.
+    let out = with_store(&store, &["compare", &a, &b]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("load-latency curves side by side, by percentage of each one's own maximum (the first, A, is the baseline"),
+        "{text}"
+    );
+    for row in ["│ max ", "│ 10% ", "│ 20% "] {
+        let line = text.lines().find(|l| l.starts_with(row)).unwrap_or_else(|| panic!("no row {row}: {text}"));
+        let ratios = line.split_whitespace().filter(|w| w.strip_suffix('x').is_some_and(|n| n.parse::<f64>().is_ok())).count();
+        assert_eq!(ratios, 2, "the IOPS and p99 ratios: {line}");
+    }
+    assert!(text.contains("A p99.9") && text.contains("B IOPS ratio"), "{text}");
+    let json: serde_json::Value = serde_json::from_slice(&with_store(&store, &["compare", &a, &b, "--format", "json"]).stdout).unwrap();
+    let side = &json["side_by_side"];
+    assert_eq!(side["kind"], "curve");
+    let loads: Vec<&str> = side["rows"].as_array().unwrap().iter().map(|r| r["load"].as_str().unwrap()).collect();
+    assert_eq!(loads, ["max", "10%", "20%"]);
+    let (ra, rb) = (stored(&store, &a), stored(&store, &b));
+    let row = &side["rows"][1];
+    assert_eq!(row["figures"][0]["iops"], ra["curve"]["points"][1]["iops"]);
+    assert_eq!(row["figures"][1]["iops"], rb["curve"]["points"][1]["iops"]);
+    let ratio = rb["curve"]["points"][1]["iops"].as_f64().unwrap() / ra["curve"]["points"][1]["iops"].as_f64().unwrap();
+    assert!((row["iops_ratio"][0].as_f64().unwrap() - ratio).abs() < 1e-9, "{row:#}");
+    // The report: both hockey sticks on one chart, one line per result per percentile, both knees.
+    let html = dir.path().join("r.html");
+    assert!(with_store(&store, &["report", &a, &b, "-o", html.to_str().unwrap()]).status.success());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(!page.contains("chart-curve-1"), "one chart for both curves, not one each");
+    let words = texts(figure(&page, "chart-curve-compared-curve"));
+    for label in ["A p50", "A p99", "A p99.9", "B p50", "B p99", "B p99.9", "bound lat_p99&lt;10s", "knee of A", "knee of B"] {
+        assert!(words.iter().any(|t| t == label), "{label} not in the legend: {words:?}");
+    }
+    assert!(page.contains("<h2>Load-latency curves side by side: A, B</h2>"), "{page}");
+}
+
+#[test]
+fn an_interrupted_curve_point_is_kept_and_marked() {
+    let dir = shm_dir();
+    let json = dir.path().join("c.json");
+    let child = lunmark()
+        .args(["run", "--no-store", "-t", "mem:16m", "--bs", "4k", "--qd", "4", "--time", "3s", "--ramp", "0s", "--curve", "50", "--json"])
+        .arg(&json)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The maximum-rate point's worker, then the paced point's: interrupted a moment into it.
+    let first = worker_tid(child.id(), None);
+    worker_tid(child.id(), Some(first));
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    signal(&child, libc::SIGINT);
+    let out = wait_within(child, 60);
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let c = read_json(&json)["curve"].clone();
+    let points = c["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "the interrupted point stays in the curve: {c:#}");
+    assert!(points[1]["cut_short"].as_str().unwrap().contains("interrupted"), "{c:#}");
+    assert!(points[1]["iops"].as_f64().unwrap() > 0.0);
+    let ended = c["ended"].as_str().unwrap();
+    assert!(ended.starts_with("interrupted at 50%: its figures and the points before it are kept"), "{ended}");
+    let text = stdout(&out);
+    assert!(text.contains("50% (cut short)") && text.contains("ended: interrupted at 50%"), "{text}");
 }

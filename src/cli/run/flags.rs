@@ -211,7 +211,7 @@ pub struct RunArgs {
     // Access distribution, think time and arrivals (issue 15; docs/profiles.md).
     /// Where random I/Os land: uniform, zipf:THETA, pareto:H, normal:SIGMA%, zoned:A/R:A/R...,
     /// hotband:W%/H%/PERIOD; add :scattered or :contiguous to lay the hot blocks otherwise. Replaces every access line's
-    /// (default: uniform; lab cache: zipf:0.9).
+    /// (default: uniform, lab cache too).
     #[arg(long, value_name = "DIST", value_parser = distribution)]
     pub dist: Option<crate::workload::dist::Distribution>,
     /// Think time: each worker issues nothing for this long after every --thinktime-blocks I/Os (fio's thinktime).

@@ -158,9 +158,37 @@ impl RunArgs {
         let targets: Vec<String> = targets.iter().map(|t| crate::targets::credentials::hide(t)).collect();
         let mut profile = Profile { targets: profile.targets.iter().map(|t| crate::targets::credentials::hide(t)).collect(), ..profile };
         let tune = self.tuning(&mut profile, profile_name.as_deref())?;
-        // Parsed once, here: the plan and the run match on the parsed URI.
         let targets_given = !targets.is_empty();
-        let given = if targets_given { &targets } else { &profile.targets };
+        let targets = self.parsed_targets(if targets_given { &targets } else { &profile.targets })?;
+        let (sweeps, bs) = self.sweeps_and_bs()?;
+        self.check_numbers(bs, &profile, tune.is_some())?;
+        let overrides = self.overrides(bs, tune.is_some())?;
+        check_overrides(&overrides, &profile)?;
+        let pick: Pick = self.pick;
+        let replay = self.replay_settings(profile.replay.clone())?;
+        let run_given = self.time.is_some() || self.ios.is_some() || profile.time.is_some() || profile.ios.is_some();
+        let ramp_given = self.ramp.is_some() || profile.ramp.is_some();
+        let plan = PlanRequest {
+            profile,
+            profile_name,
+            targets,
+            targets_given,
+            overrides,
+            sweeps,
+            repeat: self.repeat,
+            pick,
+            pass: self.pass.clone(),
+            sla: self.sla.clone(),
+            curve: self.curve.clone(),
+            curve_stop: self.curve_stop.clone(),
+            tune,
+        };
+        Ok(RunRequest { plan, replay, run_given, ramp_given, context: self.context()?, json: self.json.clone() })
+    }
+
+    /// The targets, parsed once here (the plan and the run match on the
+    /// parsed URI); `--buffered` refused for a target with no page cache.
+    fn parsed_targets(&self, given: &[String]) -> Result<Vec<Target>> {
         let targets: Vec<Target> = given.iter().map(|t| Target::parse(t)).collect::<Result<_, _>>()?;
         if self.buffered {
             let engine = |t: &Target| crate::engine::EngineKind::for_uri(&t.uri, crate::workload::EngineChoice::Auto);
@@ -172,6 +200,12 @@ impl RunArgs {
                 );
             }
         }
+        Ok(targets)
+    }
+
+    /// The sweeps: `--sweep`'s, and `--bs LIST` as a sweep over transfer
+    /// sizes (else `--bs`'s one size).
+    fn sweeps_and_bs(&self) -> Result<(Vec<Sweep>, Option<Bytes>)> {
         let mut sweeps: Vec<Sweep> = self.sweep.iter().map(|t| parse_sweep_flag("--sweep", t, t)).collect::<Result<_>>()?;
         // A sweep sets its key in every point: the flag of the same key would be dropped unseen.
         for sw in &sweeps {
@@ -201,6 +235,12 @@ impl RunArgs {
             Some(one) => Some(parse_size(one).context("--bs")?),
             None => None,
         };
+        Ok((sweeps, bs))
+    }
+
+    /// The numbers refused by their flag (the plan's own check could only
+    /// name the group and access line).
+    fn check_numbers(&self, bs: Option<Bytes>, profile: &Profile, tuned: bool) -> Result<()> {
         // Named by the flag here: the plan's own check can only name the group and access line.
         if self.qd == Some(0) {
             anyhow::bail!("--qd 0: the queue depth must be at least 1");
@@ -223,11 +263,16 @@ impl RunArgs {
         if self.ios == Some(0) {
             anyhow::bail!("--ios 0: give at least 1 I/O per worker to measure (or --time DURATION)");
         }
-        if self.iops_per_mailbox.is_some() && self.mailboxes.is_none() && profile.mailboxes.is_none() && tune.is_none() {
+        if self.iops_per_mailbox.is_some() && self.mailboxes.is_none() && profile.mailboxes.is_none() && !tuned {
             anyhow::bail!(
                 "--iops-per-mailbox sets the rate per mailbox, but no mailbox count is set: add --mailboxes N (or use a profile that sets mailboxes, such as jetstress)"
             );
         }
+        Ok(())
+    }
+
+    /// The flags' values over the profile's, each parsed and named by its flag.
+    fn overrides(&self, bs: Option<Bytes>, tuned: bool) -> Result<Overrides> {
         let run = match (self.ios, &self.time) {
             (Some(n), _) => Some(RunLength::Ios(n)),
             (None, Some(t)) => match parse_duration(t).context("--time")? {
@@ -236,9 +281,9 @@ impl RunArgs {
             },
             (None, None) => None,
         };
-        let overrides = Overrides {
-            workers: self.workers.filter(|_| tune.is_none()).map(|w| w.max),
-            workers_range: self.workers_range(tune.is_some()),
+        Ok(Overrides {
+            workers: self.workers.filter(|_| !tuned).map(|w| w.max),
+            workers_range: self.workers_range(tuned),
             qd: self.qd,
             bs,
             read: self.read.as_deref().map(parse_percent).transpose().context("--read")?,
@@ -283,42 +328,7 @@ impl RunArgs {
             steady_slope: self.steady_slope.as_deref().map(parse_percent).transpose().context("--steady-slope")?,
             trim: self.trim.as_deref().map(parse_percent).transpose().context("--trim")?,
             sync: crate::workload::ops::sync_of(self.fsync, self.fdatasync, self.flush).map_err(anyhow::Error::msg)?,
-        };
-        if overrides.thinktime_blocks == Some(0) {
-            anyhow::bail!("--thinktime-blocks 0: give at least 1 I/O between two think times");
-        }
-        if overrides.arrivals == Some(crate::workload::timing::Arrivals::Poisson)
-            && overrides.rate.is_none()
-            && overrides.mailboxes.is_none()
-            && profile.rate.is_none()
-            && profile.mailboxes.is_none()
-            && profile.phases.iter().all(|ph| ph.groups.iter().all(|g| g.rate.is_none()))
-        {
-            anyhow::bail!("--arrivals poisson: Poisson arrivals need a mean rate: add --rate IOPS");
-        }
-        if overrides.thinktime.is_some() && (overrides.rate.is_some() || overrides.mailboxes.is_some()) {
-            anyhow::bail!("--thinktime with --rate: think time pauses a closed loop, a rate sets the schedule itself; use one of them");
-        }
-        let pick: Pick = self.pick;
-        let replay = self.replay_settings(profile.replay.clone())?;
-        let run_given = self.time.is_some() || self.ios.is_some() || profile.time.is_some() || profile.ios.is_some();
-        let ramp_given = self.ramp.is_some() || profile.ramp.is_some();
-        let plan = PlanRequest {
-            profile,
-            profile_name,
-            targets,
-            targets_given,
-            overrides,
-            sweeps,
-            repeat: self.repeat,
-            pick,
-            pass: self.pass.clone(),
-            sla: self.sla.clone(),
-            curve: self.curve.clone(),
-            curve_stop: self.curve_stop.clone(),
-            tune,
-        };
-        Ok(RunRequest { plan, replay, run_given, ramp_given, context: self.context()?, json: self.json.clone() })
+        })
     }
 
     /// The replay the flags and the profile ask for (the flags win), None
@@ -608,4 +618,25 @@ fn region_size(size: crate::units::Bytes) -> Result<crate::units::Bytes> {
 pub(in crate::cli) fn check_power_log(log: &std::path::Path) -> Result<()> {
     crate::input_path::check(log, &crate::input_path::POWER_LOG)
         .map_err(|e| anyhow::anyhow!("--power-log {e} (it is read after each point; create it first or give a path that exists)"))
+}
+
+/// The overrides refused together or against the profile (a think time
+/// with a rate, Poisson arrivals without a mean rate).
+fn check_overrides(overrides: &Overrides, profile: &Profile) -> Result<()> {
+    if overrides.thinktime_blocks == Some(0) {
+        anyhow::bail!("--thinktime-blocks 0: give at least 1 I/O between two think times");
+    }
+    if overrides.arrivals == Some(crate::workload::timing::Arrivals::Poisson)
+        && overrides.rate.is_none()
+        && overrides.mailboxes.is_none()
+        && profile.rate.is_none()
+        && profile.mailboxes.is_none()
+        && profile.phases.iter().all(|ph| ph.groups.iter().all(|g| g.rate.is_none()))
+    {
+        anyhow::bail!("--arrivals poisson: Poisson arrivals need a mean rate: add --rate IOPS");
+    }
+    if overrides.thinktime.is_some() && (overrides.rate.is_some() || overrides.mailboxes.is_some()) {
+        anyhow::bail!("--thinktime with --rate: think time pauses a closed loop, a rate sets the schedule itself; use one of them");
+    }
+    Ok(())
 }

@@ -56,7 +56,7 @@ fn top_with(series: &[Series], marks: &[Marks]) -> f64 {
 
 /// Drawing errors become text: a chart that cannot be drawn is left blank
 /// rather than failing the report.
-fn err(e: impl std::fmt::Display) -> String {
+pub(super) fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
@@ -74,10 +74,10 @@ pub fn compact(v: &f64) -> String {
     }
 }
 
-const WIDTH: u32 = 900;
-const HEIGHT: u32 = 380;
+pub(super) const WIDTH: u32 = 900;
+pub(super) const HEIGHT: u32 = 380;
 
-fn color(i: usize) -> RGBColor {
+pub(super) fn color(i: usize) -> RGBColor {
     const COLORS: [RGBColor; 10] = [
         RGBColor(31, 119, 180),
         RGBColor(255, 127, 14),
@@ -105,7 +105,7 @@ const MIN_RELATIVE_WIDTH: f64 = 1e-6;
 const MIN_WIDTH: f64 = 1e-6;
 
 /// A value as drawn: finite and inside the axis limit (None for NaN).
-fn drawable(v: f64) -> Option<f64> {
+pub(super) fn drawable(v: f64) -> Option<f64> {
     if v.is_nan() {
         None
     } else {
@@ -115,7 +115,7 @@ fn drawable(v: f64) -> Option<f64> {
 
 /// Axis bounds plotters can always put ticks on: finite, ordered, inside the
 /// limit and wide enough. Used for every axis of every chart.
-fn axis(lo: f64, hi: f64) -> (f64, f64) {
+pub(super) fn axis(lo: f64, hi: f64) -> (f64, f64) {
     let (lo, hi) = match (drawable(lo), drawable(hi)) {
         (Some(a), Some(b)) if a <= b => (a, b),
         (Some(a), Some(b)) => (b, a),
@@ -142,20 +142,20 @@ fn top(series: &[Series]) -> f64 {
     axis(0.0, top).1
 }
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+pub(super) type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 /// Height of the title line at the top of every chart.
-const TITLE_H: u32 = 30;
+pub(super) const TITLE_H: u32 = 30;
 /// Height of one line of the legend strip.
 const LEGEND_ROW_H: u32 = 20;
 /// Font size of legend entries and axis tick labels, and of the title, as
 /// plotters takes them (its SVG backend writes about 0.8 of the size given:
 /// 16 gives 13 px text).
-const LABEL_FONT: u32 = 16;
+pub(super) const LABEL_FONT: u32 = 16;
 const TITLE_FONT: u32 = 22;
 /// Width of the y label area, and the margin around the plot.
-const Y_AREA: u32 = 76;
-const MARGIN: u32 = 12;
+pub(super) const Y_AREA: u32 = 76;
+pub(super) const MARGIN: u32 = 12;
 
 /// Width a text takes in sans-serif at `size` px, estimated on the wide side
 /// (the SVG backend cannot measure text; a viewer's font decides).
@@ -173,7 +173,7 @@ pub fn labels_fit(labels: &[String]) -> bool {
 
 /// How a legend entry is marked: a filled box (bars) or a line (lines).
 #[derive(Clone, Copy)]
-enum Mark {
+pub(super) enum Mark {
     Box,
     Line,
 }
@@ -197,7 +197,7 @@ fn legend_layout(labels: &[String]) -> (Vec<(u32, u32)>, u32) {
 
 /// Draws the title and the legend in a strip at the top; returns the area
 /// below it, for the plot.
-fn header<'a>(root: &Area<'a>, title: &str, labels: &[String], mark: Mark) -> Result<Area<'a>, String> {
+pub(super) fn header<'a>(root: &Area<'a>, title: &str, labels: &[String], mark: Mark) -> Result<Area<'a>, String> {
     root.fill(&WHITE).map_err(err)?;
     let (at, rows) = legend_layout(labels);
     let strip = TITLE_H + rows * LEGEND_ROW_H + 4;
@@ -224,15 +224,15 @@ fn header<'a>(root: &Area<'a>, title: &str, labels: &[String], mark: Mark) -> Re
 
 /// The height of a chart with this many legend entries: the plot keeps its
 /// height, the legend strip grows.
-fn height(labels: &[String], plot: u32) -> u32 {
+pub(super) fn height(labels: &[String], plot: u32) -> u32 {
     TITLE_H + legend_layout(labels).1 * LEGEND_ROW_H + 4 + plot
 }
 
-fn labels_of(series: &[Series]) -> Vec<String> {
+pub(super) fn labels_of(series: &[Series]) -> Vec<String> {
     series.iter().map(|s| s.label.clone()).collect()
 }
 
-fn draw(size: (u32, u32), f: impl FnOnce(&Area) -> Result<(), String>) -> String {
+pub(super) fn draw(size: (u32, u32), f: impl FnOnce(&Area) -> Result<(), String>) -> String {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
@@ -487,7 +487,7 @@ pub fn percentile_lines(title: &str, y_label: &str, series: &[Series]) -> String
 }
 
 /// The narrowest latency the log axis shows, µs (a bound keeps log10 finite).
-const LOG_FLOOR: f64 = 1e-3;
+pub(super) const LOG_FLOOR: f64 = 1e-3;
 
 fn draw_percentiles(root: &Area, area: &Area, y_label: &str, series: &[Series]) -> Result<(), String> {
     let positive = || series.iter().flat_map(|s| s.values.iter().flatten()).filter_map(|v| drawable(*v)).filter(|v| *v > 0.0);

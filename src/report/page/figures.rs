@@ -149,10 +149,15 @@ impl Categories {
 }
 
 /// The point's parameters other than `qd`: points of one result that share
-/// them form one line against queue depth.
+/// them form one line against queue depth. A knee search's step number is
+/// not a setting: its steps form one line.
 fn without_qd(p: &Point) -> String {
-    let rest: Vec<String> =
-        p.params.iter().filter(|(k, _)| k.as_str() != "qd").map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"'))).collect();
+    let rest: Vec<String> = p
+        .params
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "qd" | "search_step"))
+        .map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"')))
+        .collect();
     rest.join(" ")
 }
 

@@ -106,8 +106,10 @@ pub fn html(results: &[&RunResult], text: &PageText) -> String {
     out += "<h2>Results</h2>\n";
     out += &table(&report_tables::results(results), None);
     out += &comparison(results, text.force);
-    out += "<h2>Summary</h2>\n<p>One row per point. Latency is per I/O, from submission to completion; \
-            MB/s are 10<sup>6</sup> bytes per second; QD is the outstanding I/Os per worker per target.";
+    out += &format!(
+        "<h2>Summary</h2>\n<p>One row per point. {}; MB/s are 10<sup>6</sup> bytes per second; QD is the outstanding I/Os per worker per target.",
+        escape(&crate::report::latency_basis::sentence(results))
+    );
     if crate::report::shown::any_repeats(results) {
         out += &format!(" {}", escape(crate::report::shown::SPREAD_RULE));
     }

@@ -64,8 +64,10 @@ pub fn markdown(results: &[&RunResult], stem: &str, page: &PageText) -> (String,
     md += "## Results\n\n";
     md += &table(&report_tables::results(results));
     md += &comparison(results, page.force);
-    md += "\n## Summary\n\nOne row per point. Latency is per I/O, from submission to completion; \
-           MB/s are 10^6 bytes per second; QD is the outstanding I/Os per worker per target.";
+    md += &format!(
+        "\n## Summary\n\nOne row per point. {}; MB/s are 10^6 bytes per second; QD is the outstanding I/Os per worker per target.",
+        crate::report::escape::markdown(&crate::report::latency_basis::sentence(results))
+    );
     if crate::report::shown::any_repeats(results) {
         md += &format!(" {}", crate::report::shown::SPREAD_RULE);
     }

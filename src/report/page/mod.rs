@@ -4,6 +4,7 @@ pub mod across;
 pub mod charts;
 pub mod curve;
 pub mod figures;
+pub mod hockey;
 pub mod html;
 pub mod markdown;
 pub mod outcomes;

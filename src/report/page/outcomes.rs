@@ -4,12 +4,20 @@
 
 use crate::report::escape;
 use crate::report::point_view::names;
-use crate::report::{curve_text, search_text};
+use crate::report::{curve_compare, curve_text, search_text};
 use crate::results::model::RunResult;
 
-/// Each result's search and curve, as (heading, result name, the terminal's text).
+/// Each result's search and curve, as (heading, result name, the terminal's text);
+/// first, with several results that all have one, them side by side as `compare` shows them.
 fn outcomes(results: &[&RunResult]) -> Vec<(&'static str, String, String)> {
     let mut out = Vec::new();
+    if let Some(s) = curve_compare::side_by_side(results) {
+        let heading = match s.kind {
+            curve_compare::Kind::Curve => "Load-latency curves side by side",
+            curve_compare::Kind::Search => "Knee searches side by side",
+        };
+        out.push((heading, s.results.join(", "), curve_compare::render(&s)));
+    }
     for (r, name) in results.iter().zip(names(results)) {
         if let Some(s) = &r.search {
             out.push(("Knee search", name.clone(), search_text::render(s)));

@@ -10,8 +10,10 @@ pub struct CacheStudyView<'a> {
     /// The labels' prefix (`--label X` gives "X: ").
     pub prefix: &'a str,
     pub lun_size: &'a str,
-    /// What the LUN's backend adds ("+5ms read, +1ms write").
+    /// The array, short, as each result's label ends ("4 disks x (+8ms read, +1ms write)").
     pub backend: &'a str,
+    /// The lab's model in a line ("model: ...").
+    pub model: &'a str,
     /// The cache sizes, % of the LUN.
     pub sizes: &'a [f64],
     pub json: Option<&'a str>,
@@ -24,7 +26,7 @@ pub struct CacheStudyView<'a> {
 /// The cache study's dry run.
 pub fn cache_study(v: &CacheStudyView) -> String {
     let mut text = String::from("lab cache (dry run: no server started, nothing run)\n");
-    let _ = writeln!(text, "a {} LUN: nbdkit memory behind its delay filter ({}), on a unix socket", v.lun_size, v.backend);
+    let _ = writeln!(text, "{}", v.model);
     text.push_str(
         "each cache size runs the workload below flat out as a result of its own, recording its I/O stream for the prediction:\n",
     );
@@ -91,7 +93,8 @@ mod tests {
         let text = cache_study(&CacheStudyView {
             prefix: "port 1: ",
             lun_size: "256m",
-            backend: "+5ms read, +1ms write",
+            backend: "4 disks x (+8ms read, +1ms write)",
+            model: "model: a 256m LUN striped over an array of 4 disks",
             sizes: &[0.0, 25.0, 100.0],
             json: Some("study.json"),
             cache: Some(("writeback".into(), "RAM".into(), 4096)),
