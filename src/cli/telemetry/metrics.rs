@@ -64,6 +64,10 @@ pub fn bind(text: &str) -> Result<TcpListener, String> {
     })
 }
 
+/// A target's index among the point's targets and its URI: the index tells
+/// apart a URI given twice.
+type TargetKey = (usize, String);
+
 /// What the endpoint shows, as of the last second the run told.
 #[derive(Default)]
 struct Snapshot {
@@ -71,7 +75,7 @@ struct Snapshot {
     point: usize,
     points: usize,
     /// ((target index, URI), operation) -> (I/Os, bytes).
-    counters: std::collections::BTreeMap<((usize, String), &'static str), (u64, u64)>,
+    counters: std::collections::BTreeMap<(TargetKey, &'static str), (u64, u64)>,
     latency: Option<LatencyHistogram>,
     latency_sum_s: f64,
     in_flight: u64,
