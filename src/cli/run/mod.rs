@@ -113,19 +113,40 @@ pub fn execute_with(
         return dry_run(&args, &ready, &ctx, store_flag);
     }
     if !root {
-        // Ranks other than 0 are quiet and keep nothing: rank 0 writes the merged result.
-        // Their notes (an idle power measurement, an incomplete trace) are still said.
-        ctx.quiet = true;
-        let mut notes = super::live_view::LiveView::notes_only();
-        // Live telemetry under MPI: each measured second goes to rank 0, which tells the job's.
-        let mut post = crate::mpi::seconds::PostSeconds(cluster.clone());
-        let mut observers: Vec<&mut dyn RunObserver> = vec![&mut notes];
-        if args.live_json.is_some() || args.metrics_listen.is_some() {
-            observers.push(&mut post);
-        }
-        let result = run::execute(&ready, &ctx, &mut run::Fanout(observers))?;
-        return Ok(exit_code(&result, false));
+        return run_off_root(&args, &ready, ctx, cluster);
     }
+    run_at_root(&args, &ready, ctx, store_flag, hdr_log, &fio_logs, cluster)
+}
+
+/// A rank other than 0: quiet, keeping nothing (rank 0 writes the merged
+/// result); its notes are still said, and its seconds go to rank 0 for the
+/// job's live telemetry.
+fn run_off_root(args: &RunArgs, ready: &run::ReadyPlan, mut ctx: run::RunContext, cluster: run::cluster::ClusterRef) -> Result<i32> {
+    // Ranks other than 0 are quiet and keep nothing: rank 0 writes the merged result.
+    // Their notes (an idle power measurement, an incomplete trace) are still said.
+    ctx.quiet = true;
+    let mut notes = super::live_view::LiveView::notes_only();
+    // Live telemetry under MPI: each measured second goes to rank 0, which tells the job's.
+    let mut post = crate::mpi::seconds::PostSeconds(cluster.clone());
+    let mut observers: Vec<&mut dyn RunObserver> = vec![&mut notes];
+    if args.live_json.is_some() || args.metrics_listen.is_some() {
+        observers.push(&mut post);
+    }
+    let result = run::execute(&ready, &ctx, &mut run::Fanout(observers))?;
+    return Ok(exit_code(&result, false));
+}
+
+/// Rank 0 (or a run without MPI): runs, prints, keeps the result and closes
+/// the telemetry and logs.
+fn run_at_root(
+    args: &RunArgs,
+    ready: &run::ReadyPlan,
+    mut ctx: run::RunContext,
+    store_flag: Option<&std::path::Path>,
+    hdr_log: Option<crate::output_path::OutputFile>,
+    fio_logs: &[(fio_map::FioLog, crate::output_path::OutputFile)],
+    cluster: run::cluster::ClusterRef,
+) -> Result<i32> {
     let store = ResultStore::choose(&args, store_flag)?;
     let (json, shape) = args.json_output();
     let mut telemetry = args.telemetry(json.as_deref()).open()?;
