@@ -133,7 +133,7 @@ fn run_off_root(args: &RunArgs, ready: &run::ReadyPlan, mut ctx: run::RunContext
         observers.push(&mut post);
     }
     let result = run::execute(&ready, &ctx, &mut run::Fanout(observers))?;
-    return Ok(exit_code(&result, false));
+    Ok(exit_code(&result, false))
 }
 
 /// Rank 0 (or a run without MPI): runs, prints, keeps the result and closes
