@@ -132,7 +132,7 @@ fn run_off_root(args: &RunArgs, ready: &run::ReadyPlan, mut ctx: run::RunContext
     if args.live_json.is_some() || args.metrics_listen.is_some() {
         observers.push(&mut post);
     }
-    let result = run::execute(&ready, &ctx, &mut run::Fanout(observers))?;
+    let result = run::execute(ready, &ctx, &mut run::Fanout(observers))?;
     Ok(exit_code(&result, false))
 }
 
@@ -147,7 +147,7 @@ fn run_at_root(
     fio_logs: &[(fio_map::FioLog, crate::output_path::OutputFile)],
     cluster: run::cluster::ClusterRef,
 ) -> Result<i32> {
-    let store = ResultStore::choose(&args, store_flag)?;
+    let store = ResultStore::choose(args, store_flag)?;
     let (json, shape) = args.json_output();
     let mut telemetry = args.telemetry(json.as_deref()).open()?;
     telemetry.hdr_log = hdr_log.map(super::telemetry::hdr_log::HdrLogWriter::new);
@@ -156,7 +156,7 @@ fn run_at_root(
     }
     ctx.live_json = telemetry.counts.clone();
     let print = Print::Summary { detail: args.detail };
-    let kept = measure_and_keep_as(&ready, &ctx, json.as_deref(), shape, &store, print, Some(&mut telemetry));
+    let kept = measure_and_keep_as(ready, &ctx, json.as_deref(), shape, &store, print, Some(&mut telemetry));
     let hdr_log_failed = close_telemetry(telemetry);
     let kept = kept?;
     let mut unwritten = !write_fio_logs(&kept.result, &fio_logs);
