@@ -159,7 +159,7 @@ fn run_at_root(
     let kept = measure_and_keep_as(ready, &ctx, json.as_deref(), shape, &store, print, Some(&mut telemetry));
     let hdr_log_failed = close_telemetry(telemetry);
     let kept = kept?;
-    let mut unwritten = !write_fio_logs(&kept.result, &fio_logs);
+    let mut unwritten = !write_fio_logs(&kept.result, fio_logs);
     if let Some(e) = hdr_log_failed {
         crate::ewriteln!("error: {e}");
         unwritten = true;
