@@ -254,7 +254,18 @@ pub(super) fn access_lines(
             s,
             v,
             |s, part, problems| {
-                parse_size(part, kb_base).map(|b| vec![(b, 100.0)]).map_err(|m| problems.push(s, bs_message(part, m), false)).ok()
+                match parse_size(part, kb_base) {
+                    // fio's own words for it (its minimum is 1).
+                    Ok(0) => {
+                        problems.push(s, "min value out of range: 0 (1 min), as fio says: give a transfer size above 0", false);
+                        None
+                    }
+                    Ok(b) => Some(vec![(b, 100.0)]),
+                    Err(m) => {
+                        problems.push(s, bs_message(part, m), false);
+                        None
+                    }
+                }
             },
             problems,
         )

@@ -198,7 +198,7 @@ fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options:
     let mut problems = Problems::default();
     // The profile must read back from its TOML as it is; check it the same way.
     profile::parse(&profile::to_toml(&profile), origin)
-        .map_err(|source| FioError::Profile { origin: origin.into(), source: Box::new(source) })?;
+        .map_err(|source| FioError::Profile { origin: origin.into(), source: Box::new(without_toml_line(source)) })?;
     let logs = fio_logs(&chosen, &jobs, &profile, &mut problems, &mut notes);
     let (skippable, fatal): (Vec<Problem>, Vec<Problem>) = problems.0.into_iter().partition(|p| p.skippable);
     if !fatal.is_empty() || (!skippable.is_empty() && !options.lenient) {
@@ -207,6 +207,15 @@ fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options:
     }
     let skipped = skipped.into_iter().chain(skippable.iter().map(|p| format!("{origin}, {p} (skipped: --fio-lenient)"))).collect();
     Ok(Imported { logs, profile, notes: notes.0, skipped })
+}
+
+/// A line of the TOML lunmark generated means nothing to the job file's
+/// author: the error keeps its message and drops that line.
+fn without_toml_line(e: ProfileError) -> ProfileError {
+    match e {
+        ProfileError::Invalid { origin, phase, error, .. } => ProfileError::Invalid { origin, line: None, phase, error },
+        e => e,
+    }
 }
 
 /// Problems, once each (a [global] option reaches every job).

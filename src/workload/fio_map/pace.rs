@@ -14,14 +14,27 @@ pub(super) fn run_end(
     problems: &mut Problems,
     notes: &mut Notes,
 ) -> End {
-    let runtime = set.time("runtime", problems);
+    // runtime=0 is fio's "no limit", as if not given.
+    let runtime = set.time("runtime", problems).filter(|t| !t.is_zero());
     let avg_bs: f64 = lines.iter().map(|l| l.share / 100.0 * l.bs.get() as f64).sum();
     if set.switch("time_based", problems) {
         return match runtime {
             Some(t) => End::Time(t),
+            // A runtime that is not a time was refused already, on its own line.
+            None if set.time("runtime", &mut Problems::default()).is_none() && set.get("runtime").is_some() => End::Unknown,
             None => {
-                let s = set.get("time_based").expect("given");
-                problems.push(s, "time_based without runtime runs until stopped: give runtime= as well", false);
+                match set.get("runtime") {
+                    Some(r) => problems.push(
+                        r,
+                        "runtime=0 is fio's \"no limit\": with time_based the job runs until stopped; give a runtime above 0",
+                        false,
+                    ),
+                    None => problems.push(
+                        set.get("time_based").expect("given"),
+                        "time_based without runtime runs until stopped: give runtime= as well",
+                        false,
+                    ),
+                }
                 End::Unknown
             }
         };

@@ -660,3 +660,35 @@ fn skips_and_random_runs_round_trip_through_the_profile() {
         "{e}"
     );
 }
+
+/// Values fio refuses or reads as "not set" are refused (or read) as fio does,
+/// on the job file's own line, not on a line of the generated profile.
+#[test]
+fn zero_values_are_refused_on_their_own_line_in_fios_words() {
+    let e = refused("[j]\nbs=0\nfilename=/dev/shm/x\nrw=randread\nruntime=1\ntime_based\n");
+    assert!(e.contains("line 2: bs=0: min value out of range: 0 (1 min)"), "{e}");
+    assert!(!e.contains("line 21") && !e.contains("does not check"), "{e}");
+    let e = refused("[j]\nsize=1m\niodepth=0\n");
+    assert!(e.contains("line 3: iodepth=0: min value out of range: 0 (1 min), as fio says: job 'j'"), "{e}");
+    // fio parses numjobs=0 and then fails to start the job.
+    let e = refused("[j]\nsize=1m\nnumjobs=0\n");
+    assert!(e.contains("line 3: numjobs=0: job 'j' would run no clone") && e.contains("give numjobs=1 or more"), "{e}");
+    // runtime=0 is fio's "no limit": with time_based, a job that never ends.
+    let e = refused("[j]\nsize=1m\nruntime=0\ntime_based\n");
+    assert!(e.contains("line 3: runtime=0: runtime=0 is fio's \"no limit\""), "{e}");
+    // Without time_based it ends after its pass, as with no runtime.
+    let p = map("[j]\nsize=1m\nruntime=0\n").profile;
+    assert_eq!(p.ios, Some(256), "one pass of 1m at 4k");
+    // size=0 is fio's "not set": the whole file.
+    let i = map("[j]\nfilename=/dev/shm/x\nsize=0\nruntime=1\ntime_based\n");
+    assert_eq!(i.profile.size, None);
+    assert!(i.notes.iter().any(|n| n.starts_with("size=0 (line 3): job 'j': fio reads size=0 as not set")), "{:?}", i.notes);
+}
+
+/// A runtime that is not a time is refused once, for what it is.
+#[test]
+fn a_runtime_that_is_not_a_time_is_named_alone() {
+    let e = refused("[j]\nsize=1m\nruntime=-1\ntime_based\n");
+    assert!(e.contains("line 3: runtime=-1: '-1' is not a time"), "{e}");
+    assert!(!e.contains("time_based without runtime"), "{e}");
+}
