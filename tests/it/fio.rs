@@ -277,7 +277,7 @@ fn stonewalled_jobs_run_as_points_in_order() {
     let job = dir.path().join("two.fio");
     std::fs::write(&job, "[global]\nsize=4m\nfilename=${SCRATCH}/t.dat\n[big]\nbs=128k\n[small]\nstonewall\nbs=4k\n").unwrap();
     let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
-    assert!(stderr(&out).contains("line 6: runtime: job 'small' differs from job 'big' in how long it runs"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("line 2: size=4m: job 'small' differs from job 'big' in how long it runs"), "{}", stderr(&out));
     let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--time", "1s", "--dry-run"]);
     assert!(out.status.success() && stdout(&out).contains("point 2/2: phase=small"), "{}", stderr(&out));
 }

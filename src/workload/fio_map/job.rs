@@ -57,6 +57,23 @@ pub(super) struct Job {
     pub(super) steady: Option<crate::workload::steady::SteadySpec>,
     /// startdelay, its line and its text as written (0, 0, "" when not given).
     pub(super) startdelay: (Duration, usize, String),
+    /// The settings in force, by key: a refusal names the line that set a value.
+    pub(super) given: std::collections::HashMap<&'static str, Setting>,
+}
+
+impl Job {
+    /// The setting behind `key` for a refusal to name: its own line, or the
+    /// job's section line saying the value is fio's default.
+    pub(super) fn cause(&self, key: &str) -> Setting {
+        if let Some(s) = self.given.get(key) {
+            return s.clone();
+        }
+        let default = match key {
+            "offset" | "startdelay" | "ramp_time" | "verify" => " 0",
+            _ => "",
+        };
+        Setting { key: format!("{key} (not set: fio's default{default})"), value: None, line: self.line, file: None }
+    }
 }
 
 impl Job {
@@ -140,6 +157,7 @@ impl Job {
             compress,
             dedupe,
             name,
+            given: set.0.iter().map(|(k, s)| (*k, (*s).clone())).collect(),
         }
     }
 }

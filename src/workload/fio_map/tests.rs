@@ -258,7 +258,10 @@ fn loops_rate_and_blockalign_map_to_ios_rate_and_alignment() {
 fn jobs_of_one_point_with_their_own_runtime_are_refused_naming_the_way_out() {
     let text = "[global]\nsize=1m\ntime_based\n[a]\nruntime=10\n[b]\nruntime=20\n";
     let e = refused(text);
-    assert!(e.contains("line 6: runtime: job 'b' differs from job 'a' in how long it runs") && e.contains("give --time or --ios"), "{e}");
+    assert!(
+        e.contains("line 7: runtime=20: job 'b' differs from job 'a' in how long it runs") && e.contains("give --time or --ios"),
+        "{e}"
+    );
     let lenient = ImportOptions { lenient: true, ..Default::default() };
     assert!(import(text, "t.fio", "t", &env, &lenient).is_err(), "it changes the workload");
     let given = ImportOptions { run_length_given: true, ..Default::default() };
@@ -691,4 +694,27 @@ fn a_runtime_that_is_not_a_time_is_named_alone() {
     let e = refused("[j]\nsize=1m\nruntime=-1\ntime_based\n");
     assert!(e.contains("line 3: runtime=-1: '-1' is not a time"), "{e}");
     assert!(!e.contains("time_based without runtime"), "{e}");
+}
+
+/// A refusal of jobs that differ names the line that set the value, or the
+/// job's section with fio's default when the job does not set it.
+#[test]
+fn disagreements_name_the_line_that_set_the_value_or_fios_default() {
+    let e = refused("[global]\nfilename=/dev/shm/x\nsize=1m\nruntime=1\ntime_based\n[j]\n[k]\noffset=4k\n[m]\nstartdelay=2\n");
+    assert!(e.contains("line 8: offset=4k: job 'k' differs from job 'j' in offset"), "{e}");
+    assert!(e.contains("line 10: startdelay=2: job 'm' starts 2s"), "{e}");
+    let e = refused("[global]\nfilename=/dev/shm/x\nsize=1m\nruntime=1\ntime_based\n[j]\noffset=4k\nstartdelay=2\n[k]\n");
+    assert!(e.contains("line 9: offset (not set: fio's default 0): job 'k' differs from job 'j' in offset"), "{e}");
+    assert!(e.contains("line 9: startdelay (not set: fio's default 0): job 'k' starts 0s"), "{e}");
+    assert!(!e.contains("startdelay=0"), "{e}");
+}
+
+/// offset_increment grows a job's region; when that is what differs, the
+/// refusal names it, not a size both jobs share.
+#[test]
+fn a_region_grown_by_offset_increment_is_blamed_on_it() {
+    let text = "[global]\nfilename=/dev/shm/x\nsize=16m\nruntime=1\ntime_based\n[rr]\nrw=randread\n[seqw]\nstonewall\nrw=write\nnumjobs=2\noffset_increment=16m\n";
+    let e = refused(text);
+    assert!(e.contains("line 12: offset_increment=16m: job 'seqw' spreads its 2 clones apart, which grows its region on each target to 32m where job 'rr' has 16m"), "{e}");
+    assert!(!e.contains("size:"), "{e}");
 }
