@@ -901,6 +901,8 @@ fn latency_target_maps_onto_the_knee_search() {
     assert!(text.contains("at most 10s in all (500ms each)"), "the window is each step's time: {text}");
     // The dry run says the job file's notes with the plan.
     assert!(text.contains("latency_target: lunmark searches the queue depth for the most IOPS with lat_p99<2000us"), "{text}");
+    // fio ramps up to iodepth and no further; lunmark's search is not capped there, and says so.
+    assert!(text.contains("the job's iodepth=8 is replaced by the depth searched, which may go past 8 (up to 1024) where fio's search stays at or below it"), "{text}");
     std::fs::write(
         &job,
         format!("[j]\nfilename={d}/f.dat\nsize=1m\nrw=randread\nioengine=io_uring\nlatency_target=2\nlatency_percentile=99.5\n"),

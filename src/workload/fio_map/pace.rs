@@ -242,7 +242,10 @@ pub(super) fn latency_target(set: &Settings, job: &str, flag: Option<&str>, prob
         window.map(|w| format!(", each step measured for latency_window ({})", crate::units::format_duration(w))).unwrap_or_default();
     let depth = set
         .value("iodepth")
-        .map(|(_, v)| format!("; the job's iodepth={} is replaced by the depth searched", v.trim()))
+        .map(|(_, v)| {
+            let d = v.trim();
+            format!("; the job's iodepth={d} is replaced by the depth searched, which may go past {d} (up to 1024) where fio's search stays at or below it")
+        })
         .unwrap_or_default();
     // The run's --sla wins over the job file's bound: the note says which the search uses.
     notes.push(match flag {
