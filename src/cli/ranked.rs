@@ -60,7 +60,12 @@ pub fn main(_launched: Launched) -> i32 {
     let outcome = match cli.command {
         Some(Command::Run(args)) => match refused_under_mpi(&args) {
             Some(why) => Err(anyhow::Error::new(Agreed(why))),
-            None => super::run::execute_with(*args, cli.store.as_deref(), &world.place(), ClusterRef(world.clone())),
+            None => {
+                let ran = super::run::execute_with(*args, cli.store.as_deref(), &world.place(), ClusterRef(world.clone()));
+                // Live seconds still on their way to rank 0 are given a moment, then let go, before MPI ends.
+                world.end_posts();
+                ran
+            }
         },
         _ => Err(anyhow::Error::new(Agreed(
             "under an MPI launcher only `lunmark run` runs: start the other commands without mpirun/srun".into(),

@@ -9,8 +9,11 @@
 
 pub mod launcher;
 pub mod placeholders;
+#[cfg(feature = "mpi")]
+pub mod posts;
 pub mod reduce;
 pub mod report;
+pub mod seconds;
 #[cfg(feature = "mpi")]
 pub mod stop;
 #[cfg(feature = "mpi")]

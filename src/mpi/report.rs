@@ -118,6 +118,37 @@ pub struct WireSlice {
     pub watts: Option<f64>,
 }
 
+impl WireSlice {
+    pub fn of(x: &IntervalSlice, watts: Option<f64>) -> WireSlice {
+        WireSlice {
+            index: x.index,
+            ios_read: x.ios_read,
+            ios_written: x.ios_written,
+            bytes_read: x.bytes_read,
+            bytes_written: x.bytes_written,
+            ios_trimmed: x.ios_trimmed,
+            read: x.read.as_ref().map(WireHistogram::of),
+            write: x.write.as_ref().map(WireHistogram::of),
+            trim: x.trim.as_ref().map(WireHistogram::of),
+            watts,
+        }
+    }
+
+    pub fn decode(&self) -> Result<IntervalSlice, String> {
+        Ok(IntervalSlice {
+            index: self.index,
+            ios_read: self.ios_read,
+            ios_written: self.ios_written,
+            bytes_read: self.bytes_read,
+            bytes_written: self.bytes_written,
+            ios_trimmed: self.ios_trimmed,
+            read: self.read.as_ref().map(WireHistogram::decode).transpose()?,
+            write: self.write.as_ref().map(WireHistogram::decode).transpose()?,
+            trim: self.trim.as_ref().map(WireHistogram::decode).transpose()?,
+        })
+    }
+}
+
 /// Everything one rank tells rank 0 about one point.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RankReport {
@@ -163,19 +194,8 @@ impl RankReport {
             slices: m
                 .slices
                 .iter()
-                .map(|x| WireSlice {
-                    index: x.index,
-                    ios_read: x.ios_read,
-                    ios_written: x.ios_written,
-                    bytes_read: x.bytes_read,
-                    bytes_written: x.bytes_written,
-                    ios_trimmed: x.ios_trimmed,
-                    read: x.read.as_ref().map(WireHistogram::of),
-                    write: x.write.as_ref().map(WireHistogram::of),
-                    trim: x.trim.as_ref().map(WireHistogram::of),
-                    // The power meter put each second's watts in the summary's intervals, by their start.
-                    watts: s.intervals.iter().find(|i| i.t_s == x.index as f64).and_then(|i| i.watts),
-                })
+                // The power meter put each second's watts in the summary's intervals, by their start.
+                .map(|x| WireSlice::of(x, s.intervals.iter().find(|i| i.t_s == x.index as f64).and_then(|i| i.watts)))
                 .collect(),
             usage: m.usage.clone(),
             power: s.power.clone(),
@@ -198,23 +218,7 @@ impl RankReport {
 
     /// The raw figures in the run's own types.
     pub fn measured(&self) -> Result<Measured, String> {
-        let slices = self
-            .slices
-            .iter()
-            .map(|w| {
-                Ok(IntervalSlice {
-                    index: w.index,
-                    ios_read: w.ios_read,
-                    ios_written: w.ios_written,
-                    bytes_read: w.bytes_read,
-                    bytes_written: w.bytes_written,
-                    ios_trimmed: w.ios_trimmed,
-                    read: w.read.as_ref().map(WireHistogram::decode).transpose()?,
-                    write: w.write.as_ref().map(WireHistogram::decode).transpose()?,
-                    trim: w.trim.as_ref().map(WireHistogram::decode).transpose()?,
-                })
-            })
-            .collect::<Result<Vec<_>, String>>()?;
+        let slices = self.slices.iter().map(WireSlice::decode).collect::<Result<Vec<_>, String>>()?;
         Ok(Measured {
             total: self.total.decode()?,
             by_group: self.by_group.iter().map(WireRecorder::decode).collect::<Result<_, _>>()?,

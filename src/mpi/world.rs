@@ -33,6 +33,8 @@ pub struct World {
     agreed: Cell<bool>,
     /// One rank's failure stops the others' point (posted before each point).
     stop: RefCell<super::stop::StopSignal>,
+    /// Seconds posted to rank 0 for live telemetry, not yet known to be sent.
+    posts: RefCell<super::posts::Posts>,
 }
 
 /// An error every rank returned together (from `Cluster::agree`): reported once, by rank 0.
@@ -67,6 +69,7 @@ impl World {
             boot_ids: Vec::new(),
             agreed: Cell::new(false),
             stop: RefCell::new(super::stop::StopSignal::new()),
+            posts: RefCell::new(super::posts::Posts::default()),
         };
         world.hosts = world.all_gather(host.as_bytes()).into_iter().map(|b| String::from_utf8_lossy(&b).into_owned()).collect();
         world.boot_ids = world.all_gather(boot_id().as_bytes()).into_iter().map(|b| String::from_utf8_lossy(&b).into_owned()).collect();
@@ -128,6 +131,11 @@ impl World {
             self.comm.all_gather_varcount_into(mine, &mut partition);
         }
         counts.iter().zip(&displs).map(|(&c, &d)| buf[d as usize + 1..(d + c) as usize].to_vec()).collect()
+    }
+
+    /// Before MPI ends: waits a little for this rank's posted seconds to be taken, then lets them go.
+    pub fn end_posts(&self) {
+        self.posts.borrow_mut().finish();
     }
 
     /// Ends the whole job after an error only this rank met (the others would wait for it forever).
@@ -216,6 +224,27 @@ impl Cluster for World {
         }
         outcome.status = status;
         outcome.reason = reason;
+    }
+
+    fn post_to_root(&self, bytes: Vec<u8>) {
+        self.posts.borrow_mut().post(bytes, self.comm.as_raw());
+    }
+
+    fn posted(&self) -> Vec<(u32, Vec<u8>)> {
+        let mut got = Vec::new();
+        while let Some(probed) = self.comm.any_process().immediate_matched_probe_with_tag(super::posts::TAG) {
+            let from = probed.1.source_rank() as u32;
+            let (bytes, _) = probed.matched_receive_vec::<u8>();
+            got.push((from, bytes));
+        }
+        got
+    }
+
+    fn root_figures(&self, local: Vec<f64>) -> Vec<f64> {
+        // Every rank calls this at the same step of the same plan, with as many figures.
+        let mut figures = local;
+        self.comm.process_at_rank(0).broadcast_into(&mut figures[..]);
+        figures
     }
 
     fn facts(&self) -> Option<MpiFacts> {

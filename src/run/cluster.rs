@@ -47,6 +47,29 @@ pub trait Cluster {
     /// go on to the next point or all stop.
     fn reduce_point(&self, _index: usize, _outcome: &mut PointOutcome) {}
 
+    /// Rank 0's figures, the same on every process: a knee search's verdict or
+    /// a curve's maximum rate is judged on the merged point only rank 0 holds,
+    /// and every process must take the next step with it. One process keeps its own.
+    fn root_figures(&self, local: Vec<f64>) -> Vec<f64> {
+        local
+    }
+
+    /// Live telemetry under MPI (issue 29): posts this process's bytes (one
+    /// measured second) to the root without waiting for it to receive them.
+    /// Called from the point's watch, never from the workers.
+    fn post_to_root(&self, _bytes: Vec<u8>) {}
+
+    /// On the root: what the other processes posted so far, as (rank, bytes),
+    /// without waiting for more.
+    fn posted(&self) -> Vec<(u32, Vec<u8>)> {
+        Vec::new()
+    }
+
+    /// How many processes share the job's load (a paced rate is split among them).
+    fn processes(&self) -> u32 {
+        self.facts().map_or(1, |m| m.ranks.max(1))
+    }
+
     /// Facts about the cluster for the result (None for one process).
     fn facts(&self) -> Option<crate::results::cluster::MpiFacts> {
         None

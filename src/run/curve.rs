@@ -7,6 +7,7 @@
 use anyhow::{anyhow, Result};
 use serde_json::Value;
 
+use super::cluster::Cluster;
 use super::plan::{PlanError, PlanRequest, PlannedPoint};
 use super::rounds::{Gathering, RunPart};
 use super::{RunObserver, RunPlan};
@@ -83,7 +84,16 @@ fn status_words(status: Status) -> &'static str {
 
 /// Runs the curve: the maximum-rate point, then each percentage in turn,
 /// until one breaks the stop bounds or does not complete.
-pub fn execute(plan: &RunPlan, spec: &CurveSpec, observer: &mut dyn RunObserver, run_part: &mut RunPart) -> Result<RunResult> {
+///
+/// Under MPI the maximum and each point's verdict are rank 0's, judged on the
+/// merged point, and each rank paces its share of the job's rate.
+pub fn execute(
+    plan: &RunPlan,
+    spec: &CurveSpec,
+    cluster: &dyn Cluster,
+    observer: &mut dyn RunObserver,
+    run_part: &mut RunPart,
+) -> Result<RunResult> {
     observer.started(plan);
     let mut gather = Gathering::new(observer, Some(spec.pcts.len() + 1));
     let mut points: Vec<CurvePoint> = Vec::new();
@@ -95,7 +105,8 @@ pub fn execute(plan: &RunPlan, spec: &CurveSpec, observer: &mut dyn RunObserver,
             ended = format!("the maximum-rate point measured {max_iops:.0} IOPS: too few to pace a fraction of");
             break;
         }
-        let point = curve_point(&plan.points[0], pct, rate)?;
+        let share = rate.map(|r| r / f64::from(cluster.processes()));
+        let point = curve_point(&plan.points[0], pct, share)?;
         let part = run_part(RunPlan { points: vec![point], rounds: None, search: None, curve: None, ..plan.clone() }, &mut gather)?;
         let before = gather.so_far.as_ref().map_or(0, |r| r.points.len());
         let merged = gather.merged(&part);
@@ -116,11 +127,12 @@ pub fn execute(plan: &RunPlan, spec: &CurveSpec, observer: &mut dyn RunObserver,
         }
         let whole = gather.so_far.as_ref().expect("a point ran");
         let cp = spec.judge(before, &whole.points[before], pct, rate);
+        let root = cluster.root_figures(vec![cp.iops, f64::from(u8::from(cp.passed == Some(false)))]);
         if pct.is_none() {
-            max_iops = cp.iops;
+            max_iops = root[0];
         }
         // The maximum-rate point is saturated by design: the stop bounds end the paced points only.
-        let failed = cp.passed == Some(false) && pct.is_some();
+        let failed = root[1] > 0.5 && pct.is_some();
         points.push(cp);
         if failed {
             ended = format!("stopped at {}% of the maximum: a --curve-stop bound failed there", pct.unwrap_or_default());

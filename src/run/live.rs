@@ -54,6 +54,11 @@ pub struct MeasuredSecond {
     /// slice), in the order of `targets`, whether each worker serves one
     /// target or spans several.
     pub per_target: Vec<(String, Interval, IntervalSlice)>,
+    /// Under MPI (rank 0's merged second): each rank's figures for it, and
+    /// the ranks whose second had not come when it was told (their I/O is
+    /// not in it). Empty for one process.
+    pub ranks: Vec<(u32, Interval)>,
+    pub ranks_missing: Vec<u32>,
 }
 
 /// What a live telemetry stream (--live-json) produced and dropped, shared

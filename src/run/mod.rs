@@ -145,7 +145,7 @@ pub fn execute(ready: &ReadyPlan, ctx: &RunContext, observer: &mut dyn RunObserv
     if let Some(c) = &ready.curve {
         // Each point of the curve is a run of its own, checked as every run is.
         let mut run_part = |part: RunPlan, observer: &mut dyn RunObserver| execute(&check(part, ctx)?, ctx, observer);
-        return curve::execute(ready, c, observer, &mut run_part);
+        return curve::execute(ready, c, ctx.cluster.get(), observer, &mut run_part);
     }
     let interrupt = signals::interrupt_flag();
     let mut result = new_result(ready, ctx);

@@ -629,6 +629,8 @@ impl PointView<'_, '_> {
             in_flight: in_flight.0,
             targets: self.spec.targets.clone(),
             per_target: self.per_target(workers, duration_s),
+            ranks: Vec::new(),
+            ranks_missing: Vec::new(),
         };
         let (n, oldest) = in_flight;
         let age = oldest.map(|o| now.saturating_duration_since(o).as_secs_f64()).unwrap_or(0.0);

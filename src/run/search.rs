@@ -156,7 +156,7 @@ fn step_point(base: &PlannedPoint, spec: &SearchSpec, load: Load, step: usize) -
 pub fn execute(
     plan: &RunPlan,
     spec: &SearchSpec,
-    _ctx: &RunContext,
+    ctx: &RunContext,
     observer: &mut dyn RunObserver,
     run_part: &mut RunPart,
 ) -> Result<RunResult> {
@@ -169,8 +169,12 @@ pub fn execute(
     let mut refused: Option<String> = None;
     while let Some(load) = spec.next(&tried) {
         let point = step_point(base, spec, load, tried.len())?;
-        // With --tune, the threads tuned (the group's workers); else every group's.
-        let workers: u32 = if spec.group.is_some() { load.workers } else { point.spec.groups.iter().map(|g| g.workers).sum() };
+        // With --tune, the threads tuned (the group's workers, each rank's); else every group's,
+        // and under MPI every rank's (each rank runs the step's workers).
+        let workers: u32 = match spec.group {
+            Some(_) => load.workers,
+            None => point.spec.groups.iter().map(|g| g.workers).sum::<u32>() * ctx.cluster.get().processes(),
+        };
         let label = point.label.clone();
         let part = match run_part(RunPlan { points: vec![point], rounds: None, search: None, curve: None, ..plan.clone() }, &mut gather) {
             Ok(part) => part,
@@ -191,7 +195,9 @@ pub fn execute(
         }
         let whole = gather.so_far.as_ref().expect("a step ran");
         let step = SearchPoint::judge(spec, index, &whole.points[index], load.qd, workers);
-        tried.push((load, step.passed));
+        // Under MPI only rank 0 holds the merged point: its verdict is every rank's next step.
+        let passed = ctx.cluster.get().root_figures(vec![f64::from(u8::from(step.passed))])[0] > 0.5;
+        tried.push((load, passed));
         steps.push(step);
     }
     let ended = match &refused {

@@ -42,7 +42,7 @@ for path in sys.argv[1:]:
 print(json.dumps({"logs": logs, "count": merged.get_total_count(), "p99": merged.get_value_at_percentile(99)}))
 "#;
 
-fn read_logs(logs: &[&Path]) -> serde_json::Value {
+pub(crate) fn read_logs(logs: &[&Path]) -> serde_json::Value {
     let out = Command::new(python()).arg("-c").arg(READ_LOGS).args(logs).output().unwrap();
     assert!(out.status.success(), "hdrhistogram could not read the logs: {}", stderr(&out));
     serde_json::from_slice(&out.stdout).unwrap()

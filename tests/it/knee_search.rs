@@ -8,7 +8,7 @@
 use crate::common::*;
 
 /// The server of known shape: 4 ms per read, 4 served at once.
-fn known_shape(dir: &std::path::Path) -> Nbdkit {
+pub(crate) fn known_shape(dir: &std::path::Path) -> Nbdkit {
     Nbdkit::unix(dir, "64M", &["--threads", "4", "--filter=delay", "delay-read=4ms"])
 }
 

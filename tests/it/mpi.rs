@@ -579,3 +579,233 @@ fn the_live_line_under_mpi_says_it_is_rank_0_s() {
     assert!(!seconds.is_empty(), "a live line per measured second: {err}");
     assert!(seconds.iter().all(|l| l.starts_with("rank 0 of 3: run ")), "{seconds:?}");
 }
+
+/// The knee search under MPI (issue 28 item 4): two ranks on one nbdkit
+/// server of known shape (4 ms a read, 4 at once on each rank's connection:
+/// about 1,000 IOPS each, 2,000 for the job), every rank steps together,
+/// each step judged on the merged point: the bound (mean latency under
+/// 20 ms) holds to about 20 outstanding per connection (well past the 8 at
+/// which the capacity is measured, on a busy machine too), and the found IOPS
+/// is the job's capacity, not one rank's half of it.
+#[test]
+fn the_knee_search_steps_every_rank_together_on_the_merged_point() {
+    let dir = shm_dir();
+    let server = crate::knee_search::known_shape(dir.path());
+    let json = dir.path().join("search.json");
+    let json_s = json.display().to_string();
+    let args = ["-t", &server.uri, "--bs", "4k", "--read", "100", "--time", "2s", "--ramp", "300ms", "--sla", "lat_avg<20ms"];
+    let Some(out) = run_ranks(2, &[], &[args.as_slice(), &["--no-store", "-q", "--json", &json_s]].concat()) else { return };
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    let s = &r["search"];
+    let steps = s["steps"].as_array().unwrap();
+    let saturated: Vec<f64> = steps.iter().filter(|st| st["qd"].as_u64().unwrap() >= 8).map(|st| st["iops"].as_f64().unwrap()).collect();
+    // Measured at 8 or more outstanding per rank (twice what each connection serves at once), as knee_search.rs does.
+    assert!(saturated.len() >= 2, "the search went past 8 outstanding per rank: {s:#}");
+    // The most the server gave: on a machine shared with other work a step's IOPS
+    // swing by 10% from one step to the next, and the found step is among the best.
+    let cap = saturated.iter().copied().fold(0.0, f64::max);
+    assert!(cap > 1_000.0 && cap < 2_200.0, "both ranks' I/O together: about 2,000 IOPS, measured {cap}: {s:#}");
+    let found = &s["found"];
+    let iops = found["iops"].as_f64().unwrap();
+    assert!((iops - cap).abs() <= 0.1 * cap, "found {iops} IOPS, capacity {cap}: {s:#}");
+    assert!(found["bounds"][0]["value"].as_f64().unwrap() < 20_000.0 && found["passed"] == true, "the bound held: {found:#}");
+    assert_eq!(found["workers"], 2, "the job's workers: one per rank: {found:#}");
+    // Bisected to one queue depth: the deepest pass below the first fail is one less.
+    // (Where Little's law puts that depth is knee_search.rs's check: on a machine
+    // loaded by other work, as the suite's parallel tests load it, the CPU's own wait
+    // moves it by more than a step, so it is not held here.)
+    let fail = s["first_failing"]["qd"].as_u64().unwrap();
+    let passes = steps.iter().filter(|st| st["passed"] == true).map(|st| st["qd"].as_u64().unwrap());
+    assert_eq!(passes.filter(|&q| q < fail).max(), Some(fail - 1), "bisected to within one queue depth: {s:#}");
+    // Each step is a merged point of the result: both ranks' I/O at that queue depth.
+    let points = r["points"].as_array().unwrap();
+    assert_eq!(steps.len(), points.len());
+    for (st, p) in steps.iter().zip(points) {
+        assert_eq!(p["mpi"]["ranks"].as_array().map(Vec::len), Some(2), "{p:#}");
+        assert_eq!(p["params"]["qd"], st["qd"]);
+    }
+}
+
+/// The load-latency curve under MPI: the maximum is the job's (merged), and
+/// each rank paces its share of each percentage of it, so the job runs at the
+/// percentage (a rank pacing the whole rate, or a percentage of its own
+/// maximum, would not).
+#[test]
+fn the_curve_paces_each_rank_s_share_of_the_job_s_maximum() {
+    let dir = shm_dir();
+    let server = crate::knee_search::known_shape(dir.path());
+    let json = dir.path().join("curve.json");
+    let json_s = json.display().to_string();
+    let args = ["-t", &server.uri, "--bs", "4k", "--read", "100", "--qd", "8", "--time", "2s", "--ramp", "300ms", "--curve", "50"];
+    let Some(out) = run_ranks(2, &[], &[args.as_slice(), &["--no-store", "-q", "--json", &json_s]].concat()) else { return };
+    assert!(out.status.success(), "{}", stderr(&out));
+    let c = &read_json(&json)["curve"];
+    let max = c["max_iops"].as_f64().unwrap();
+    assert!(max > 1_000.0 && max < 2_200.0, "both ranks' I/O at the maximum: about 2,000 IOPS (1,000 a connection): {c:#}");
+    let p = &c["points"][1];
+    let asked = max * 0.5;
+    assert!((p["rate"].as_f64().unwrap() - asked).abs() < 1.0, "the job's rate: {p:#}");
+    let got = p["iops"].as_f64().unwrap();
+    assert!((got - asked).abs() <= 0.15 * asked, "the job paced at 50% of {max}: {got} IOPS: {p:#}");
+}
+
+/// --live-json under MPI (issue 29 item 5) on three ranks, each on its own
+/// /dev/shm file: each measured second's line is the job's (every rank's I/O,
+/// within 1% of the merged stored interval), names no missing rank, and with
+/// --detail a line per rank whose IOPS add up to it; the --hdr-log rank 0
+/// writes holds, per second and operation, the stored merged counts, and
+/// over the run every rank's I/O (the hdrhistogram package from PyPI reads it).
+#[test]
+fn live_json_and_the_hdr_log_under_mpi_describe_the_whole_job() {
+    let dir = shm_dir();
+    let target = format!("{}/lun{{rank}}", dir.path().display());
+    let (live, json, log) = (dir.path().join("live.jsonl"), dir.path().join("r.json"), dir.path().join("r.hdr"));
+    let args = ["-t", &target, "--size", "8m", "--bs", "4k", "--read", "70", "--qd", "2", "--time", "3s", "--ramp", "1s"];
+    let outs = ["--detail", "--no-store", "-q", "--live-json", live.to_str().unwrap(), "--json", json.to_str().unwrap()];
+    let Some(out) = run_ranks(3, &[], &[args.as_slice(), &outs, &["--hdr-log", log.to_str().unwrap()]].concat()) else { return };
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    let p = &r["points"][0];
+    let stored = p["summary"]["intervals"].as_array().unwrap();
+    let lines: Vec<serde_json::Value> =
+        std::fs::read_to_string(&live).unwrap().lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    let seconds: Vec<&serde_json::Value> = lines.iter().filter(|l| l["kind"] == "point" && l["phase"] == "run").collect();
+    assert!(seconds.len() + 1 >= stored.len() && seconds.len() <= stored.len(), "{} lines, {} rows", seconds.len(), stored.len());
+    let close = |a: f64, b: f64| (a - b).abs() <= 0.01 * a.abs().max(b.abs()) + 1e-9;
+    let count = |v: &serde_json::Value, k: &str| (v[k].as_f64().unwrap() * v["duration_s"].as_f64().unwrap()).round() as u64;
+    for l in &seconds {
+        let row = stored.iter().find(|s| s["t_s"] == l["t_s"]).unwrap_or_else(|| panic!("no stored row at {}: {stored:?}", l["t_s"]));
+        // Every rank's I/O of that second, exactly.
+        for k in ["read_iops", "write_iops"] {
+            assert_eq!(count(l, k), count(row, k), "{k}: live {l} stored {row}");
+        }
+        // The rates within 1%, but for a point's last row, which the store stretches
+        // over the job's span (to the last rank's end) and the line does not.
+        let whole = (l["duration_s"].as_f64().unwrap() - row["duration_s"].as_f64().unwrap()).abs() < 1e-6;
+        for k in ["iops", "read_iops", "write_iops", "mbps"].iter().filter(|_| whole) {
+            assert!(close(l[k].as_f64().unwrap(), row[k].as_f64().unwrap()), "{k}: live {l} stored {row}");
+        }
+        assert_eq!((l["ranks"].as_u64(), &l["ranks_missing"]), (Some(3), &serde_json::json!([])), "{l}");
+        let ranks: Vec<&serde_json::Value> = lines.iter().filter(|x| x["kind"] == "rank" && x["t_s"] == l["t_s"]).collect();
+        assert_eq!(ranks.iter().map(|x| x["rank"].as_u64().unwrap()).collect::<Vec<_>>(), [0, 1, 2], "a line per rank (--detail)");
+        let sum: f64 = ranks.iter().map(|x| x["iops"].as_f64().unwrap()).sum();
+        assert!(close(sum, l["iops"].as_f64().unwrap()) && ranks.iter().all(|x| x["iops"].as_f64().unwrap() > 0.0), "{ranks:?} vs {l}");
+    }
+    // The histogram log: per second and operation, the merged stored counts.
+    let got = crate::hdr_log::read_logs(&[&log]);
+    let rows = got["logs"][0].as_array().unwrap();
+    assert_eq!(rows.len(), 2 * stored.len(), "a read and a write histogram per second: {rows:?}");
+    for (k, iv) in stored.iter().enumerate() {
+        let ios = |key: &str| (iv[key].as_f64().unwrap() * iv["duration_s"].as_f64().unwrap()).round() as u64;
+        assert_eq!(rows[2 * k]["count"].as_u64(), Some(ios("read_iops")), "second {k}: {} vs {iv}", rows[2 * k]);
+        assert_eq!(rows[2 * k + 1]["count"].as_u64(), Some(ios("write_iops")), "second {k}: {} vs {iv}", rows[2 * k + 1]);
+    }
+    let ranks = p["mpi"]["ranks"].as_array().unwrap();
+    let each: u64 = ranks.iter().map(|x| x["ios_read"].as_u64().unwrap() + x["ios_written"].as_u64().unwrap()).sum();
+    assert!(ranks.len() == 3 && ranks.iter().all(|x| x["ios_read"].as_u64().unwrap() > 0), "{ranks:?}");
+    assert_eq!(got["count"].as_u64(), Some(each), "the log holds every rank's I/O");
+}
+
+/// --metrics-listen under MPI: rank 0's endpoint, scraped during a two-rank
+/// run, counts both ranks' I/O (each rank's own target among the series, and
+/// a per-rank counter that adds up to them), `promtool check metrics` accepts
+/// it, and the highest count served is the stored I/Os of both ranks but for
+/// the last second or two.
+#[test]
+fn the_metrics_endpoint_under_mpi_counts_every_rank_s_io() {
+    use crate::telemetry::{get, WithStdin};
+    let dir = shm_dir();
+    let target = format!("{}/lun{{rank}}", dir.path().display());
+    let json = dir.path().join("r.json");
+    let port = crate::common::free_port();
+    let Some(mut c) = mpirun() else { return };
+    let child = c
+        .args(["-np", "2", lunmark_bin(), "run", "-t", &target, "--size", "8m", "--bs", "4k", "--qd", "2", "--time", "4s"])
+        .args(["--ramp", "0s", "--no-store", "-q", "--metrics-listen", &format!(":{port}"), "--json", json.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lun0, lun1) = (format!("target=\"{}/lun0\"", dir.path().display()), format!("target=\"{}/lun1\"", dir.path().display()));
+    let ios = |text: &str, t: &str| -> f64 {
+        text.lines()
+            .filter(|l| l.starts_with("lunmark_ios_total{") && l.contains(t))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut both = None;
+    let mut most: f64 = 0.0;
+    loop {
+        assert!(std::time::Instant::now() < deadline, "the endpoint served no second of both ranks within 60 s");
+        match get(port, "/metrics") {
+            Some((200, body)) => {
+                most = most.max(ios(&body, "target="));
+                let ranks = |r: &str| ios(&body.replace("lunmark_rank_ios_total{", "lunmark_ios_total{"), &format!("rank=\"{r}\""));
+                if ios(&body, &lun0) > 0.0 && ios(&body, &lun1) > 0.0 && both.is_none() {
+                    assert_eq!(ranks("0"), ios(&body, &lun0), "rank 0's counter is its target's: {body}");
+                    assert_eq!(ranks("1"), ios(&body, &lun1), "rank 1's counter is its target's: {body}");
+                    both = Some(body);
+                }
+            }
+            // The endpoint closed: the run ended.
+            _ if both.is_some() => break,
+            _ => {}
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let text = both.unwrap();
+    let promtool =
+        std::process::Command::new("promtool").args(["check", "metrics"]).stdin(std::process::Stdio::piped()).output_with_stdin(&text);
+    assert!(promtool.status.success(), "promtool: {}{}\n{text}", String::from_utf8_lossy(&promtool.stdout), stderr(&promtool));
+    let out = crate::common::wait_within(child, 90);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = &read_json(&json)["points"][0]["summary"];
+    let stored = s["ios_read"].as_f64().unwrap() + s["ios_written"].as_f64().unwrap();
+    assert!(most <= stored * 1.001 && most >= stored * 0.5, "served at most {most}, stored {stored}");
+}
+
+/// A rank that stops answering mid-point (SIGSTOP on rank 1 for 4 s) holds
+/// neither rank 0's watch nor its --live-json stream: rank 0 goes on telling
+/// each second, after 2 s without rank 1's share, naming rank 1 in
+/// `ranks_missing`; once rank 1 goes on the run completes, says on stderr
+/// how many seconds were told short, and the stored result (unlike those
+/// lines) holds rank 1's I/O.
+#[test]
+fn a_stopped_rank_is_named_missing_and_rank_0_s_stream_goes_on() {
+    let dir = shm_dir();
+    let target = format!("{}/lun{{rank}}", dir.path().display());
+    let (live, json) = (dir.path().join("live.jsonl"), dir.path().join("r.json"));
+    let Some(mut c) = mpirun() else { return };
+    let child = c
+        .args(["-np", "2", lunmark_bin(), "run", "-t", &target, "--size", "8m", "--bs", "4k", "--qd", "2", "--time", "9s"])
+        .args(["--ramp", "0s", "--no-store", "-q", "--live-json", live.to_str().unwrap(), "--json", json.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let seconds = || -> Vec<serde_json::Value> {
+        let text = std::fs::read_to_string(&live).unwrap_or_default();
+        text.lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()).filter(|l| l["phase"] == "run").collect()
+    };
+    crate::common::wait_for(|| !seconds().is_empty());
+    let rank1 = rank_pid(child.id(), 1).expect("rank 1 among mpirun's children");
+    // SAFETY: kill(2) on rank 1 of the job this test started, by its pid.
+    unsafe { libc::kill(rank1, libc::SIGSTOP) };
+    let before = seconds().len();
+    std::thread::sleep(Duration::from_secs(4));
+    let during = seconds();
+    // SAFETY: as above.
+    unsafe { libc::kill(rank1, libc::SIGCONT) };
+    let short: Vec<&serde_json::Value> = during[before..].iter().filter(|l| l["ranks_missing"] == serde_json::json!([1])).collect();
+    assert!(!short.is_empty(), "rank 0 told seconds while rank 1 was stopped, naming it: {:?}", &during[before..]);
+    let out = crate::common::wait_within(child, 90);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("told without every rank's share"), "{err}");
+    let s = &read_json(&json)["points"][0]["summary"];
+    let stored = s["ios_read"].as_u64().unwrap() + s["ios_written"].as_u64().unwrap();
+    let told: u64 = seconds().iter().map(|l| l["ios_read"].as_u64().unwrap() + l["ios_written"].as_u64().unwrap()).sum();
+    assert!(told < stored, "the lines lack rank 1's late shares ({told}), the stored result has them ({stored})");
+}

@@ -259,7 +259,7 @@ fn http(port: u16, request: &str) -> Option<(u16, String)> {
     Some((code, text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default()))
 }
 
-fn get(port: u16, path: &str) -> Option<(u16, String)> {
+pub(crate) fn get(port: u16, path: &str) -> Option<(u16, String)> {
     http(port, &format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
 }
 
@@ -361,7 +361,7 @@ fn prometheus_scrapes_the_run_and_promtool_accepts_the_text() {
     drop(prometheus);
 }
 
-trait WithStdin {
+pub(crate) trait WithStdin {
     fn output_with_stdin(&mut self, text: &str) -> std::process::Output;
 }
 

@@ -98,7 +98,7 @@ pub fn execute_with(
         return Err(e);
     }
     let (plan, request) = planned?;
-    refuse_for_plan(&args, &plan, cluster.get())?;
+    refuse_for_plan(&args, &plan)?;
     if let Some(e) = cluster.get().agree_on_plan(&run::cluster::fingerprint(&plan)) {
         return Err(e);
     }
@@ -116,13 +116,23 @@ pub fn execute_with(
         // Ranks other than 0 are quiet and keep nothing: rank 0 writes the merged result.
         // Their notes (an idle power measurement, an incomplete trace) are still said.
         ctx.quiet = true;
-        let result = run::execute(&ready, &ctx, &mut super::live_view::LiveView::notes_only())?;
+        let mut notes = super::live_view::LiveView::notes_only();
+        // Live telemetry under MPI: each measured second goes to rank 0, which tells the job's.
+        let mut post = crate::mpi::seconds::PostSeconds(cluster.clone());
+        let mut observers: Vec<&mut dyn RunObserver> = vec![&mut notes];
+        if args.live_json.is_some() || args.metrics_listen.is_some() {
+            observers.push(&mut post);
+        }
+        let result = run::execute(&ready, &ctx, &mut run::Fanout(observers))?;
         return Ok(exit_code(&result, false));
     }
     let store = ResultStore::choose(&args, store_flag)?;
     let (json, shape) = args.json_output();
     let mut telemetry = args.telemetry(json.as_deref()).open()?;
     telemetry.hdr_log = hdr_log.map(super::telemetry::hdr_log::HdrLogWriter::new);
+    if let (Some(m), true) = (cluster.get().facts(), args.live_json.is_some() || args.metrics_listen.is_some()) {
+        telemetry.job = Some(crate::mpi::seconds::JobSeconds::new(cluster.clone(), m.ranks));
+    }
     ctx.live_json = telemetry.counts.clone();
     let print = Print::Summary { detail: args.detail };
     let kept = measure_and_keep_as(&ready, &ctx, json.as_deref(), shape, &store, print, Some(&mut telemetry));
@@ -140,6 +150,15 @@ pub fn execute_with(
 /// returns the histogram log's first failure to write, if any.
 fn close_telemetry(telemetry: super::telemetry::Telemetry) -> Option<String> {
     let counts = telemetry.counts.clone();
+    if let Some(j) = telemetry.job.as_ref().filter(|j| j.late + j.partial > 0) {
+        crate::ewriteln!(
+            "note: under MPI, {} told without every rank's share (each names its missing ranks), and {} of a rank's second \
+             came after the second was told (it waits {} s) and left out: the live figures lack them, the stored result has them",
+            crate::units::counted(j.partial, "second"),
+            crate::units::counted(j.late, "share"),
+            crate::mpi::seconds::GRACE.as_secs()
+        );
+    }
     let hdr_log_failed = telemetry.close();
     if let Some(c) = counts {
         let (lines, dropped) = (c.lines.load(Ordering::Relaxed), c.dropped.load(Ordering::Relaxed));
@@ -152,24 +171,12 @@ fn close_telemetry(telemetry: super::telemetry::Telemetry) -> Option<String> {
     hdr_log_failed
 }
 
-/// What the flags cannot do with this plan, said before it is checked: a
-/// telemetry stream or a search under MPI, engine flags no target uses,
+/// What the flags cannot do with this plan, said before it is checked:
+/// engine flags no target uses,
 /// --pick without repeats.
-fn refuse_for_plan(args: &RunArgs, plan: &run::RunPlan, cluster: &dyn run::cluster::Cluster) -> Result<()> {
-    if (args.live_json.is_some() || args.metrics_listen.is_some()) && cluster.facts().is_some() {
-        anyhow::bail!(
-            "--live-json and --metrics-listen describe one process's run: under MPI rank 0 would show only its own share, \
-             so they are refused; run without mpirun to use them, or drop them"
-        );
-    }
+fn refuse_for_plan(args: &RunArgs, plan: &run::RunPlan) -> Result<()> {
     refuse_unused_engine_flags(args, plan)?;
     refuse_a_journal_without_writes(args, plan)?;
-    if let (Some(s), Some(_)) = (&plan.search, cluster.facts()) {
-        anyhow::bail!(
-            "--sla {}: under MPI each rank would search on its own and the ranks would part ways; a search across hosts is not supported yet: run it on one host",
-            s.expr
-        );
-    }
     if plan.repeat <= 1 && args.pick != crate::results::model::Pick::Mean {
         anyhow::bail!("--pick {} chooses among the repeats of a point: add --repeat N (N of 2 or more), or drop --pick", args.pick);
     }

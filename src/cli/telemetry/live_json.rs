@@ -156,7 +156,8 @@ fn block_sigpipe() {
     }
 }
 
-/// The lines of one update: the point's, then each worker's with `detail`.
+/// The lines of one update: the point's, then with `detail` each rank's (under
+/// MPI), each worker's (one process) and each target's.
 pub fn lines(f: &LiveFigures<'_>, detail: bool) -> Vec<String> {
     let secs = |d: Duration| (d.as_secs_f64() * 1e3).round() / 1e3;
     let mut progress = Map::new();
@@ -176,8 +177,14 @@ pub fn lines(f: &LiveFigures<'_>, detail: bool) -> Vec<String> {
     };
     let mut figures = with_counts(&m.interval, &m.slice);
     figures.insert("in_flight".into(), json!(m.in_flight));
+    if !m.ranks.is_empty() || !m.ranks_missing.is_empty() {
+        // Under MPI: the job's second, and the ranks whose share it lacks (not come in time).
+        figures.insert("ranks".into(), json!(m.ranks.len()));
+        figures.insert("ranks_missing".into(), json!(m.ranks_missing));
+    }
     let mut out = vec![line("point", None, &progress, Some(figures))];
     if detail {
+        out.extend(m.ranks.iter().map(|(r, i)| line("rank", Some(json!(r)), &progress, Some(as_map(i)))));
         out.extend(m.workers.iter().map(|(w, i)| line("worker", Some(json!(w)), &progress, Some(as_map(i)))));
         out.extend(m.per_target.iter().map(|(uri, i, s)| line("target", Some(json!(uri)), &progress, Some(with_counts(i, s)))));
     }

@@ -75,6 +75,8 @@ struct Snapshot {
     latency: Option<LatencyHistogram>,
     latency_sum_s: f64,
     in_flight: u64,
+    /// Under MPI: each rank's I/Os of the seconds told (rank -> I/Os).
+    by_rank: std::collections::BTreeMap<u32, u64>,
 }
 
 /// The endpoint: serves while it lives, stops (the port closed) when dropped.
@@ -121,6 +123,10 @@ impl RunObserver for MetricsEndpoint {
             let Some(m) = f.measured else { return };
             // Each target's own counts, however the workers share the targets.
             m.per_target.iter().for_each(|(uri, _, slice)| count(s, uri, slice));
+            // Under MPI each rank's share (its rows hold rates: I/Os are rate x length, whole numbers).
+            for (rank, i) in &m.ranks {
+                *s.by_rank.entry(*rank).or_default() += (i.iops * i.duration_s).round() as u64;
+            }
             let latency = m.slice.latency();
             s.latency.get_or_insert_with(|| LatencyHistogram::with_digits(2)).add(&latency);
             s.latency_sum_s += latency.mean_ns() * latency.count() as f64 / 1e9;
@@ -221,6 +227,12 @@ fn render(s: &Snapshot, cpu: (f64, f64)) -> String {
     family(&mut out, "lunmark_bytes_total", "counter", "Bytes transferred in the measured seconds, by operation and target.");
     for ((target, op), (_, bytes)) in s.counters.iter().filter(|((_, op), _)| *op != "trim") {
         out.push_str(&format!("lunmark_bytes_total{{op=\"{op}\",target=\"{}\"}} {bytes}\n", label(target)));
+    }
+    if !s.by_rank.is_empty() {
+        family(&mut out, "lunmark_rank_ios_total", "counter", "Under MPI: I/Os each rank completed in the measured seconds told.");
+        for (rank, ios) in &s.by_rank {
+            out.push_str(&format!("lunmark_rank_ios_total{{rank=\"{rank}\"}} {ios}\n"));
+        }
     }
     out.push_str(&latency_family(s));
     family(&mut out, "lunmark_in_flight_ios", "gauge", "I/Os in flight over all workers at their last reports.");

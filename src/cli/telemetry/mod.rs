@@ -26,6 +26,9 @@ pub struct Telemetry {
     pub takes_stdout: bool,
     /// With --hdr-log: the interval log, rewritten after each point.
     pub hdr_log: Option<hdr_log::HdrLogWriter>,
+    /// Under MPI, on rank 0: the merger of every rank's seconds, which the
+    /// stream and the endpoint are told instead of rank 0's own (`mpi::seconds`).
+    pub job: Option<crate::mpi::seconds::JobSeconds>,
 }
 
 /// The flags, as `run` has them.
@@ -91,11 +94,22 @@ impl Asked<'_> {
 impl Telemetry {
     /// The observers to add to the run's.
     pub fn observers(&mut self) -> Vec<&mut dyn RunObserver> {
+        if self.job.is_some() {
+            return vec![self as &mut dyn RunObserver];
+        }
         let mut v: Vec<&mut dyn RunObserver> = Vec::new();
         v.extend(self.live.as_mut().map(|l| l as &mut dyn RunObserver));
         v.extend(self.metrics.as_mut().map(|m| m as &mut dyn RunObserver));
         v.extend(self.hdr_log.as_mut().map(|h| h as &mut dyn RunObserver));
         v
+    }
+
+    /// The stream and the endpoint (not the histogram log, written from the merged result).
+    fn live(&mut self) -> crate::run::Fanout<'_> {
+        let mut v: Vec<&mut dyn RunObserver> = Vec::new();
+        v.extend(self.live.as_mut().map(|l| l as &mut dyn RunObserver));
+        v.extend(self.metrics.as_mut().map(|m| m as &mut dyn RunObserver));
+        crate::run::Fanout(v)
     }
 
     /// The run ended: the endpoint stops (its port closed), the stream's
@@ -107,5 +121,48 @@ impl Telemetry {
             l.close();
         }
         self.hdr_log.take().and_then(|h| h.failed)
+    }
+}
+
+/// Under MPI (`job` set): every call reaches every observer, but the stream
+/// and the endpoint are told the job's seconds, merged over the ranks, and
+/// each point's last seconds before it is finished.
+impl RunObserver for Telemetry {
+    fn started(&mut self, plan: &crate::run::RunPlan) {
+        self.live().started(plan);
+        self.hdr_log.iter_mut().for_each(|h| h.started(plan));
+    }
+    fn tick(&mut self, f: &crate::run::live::LiveFigures<'_>) {
+        let mut job = self.job.take();
+        match job.as_mut() {
+            Some(j) => j.tick(f, &mut self.live()),
+            None => self.live().tick(f),
+        }
+        self.job = job;
+        self.hdr_log.iter_mut().for_each(|h| h.tick(f));
+    }
+    fn point_finished(&mut self, result: &crate::results::model::RunResult) {
+        self.flush();
+        self.live().point_finished(result);
+        self.hdr_log.iter_mut().for_each(|h| h.point_finished(result));
+    }
+    fn note(&mut self, text: &str) {
+        self.live().note(text);
+        self.hdr_log.iter_mut().for_each(|h| h.note(text));
+    }
+    fn finished(&mut self, result: &crate::results::model::RunResult) {
+        self.flush();
+        self.live().finished(result);
+        self.hdr_log.iter_mut().for_each(|h| h.finished(result));
+    }
+}
+
+impl Telemetry {
+    /// Tells the job's seconds still gathered (at a point's end).
+    fn flush(&mut self) {
+        if let Some(mut j) = self.job.take() {
+            j.flush(&mut self.live());
+            self.job = Some(j);
+        }
     }
 }
