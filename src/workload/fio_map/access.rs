@@ -340,6 +340,14 @@ pub(super) fn bssplit(s: &Setting, part: &str, kb_base: u64, problems: &mut Prob
     for e in part.split(':').filter(|e| !e.trim().is_empty()) {
         let (size, pct) = e.split_once('/').map(|(a, b)| (a, Some(b.trim()))).unwrap_or((e, None));
         let bs = parse_size(size, kb_base).map_err(|m| problems.push(s, m, false)).ok()?;
+        if bs == 0 {
+            problems.push(
+                s,
+                format!("'{}': min value out of range: 0 (1 min), as fio says: give transfer sizes above 0", size.trim()),
+                false,
+            );
+            return None;
+        }
         let pct = match pct.filter(|p| !p.is_empty()) {
             None => None,
             Some(p) => match p.parse::<f64>() {

@@ -39,7 +39,8 @@ pub(super) fn run_end(
             }
         };
     }
-    if let Some(n) = set.number::<u64>("number_ios", problems) {
+    // number_ios=0 is fio's default: no limit, as if not given.
+    if let Some(n) = set.number::<u64>("number_ios", problems).filter(|n| *n != 0) {
         if runtime.is_some() {
             notes.push(format!(
                 "job '{name}': fio ends it after {n} I/Os or at runtime, whichever comes first; lunmark ends it after {n} I/Os per worker"

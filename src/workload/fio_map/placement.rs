@@ -34,7 +34,8 @@ pub(super) fn place(set: &Settings, name: &str, numjobs: u32, kb_base: u64, prob
             s.place()
         ));
     }
-    let filesize = set.size("filesize", kb_base, problems);
+    // filesize=0, like size=0, is fio's "not set".
+    let filesize = set.size("filesize", kb_base, problems).filter(|b| *b != 0);
     let buffered = cache_mode(set, problems);
     let uri = set.value("uri");
     engine_options_apart(set, engine_name, problems);

@@ -682,6 +682,11 @@ fn zero_values_are_refused_on_their_own_line_in_fios_words() {
     // Without time_based it ends after its pass, as with no runtime.
     let p = map("[j]\nsize=1m\nruntime=0\n").profile;
     assert_eq!(p.ios, Some(256), "one pass of 1m at 4k");
+    let e = refused("[j]\nsize=1m\nbssplit=4k/50:0/50\n");
+    assert!(e.contains("line 3: bssplit=4k/50:0/50: '0': min value out of range: 0 (1 min)"), "{e}");
+    // number_ios=0 and filesize=0 are fio's defaults (no limit; the size), as if not given.
+    let p = map("[j]\nsize=1m\nnumber_ios=0\nfilesize=0\n").profile;
+    assert_eq!((p.ios, p.size), (Some(256), Some(Bytes(1 << 20))));
     // size=0 is fio's "not set": the whole file.
     let i = map("[j]\nfilename=/dev/shm/x\nsize=0\nruntime=1\ntime_based\n");
     assert_eq!(i.profile.size, None);
