@@ -25,12 +25,41 @@ pub struct LiveView {
     /// When the run started, and its planned ramp and measurement time (None
     /// when unknown: a run by I/O count, rounds, a replay).
     run: Option<(std::time::Instant, Option<Duration>)>,
+    /// How much of the planned time the ticks so far have covered.
+    covered: Covered,
+}
+
+/// The planned (ramp and measured) time the run has gone through, from its
+/// ticks: what is left of the plan is the plan less this, whatever the
+/// set-up (a file's fill, connections) took besides it.
+#[derive(Default)]
+struct Covered {
+    /// The phases ended, at their last tick.
+    done: Duration,
+    /// The phase ticking now: (point, phase), and how far into it.
+    current: Option<((usize, String), Duration)>,
+}
+
+impl Covered {
+    /// Takes a tick: a new point or phase (or a phase starting over, a repeat
+    /// without a ramp) ends the one before at its last tick.
+    fn tick(&mut self, f: &LiveFigures) -> Duration {
+        let key = (f.point, f.phase.to_string());
+        match &mut self.current {
+            Some((k, at)) if *k == key && f.elapsed >= *at => *at = f.elapsed,
+            _ => {
+                self.done += self.current.take().map_or(Duration::ZERO, |c| c.1);
+                self.current = Some((key, f.elapsed));
+            }
+        }
+        self.done + f.elapsed
+    }
 }
 
 impl LiveView {
     pub fn new(quiet: bool) -> Self {
         let tty = std::io::stderr().is_terminal();
-        LiveView { bar: None, tty: !quiet && tty, plain: !quiet && !tty, whose: String::new(), run: None }
+        LiveView { bar: None, tty: !quiet && tty, plain: !quiet && !tty, whose: String::new(), run: None, covered: Covered::default() }
     }
 
     /// The view of rank 0 of an MPI job of `ranks` ranks: its lines say they
@@ -75,11 +104,17 @@ impl LiveView {
     }
 
     /// The whole run's elapsed and remaining time, after a point's line:
-    /// "  (whole run 12s of ~18s, ~6s left)"; elapsed alone when the length is unknown.
-    pub fn whole_run(elapsed: Duration, planned: Option<Duration>) -> String {
+    /// "  (whole run 12s of ~18s, ~6s left)"; elapsed alone when the length is
+    /// unknown. What is left is the plan less what the ticks have `covered`
+    /// of it, and the whole is elapsed plus that: the set-up spent so far
+    /// (a file's fill) counts, though no plan foresees it.
+    pub fn whole_run(elapsed: Duration, planned: Option<Duration>, covered: Duration) -> String {
         let secs = |d: Duration| format!("{:.0}s", d.as_secs_f64());
         match planned {
-            Some(p) => format!("  (whole run {} of ~{}, ~{} left)", secs(elapsed), secs(p), secs(p.saturating_sub(elapsed))),
+            Some(p) => {
+                let left = p.saturating_sub(covered);
+                format!("  (whole run {} of ~{}, ~{} left)", secs(elapsed), secs(elapsed + left), secs(left))
+            }
             None => format!("  (whole run {})", secs(elapsed)),
         }
     }
@@ -105,6 +140,7 @@ impl LiveView {
 impl RunObserver for LiveView {
     fn started(&mut self, plan: &RunPlan) {
         self.run = Some((std::time::Instant::now(), Self::planned(plan)));
+        self.covered = Covered::default();
         if self.tty && self.bar.is_none() {
             let bar = ProgressBar::new(1000);
             bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("static template"));
@@ -114,7 +150,8 @@ impl RunObserver for LiveView {
     }
 
     fn tick(&mut self, figures: &LiveFigures<'_>) {
-        let whole = self.run.map(|(start, planned)| Self::whole_run(start.elapsed(), planned)).unwrap_or_default();
+        let covered = self.covered.tick(figures);
+        let whole = self.run.map(|(start, planned)| Self::whole_run(start.elapsed(), planned, covered)).unwrap_or_default();
         if let Some(bar) = &self.bar {
             bar.set_message(crate::report::escape::terminal(&format!("{}{}{whole}", self.whose, Self::line(figures))));
         } else if self.plain {
@@ -176,8 +213,35 @@ mod tests {
         assert_eq!(LiveView::line(&short), "run 0.7s/0.7s");
         // The whole run after it: elapsed, planned and left; elapsed alone when unknown.
         let (ten, eighteen) = (Duration::from_secs(10), Duration::from_secs(18));
-        assert_eq!(LiveView::whole_run(ten, Some(eighteen)), "  (whole run 10s of ~18s, ~8s left)");
-        assert_eq!(LiveView::whole_run(eighteen + ten, Some(eighteen)), "  (whole run 28s of ~18s, ~0s left)");
-        assert_eq!(LiveView::whole_run(ten, None), "  (whole run 10s)");
+        assert_eq!(LiveView::whole_run(ten, Some(eighteen), ten), "  (whole run 10s of ~18s, ~8s left)");
+        assert_eq!(LiveView::whole_run(ten, None, ten), "  (whole run 10s)");
+        // 6 s of set-up spent (a file's fill): 4 s of the plan gone, 14 s left, 24 s in all.
+        assert_eq!(LiveView::whole_run(ten, Some(eighteen), Duration::from_secs(4)), "  (whole run 10s of ~24s, ~14s left)");
+    }
+
+    /// The plan covered is counted from the ticks: each phase up to its last
+    /// tick, a repeat without a ramp starting its run over.
+    #[test]
+    fn the_plan_covered_counts_each_phase_once() {
+        let at = |point, phase, secs| LiveFigures {
+            point,
+            points: 2,
+            label: "",
+            phase,
+            elapsed: Duration::from_secs(secs),
+            total: None,
+            second: None,
+            stall: None,
+            measured: None,
+        };
+        let mut c = Covered::default();
+        let secs = |d: Duration| d.as_secs();
+        assert_eq!(secs(c.tick(&at(1, "ramp", 1))), 1);
+        assert_eq!(secs(c.tick(&at(1, "ramp", 2))), 2);
+        assert_eq!(secs(c.tick(&at(1, "run", 1))), 3);
+        assert_eq!(secs(c.tick(&at(1, "run", 3))), 5);
+        // The point again (a repeat, no ramp): its run starts over.
+        assert_eq!(secs(c.tick(&at(1, "run", 1))), 6);
+        assert_eq!(secs(c.tick(&at(2, "run", 2))), 8);
     }
 }

@@ -51,8 +51,9 @@ pub struct MeasuredSecond {
     /// The URIs of the point's targets.
     pub targets: Vec<String>,
     /// Each target's figures and counts for the same second (URI, figures,
-    /// slice), in the order of `targets`, whether each worker serves one
-    /// target or spans several.
+    /// slice), one for each of `targets` and in their order (its position is
+    /// the target's index, which tells apart a URI given twice), whether each
+    /// worker serves one target or spans several.
     pub per_target: Vec<(String, Interval, IntervalSlice)>,
     /// Under MPI (rank 0's merged second): each rank's figures for it, and
     /// the ranks whose second had not come when it was told (their I/O is

@@ -654,11 +654,10 @@ impl PointView<'_, '_> {
     /// Each target's share of a second, in the order of the spec's targets: a
     /// worker with one target gives it its whole slice, one with several its
     /// per-target slices. A target on which nothing completed in the second is
-    /// told too, with zeros.
+    /// told too, with zeros: each target is at its own index.
     fn per_target(&self, workers: &[WorkerSecond], duration_s: f64) -> Vec<(String, Interval, IntervalSlice)> {
         let index = workers.first().map_or(0, |w| w.slice.index);
-        let mut slices: BTreeMap<usize, IntervalSlice> =
-            self.worker_targets.iter().flatten().map(|&t| (t, IntervalSlice::new(index))).collect();
+        let mut slices: BTreeMap<usize, IntervalSlice> = (0..self.spec.targets.len()).map(|t| (t, IntervalSlice::new(index))).collect();
         for w in workers {
             let Some(mine) = self.worker_targets.get(w.worker as usize) else { continue };
             let each: Vec<(&usize, &IntervalSlice)> = match mine.as_slice() {

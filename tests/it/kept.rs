@@ -169,9 +169,11 @@ fn a_read_only_store_is_listed_shown_exported_compared_and_reported() {
 
 /// Eight runs started together on a store that does not exist yet: every one
 /// is kept (before, the losers of the race to create the tables lost theirs).
+/// Its directory exists: `--store` in a missing directory is refused, as `--json`.
 #[test]
 fn eight_runs_creating_one_store_at_once_are_all_kept() {
     let dir = shm_dir();
+    std::fs::create_dir(dir.path().join("new")).unwrap();
     let store = dir.path().join("new").join("results.db");
     let children: Vec<_> = (0..8)
         .map(|_| {

@@ -45,3 +45,36 @@ fn warnings_live_lines_the_trace_note_and_saved_come_in_order_on_stderr() {
     line_of(&err, "saved", |l| l.starts_with("saved as "));
     assert!(!err.lines().any(|l| l.starts_with("run ") || l.starts_with("trace: ")), "--quiet: no live line, no trace note:\n{err}");
 }
+
+/// The figures of a live line's "(whole run 12s of ~18s, ~6s left)", in seconds.
+fn whole_run(line: &str) -> Option<(u64, u64, u64)> {
+    let rest = line.split("(whole run ").nth(1)?;
+    let nums: Vec<u64> = rest.split(|c: char| !c.is_ascii_digit()).filter(|w| !w.is_empty()).filter_map(|w| w.parse().ok()).collect();
+    match nums.as_slice() {
+        [elapsed, total, left] => Some((*elapsed, *total, *left)),
+        _ => None,
+    }
+}
+
+/// A new 256 MiB file is filled before its point's ramp: the whole run's
+/// estimate counts that set-up, so each line's whole is its elapsed plus
+/// what is left (within rounding), and the last line is not "of" less than
+/// its elapsed time (it read "25s of ~24s" when only the ramps and measured
+/// seconds were counted).
+#[test]
+fn the_whole_run_estimate_counts_the_set_up_spent() {
+    let dir = shm_dir();
+    let file = dir.path().join("lun");
+    let out = run(&["run", "-t", file.to_str().unwrap(), "--size", "256m", "--read", "100", "--ramp", "1s", "--time", "2s", "--no-store"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let figures: Vec<(u64, u64, u64)> = err.lines().filter_map(whole_run).collect();
+    assert!(figures.len() >= 3, "{err}");
+    // The fill took seconds, or this test says nothing.
+    assert!(figures[0].0 >= 2, "the set-up before the first tick: {err}");
+    for (elapsed, total, left) in &figures {
+        assert!((elapsed + left).abs_diff(*total) <= 1, "{elapsed}s of ~{total}s, ~{left}s left:\n{err}");
+    }
+    let (elapsed, total, left) = figures[figures.len() - 1];
+    assert!(total >= elapsed && left <= 1, "the last line: {elapsed}s of ~{total}s, ~{left}s left:\n{err}");
+}

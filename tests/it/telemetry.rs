@@ -129,7 +129,7 @@ fn each_target_is_told_apart(worker_per_target: bool) {
         .unwrap();
     let mut scraped = String::new();
     let deadline = Instant::now() + Duration::from_secs(60);
-    while !scraped.contains("lunmark_ios_total{op=\"read\",target=\"mem:16m\"}") && Instant::now() < deadline {
+    while !scraped.contains("lunmark_ios_total{op=\"read\",target=\"mem:16m\",target_index=\"1\"}") && Instant::now() < deadline {
         if let Some((200, body)) = get(port, "/metrics") {
             scraped = body;
         }
@@ -138,7 +138,8 @@ fn each_target_is_told_apart(worker_per_target: bool) {
     let out = wait_within(child, 90);
     assert!(out.status.success(), "{}", stderr(&out));
     let counted = |uri: &str| {
-        let key = format!("lunmark_ios_total{{op=\"read\",target=\"{uri}\"}} ");
+        let index = if uri == "mem:32m" { 0 } else { 1 };
+        let key = format!("lunmark_ios_total{{op=\"read\",target=\"{uri}\",target_index=\"{index}\"}} ");
         scraped.lines().find_map(|l| l.strip_prefix(&key)).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
     };
     assert!(counted("mem:32m") > 0 && counted("mem:16m") > 0 && !scraped.contains("target=\"all\""), "{scraped}");
@@ -170,6 +171,56 @@ fn live_json_and_metrics_tell_each_targets_second_when_each_worker_has_one() {
 #[test]
 fn live_json_and_metrics_tell_each_targets_second_when_a_worker_drives_several() {
     each_target_is_told_apart(false);
+}
+
+/// The same URI given twice (`-t mem:16m -t mem:16m`, two RAM LUNs) with two
+/// workers on both: the live lines and the /metrics series are told apart by
+/// `target_index` (a line and a series for each), and each index's lines add
+/// up to what the result stores for that index.
+#[test]
+fn the_same_uri_given_twice_is_told_apart_by_its_index() {
+    let dir = shm_dir();
+    let (live, json) = (dir.path().join("live.jsonl"), dir.path().join("r.json"));
+    let port = free_port();
+    let child = lunmark()
+        .args(["run", "-t", "mem:16m", "-t", "mem:16m", "--workers", "2", "--read", "100", "--ramp", "0", "--time", "2s"])
+        .args(["--detail", "--quiet", "--no-store", "--live-json", live.to_str().unwrap(), "--json", json.to_str().unwrap()])
+        .args(["--metrics-listen", &format!(":{port}")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let series = |i: u32| format!("lunmark_ios_total{{op=\"read\",target=\"mem:16m\",target_index=\"{i}\"}} ");
+    let mut scraped = String::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !scraped.contains(&series(1)) && Instant::now() < deadline {
+        if let Some((200, body)) = get(port, "/metrics") {
+            scraped = body;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = wait_within(child, 90);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let counted = |i| scraped.lines().find_map(|l| l.strip_prefix(&series(i))).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    assert!(counted(0) > 0 && counted(1) > 0, "{scraped}");
+    let lines = json_lines(&std::fs::read_to_string(&live).unwrap());
+    let ios = |l: &serde_json::Value| l["ios_read"].as_u64().unwrap();
+    let seconds: Vec<_> = lines.iter().filter(|l| l["kind"] == "point" && l["phase"] == "run").collect();
+    assert!(!seconds.is_empty(), "{lines:?}");
+    for p in &seconds {
+        let targets: Vec<_> = lines.iter().filter(|l| l["kind"] == "target" && l["t_s"] == p["t_s"]).collect();
+        let indexes: Vec<_> = targets.iter().map(|l| l["target_index"].as_u64()).collect();
+        assert_eq!(indexes, [Some(0), Some(1)], "{p}");
+        assert!(targets.iter().all(|l| l["target"] == "mem:16m" && ios(l) > 0), "{p}");
+        assert_eq!(targets.iter().map(|l| ios(l)).sum::<u64>(), ios(p), "{p}");
+    }
+    let result = read_json(&json);
+    let stored = result["points"][0]["targets"].as_array().unwrap();
+    assert_eq!(stored.iter().map(|t| t["target"].as_u64()).collect::<Vec<_>>(), [Some(0), Some(1)]);
+    for t in stored {
+        let told: u64 = lines.iter().filter(|l| l["kind"] == "target" && l["target_index"] == t["target"]).map(ios).sum();
+        assert!(close(told as f64, t["ios"].as_u64().unwrap() as f64), "target {}: told {told}, stored {}", t["target"], t["ios"]);
+    }
 }
 
 /// A pipe of its own whose read end the test keeps, and whose write end is

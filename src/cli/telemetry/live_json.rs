@@ -186,7 +186,12 @@ pub fn lines(f: &LiveFigures<'_>, detail: bool) -> Vec<String> {
     if detail {
         out.extend(m.ranks.iter().map(|(r, i)| line("rank", Some(json!(r)), &progress, Some(as_map(i)))));
         out.extend(m.workers.iter().map(|(w, i)| line("worker", Some(json!(w)), &progress, Some(as_map(i)))));
-        out.extend(m.per_target.iter().map(|(uri, i, s)| line("target", Some(json!(uri)), &progress, Some(with_counts(i, s)))));
+        out.extend(m.per_target.iter().enumerate().map(|(t, (uri, i, s))| {
+            let mut figures = with_counts(i, s);
+            // The URI alone does not tell apart a target given twice.
+            figures.insert("target_index".into(), json!(t));
+            line("target", Some(json!(uri)), &progress, Some(figures))
+        }));
     }
     out
 }

@@ -64,14 +64,18 @@ pub fn bind(text: &str) -> Result<TcpListener, String> {
     })
 }
 
+/// A target's index among the point's targets and its URI: the index tells
+/// apart a URI given twice.
+type TargetKey = (usize, String);
+
 /// What the endpoint shows, as of the last second the run told.
 #[derive(Default)]
 struct Snapshot {
     state: &'static str,
     point: usize,
     points: usize,
-    /// (target label, operation) -> (I/Os, bytes).
-    counters: std::collections::BTreeMap<(String, &'static str), (u64, u64)>,
+    /// ((target index, URI), operation) -> (I/Os, bytes).
+    counters: std::collections::BTreeMap<(TargetKey, &'static str), (u64, u64)>,
     latency: Option<LatencyHistogram>,
     latency_sum_s: f64,
     in_flight: u64,
@@ -122,7 +126,8 @@ impl RunObserver for MetricsEndpoint {
             (s.point, s.points) = (f.point, f.points);
             let Some(m) = f.measured else { return };
             // Each target's own counts, however the workers share the targets.
-            m.per_target.iter().for_each(|(uri, _, slice)| count(s, uri, slice));
+            // A target's index is its place (a URI given twice is two targets).
+            m.per_target.iter().enumerate().for_each(|(t, (uri, _, slice))| count(s, (t, uri), slice));
             // Under MPI each rank's share (its rows hold rates: I/Os are rate x length, whole numbers).
             for (rank, i) in &m.ranks {
                 *s.by_rank.entry(*rank).or_default() += (i.iops * i.duration_s).round() as u64;
@@ -142,10 +147,10 @@ impl RunObserver for MetricsEndpoint {
 }
 
 /// Adds a second's counts to the target's counters.
-fn count(s: &mut Snapshot, target: &str, sl: &crate::metrics::IntervalSlice) {
+fn count(s: &mut Snapshot, target: (usize, &str), sl: &crate::metrics::IntervalSlice) {
     for (op, ios, bytes) in [("read", sl.ios_read, sl.bytes_read), ("write", sl.ios_written, sl.bytes_written), ("trim", sl.ios_trimmed, 0)]
     {
-        let c = s.counters.entry((target.to_string(), op)).or_default();
+        let c = s.counters.entry(((target.0, target.1.to_string()), op)).or_default();
         (c.0, c.1) = (c.0 + ios, c.1 + bytes);
     }
 }
@@ -221,12 +226,12 @@ fn family(out: &mut String, name: &str, kind: &str, help: &str) {
 fn render(s: &Snapshot, cpu: (f64, f64)) -> String {
     let mut out = String::new();
     family(&mut out, "lunmark_ios_total", "counter", "I/Os completed in the measured seconds (ramp excluded), by operation and target.");
-    for ((target, op), (ios, _)) in &s.counters {
-        out.push_str(&format!("lunmark_ios_total{{op=\"{op}\",target=\"{}\"}} {ios}\n", label(target)));
+    for (((index, target), op), (ios, _)) in &s.counters {
+        out.push_str(&format!("lunmark_ios_total{{op=\"{op}\",target=\"{}\",target_index=\"{index}\"}} {ios}\n", label(target)));
     }
     family(&mut out, "lunmark_bytes_total", "counter", "Bytes transferred in the measured seconds, by operation and target.");
-    for ((target, op), (_, bytes)) in s.counters.iter().filter(|((_, op), _)| *op != "trim") {
-        out.push_str(&format!("lunmark_bytes_total{{op=\"{op}\",target=\"{}\"}} {bytes}\n", label(target)));
+    for (((index, target), op), (_, bytes)) in s.counters.iter().filter(|((_, op), _)| *op != "trim") {
+        out.push_str(&format!("lunmark_bytes_total{{op=\"{op}\",target=\"{}\",target_index=\"{index}\"}} {bytes}\n", label(target)));
     }
     if !s.by_rank.is_empty() {
         family(&mut out, "lunmark_rank_ios_total", "counter", "Under MPI: I/Os each rank completed in the measured seconds told.");
@@ -296,14 +301,14 @@ mod tests {
         let mut h = LatencyHistogram::with_digits(2);
         [15_000u64, 15_000, 300_000, 7_000_000_000].iter().for_each(|&ns| h.record(ns));
         let mut s = Snapshot { state: "run", point: 1, points: 1, latency: Some(h), ..Default::default() };
-        s.counters.insert(("/tmp/a\"b".into(), "read"), (4, 16384));
+        s.counters.insert(((0, "/tmp/a\"b".into()), "read"), (4, 16384));
         let text = render(&s, (1.5, 0.25));
         assert!(text.contains("lunmark_latency_seconds_bucket{le=\"0.00001\"} 0\n"), "{text}");
         assert!(text.contains("lunmark_latency_seconds_bucket{le=\"0.00002\"} 2\n"), "{text}");
         assert!(text.contains("lunmark_latency_seconds_bucket{le=\"0.0005\"} 3\n"), "{text}");
         assert!(text.contains("lunmark_latency_seconds_bucket{le=\"5\"} 3\n"), "{text}");
         assert!(text.contains("lunmark_latency_seconds_bucket{le=\"+Inf\"} 4\n"), "{text}");
-        assert!(text.contains("lunmark_ios_total{op=\"read\",target=\"/tmp/a\\\"b\"} 4\n"), "{text}");
+        assert!(text.contains("lunmark_ios_total{op=\"read\",target=\"/tmp/a\\\"b\",target_index=\"0\"} 4\n"), "{text}");
         assert!(text.contains("lunmark_run_state{state=\"run\"} 1\n"), "{text}");
     }
 }
