@@ -277,7 +277,7 @@ fn stonewalled_jobs_run_as_points_in_order() {
     let job = dir.path().join("two.fio");
     std::fs::write(&job, "[global]\nsize=4m\nfilename=${SCRATCH}/t.dat\n[big]\nbs=128k\n[small]\nstonewall\nbs=4k\n").unwrap();
     let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
-    assert!(stderr(&out).contains("line 6: runtime: job 'small' differs from job 'big' in how long it runs"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("line 2: size=4m: job 'small' differs from job 'big' in how long it runs"), "{}", stderr(&out));
     let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--time", "1s", "--dry-run"]);
     assert!(out.status.success() && stdout(&out).contains("point 2/2: phase=small"), "{}", stderr(&out));
 }
@@ -901,6 +901,8 @@ fn latency_target_maps_onto_the_knee_search() {
     assert!(text.contains("at most 10s in all (500ms each)"), "the window is each step's time: {text}");
     // The dry run says the job file's notes with the plan.
     assert!(text.contains("latency_target: lunmark searches the queue depth for the most IOPS with lat_p99<2000us"), "{text}");
+    // fio ramps up to iodepth and no further; lunmark's search is not capped there, and says so.
+    assert!(text.contains("the job's iodepth=8 is replaced by the depth searched, which may go past 8 (up to 1024) where fio's search stays at or below it"), "{text}");
     std::fs::write(
         &job,
         format!("[j]\nfilename={d}/f.dat\nsize=1m\nrw=randread\nioengine=io_uring\nlatency_target=2\nlatency_percentile=99.5\n"),

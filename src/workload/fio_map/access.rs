@@ -254,7 +254,18 @@ pub(super) fn access_lines(
             s,
             v,
             |s, part, problems| {
-                parse_size(part, kb_base).map(|b| vec![(b, 100.0)]).map_err(|m| problems.push(s, bs_message(part, m), false)).ok()
+                match parse_size(part, kb_base) {
+                    // fio's own words for it (its minimum is 1).
+                    Ok(0) => {
+                        problems.push(s, "min value out of range: 0 (1 min), as fio says: give a transfer size above 0", false);
+                        None
+                    }
+                    Ok(b) => Some(vec![(b, 100.0)]),
+                    Err(m) => {
+                        problems.push(s, bs_message(part, m), false);
+                        None
+                    }
+                }
             },
             problems,
         )
@@ -329,6 +340,14 @@ pub(super) fn bssplit(s: &Setting, part: &str, kb_base: u64, problems: &mut Prob
     for e in part.split(':').filter(|e| !e.trim().is_empty()) {
         let (size, pct) = e.split_once('/').map(|(a, b)| (a, Some(b.trim()))).unwrap_or((e, None));
         let bs = parse_size(size, kb_base).map_err(|m| problems.push(s, m, false)).ok()?;
+        if bs == 0 {
+            problems.push(
+                s,
+                format!("'{}': min value out of range: 0 (1 min), as fio says: give transfer sizes above 0", size.trim()),
+                false,
+            );
+            return None;
+        }
         let pct = match pct.filter(|p| !p.is_empty()) {
             None => None,
             Some(p) => match p.parse::<f64>() {

@@ -4,10 +4,12 @@
 use super::*;
 
 /// Refuses jobs that differ from the first in something lunmark holds once per run.
-pub(super) fn agree_among(jobs: &[&Job], what: &str, key: &str, same: &dyn Fn(&Job, &Job) -> bool, problems: &mut Problems) {
+/// `keys`: the options behind the value, the first the job sets is named.
+pub(super) fn agree_among(jobs: &[&Job], what: &str, keys: &[&str], same: &dyn Fn(&Job, &Job) -> bool, problems: &mut Problems) {
     let Some(first) = jobs.first() else { return };
     if let Some(j) = jobs.iter().find(|j| !same(j, first)) {
-        let s = Setting { key: key.into(), value: None, line: j.line, file: None };
+        let key = keys.iter().find(|k| j.given.contains_key(*k)).unwrap_or(&keys[0]);
+        let s = j.cause(key);
         problems.push(
             &s,
             format!(
@@ -19,6 +21,36 @@ pub(super) fn agree_among(jobs: &[&Job], what: &str, key: &str, same: &dyn Fn(&J
     }
 }
 
+/// Every sized job's region must be the same; offset_increment grows a job's
+/// region (it holds every clone's part), so where it is behind the difference
+/// the refusal names it rather than a size the jobs agree on.
+fn same_region(jobs: &[&Job], problems: &mut Problems) {
+    let Some(first) = jobs.first() else { return };
+    let Some(j) = jobs.iter().find(|j| j.file_size != first.file_size) else { return };
+    let Some((grown, other)) = [(j, first), (first, j)].into_iter().find(|(a, _)| a.offset_increment.is_some()) else {
+        return agree_among(
+            jobs,
+            "the size of each target's region (size, filesize)",
+            &["size", "filesize"],
+            &|a, b| a.file_size == b.file_size,
+            problems,
+        );
+    };
+    let region = |job: &Job| job.file_size.map_or("the whole file".to_string(), |b| Bytes(b).to_string());
+    problems.push(
+        &grown.cause("offset_increment"),
+        format!(
+            "job '{}' spreads its {} clones apart, which grows its region on each target to {} where job '{}' has {}: lunmark holds one region for the whole run, so give the jobs regions of the same size (size, filesize, offset_increment)",
+            grown.name,
+            grown.numjobs,
+            region(grown),
+            other.name,
+            region(other)
+        ),
+        false,
+    );
+}
+
 /// `startdelay`: a delay shared by every job of a phase only starts the phase
 /// later (fio counts it before the ramp), which changes no figure. Jobs of one
 /// phase that start apart would need their own start, ramp and run length in
@@ -27,8 +59,7 @@ pub(super) fn same_delay(job: &Job, phase: &(Duration, String), problems: &mut P
     if job.startdelay.0 == phase.0 {
         return;
     }
-    let shown = if job.startdelay.2.is_empty() { "0".to_string() } else { job.startdelay.2.clone() };
-    let s = Setting { key: "startdelay".into(), value: Some(shown), line: job.startdelay.1.max(job.line), file: None };
+    let s = job.cause("startdelay");
     problems.push(
         &s,
         format!(
@@ -59,7 +90,7 @@ pub(super) fn assemble(
     agreements(jobs, run_length_given, problems);
     let data = data_of(jobs, problems, notes);
     let sized: Vec<&Job> = jobs.iter().filter(|j| !j.targets.iter().all(|t| t.starts_with("null:"))).collect();
-    agree_among(&sized, "the size of each target's region (size, filesize)", "size", &|a, b| a.file_size == b.file_size, problems);
+    same_region(&sized, problems);
     let (engine, buffered) = one_engine(jobs, problems);
     let first = &jobs[0];
     if first.end == End::Unknown && first.file_engine.is_some() && first.file_size.is_none() {
@@ -218,25 +249,31 @@ fn group_of(job: &Job, used_names: &mut BTreeSet<String>, targets: &mut Vec<Stri
 /// Refuses jobs that differ in what lunmark holds once per run.
 fn agreements(jobs: &[Job], run_length_given: bool, problems: &mut Problems) {
     let all: Vec<&Job> = jobs.iter().collect();
-    let mut agree = |what: &str, key: &str, same: &dyn Fn(&Job, &Job) -> bool| agree_among(&all, what, key, same, problems);
+    let mut agree = |what: &str, keys: &[&str], same: &dyn Fn(&Job, &Job) -> bool| agree_among(&all, what, keys, same, problems);
     if !run_length_given {
-        agree("how long it runs (runtime, time_based, io_size, number_ios, size; or give --time or --ios)", "runtime", &|a, b| {
-            a.end == b.end
-        });
+        let what = "how long it runs (runtime, time_based, io_size, number_ios, size; or give --time or --ios)";
+        let keys = ["runtime", "number_ios", "io_size", "time_based", "size"];
+        agree(what, &keys, &|a, b| a.end == b.end);
     }
-    agree("ramp_time", "ramp_time", &|a, b| a.ramp == b.ramp);
-    agree("randseed", "randseed", &|a, b| a.seed == b.seed);
-    agree("verify", "verify", &|a, b| a.verify == b.verify);
-    agree("ss and ss_dur (lunmark ends a point on one steady state, --steady)", "ss_dur", &|a, b| a.steady == b.steady);
-    agree("percentile_list (lunmark reports the same percentiles of every group)", "percentile_list", &|a, b| {
+    agree("ramp_time", &["ramp_time"], &|a, b| a.ramp == b.ramp);
+    agree("randseed", &["randseed"], &|a, b| a.seed == b.seed);
+    agree("verify", &["verify"], &|a, b| a.verify == b.verify);
+    agree("ss and ss_dur (lunmark ends a point on one steady state, --steady)", &["ss", "ss_dur"], &|a, b| a.steady == b.steady);
+    agree("percentile_list (lunmark reports the same percentiles of every group)", &["percentile_list"], &|a, b| {
         a.percentiles == b.percentiles
     });
-    agree("fsync and fdatasync (lunmark syncs every job alike)", "fsync", &|a, b| a.sync == b.sync);
-    agree("offset", "offset", &|a, b| a.offset == b.offset);
-    agree("sqthread_poll, sqthread_poll_cpu and hipri (lunmark sets up every ring alike)", "sqthread_poll", &|a, b| a.polling == b.polling);
-    agree("cpus_allowed and cpus_allowed_policy (lunmark pins every worker of the run alike)", "cpus_allowed", &|a, b| {
-        (&a.cpus, a.cpus_policy) == (&b.cpus, b.cpus_policy)
-    });
+    agree("fsync and fdatasync (lunmark syncs every job alike)", &["fsync", "fdatasync"], &|a, b| a.sync == b.sync);
+    agree("offset", &["offset"], &|a, b| a.offset == b.offset);
+    agree(
+        "sqthread_poll, sqthread_poll_cpu and hipri (lunmark sets up every ring alike)",
+        &["sqthread_poll", "sqthread_poll_cpu", "hipri"],
+        &|a, b| a.polling == b.polling,
+    );
+    agree(
+        "cpus_allowed and cpus_allowed_policy (lunmark pins every worker of the run alike)",
+        &["cpus_allowed", "cpus_allowed_policy"],
+        &|a, b| (&a.cpus, a.cpus_policy) == (&b.cpus, b.cpus_policy),
+    );
 }
 
 /// The data reduction of the jobs that write, which must agree; data content
@@ -246,7 +283,7 @@ fn data_of(jobs: &[Job], problems: &mut Problems, notes: &mut Notes) -> Option<c
     agree_among(
         &writers,
         "buffer_compress_percentage and dedupe_percentage (lunmark fills every write of the run alike)",
-        "buffer_compress_percentage",
+        &["buffer_compress_percentage", "dedupe_percentage"],
         &|a, b| (a.compress, a.dedupe) == (b.compress, b.dedupe),
         problems,
     );

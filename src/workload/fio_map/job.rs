@@ -57,6 +57,23 @@ pub(super) struct Job {
     pub(super) steady: Option<crate::workload::steady::SteadySpec>,
     /// startdelay, its line and its text as written (0, 0, "" when not given).
     pub(super) startdelay: (Duration, usize, String),
+    /// The settings in force, by key: a refusal names the line that set a value.
+    pub(super) given: std::collections::HashMap<&'static str, Setting>,
+}
+
+impl Job {
+    /// The setting behind `key` for a refusal to name: its own line, or the
+    /// job's section line saying the value is fio's default.
+    pub(super) fn cause(&self, key: &str) -> Setting {
+        if let Some(s) = self.given.get(key) {
+            return s.clone();
+        }
+        let default = match key {
+            "offset" | "startdelay" | "ramp_time" | "verify" => " 0",
+            _ => "",
+        };
+        Setting { key: format!("{key} (not set: fio's default{default})"), value: None, line: self.line, file: None }
+    }
 }
 
 impl Job {
@@ -73,7 +90,7 @@ impl Job {
                 1024
             }
         };
-        let numjobs = set.number::<u32>("numjobs", problems).unwrap_or(1).max(1);
+        let numjobs = counts(&set, &name, problems);
         let (read, trim, random) = direction(&set, problems);
         let mut lines = access_lines(&set, kb_base, read, random, problems, notes);
         // A trim job's lines are its "write" direction's sizes, every I/O a trim.
@@ -140,7 +157,28 @@ impl Job {
             compress,
             dedupe,
             name,
+            given: set.0.iter().map(|(k, s)| (*k, (*s).clone())).collect(),
         }
+    }
+}
+
+/// The job's `numjobs`, with `numjobs=0` and `iodepth=0` refused as fio
+/// refuses them (rather than run as 1, a workload the file does not ask for).
+fn counts(set: &Settings, name: &str, problems: &mut Problems) -> u32 {
+    if let Some((s, 0)) = set.get("iodepth").zip(set.number::<u32>("iodepth", problems)) {
+        problems.push(s, format!("min value out of range: 0 (1 min), as fio says: job '{name}' needs an iodepth of 1 or more"), false);
+    }
+    match set.get("numjobs").zip(set.number::<u32>("numjobs", problems)) {
+        Some((s, 0)) => {
+            problems.push(
+                s,
+                format!("job '{name}' would run no clone: fio parses numjobs=0 but then fails to start (\"maximum number of jobs reached\"); give numjobs=1 or more"),
+                false,
+            );
+            1
+        }
+        Some((_, n)) => n,
+        None => 1,
     }
 }
 

@@ -198,7 +198,7 @@ fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options:
     let mut problems = Problems::default();
     // The profile must read back from its TOML as it is; check it the same way.
     profile::parse(&profile::to_toml(&profile), origin)
-        .map_err(|source| FioError::Profile { origin: origin.into(), source: Box::new(source) })?;
+        .map_err(|source| FioError::Profile { origin: origin.into(), source: Box::new(at_the_job(source, &jobs)) })?;
     let logs = fio_logs(&chosen, &jobs, &profile, &mut problems, &mut notes);
     let (skippable, fatal): (Vec<Problem>, Vec<Problem>) = problems.0.into_iter().partition(|p| p.skippable);
     if !fatal.is_empty() || (!skippable.is_empty() && !options.lenient) {
@@ -207,6 +207,20 @@ fn import_sections(sections: Vec<JobSection>, origin: &str, name: &str, options:
     }
     let skipped = skipped.into_iter().chain(skippable.iter().map(|p| format!("{origin}, {p} (skipped: --fio-lenient)"))).collect();
     Ok(Imported { logs, profile, notes: notes.0, skipped })
+}
+
+/// A line of the TOML lunmark generated means nothing to the job file's
+/// author: the error names the section line of the phase's first job instead
+/// (a check fio_map does not make itself; the values it knows are checked on
+/// their own lines before this).
+fn at_the_job(e: ProfileError, jobs: &[Job]) -> ProfileError {
+    match e {
+        ProfileError::Invalid { origin, phase, error, .. } => {
+            let line = jobs.iter().find(|j| phase.split('+').any(|p| p == j.name)).map(|j| j.line);
+            ProfileError::Invalid { origin, line, phase, error }
+        }
+        e => e,
+    }
 }
 
 /// Problems, once each (a [global] option reaches every job).

@@ -14,19 +14,33 @@ pub(super) fn run_end(
     problems: &mut Problems,
     notes: &mut Notes,
 ) -> End {
-    let runtime = set.time("runtime", problems);
+    // runtime=0 is fio's "no limit", as if not given.
+    let runtime = set.time("runtime", problems).filter(|t| !t.is_zero());
     let avg_bs: f64 = lines.iter().map(|l| l.share / 100.0 * l.bs.get() as f64).sum();
     if set.switch("time_based", problems) {
         return match runtime {
             Some(t) => End::Time(t),
+            // A runtime that is not a time was refused already, on its own line.
+            None if set.time("runtime", &mut Problems::default()).is_none() && set.get("runtime").is_some() => End::Unknown,
             None => {
-                let s = set.get("time_based").expect("given");
-                problems.push(s, "time_based without runtime runs until stopped: give runtime= as well", false);
+                match set.get("runtime") {
+                    Some(r) => problems.push(
+                        r,
+                        "runtime=0 is fio's \"no limit\": with time_based the job runs until stopped; give a runtime above 0",
+                        false,
+                    ),
+                    None => problems.push(
+                        set.get("time_based").expect("given"),
+                        "time_based without runtime runs until stopped: give runtime= as well",
+                        false,
+                    ),
+                }
                 End::Unknown
             }
         };
     }
-    if let Some(n) = set.number::<u64>("number_ios", problems) {
+    // number_ios=0 is fio's default: no limit, as if not given.
+    if let Some(n) = set.number::<u64>("number_ios", problems).filter(|n| *n != 0) {
         if runtime.is_some() {
             notes.push(format!(
                 "job '{name}': fio ends it after {n} I/Os or at runtime, whichever comes first; lunmark ends it after {n} I/Os per worker"
@@ -229,7 +243,10 @@ pub(super) fn latency_target(set: &Settings, job: &str, flag: Option<&str>, prob
         window.map(|w| format!(", each step measured for latency_window ({})", crate::units::format_duration(w))).unwrap_or_default();
     let depth = set
         .value("iodepth")
-        .map(|(_, v)| format!("; the job's iodepth={} is replaced by the depth searched", v.trim()))
+        .map(|(_, v)| {
+            let d = v.trim();
+            format!("; the job's iodepth={d} is replaced by the depth searched, which may go past {d} (up to 1024) where fio's search stays at or below it")
+        })
         .unwrap_or_default();
     // The run's --sla wins over the job file's bound: the note says which the search uses.
     notes.push(match flag {

@@ -25,7 +25,17 @@ pub(super) fn place(set: &Settings, name: &str, numjobs: u32, kb_base: u64, prob
     let engine_name = engine.as_ref().map(|(_, e)| e.as_str()).unwrap_or("psync");
     // A share of the file (size=50%) is resolved once the files are known.
     let size = set.value("size").filter(|(_, v)| fio_job::parse_percent(v).is_none()).and_then(|_| set.size("size", kb_base, problems));
-    let filesize = set.size("filesize", kb_base, problems);
+    // size=0 is fio's "not set": the whole of each file, as without it.
+    let size = size.filter(|b| *b != 0);
+    if let Some((s, _)) = set.value("size").filter(|_| size.is_none() && set.size("size", kb_base, &mut Problems::default()) == Some(0)) {
+        notes.push(format!(
+            "{} ({}): job '{name}': fio reads size=0 as not set, so the job covers the whole of each file, as lunmark does",
+            show(s),
+            s.place()
+        ));
+    }
+    // filesize=0, like size=0, is fio's "not set".
+    let filesize = set.size("filesize", kb_base, problems).filter(|b| *b != 0);
     let buffered = cache_mode(set, problems);
     let uri = set.value("uri");
     engine_options_apart(set, engine_name, problems);

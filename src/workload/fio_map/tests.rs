@@ -258,7 +258,10 @@ fn loops_rate_and_blockalign_map_to_ios_rate_and_alignment() {
 fn jobs_of_one_point_with_their_own_runtime_are_refused_naming_the_way_out() {
     let text = "[global]\nsize=1m\ntime_based\n[a]\nruntime=10\n[b]\nruntime=20\n";
     let e = refused(text);
-    assert!(e.contains("line 6: runtime: job 'b' differs from job 'a' in how long it runs") && e.contains("give --time or --ios"), "{e}");
+    assert!(
+        e.contains("line 7: runtime=20: job 'b' differs from job 'a' in how long it runs") && e.contains("give --time or --ios"),
+        "{e}"
+    );
     let lenient = ImportOptions { lenient: true, ..Default::default() };
     assert!(import(text, "t.fio", "t", &env, &lenient).is_err(), "it changes the workload");
     let given = ImportOptions { run_length_given: true, ..Default::default() };
@@ -659,4 +662,64 @@ fn skips_and_random_runs_round_trip_through_the_profile() {
         e.contains("line 3: blocksize=4k-512k: '4k-512k' is not one size: fio 3.33 reads it as 4k") && e.contains("bsrange=4k-512k"),
         "{e}"
     );
+}
+
+/// Values fio refuses or reads as "not set" are refused (or read) as fio does,
+/// on the job file's own line, not on a line of the generated profile.
+#[test]
+fn zero_values_are_refused_on_their_own_line_in_fios_words() {
+    let e = refused("[j]\nbs=0\nfilename=/dev/shm/x\nrw=randread\nruntime=1\ntime_based\n");
+    assert!(e.contains("line 2: bs=0: min value out of range: 0 (1 min)"), "{e}");
+    assert!(!e.contains("line 21") && !e.contains("does not check"), "{e}");
+    let e = refused("[j]\nsize=1m\niodepth=0\n");
+    assert!(e.contains("line 3: iodepth=0: min value out of range: 0 (1 min), as fio says: job 'j'"), "{e}");
+    // fio parses numjobs=0 and then fails to start the job.
+    let e = refused("[j]\nsize=1m\nnumjobs=0\n");
+    assert!(e.contains("line 3: numjobs=0: job 'j' would run no clone") && e.contains("give numjobs=1 or more"), "{e}");
+    // runtime=0 is fio's "no limit": with time_based, a job that never ends.
+    let e = refused("[j]\nsize=1m\nruntime=0\ntime_based\n");
+    assert!(e.contains("line 3: runtime=0: runtime=0 is fio's \"no limit\""), "{e}");
+    // Without time_based it ends after its pass, as with no runtime.
+    let p = map("[j]\nsize=1m\nruntime=0\n").profile;
+    assert_eq!(p.ios, Some(256), "one pass of 1m at 4k");
+    let e = refused("[j]\nsize=1m\nbssplit=4k/50:0/50\n");
+    assert!(e.contains("line 3: bssplit=4k/50:0/50: '0': min value out of range: 0 (1 min)"), "{e}");
+    // number_ios=0 and filesize=0 are fio's defaults (no limit; the size), as if not given.
+    let p = map("[j]\nsize=1m\nnumber_ios=0\nfilesize=0\n").profile;
+    assert_eq!((p.ios, p.size), (Some(256), Some(Bytes(1 << 20))));
+    // size=0 is fio's "not set": the whole file.
+    let i = map("[j]\nfilename=/dev/shm/x\nsize=0\nruntime=1\ntime_based\n");
+    assert_eq!(i.profile.size, None);
+    assert!(i.notes.iter().any(|n| n.starts_with("size=0 (line 3): job 'j': fio reads size=0 as not set")), "{:?}", i.notes);
+}
+
+/// A runtime that is not a time is refused once, for what it is.
+#[test]
+fn a_runtime_that_is_not_a_time_is_named_alone() {
+    let e = refused("[j]\nsize=1m\nruntime=-1\ntime_based\n");
+    assert!(e.contains("line 3: runtime=-1: '-1' is not a time"), "{e}");
+    assert!(!e.contains("time_based without runtime"), "{e}");
+}
+
+/// A refusal of jobs that differ names the line that set the value, or the
+/// job's section with fio's default when the job does not set it.
+#[test]
+fn disagreements_name_the_line_that_set_the_value_or_fios_default() {
+    let e = refused("[global]\nfilename=/dev/shm/x\nsize=1m\nruntime=1\ntime_based\n[j]\n[k]\noffset=4k\n[m]\nstartdelay=2\n");
+    assert!(e.contains("line 8: offset=4k: job 'k' differs from job 'j' in offset"), "{e}");
+    assert!(e.contains("line 10: startdelay=2: job 'm' starts 2s"), "{e}");
+    let e = refused("[global]\nfilename=/dev/shm/x\nsize=1m\nruntime=1\ntime_based\n[j]\noffset=4k\nstartdelay=2\n[k]\n");
+    assert!(e.contains("line 9: offset (not set: fio's default 0): job 'k' differs from job 'j' in offset"), "{e}");
+    assert!(e.contains("line 9: startdelay (not set: fio's default 0): job 'k' starts 0s"), "{e}");
+    assert!(!e.contains("startdelay=0"), "{e}");
+}
+
+/// offset_increment grows a job's region; when that is what differs, the
+/// refusal names it, not a size both jobs share.
+#[test]
+fn a_region_grown_by_offset_increment_is_blamed_on_it() {
+    let text = "[global]\nfilename=/dev/shm/x\nsize=16m\nruntime=1\ntime_based\n[rr]\nrw=randread\n[seqw]\nstonewall\nrw=write\nnumjobs=2\noffset_increment=16m\n";
+    let e = refused(text);
+    assert!(e.contains("line 12: offset_increment=16m: job 'seqw' spreads its 2 clones apart, which grows its region on each target to 32m where job 'rr' has 16m"), "{e}");
+    assert!(!e.contains("size:"), "{e}");
 }
