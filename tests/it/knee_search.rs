@@ -155,6 +155,22 @@ fn a_bound_below_the_service_time_is_unmeetable_and_exits_6() {
 }
 
 #[test]
+fn a_lower_iops_bound_unmet_at_the_lightest_load_grows_the_load_and_is_met_at_the_found_point() {
+    let dir = shm_dir();
+    let server = known_shape(dir.path());
+    // qd 1 gives about 250 IOPS (one 4 ms read at a time): too little load, not the end of the search.
+    let (out, r) = search(dir.path(), &server.uri, "lat_avg<6ms,iops>400");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = &r["search"];
+    let steps = s["steps"].as_array().unwrap();
+    assert!(steps[0]["passed"] == false && steps[0]["bounds"][1]["passed"] == false, "qd 1 is below 400 IOPS: {s:#}");
+    assert!(steps.len() > 2, "the search grew past qd 1: {s:#}");
+    let found = &s["found"];
+    assert!(found["passed"] == true && found["iops"].as_f64().unwrap() > 400.0, "the found point meets every bound: {s:#}");
+    assert!(found["qd"].as_u64().unwrap() >= 2 && s["first_failing"]["qd"].as_u64().unwrap() > 2, "{s:#}");
+}
+
+#[test]
 fn the_dry_run_shows_the_search_and_its_worst_case_time() {
     let out = run(&[
         "run",
@@ -247,6 +263,7 @@ fn bad_expressions_and_senseless_combinations_are_refused() {
             "the psync engine does one I/O at a time",
         ),
         (vec!["run", "-t", "mem:16m", "exchange", "--sla", "lat_p99<5ms"], "--sla lat_p99<5ms:"),
+        (with(&["--sla", "iops>500"]), "--sla iops>500: --sla needs a latency bound to stop the search; add e.g. lat_p99<5ms"),
         (with(&["--sla", "lat_p99>5ms"]), "--sla lat_p99>5ms: lat_p99>5ms is a lower bound on latency: more load only helps meet it"),
         (with(&["--sla", "lat_avg<9ms,iops<1000"]), "iops<1000 is an upper bound on IOPS: the lightest load meets it best"),
     ];
