@@ -77,11 +77,7 @@ fn bracket(s: &SearchOutcome, found: &SearchPoint) -> String {
         Some(_) => format!("workers={} qd={}", p.workers, p.qd),
         None => format!("qd={}", p.qd),
     };
-    format!(
-        "\n  (the passing step with the most IOPS; the bisection ended between {} (pass) and {} (fail))",
-        label(pass),
-        label(fail)
-    )
+    format!("\n  (the passing step with the most IOPS; the bisection ended between {} (pass) and {} (fail))", label(pass), label(fail))
 }
 
 fn counted_steps(n: usize) -> String {
@@ -162,14 +158,16 @@ mod tests {
     use crate::results::search::{outcome, SearchSpec};
 
     fn step(qd: u32, iops: f64, passed: bool) -> SearchPoint {
-        let check = crate::results::model::Check { criterion: "lat_p99<5ms".into(), value: Some(1.0), unit: "us".into(), passed, note: None };
+        let check =
+            crate::results::model::Check { criterion: "lat_p99<5ms".into(), value: Some(1.0), unit: "us".into(), passed, note: None };
         SearchPoint { point: 0, qd, workers: 1, iops, mbps: 0.0, p99_us: 0.0, passed, bounds: vec![check] }
     }
 
     #[test]
     fn a_found_point_short_of_where_the_bisection_ended_says_both() {
         let spec = SearchSpec::parse("lat_p99<5ms", 1024, 1).unwrap();
-        let steps = vec![step(16, 29000.0, true), step(32, 1.0, false), step(24, 29535.0, true), step(28, 29361.0, true), step(29, 1.0, false)];
+        let steps =
+            vec![step(16, 29000.0, true), step(32, 1.0, false), step(24, 29535.0, true), step(28, 29361.0, true), step(29, 1.0, false)];
         let text = render(&outcome(&spec, steps, "ended".into()));
         assert!(
             text.contains("found: qd=24 workers=1: 29535 IOPS")
@@ -177,7 +175,8 @@ mod tests {
             "{text}"
         );
         // Found where the bisection ended: nothing more to say.
-        let text = render(&outcome(&spec, vec![step(1, 10.0, true), step(2, 20.0, true), step(4, 1.0, false), step(3, 30.0, true)], "e".into()));
+        let text =
+            render(&outcome(&spec, vec![step(1, 10.0, true), step(2, 20.0, true), step(4, 1.0, false), step(3, 30.0, true)], "e".into()));
         assert!(text.contains("found: qd=3") && !text.contains("bisection ended"), "{text}");
     }
 }
