@@ -339,4 +339,8 @@ fn two_searches_are_compared_by_their_found_points() {
     assert!(cells.iter().filter(|c| c.ends_with('x')).count() == 2, "the IOPS and p99 ratios: {found}");
     let ended = stored(&store, &ids[1])["search"]["ended"].as_str().unwrap().to_string();
     assert!(text.contains(&format!("B: --sla lat_avg<10s; ended: {ended}\n")), "{text}");
+    let html = dir.path().join("r.html");
+    assert!(with_store(&store, &["report", &ids[0], &ids[1], "-o", html.to_str().unwrap()]).status.success());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Latency against load: knee searches compared") && !page.contains("searchs"), "{page}");
 }
