@@ -343,4 +343,6 @@ fn two_searches_are_compared_by_their_found_points() {
     assert!(with_store(&store, &["report", &ids[0], &ids[1], "-o", html.to_str().unwrap()]).status.success());
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("Latency against load: knee searches compared") && !page.contains("searchs"), "{page}");
+    // The search bisects: its depth axis does not claim a doubling.
+    assert!(page.contains("outstanding I/Os per worker per target (queue depth)") && !page.contains("doubling per step"), "{page}");
 }
