@@ -63,10 +63,19 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
         );
     }
     if points.len() > 1 {
-        return refuse(format!(
-            "the search varies the queue depth of one workload, and this plan has {} points (a sweep, or the profile's phases): drop the sweep, or search each workload in a run of its own",
-            points.len()
-        ));
+        // Without a sweep the points are the profile's: name it (the default one too), and how to give one point.
+        let why = match req.sweeps.is_empty() {
+            true => format!(
+                "the search varies the queue depth of one workload, and the profile '{}' has {} points: give --bs and --read for one point, or search each workload in a run of its own",
+                req.profile.name,
+                points.len()
+            ),
+            false => format!(
+                "the search varies the queue depth of one workload, and this plan has {} points (a sweep): drop the sweep, or search each workload in a run of its own",
+                points.len()
+            ),
+        };
+        return refuse(why);
     }
     if req.profile.rounds.is_some() {
         return refuse(

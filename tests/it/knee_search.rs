@@ -257,7 +257,8 @@ fn bad_expressions_and_senseless_combinations_are_refused() {
         (with(&["--workers", "1-8", "--sla", "lat_p99<5ms", "--sweep", "qd=1,2"]), "the search chooses the workers (then the queue depth)"),
         (with(&["--workers", "1-8", "--curve", "10,50"]), "--workers 1-8: a range of workers is searched by --sla"),
         (with(&["--sla", "lat_p99<5ms", "--rate", "100"]), "a rate (--rate, --mailboxes, or the profile's) fixes the load"),
-        (with(&["--sla", "lat_p99<5ms", "--sweep", "read=0,100"]), "this plan has 2 points"),
+        (with(&["--sla", "lat_p99<5ms", "--sweep", "read=0,100"]), "this plan has 2 points (a sweep): drop the sweep"),
+        (vec!["run", "-t", "mem:16m", "--sla", "lat_p99<5ms"], "the profile 'quick' has 4 points: give --bs and --read for one point"),
         (
             vec!["run", "-t", "{dir}/f.dat", "--size", "1m", "--bs", "4k", "--engine", "psync", "--sla", "lat_p99<5ms"],
             "the psync engine does one I/O at a time",
