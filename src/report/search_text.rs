@@ -34,7 +34,11 @@ pub fn render(s: &SearchOutcome) -> String {
             let value = b.value.map(num).unwrap_or_else(|| "-".into());
             row.push(right(format!("{value} {}", if b.passed { "pass" } else { "FAIL" })));
         }
-        row.push(Cell::new(if p.passed { "held" } else { "FAILED" }));
+        row.push(Cell::new(match &p.unfinished {
+            Some(why) => format!("({why})"),
+            None if p.passed => "held".into(),
+            None => "FAILED".into(),
+        }));
         t.add_row(row);
     }
     out.push_str(&format!("{t}\n"));
@@ -160,7 +164,7 @@ mod tests {
     fn step(qd: u32, iops: f64, passed: bool) -> SearchPoint {
         let check =
             crate::results::model::Check { criterion: "lat_p99<5ms".into(), value: Some(1.0), unit: "us".into(), passed, note: None };
-        SearchPoint { point: 0, qd, workers: 1, iops, mbps: 0.0, p99_us: 0.0, passed, bounds: vec![check] }
+        SearchPoint { point: 0, qd, workers: 1, iops, mbps: 0.0, p99_us: 0.0, passed, bounds: vec![check], unfinished: None }
     }
 
     #[test]
@@ -178,5 +182,20 @@ mod tests {
         let text =
             render(&outcome(&spec, vec![step(1, 10.0, true), step(2, 20.0, true), step(4, 1.0, false), step(3, 30.0, true)], "e".into()));
         assert!(text.contains("found: qd=3") && !text.contains("bisection ended"), "{text}");
+    }
+
+    #[test]
+    fn a_step_cut_short_is_shown_and_judges_nothing() {
+        let spec = SearchSpec::parse("lat_p99<5ms", 1024, 1).unwrap();
+        // The third step (qd=4) was stopped part way, with more IOPS than any finished one.
+        let cut = SearchPoint { unfinished: Some("cut short".into()), ..step(4, 99999.0, true) };
+        let text = render(&outcome(&spec, vec![step(1, 10.0, true), step(2, 20.0, true), cut], "interrupted".into()));
+        let row = text.lines().find(|l| l.contains("99999")).unwrap_or_else(|| panic!("the cut step is in the table: {text}"));
+        assert!(row.contains("(cut short)") && !row.contains("held"), "{row}");
+        assert!(text.contains("found: qd=2"), "a cut step is never the found one: {text}");
+        let failed = SearchPoint { unfinished: Some("failed: connection lost".into()), ..step(4, 5.0, false) };
+        let o = outcome(&spec, vec![step(1, 10.0, true), failed], "failed".into());
+        assert!(o.first_failing.is_none(), "a failed step is not past the knee: {:?}", o.first_failing);
+        assert!(render(&o).contains("(failed: connection lost)"), "{}", render(&o));
     }
 }

@@ -763,6 +763,10 @@ pub struct SearchPoint {
     pub passed: bool,
     /// Each bound: its measured value and whether it held.
     pub bounds: Vec<Check>,
+    /// A step that did not run to its end: "cut short" (a stop) or "failed: REASON".
+    /// It is shown, but neither found nor judged past the knee.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unfinished: Option<String>,
 }
 
 // The load-latency curve (`--curve`; built by `results::curve`).

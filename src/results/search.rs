@@ -255,20 +255,22 @@ impl SearchPoint {
             p99_us: s.latency_us.all.p99,
             passed: verdict.passed,
             bounds: verdict.checks,
+            unfinished: None,
         }
     }
 }
 
 /// The outcome of these steps: the best passing one, the first failing one, and why it ended.
 pub fn outcome(spec: &SearchSpec, steps: Vec<SearchPoint>, ended: String) -> SearchOutcome {
-    let found = steps.iter().filter(|s| s.passed).max_by(|a, b| a.iops.total_cmp(&b.iops)).cloned();
+    // A step that did not run to its end is shown but judges nothing.
+    let finished = || steps.iter().filter(|s| s.unfinished.is_none());
+    let found = finished().filter(|s| s.passed).max_by(|a, b| a.iops.total_cmp(&b.iops)).cloned();
     let load = |s: &&SearchPoint| u64::from(s.qd) * u64::from(s.workers);
     // The first step past the knee (a steering bound failed), else the first to fail any bound.
-    let first_failing = steps
-        .iter()
+    let first_failing = finished()
         .filter(|s| !spec.steering_held(s))
         .min_by_key(load)
-        .or_else(|| steps.iter().filter(|s| !s.passed).min_by_key(load))
+        .or_else(|| finished().filter(|s| !s.passed).min_by_key(load))
         .cloned();
     // Every step within the steering bounds failed a lower bound: the load the latency allows gives too little.
     let ended = match (&found, steps.first()) {
@@ -382,7 +384,7 @@ mod tests {
             .iter()
             .map(|&passed| super::super::model::Check { criterion: String::new(), value: None, unit: String::new(), passed, note: None })
             .collect();
-        SearchPoint { point: 0, qd, workers: 1, iops, mbps: 0.0, p99_us: 0.0, passed: held.iter().all(|&h| h), bounds }
+        SearchPoint { point: 0, qd, workers: 1, iops, mbps: 0.0, p99_us: 0.0, passed: held.iter().all(|&h| h), bounds, unfinished: None }
     }
 
     #[test]

@@ -74,7 +74,7 @@ mod tests {
 
     fn step(point: usize, workers: u32, passed: bool) -> SearchPoint {
         let bounds = vec![Check { criterion: "db.read_lat_avg<20ms".into(), value: None, unit: "us".into(), passed, note: None }];
-        SearchPoint { point, qd: 16, workers, iops: 0.0, mbps: 0.0, p99_us: 0.0, passed, bounds }
+        SearchPoint { point, qd: 16, workers, iops: 0.0, mbps: 0.0, p99_us: 0.0, passed, bounds, unfinished: None }
     }
 
     /// A stored result's point, with a db group and a log group of these IOPS.

@@ -202,11 +202,20 @@ pub fn execute(
         let index = merged.points.len().saturating_sub(1);
         let measured = merged.points.len() > gather.so_far.as_ref().map_or(0, |r| r.points.len());
         gather.so_far = Some(merged);
-        if !measured || status != Status::Completed {
+        if !measured {
             break;
         }
         let whole = gather.so_far.as_ref().expect("a step ran");
-        let step = SearchPoint::judge(spec, index, &whole.points[index], load.qd, workers);
+        let mut step = SearchPoint::judge(spec, index, &whole.points[index], load.qd, workers);
+        if status != Status::Completed {
+            // Cut short or failed: shown with its figures so far, judging nothing.
+            step.unfinished = Some(match &part.status_reason {
+                Some(why) if status == Status::Failed => format!("failed: {why}"),
+                _ => "cut short".to_string(),
+            });
+            steps.push(step);
+            break;
+        }
         // Only the upper (latency) bounds steer: a step failing only a lower (throughput) bound had too little load.
         // Under MPI only rank 0 holds the merged point: its verdict is every rank's next step.
         let held = spec.steering_held(&step);
