@@ -39,7 +39,7 @@ pub fn render(s: &SearchOutcome) -> String {
     }
     out.push_str(&format!("{t}\n"));
     match (&s.found, s.steps.first()) {
-        (Some(f), _) => out.push_str(&format!("found: {}\n", figures(f))),
+        (Some(f), _) => out.push_str(&format!("found: {}{}\n", figures(f), bracket(s, f))),
         (None, Some(lightest)) => out.push_str(&format!(
             "NOT MET: no load meets these bounds; the lightest point ({}) gave {}{}\n",
             match s.workers {
@@ -59,6 +59,25 @@ pub fn render(s: &SearchOutcome) -> String {
         Some(t) => out + &crate::report::tuning_text::render(t),
         None => out,
     }
+}
+
+/// Where the bisection ended, when the found point (the passing step of most
+/// IOPS: throughput may dip past the knee) is not the deepest pass below the
+/// first fail; empty when it is.
+fn bracket(s: &SearchOutcome, found: &SearchPoint) -> String {
+    let load = |p: &SearchPoint| u64::from(p.qd) * u64::from(p.workers);
+    let Some(fail) = &s.first_failing else { return String::new() };
+    let Some(pass) = s.steps.iter().filter(|p| p.passed && load(p) < load(fail)).max_by_key(|p| load(p)) else {
+        return String::new();
+    };
+    if (pass.qd, pass.workers) == (found.qd, found.workers) {
+        return String::new();
+    }
+    let label = |p: &SearchPoint| match s.workers {
+        Some(_) => format!("workers={} qd={}", p.workers, p.qd),
+        None => format!("qd={}", p.qd),
+    };
+    format!("\n  (the passing step with the most IOPS; the bisection ended between {} (pass) and {} (fail))", label(pass), label(fail))
 }
 
 fn counted_steps(n: usize) -> String {
@@ -131,4 +150,33 @@ fn describe_steps(s: &SearchSpec, per_step: Option<std::time::Duration>) -> Stri
          queue depth at most {}, so at most {} steps (no search takes more than {}); {}\n",
         s.expr, s.max_qd, worst, s.max_steps, total
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::search::{outcome, SearchSpec};
+
+    fn step(qd: u32, iops: f64, passed: bool) -> SearchPoint {
+        let check =
+            crate::results::model::Check { criterion: "lat_p99<5ms".into(), value: Some(1.0), unit: "us".into(), passed, note: None };
+        SearchPoint { point: 0, qd, workers: 1, iops, mbps: 0.0, p99_us: 0.0, passed, bounds: vec![check] }
+    }
+
+    #[test]
+    fn a_found_point_short_of_where_the_bisection_ended_says_both() {
+        let spec = SearchSpec::parse("lat_p99<5ms", 1024, 1).unwrap();
+        let steps =
+            vec![step(16, 29000.0, true), step(32, 1.0, false), step(24, 29535.0, true), step(28, 29361.0, true), step(29, 1.0, false)];
+        let text = render(&outcome(&spec, steps, "ended".into()));
+        assert!(
+            text.contains("found: qd=24 workers=1: 29535 IOPS")
+                && text.contains("(the passing step with the most IOPS; the bisection ended between qd=28 (pass) and qd=29 (fail))"),
+            "{text}"
+        );
+        // Found where the bisection ended: nothing more to say.
+        let text =
+            render(&outcome(&spec, vec![step(1, 10.0, true), step(2, 20.0, true), step(4, 1.0, false), step(3, 30.0, true)], "e".into()));
+        assert!(text.contains("found: qd=3") && !text.contains("bisection ended"), "{text}");
+    }
 }

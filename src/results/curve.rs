@@ -28,6 +28,10 @@ impl CurveSpec {
             if !(v > 0.0 && v <= 100.0) {
                 return Err(format!("--curve {list}: {t} is not above 0 and at most 100 (percent of the maximum rate measured first)"));
             }
+            // The same rate twice is a point run twice, not a point of the curve.
+            if pcts.contains(&v) {
+                return Err(format!("--curve {list}: {t} is repeated; give each percentage once, for example 10,50,90,100"));
+            }
             pcts.push(v);
         }
         let stop = stop.map(|s| pass::parse(s).map(|c| (s.to_string(), c)).map_err(|e| e.to_string())).transpose()?;
@@ -70,6 +74,10 @@ mod tests {
         assert_eq!(c.latency_limits_us(), vec![("lat_p99<5ms".to_string(), 5000.0)]);
         assert!(CurveSpec::parse("0,50", None).unwrap_err().contains("0 is not above 0 and at most 100"));
         assert!(CurveSpec::parse("50,120", None).unwrap_err().contains("120 is not above 0"));
+        assert_eq!(
+            CurveSpec::parse("50,50%", None).unwrap_err(),
+            "--curve 50,50%: 50% is repeated; give each percentage once, for example 10,50,90,100"
+        );
         assert!(CurveSpec::parse("ten", None).unwrap_err().contains("'ten' is not a percentage"));
         assert_eq!(CurveSpec::parse("50", Some("p99<1ms")).unwrap_err(), pass::parse("p99<1ms").unwrap_err().to_string());
     }

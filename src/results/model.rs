@@ -701,7 +701,8 @@ pub struct SearchOutcome {
     pub tuning: Option<TuningOutcome>,
     /// The step with the most IOPS at which every bound held; null when none held.
     pub found: Option<SearchPoint>,
-    /// The step with the least outstanding I/O (workers x queue depth) at which a bound failed; null when every step held.
+    /// The step with the least outstanding I/O (workers x queue depth) at which an upper (latency or CPU) bound
+    /// failed, else at which any bound failed; null when every step held.
     pub first_failing: Option<SearchPoint>,
     /// Why the search ended, in words.
     pub ended: String,

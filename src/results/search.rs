@@ -219,6 +219,28 @@ pub fn senseless_bound(c: &Criterion) -> Option<String> {
     ))
 }
 
+/// True when `c` steers the search: an upper bound (on latency or CPU), which
+/// more load breaks, so a step failing it is past the knee. A lower bound (on
+/// IOPS or MB/s) is met by more load, so a step failing only it has too little
+/// load: the search grows past it and judges it at the point found.
+pub fn steers(c: &Criterion) -> bool {
+    matches!(c.cmp, pass::Cmp::Lt | pass::Cmp::Le)
+}
+
+/// Refuses bounds of which none steers the search (only lower bounds on IOPS
+/// or MB/s): more load always meets them better, so nothing would stop it.
+pub fn needs_a_steering_bound(criteria: &[Criterion]) -> Option<String> {
+    (!criteria.iter().any(steers)).then(|| "--sla needs a latency bound to stop the search; add e.g. lat_p99<5ms".to_string())
+}
+
+impl SearchSpec {
+    /// True when every bound that steers the search held at `p` (the lower
+    /// bounds on throughput may still fail there: the load was too little).
+    pub fn steering_held(&self, p: &SearchPoint) -> bool {
+        self.criteria.iter().zip(&p.bounds).all(|(c, b)| b.passed || !steers(c))
+    }
+}
+
 impl SearchPoint {
     /// Judges `point` (the `index`-th of the result) at queue depth `qd` against the bounds.
     pub fn judge(spec: &SearchSpec, index: usize, point: &Point, qd: u32, workers: u32) -> SearchPoint {
@@ -240,7 +262,22 @@ impl SearchPoint {
 /// The outcome of these steps: the best passing one, the first failing one, and why it ended.
 pub fn outcome(spec: &SearchSpec, steps: Vec<SearchPoint>, ended: String) -> SearchOutcome {
     let found = steps.iter().filter(|s| s.passed).max_by(|a, b| a.iops.total_cmp(&b.iops)).cloned();
-    let first_failing = steps.iter().filter(|s| !s.passed).min_by_key(|s| u64::from(s.qd) * u64::from(s.workers)).cloned();
+    let load = |s: &&SearchPoint| u64::from(s.qd) * u64::from(s.workers);
+    // The first step past the knee (a steering bound failed), else the first to fail any bound.
+    let first_failing = steps
+        .iter()
+        .filter(|s| !spec.steering_held(s))
+        .min_by_key(load)
+        .or_else(|| steps.iter().filter(|s| !s.passed).min_by_key(load))
+        .cloned();
+    // Every step within the steering bounds failed a lower bound: the load the latency allows gives too little.
+    let ended = match (&found, steps.first()) {
+        (None, Some(first)) if spec.steering_held(first) => {
+            let lower: Vec<&str> = spec.criteria.iter().filter(|c| !steers(c)).map(|c| c.text.as_str()).collect();
+            format!("{ended}; no step met every bound: {} was not met at any load within the other bounds", lower.join(", "))
+        }
+        _ => ended,
+    };
     SearchOutcome {
         expr: spec.expr.clone(),
         max_qd: spec.max_qd,
@@ -337,6 +374,33 @@ mod tests {
         let e = senseless("lat_p99>5ms")[0].clone().unwrap();
         assert!(e.starts_with("lat_p99>5ms is a lower bound on latency: more load only helps meet it"), "{e}");
         assert!(senseless("iops<1000")[0].as_ref().unwrap().contains("is an upper bound on IOPS"), "{:?}", senseless("iops<1000"));
+    }
+
+    /// A step of `spec` whose bounds held as `held` says (in the order of its criteria).
+    fn step(qd: u32, iops: f64, held: &[bool]) -> SearchPoint {
+        let bounds = held
+            .iter()
+            .map(|&passed| super::super::model::Check { criterion: String::new(), value: None, unit: String::new(), passed, note: None })
+            .collect();
+        SearchPoint { point: 0, qd, workers: 1, iops, mbps: 0.0, p99_us: 0.0, passed: held.iter().all(|&h| h), bounds }
+    }
+
+    #[test]
+    fn a_lower_throughput_bound_does_not_steer_and_is_judged_at_the_found_point() {
+        let spec = SearchSpec::parse("lat_p99<5ms,iops>500", 1024, 1).unwrap();
+        // qd 1 gives too little IOPS (the latency held): more load, not the end.
+        let qd1 = step(1, 448.0, &[true, false]);
+        assert!(spec.steering_held(&qd1) && !qd1.passed);
+        assert_eq!(spec.next_qd(&[(1, spec.steering_held(&qd1))]), Some(2));
+        let (qd2, qd4) = (step(2, 900.0, &[true, true]), step(4, 950.0, &[false, true]));
+        let o = outcome(&spec, vec![qd1.clone(), qd2, qd4], "ended".into());
+        assert_eq!(o.found.map(|f| f.qd), Some(2), "the found point meets every bound");
+        assert_eq!(o.first_failing.map(|f| f.qd), Some(4), "the first past the knee, not the one with too little load");
+        // No load within the latency bound gives the IOPS: nothing found, and said why.
+        let o = outcome(&spec, vec![qd1, step(2, 460.0, &[false, false])], "ended".into());
+        assert!(o.unmeetable() && o.ended.contains("iops>500 was not met at any load within the other bounds"), "{}", o.ended);
+        assert!(needs_a_steering_bound(&pass::parse("iops>500,mbps>1").unwrap()).unwrap().contains("--sla needs a latency bound"));
+        assert_eq!(needs_a_steering_bound(&spec.criteria), None);
     }
 
     #[test]

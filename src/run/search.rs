@@ -40,6 +40,9 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
     if let Some(why) = criteria.iter().find_map(search::senseless_bound) {
         return refuse(why);
     }
+    if let Some(why) = search::needs_a_steering_bound(&criteria) {
+        return refuse(why);
+    }
     // With a range of workers, --qd holds the depth and only the workers are searched.
     if let (Some(_), None) = (req.overrides.qd, range) {
         let drop = if from_job.is_some() { "drop --qd, or drop latency_target to run at --qd" } else { "drop --qd" };
@@ -60,10 +63,19 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
         );
     }
     if points.len() > 1 {
-        return refuse(format!(
-            "the search varies the queue depth of one workload, and this plan has {} points (a sweep, or the profile's phases): drop the sweep, or search each workload in a run of its own",
-            points.len()
-        ));
+        // Without a sweep the points are the profile's: name it (the default one too), and how to give one point.
+        let why = match req.sweeps.is_empty() {
+            true => format!(
+                "the search varies the queue depth of one workload, and the profile '{}' has {} points: give --bs and --read for one point, or search each workload in a run of its own",
+                req.profile.name,
+                points.len()
+            ),
+            false => format!(
+                "the search varies the queue depth of one workload, and this plan has {} points (a sweep): drop the sweep, or search each workload in a run of its own",
+                points.len()
+            ),
+        };
+        return refuse(why);
     }
     if req.profile.rounds.is_some() {
         return refuse(
@@ -195,8 +207,10 @@ pub fn execute(
         }
         let whole = gather.so_far.as_ref().expect("a step ran");
         let step = SearchPoint::judge(spec, index, &whole.points[index], load.qd, workers);
+        // Only the upper (latency) bounds steer: a step failing only a lower (throughput) bound had too little load.
         // Under MPI only rank 0 holds the merged point: its verdict is every rank's next step.
-        let passed = ctx.cluster.get().root_figures(vec![f64::from(u8::from(step.passed))])[0] > 0.5;
+        let held = spec.steering_held(&step);
+        let passed = ctx.cluster.get().root_figures(vec![f64::from(u8::from(held))])[0] > 0.5;
         tried.push((load, passed));
         steps.push(step);
     }

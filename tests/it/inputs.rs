@@ -117,7 +117,8 @@ fn negative_values_reach_the_flag_s_own_message() {
         (&["--read", "-5"], "--read: '-5' is not a percentage: use a number from 0 to 100"),
         (&["--workers", "-1"], "'-1' for '--workers <N|MIN-MAX>': a negative number is not allowed here: give a whole number from 0"),
         (&["--ios", "-1"], "'-1' for '--ios <N>': a negative number"),
-        (&["--rate", "-1"], "--rate -1: give a positive number of I/Os per second"),
+        (&["--rate", "-1"], "--rate -1: give a positive number of I/Os per second (for example 5000)"),
+        (&["--iops-per-mailbox", "0"], "--iops-per-mailbox 0: give a positive number of I/Os per second (for example 0.1)"),
     ] {
         let e = refused_dry_run(args);
         assert!(e.contains(says) && !e.contains("unexpected argument"), "{args:?}: {e}");

@@ -155,6 +155,22 @@ fn a_bound_below_the_service_time_is_unmeetable_and_exits_6() {
 }
 
 #[test]
+fn a_lower_iops_bound_unmet_at_the_lightest_load_grows_the_load_and_is_met_at_the_found_point() {
+    let dir = shm_dir();
+    let server = known_shape(dir.path());
+    // qd 1 gives about 250 IOPS (one 4 ms read at a time): too little load, not the end of the search.
+    let (out, r) = search(dir.path(), &server.uri, "lat_avg<6ms,iops>400");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = &r["search"];
+    let steps = s["steps"].as_array().unwrap();
+    assert!(steps[0]["passed"] == false && steps[0]["bounds"][1]["passed"] == false, "qd 1 is below 400 IOPS: {s:#}");
+    assert!(steps.len() > 2, "the search grew past qd 1: {s:#}");
+    let found = &s["found"];
+    assert!(found["passed"] == true && found["iops"].as_f64().unwrap() > 400.0, "the found point meets every bound: {s:#}");
+    assert!(found["qd"].as_u64().unwrap() >= 2 && s["first_failing"]["qd"].as_u64().unwrap() > 2, "{s:#}");
+}
+
+#[test]
 fn the_dry_run_shows_the_search_and_its_worst_case_time() {
     let out = run(&[
         "run",
@@ -241,12 +257,14 @@ fn bad_expressions_and_senseless_combinations_are_refused() {
         (with(&["--workers", "1-8", "--sla", "lat_p99<5ms", "--sweep", "qd=1,2"]), "the search chooses the workers (then the queue depth)"),
         (with(&["--workers", "1-8", "--curve", "10,50"]), "--workers 1-8: a range of workers is searched by --sla"),
         (with(&["--sla", "lat_p99<5ms", "--rate", "100"]), "a rate (--rate, --mailboxes, or the profile's) fixes the load"),
-        (with(&["--sla", "lat_p99<5ms", "--sweep", "read=0,100"]), "this plan has 2 points"),
+        (with(&["--sla", "lat_p99<5ms", "--sweep", "read=0,100"]), "this plan has 2 points (a sweep): drop the sweep"),
+        (vec!["run", "-t", "mem:16m", "--sla", "lat_p99<5ms"], "the profile 'quick' has 4 points: give --bs and --read for one point"),
         (
             vec!["run", "-t", "{dir}/f.dat", "--size", "1m", "--bs", "4k", "--engine", "psync", "--sla", "lat_p99<5ms"],
             "the psync engine does one I/O at a time",
         ),
         (vec!["run", "-t", "mem:16m", "exchange", "--sla", "lat_p99<5ms"], "--sla lat_p99<5ms:"),
+        (with(&["--sla", "iops>500"]), "--sla iops>500: --sla needs a latency bound to stop the search; add e.g. lat_p99<5ms"),
         (with(&["--sla", "lat_p99>5ms"]), "--sla lat_p99>5ms: lat_p99>5ms is a lower bound on latency: more load only helps meet it"),
         (with(&["--sla", "lat_avg<9ms,iops<1000"]), "iops<1000 is an upper bound on IOPS: the lightest load meets it best"),
     ];
@@ -322,4 +340,10 @@ fn two_searches_are_compared_by_their_found_points() {
     assert!(cells.iter().filter(|c| c.ends_with('x')).count() == 2, "the IOPS and p99 ratios: {found}");
     let ended = stored(&store, &ids[1])["search"]["ended"].as_str().unwrap().to_string();
     assert!(text.contains(&format!("B: --sla lat_avg<10s; ended: {ended}\n")), "{text}");
+    let html = dir.path().join("r.html");
+    assert!(with_store(&store, &["report", &ids[0], &ids[1], "-o", html.to_str().unwrap()]).status.success());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Latency against load: knee searches compared") && !page.contains("searchs"), "{page}");
+    // The search bisects: its depth axis does not claim a doubling.
+    assert!(page.contains("outstanding I/Os per worker per target (queue depth)") && !page.contains("doubling per step"), "{page}");
 }

@@ -255,9 +255,10 @@ impl RunArgs {
                 Bytes(MAX_BS)
             );
         }
-        for (flag, value) in [("--rate", self.rate), ("--iops-per-mailbox", self.iops_per_mailbox)] {
+        // A mailbox does a fraction of an I/O per second (Jetstress's usual 0.06-0.10), a target thousands.
+        for (flag, value, example) in [("--rate", self.rate, "5000"), ("--iops-per-mailbox", self.iops_per_mailbox, "0.1")] {
             if let Some(v) = value.filter(|v| !(v.is_finite() && *v > 0.0)) {
-                anyhow::bail!("{flag} {v}: give a positive number of I/Os per second (for example 5000)");
+                anyhow::bail!("{flag} {v}: give a positive number of I/Os per second (for example {example})");
             }
         }
         if self.ios == Some(0) {

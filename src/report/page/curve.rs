@@ -95,7 +95,9 @@ fn chart(sticks: &[Stick], what: &str, id: String) -> Chart {
     if !knees.is_empty() {
         caption += &format!(", the knee ({knee_is}) a vertical line");
     }
-    let title = if several { format!("Latency against load: {what}s compared") } else { format!("Latency against load: {whose}") };
+    // "knee search" takes "es": "knee searchs" is not a word.
+    let plural = if what.ends_with('h') { format!("{what}es") } else { format!("{what}s") };
+    let title = if several { format!("Latency against load: {plural} compared") } else { format!("Latency against load: {whose}") };
     Chart { id, caption, svg: hockey::chart(&title, &lines, &bounds, &knees) }
 }
 

@@ -198,7 +198,8 @@ fn qd_charts(results: &[&RunResult], names: &[String]) -> Vec<Chart> {
             })
             .unzip()
     };
-    let x = "outstanding I/Os per worker per target (QD, doubling per step)";
+    // The steps need not double: a sweep lists its own depths, a knee search bisects.
+    let x = "outstanding I/Os per worker per target (queue depth)";
     let chart = |id: &str, title: &str, y: &str, key: &str| {
         let (series, marks) = at_qd(key);
         let spread = marks.iter().any(|m| m.stdev.iter().any(Option::is_some));
