@@ -48,7 +48,7 @@ pub fn view(plan: &RunPlan) -> PlanView<'_> {
         repeat: plan.repeat,
         pick: plan.pick,
         criteria: &plan.criteria,
-        searched_qd: plan.search.as_ref().map(|s| s.max_qd),
+        search: plan.search.as_ref(),
     }
 }
 

@@ -13,7 +13,7 @@ pub fn render(t: &TuningOutcome) -> String {
         None => format!("tuning ({} threads): NOT MET: {}\n", t.group, t.limit),
         Some(n) => format!(
             "tuning ({} threads): {n} threads; transactional IOPS {} ({} reads + {} writes of {}; {} IOPS of the other groups, the log's, excluded); \
-             mailboxes supported {} at {} IOPS per mailbox\nlimit: {}\n",
+             mailboxes supported {} at {} IOPS per mailbox (--iops-per-mailbox; Jetstress's usual mailbox profiles are 0.06-0.10)\nlimit: {}\n",
             t.group,
             num(t.transactional_iops),
             num(t.transactional_read_iops),
@@ -33,7 +33,7 @@ pub fn describe(s: &SearchSpec) -> String {
     format!(
         "tuning (--tune): the threads are the workers of group '{}', {} to {} at its queue depth of {}, the other groups as the profile has them; \
          the most threads at which every bound holds is tuned, its transactional IOPS ({}'s reads and writes, the log's excluded) \
-         over {} IOPS per mailbox is the mailboxes supported\n",
+         over {} IOPS per mailbox (--iops-per-mailbox; Jetstress's usual mailbox profiles are 0.06-0.10) is the mailboxes supported\n",
         t.group,
         s.workers.min,
         s.workers.max,

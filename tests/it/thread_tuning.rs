@@ -118,7 +118,11 @@ fn the_dry_run_shows_the_tuning_with_the_profiles_targets_and_its_worst_case_tim
             "{text}"
         );
         assert!(!text.contains("paced at"), "the tuning runs without the profile's rate: {text}");
-        assert!(text.contains("group 'db': 64 workers x 1 target"), "the plan is checked at the most threads: {text}");
+        // The threads are searched at the group's own depth; the log's group runs as the profile has it.
+        let qd = if profile == "jetstress" { 16 } else { 8 };
+        let db = format!("group 'db': 1 to 64 workers (searched) x 1 target x {qd} outstanding = {qd} to {} I/Os in flight", 64 * qd);
+        assert!(text.contains(&db) && text.contains("group 'log': 1 worker x 1 target x"), "{text}");
+        assert!(!text.contains("searched queue depth"), "the depth is not searched: {text}");
     }
 }
 

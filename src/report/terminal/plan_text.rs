@@ -28,9 +28,9 @@ pub struct PlanView<'a> {
     pub repeat: u32,
     pub pick: Pick,
     pub criteria: &'a [Criterion],
-    /// A knee search (--sla, a fio job's latency_target) chooses each group's
-    /// queue depth, up to this: the depth the workload gives is not what runs.
-    pub searched_qd: Option<u32>,
+    /// A knee search (--sla, --tune, a fio job's latency_target) chooses the
+    /// queue depth or the workers: what the workload gives is not what runs.
+    pub search: Option<&'a crate::results::search::SearchSpec>,
 }
 
 /// One point of a plan.
@@ -197,28 +197,52 @@ fn access_line(l: &crate::workload::AccessLine) -> String {
     )
 }
 
-/// A group's line: its workers, targets and outstanding I/Os (or the depth a search chooses), and its pace.
-fn group_line(s: &crate::workload::WorkloadSpec, g: &crate::workload::WorkerGroup, searched_qd: Option<u32>) -> String {
+/// A group's line: its workers, targets and outstanding I/Os (or what a search chooses), and its pace.
+fn group_line(
+    s: &crate::workload::WorkloadSpec,
+    g: &crate::workload::WorkerGroup,
+    search: Option<&crate::results::search::SearchSpec>,
+) -> String {
     let nt = if g.worker_per_target { 1 } else { s.group_targets(g).len() as u64 };
-    let per_slot = s.group_workers(g) as u64 * s.targets_per_worker(g) as u64;
-    // Searched, the group's own depth never runs: say what does.
-    let (depth, in_flight) = match searched_qd {
-        Some(max) => (
-            format!("the searched queue depth (1 to {max}, the knee search below; not {})", g.qd),
-            format!("{per_slot} to {}", counted(per_slot * max as u64, "I/O")),
-        ),
-        None => (format!("{} outstanding", g.qd), counted(per_slot * g.qd as u64, "I/O")),
+    let per_worker = s.targets_per_worker(g) as u64;
+    let workers = s.group_workers(g);
+    let index = s.groups.iter().position(|x| x.name == g.name);
+    let searched = searched_load(search, index, g.qd);
+    // Searched, the group's own workers or depth never run: say what does.
+    let (workers_text, depth, in_flight) = match searched {
+        None => (counted(workers, "worker"), format!("{} outstanding", g.qd), counted(workers as u64 * per_worker * g.qd as u64, "I/O")),
+        Some(((w_lo, w_hi), (q_lo, q_hi))) => {
+            let workers_text = if w_lo == w_hi { counted(w_lo, "worker") } else { format!("{w_lo} to {w_hi} workers (searched)") };
+            let depth = if q_lo == q_hi {
+                format!("{q_lo} outstanding")
+            } else {
+                format!("the searched queue depth ({q_lo} to {q_hi}, the knee search below; not {})", g.qd)
+            };
+            let lo = w_lo as u64 * per_worker * q_lo as u64;
+            (workers_text, depth, format!("{lo} to {}", counted(w_hi as u64 * per_worker * q_hi as u64, "I/O")))
+        }
     };
     format!(
-        "group '{}': {} x {} x {depth} = {in_flight} in flight{}",
+        "group '{}': {workers_text} x {} x {depth} = {in_flight} in flight{}",
         g.name,
-        counted(s.group_workers(g), "worker"),
         counted(nt, "target"),
         g.rate
             .map(|r| format!(", rate {r:.0} IOPS{}", if g.arrivals.is_fixed() { "" } else { " (Poisson arrivals)" }))
             .or(g.follow.as_ref().map(|f| format!(", IOPS held at {} x group '{}'", f.ratio, f.group)))
             .unwrap_or_default()
     )
+}
+
+/// The (workers, queue depth) ranges a search runs group `index` at, None
+/// where the search leaves it as the workload has it (--tune's other groups).
+fn searched_load(search: Option<&crate::results::search::SearchSpec>, index: Option<usize>, qd: u32) -> Option<((u32, u32), (u32, u32))> {
+    let spec = search?;
+    let workers = (spec.workers.min, spec.workers.max);
+    match spec.group {
+        // --tune: the tuned group's threads, each at its own depth; the others as they are.
+        Some(t) => (index == Some(t)).then_some((workers, (qd, qd))),
+        None => Some((workers, spec.fixed_qd.map_or((1, spec.max_qd), |q| (q, q)))),
+    }
 }
 
 /// Where each worker of a group with offset_increment starts (the first three and the last).
@@ -267,9 +291,9 @@ pub fn render(plan: &PlanView) -> String {
         }
         point_head(&mut out, p);
         for g in &p.spec.groups {
-            group_lines(&mut out, p, g, plan.searched_qd);
+            group_lines(&mut out, p, g, plan.search);
         }
-        point_tail(&mut out, p, plan.searched_qd);
+        point_tail(&mut out, p, plan.search);
     }
     if let Some(r) = plan.rounds {
         let _ = writeln!(out, "{}", r.describe());
@@ -326,9 +350,9 @@ fn point_head(out: &mut String, p: &PointView) {
 
 /// A worker group: its line, offsets and think time, and its access lines
 /// (a replay's I/Os are the trace's).
-fn group_lines(out: &mut String, p: &PointView, g: &crate::workload::WorkerGroup, searched_qd: Option<u32>) {
+fn group_lines(out: &mut String, p: &PointView, g: &crate::workload::WorkerGroup, search: Option<&crate::results::search::SearchSpec>) {
     let s = p.spec;
-    let _ = writeln!(out, "{}", group_line(s, g, searched_qd));
+    let _ = writeln!(out, "{}", group_line(s, g, search));
     if let Some(line) = offset_increment_line(s, g) {
         let _ = writeln!(out, "{line}");
     }
@@ -350,16 +374,17 @@ fn group_lines(out: &mut String, p: &PointView, g: &crate::workload::WorkerGroup
 }
 
 /// A point's sync, totals, replay, data reduction and steady-state lines.
-fn point_tail(out: &mut String, p: &PointView, searched_qd: Option<u32>) {
+fn point_tail(out: &mut String, p: &PointView, search: Option<&crate::results::search::SearchSpec>) {
     let s = p.spec;
     if let Some(sync) = s.sync {
         let _ = writeln!(out, "sync: {sync} ({}), latency recorded apart as sync", sync.kind.flag());
     }
-    let in_flight = match searched_qd {
-        Some(_) => "the I/Os in flight the search chooses".to_string(),
-        None => format!("{} in flight", counted(s.total_in_flight(), "I/O")),
+    let total = match search {
+        Some(spec) if spec.searches_workers() => "the workers and I/Os in flight the search chooses".to_string(),
+        Some(_) => format!("{}, the I/Os in flight the search chooses", counted(s.total_workers(), "worker")),
+        None => format!("{}, {} in flight", counted(s.total_workers(), "worker"), counted(s.total_in_flight(), "I/O")),
     };
-    let _ = writeln!(out, "total: {}, {in_flight}", counted(s.total_workers(), "worker"));
+    let _ = writeln!(out, "total: {total}");
     if let Some(r) = &p.replay {
         out.push_str(&replay(r, &s.targets));
     }
@@ -422,7 +447,7 @@ mod tests {
             repeat: 3,
             pick: Pick::Median,
             criteria: &criteria,
-            searched_qd: None,
+            search: None,
         };
         check_golden("plan-sweep.txt", &render(&plan));
     }
@@ -434,15 +459,8 @@ mod tests {
         let region = |transports: Vec<Transport>, buffered: bool| {
             let spec = WorkloadSpec { buffered, ..WorkloadSpec::plain(targets.clone(), groups.clone()) };
             let point = PointView { label: "", spec: &spec, engine: "io_uring".into(), transports, replay: None };
-            let plan = PlanView {
-                warnings: &[],
-                points: vec![point],
-                rounds: None,
-                repeat: 1,
-                pick: Pick::Mean,
-                criteria: &[],
-                searched_qd: None,
-            };
+            let plan =
+                PlanView { warnings: &[], points: vec![point], rounds: None, repeat: 1, pick: Pick::Mean, criteria: &[], search: None };
             render(&plan).lines().find(|l| l.starts_with("region")).unwrap_or_default().to_string()
         };
         let tail = |t: &str| format!("region on each target: whole target from offset 0{t}");
@@ -498,7 +516,7 @@ mod tests {
             repeat: 1,
             pick: Pick::Mean,
             criteria: &[],
-            searched_qd: None,
+            search: None,
         };
         let replayed = render(&one(Some(trace)));
         assert!(replayed.contains("I/Os: the replayed trace's") && !replayed.contains("% of I/Os:"), "{replayed}");
