@@ -200,8 +200,9 @@ fn topology(a: &mut ProtocolsArgs) -> Result<crate::lab::protocols::Topology> {
     let links = t::LegLinks::parse(&a.run.link, &legs)?;
     a.run.link.clear();
     let targets = t::target_count(a.target_count, &a.run.sweep)?;
+    let targets_swept = a.run.sweep.iter().any(|s| s.trim_start().starts_with("targets="));
     let (server_cpus, cpus_note) = cpus_apart(a)?;
-    Ok(crate::lab::protocols::Topology { legs, targets, port_limit, links, server_cpus, cpus_note })
+    Ok(crate::lab::protocols::Topology { legs, targets, targets_swept, port_limit, links, server_cpus, cpus_note })
 }
 
 /// The CPUs the servers run on, apart from lunmark's, and the lab's line that

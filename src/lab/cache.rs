@@ -202,8 +202,10 @@ pub fn run(request: &RunRequest, opts: &LabOptions, measure: &mut Measure, obser
 /// size's workload is checked as the lab would run it (shown against `mem:`).
 pub fn plan_text(request: &RunRequest, opts: &LabOptions) -> Result<String> {
     let mut workload = String::new();
+    let mut total = Some(std::time::Duration::ZERO);
     for &pct in &opts.sizes {
         let plan = request.on(vec![Target::parse(&format!("mem:{}", opts.lun_size))?]).plan()?;
+        total = total.and_then(|sum| timed_length(&plan).map(|t| sum + t));
         // Refused here as the lab would refuse it at that size.
         for p in &plan.points {
             crate::engine::cache::config::check(&opts.cache_at(pct), &p.spec, request.context.safety)?;
@@ -237,7 +239,20 @@ pub fn plan_text(request: &RunRequest, opts: &LabOptions) -> Result<String> {
         json: json.as_deref(),
         cache,
         workload: &workload,
+        total: total.map(crate::units::format_duration).as_deref(),
     }))
+}
+
+/// One size's ramp and measurement; None when a point runs by I/O count or a trace's pace.
+fn timed_length(plan: &crate::run::RunPlan) -> Option<std::time::Duration> {
+    let mut sum = std::time::Duration::ZERO;
+    for p in &plan.points {
+        match p.spec.run {
+            crate::workload::RunLength::Time(t) => sum += (p.spec.ramp + t) * plan.repeat,
+            _ => return None,
+        }
+    }
+    Some(sum)
 }
 
 /// Hit ratios an exact LRU cache of `cache_blocks` gives the accesses issued

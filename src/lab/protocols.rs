@@ -34,12 +34,26 @@ pub struct Topology {
     pub legs: Vec<LegKind>,
     /// Targets of every leg (servers or LUNs); a `--sweep targets=...` runs the first K.
     pub targets: u32,
+    /// A `--sweep targets=...` was given: each row runs its own count, so no leg label names one.
+    pub targets_swept: bool,
     pub port_limit: Option<PortLimit>,
     pub links: LegLinks,
     /// The CPUs the servers run on, apart from lunmark's (empty: anywhere).
     pub server_cpus: Vec<usize>,
     /// The line that says where lunmark and the servers run.
     pub cpus_note: String,
+}
+
+impl Topology {
+    /// The target count a leg's label names: under a targets sweep each row's
+    /// sweep value says its count, and the leg's full count would mislabel the smaller rows.
+    pub fn label_count(&self) -> u32 {
+        if self.targets_swept {
+            1
+        } else {
+            self.targets
+        }
+    }
 }
 
 /// A target of the study: its label and URIs, or why it was skipped.
@@ -172,7 +186,7 @@ pub fn run(
         .iter()
         .map(|&kind| Leg {
             kind,
-            label: leg_label(kind, links.of(kind).map(|l| l.link.name.as_str()), topology.targets),
+            label: leg_label(kind, links.of(kind).map(|l| l.link.name.as_str()), topology.label_count()),
             targets: start_leg(kind, dir.path(), size, topology, links, &mut alive).map_err(|e| format!("{e:#}")),
         })
         .collect();
@@ -243,7 +257,8 @@ fn serves(kind: LegKind, size: &str, link: Option<&str>, t: &Topology) -> String
 /// workload is checked as each leg would check it (shown against `mem:`).
 pub fn plan_text(request: &RunRequest, size: &str, topology: &Topology) -> Result<String> {
     let link_of = |k: LegKind| topology.links.of(k).map(|l| l.name.as_str());
-    let legs = topology.legs.iter().map(|&k| (leg_label(k, link_of(k), topology.targets), serves(k, size, link_of(k), topology))).collect();
+    let legs =
+        topology.legs.iter().map(|&k| (leg_label(k, link_of(k), topology.label_count()), serves(k, size, link_of(k), topology))).collect();
     let links = topology
         .links
         .per_leg
@@ -279,4 +294,29 @@ pub fn render(rows: &[(String, Result<RunResult, String>)], links: &ShapedLinks,
     let limit = topology.port_limit.map(|l| format!("each NBD target behind its own port limit: {}", l.describe()));
     let notes: Vec<String> = links.describe().into_iter().chain(limit).chain([topology.cpus_note.clone()]).collect();
     crate::report::terminal::lab_tables::protocols(rows, links.describe().is_some(), &notes)
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::*;
+
+    fn topology(targets: u32, targets_swept: bool) -> Topology {
+        Topology {
+            legs: vec![LegKind::NbdUnix],
+            targets,
+            targets_swept,
+            port_limit: None,
+            links: Default::default(),
+            server_cpus: vec![],
+            cpus_note: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_targets_sweep_leaves_the_count_out_of_the_leg_label() {
+        let swept = topology(2, true);
+        assert_eq!(leg_label(LegKind::NbdUnix, None, swept.label_count()), "NBD unix socket");
+        let fixed = topology(2, false);
+        assert_eq!(leg_label(LegKind::NbdUnix, None, fixed.label_count()), "NBD unix socket, 2 targets");
+    }
 }

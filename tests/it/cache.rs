@@ -643,3 +643,13 @@ fn cache_curve_exact_beyond_available_memory_is_refused_with_its_estimate() {
     assert!(e.contains("needs about") && e.contains("GiB of memory"), "{e}");
     assert_eq!(e.matches("error:").count(), 1, "{e}");
 }
+
+/// The dry run gives the whole study's length, not only one size's: a user
+/// read "8s" and planned for it while the study took every size's 8s in turn.
+#[test]
+fn the_cache_dry_run_gives_the_whole_study_length() {
+    let out = run(&["lab", "cache", "--cache-sizes", "0,50", "--ramp", "1s", "--time", "2s", "--dry-run"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    assert!(text.contains("the whole study: 6s of ramp and measurement over 2 sizes"), "{text}");
+}

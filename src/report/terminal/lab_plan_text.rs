@@ -21,6 +21,8 @@ pub struct CacheStudyView<'a> {
     pub cache: Option<(String, String, u32)>,
     /// The workload, as the plan text writes it.
     pub workload: &'a str,
+    /// The whole study's ramp and measurement (every size's), when each size's run is timed.
+    pub total: Option<&'a str>,
 }
 
 /// The cache study's dry run.
@@ -41,6 +43,10 @@ pub fn cache_study(v: &CacheStudyView) -> String {
     }
     let _ = writeln!(text, "workload of each size (shown against mem:{}; the lab runs it on its LUN through the cache):", v.lun_size);
     text.push_str(v.workload);
+    if let Some(total) = v.total {
+        // The workload's duration line is one size's; a user planning the study needs the sum.
+        let _ = writeln!(text, "the whole study: {total} of ramp and measurement over {} sizes, plus set-up", v.sizes.len());
+    }
     text
 }
 
@@ -99,6 +105,7 @@ mod tests {
             json: Some("study.json"),
             cache: Some(("writeback".into(), "RAM".into(), 4096)),
             workload: "point 1/1\n  workload: ...\n",
+            total: Some("48s"),
         });
         check_golden("lab-cache-plan.txt", &text);
     }
