@@ -50,6 +50,8 @@ pub struct Row {
 pub struct SideBySide {
     pub kind: Kind,
     pub results: Vec<String>,
+    /// What names each result in the table's headers: its label when short, else its id's first 8 characters.
+    pub short: Vec<String>,
     /// Each result's curve (percentages and stop bounds) or search expression, and how it ended.
     pub asked: Vec<String>,
     pub ended: Vec<String>,
@@ -145,7 +147,14 @@ pub fn side_by_side(results: &[&RunResult]) -> Option<SideBySide> {
         .iter()
         .map(|r| r.curve.as_ref().map(|c| c.ended.clone()).or(r.search.as_ref().map(|s| s.ended.clone())).unwrap_or_default())
         .collect();
-    Some(SideBySide { kind, results: names(results), asked, ended, rows })
+    let short = results
+        .iter()
+        .map(|r| match &r.label {
+            Some(l) if l.chars().count() <= 16 => crate::report::escape::terminal(l),
+            _ => r.id.chars().take(8).collect(),
+        })
+        .collect();
+    Some(SideBySide { kind, results: names(results), short, asked, ended, rows })
 }
 
 fn ratio(v: Option<f64>) -> String {
@@ -158,19 +167,22 @@ pub fn render(s: &SideBySide) -> String {
         Kind::Curve => "load-latency curves side by side, by percentage of each one's own maximum",
         Kind::Search => "knee searches side by side: the found point and the first failing one",
     };
-    let mut out = format!(
-        "\n{what} (the first, {}, is the baseline; a ratio is a result's figure over the baseline's; latency in us)\n",
-        s.results[0]
-    );
-    let mut header = vec!["load".to_string()];
-    for name in &s.results {
-        if s.kind == Kind::Search {
-            header.push(format!("{name} qd"));
-        }
-        header.extend(["IOPS", "p50", "p99", "p99.9"].map(|h| format!("{name} {h}")));
+    let mut out =
+        format!("\n{what} (the first, {}, is the baseline; a ratio is a result's figure over the baseline's; latency in us)\n", s.short[0]);
+    // The headers name each result shortly; here in full, once.
+    for (short, name) in s.short.iter().zip(&s.results) {
+        out += &format!("{short}: {}\n", crate::report::escape::terminal(name));
     }
-    for name in &s.results[1..] {
-        header.extend([format!("{name} IOPS ratio"), format!("{name} p99 ratio")]);
+    // Two header lines: whose (short), then what; the table fits a terminal.
+    let mut header = vec!["load".to_string()];
+    for name in &s.short {
+        if s.kind == Kind::Search {
+            header.push(format!("{name}\nqd"));
+        }
+        header.extend(["IOPS", "p50", "p99", "p99.9"].map(|h| format!("{name}\n{h}")));
+    }
+    for name in &s.short[1..] {
+        header.extend([format!("{name}\nIOPS ratio"), format!("{name}\np99 ratio")]);
     }
     let mut t = Table::new();
     t.load_preset(UTF8_BORDERS_ONLY).set_header(header);
@@ -197,7 +209,7 @@ pub fn render(s: &SideBySide) -> String {
         t.add_row(cells);
     }
     out += &format!("{t}\n");
-    for ((name, asked), ended) in s.results.iter().zip(&s.asked).zip(&s.ended) {
+    for ((name, asked), ended) in s.short.iter().zip(&s.asked).zip(&s.ended) {
         out += &format!("{name}: {asked}; ended: {ended}\n");
     }
     out

@@ -147,7 +147,10 @@ fn two_curves_are_compared_side_by_side_and_drawn_on_one_chart() {
         let ratios = line.split_whitespace().filter(|w| w.strip_suffix('x').is_some_and(|n| n.parse::<f64>().is_ok())).count();
         assert_eq!(ratios, 2, "the IOPS and p99 ratios: {line}");
     }
-    assert!(text.contains("A p99.9") && text.contains("B IOPS ratio"), "{text}");
+    // Two header lines: whose, then what.
+    let whose = text.lines().find(|l| l.starts_with("│ load ")).unwrap_or_else(|| panic!("no header: {text}"));
+    assert_eq!(whose.split_whitespace().filter(|w| *w == "A" || *w == "B").count(), 10, "{whose}");
+    assert!(text.contains("p99.9") && text.contains("IOPS ratio"), "{text}");
     let json: serde_json::Value = serde_json::from_slice(&with_store(&store, &["compare", &a, &b, "--format", "json"]).stdout).unwrap();
     let side = &json["side_by_side"];
     assert_eq!(side["kind"], "curve");
@@ -198,4 +201,19 @@ fn an_interrupted_curve_point_is_kept_and_marked() {
     assert!(ended.starts_with("interrupted at 50%: its figures and the points before it are kept"), "{ended}");
     let text = stdout(&out);
     assert!(text.contains("50% (cut short)") && text.contains("ended: interrupted at 50%"), "{text}");
+}
+
+#[test]
+fn curves_with_long_labels_are_compared_in_a_table_a_terminal_holds() {
+    let dir = shm_dir();
+    let store = dir.path().join("s.db");
+    let long = ["a-very-long-label-for-the-first-configuration", "another-rather-long-label-for-the-second"];
+    let (a, b) = (mem_curve(&store, long[0]), mem_curve(&store, long[1]));
+    let text = stdout(&with_store(&store, &["compare", &a, &b]));
+    // The headers name each result by its id's first 8 characters; a line above names it in full.
+    for (id, label) in [(&a, long[0]), (&b, long[1])] {
+        assert!(text.lines().any(|l| l == format!("{}: {label}", &id[..8])), "{text}");
+    }
+    let table: Vec<&str> = text.lines().filter(|l| l.starts_with('│')).take(5).collect();
+    assert!(table.len() == 5 && table.iter().all(|l| l.chars().count() <= 130), "{}", table.join("\n"));
 }
