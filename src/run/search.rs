@@ -43,13 +43,52 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
     if let Some(why) = search::needs_a_steering_bound(&criteria) {
         return refuse(why);
     }
+    if let Some(why) = refusal_of_the_plan(req, points, range, from_job.is_some()) {
+        return refuse(why);
+    }
+    let point = &points[0];
+    // --tune searches one group's workers and leaves the others as the profile has them.
+    let tuned = match &req.tune {
+        Some(t) => Some(point.spec.groups.iter().position(|g| g.name == t.group).ok_or_else(|| {
+            PlanError::Search(format!("--tune: the profile tunes the group '{}', which its workload does not have", t.group))
+        })?),
+        None => None,
+    };
+    if point.spec.groups.len() > 1 && tuned.is_none() {
+        let names: Vec<&str> = point.spec.groups.iter().map(|g| g.name.as_str()).collect();
+        return refuse(format!(
+            "the profile's groups ({}) each fix their own queue depth, and the search sets one: use a profile of one group, or flags",
+            names.join(", ")
+        ));
+    }
+    let max_qd = match engine_max_qd(point) {
+        Ok(q) => q,
+        Err(why) => return refuse(why),
+    };
+    let workers: u32 = point.spec.groups.iter().map(|g| g.workers).sum();
+    let workers = range.unwrap_or(WorkerRange { min: workers, max: workers });
+    let fixed_qd = match tuned {
+        Some(gi) => Some(point.spec.groups[gi].qd),
+        None => req.overrides.qd.filter(|_| range.is_some()),
+    };
+    if let Some(qd) = fixed_qd.filter(|&q| q > max_qd) {
+        return refuse(format!("--qd {qd}: the engine holds at most {max_qd} I/Os per worker per target here: give --qd {max_qd} or less"));
+    }
+    let max_steps = SearchSpec::steps_cap(workers, max_qd, fixed_qd);
+    let tune = req.tune.clone();
+    Ok(Some(SearchSpec { expr: expr.to_string(), criteria, max_qd, max_steps, workers, fixed_qd, group: tuned, tune }))
+}
+
+/// Why the plan or flags cannot be searched (a --qd or a sweep that sets what
+/// the search chooses, a rate, several points, rounds), None when they can.
+fn refusal_of_the_plan(req: &PlanRequest, points: &[PlannedPoint], range: Option<WorkerRange>, from_job: bool) -> Option<String> {
     // With a range of workers, --qd holds the depth and only the workers are searched.
     if let (Some(_), None) = (req.overrides.qd, range) {
-        let drop = if from_job.is_some() { "drop --qd, or drop latency_target to run at --qd" } else { "drop --qd" };
-        return refuse(format!("the search chooses the queue depth, so --qd would be ignored: {drop}"));
+        let drop = if from_job { "drop --qd, or drop latency_target to run at --qd" } else { "drop --qd" };
+        return Some(format!("the search chooses the queue depth, so --qd would be ignored: {drop}"));
     }
     if let Some(s) = req.sweeps.iter().find(|s| s.key == "qd" || s.key == "workers") {
-        return refuse(format!(
+        return Some(format!(
             "the search chooses the {}, and --sweep {}=... sets it too: drop the sweep",
             what_is_searched(range.is_some()),
             s.key
@@ -57,7 +96,7 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
     }
     // A total rate (--rate, mailboxes) is spread over the groups: each has its share by now.
     if points.iter().any(|p| p.spec.groups.iter().any(|g| g.rate.is_some())) {
-        return refuse(
+        return Some(
             "a rate (--rate, --mailboxes, or the profile's) fixes the load, and the search looks for the most load within the bounds: drop the rate"
                 .into(),
         );
@@ -75,35 +114,26 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
                 points.len()
             ),
         };
-        return refuse(why);
+        return Some(why);
     }
     if req.profile.rounds.is_some() {
-        return refuse(
+        return Some(
             "a run of rounds (the profile's [rounds]) repeats its points until steady; it cannot be searched: use another profile".into(),
         );
     }
-    let point = &points[0];
-    // --tune searches one group's workers and leaves the others as the profile has them.
-    let tuned = match &req.tune {
-        Some(t) => Some(point.spec.groups.iter().position(|g| g.name == t.group).ok_or_else(|| {
-            PlanError::Search(format!("--tune: the profile tunes the group '{}', which its workload does not have", t.group))
-        })?),
-        None => None,
-    };
-    if point.spec.groups.len() > 1 && tuned.is_none() {
-        let names: Vec<&str> = point.spec.groups.iter().map(|g| g.name.as_str()).collect();
-        return refuse(format!(
-            "the profile's groups ({}) each fix their own queue depth, and the search sets one: use a profile of one group, or flags",
-            names.join(", ")
-        ));
-    }
+    None
+}
+
+/// The deepest queue depth the point's engines can search: an engine's ring
+/// over the targets a worker drives; refused for an engine of one I/O at a time.
+fn engine_max_qd(point: &PlannedPoint) -> Result<u32, String> {
     let mut max_qd = search::MAX_SEARCH_QD;
     for (g, t) in point.spec.groups.iter().map(|g| (g, point.spec.group_targets(g))) {
         let Some(&first) = t.first() else { continue };
         let kind = point.engines[first];
         let caps = kind.capabilities();
         if caps.max_qd.is_some() {
-            return refuse(format!(
+            return Err(format!(
                 "the {} engine does one I/O at a time per worker, so there is no queue depth to search: use --engine io_uring",
                 kind.name()
             ));
@@ -112,19 +142,7 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
             max_qd = max_qd.min((ring as usize / point.spec.targets_per_worker(g).max(1)) as u32);
         }
     }
-    let max_qd = max_qd.max(1);
-    let workers: u32 = point.spec.groups.iter().map(|g| g.workers).sum();
-    let workers = range.unwrap_or(WorkerRange { min: workers, max: workers });
-    let fixed_qd = match tuned {
-        Some(gi) => Some(point.spec.groups[gi].qd),
-        None => req.overrides.qd.filter(|_| range.is_some()),
-    };
-    if let Some(qd) = fixed_qd.filter(|&q| q > max_qd) {
-        return refuse(format!("--qd {qd}: the engine holds at most {max_qd} I/Os per worker per target here: give --qd {max_qd} or less"));
-    }
-    let max_steps = SearchSpec::steps_cap(workers, max_qd, fixed_qd);
-    let tune = req.tune.clone();
-    Ok(Some(SearchSpec { expr: expr.to_string(), criteria, max_qd, max_steps, workers, fixed_qd, group: tuned, tune }))
+    Ok(max_qd.max(1))
 }
 
 /// What the search chooses, for its refusals.
