@@ -20,7 +20,7 @@ const STYLE: &str = "body{font-family:sans-serif;margin:24px auto;padding:0 16px
      th{background:#f0f0f0;font-weight:600}td.n{white-space:nowrap;font-variant-numeric:tabular-nums}\
      td.l,th.l{text-align:left;overflow-wrap:break-word}td.w{min-width:16em}\
      table.fit td.n{white-space:normal}.sd{white-space:nowrap}table.fit td.w{min-width:9em}\
-     @media (max-width:1000px){table.fit{font-size:11px}table.fit th,table.fit td{padding:2px 3px}table.fit td.w{min-width:7em}}\
+     @media (max-width:1100px){table.fit{font-size:11px}table.fit th,table.fit td{padding:2px 3px}table.fit td.w{min-width:7em}}\
      figure{margin:18px 0}figure svg{max-width:100%;height:auto;display:block}figcaption{font-size:13px;color:#555}\
      @media print{body{margin:0;max-width:none}table{font-size:10px}figure{break-inside:avoid}}";
 
