@@ -171,6 +171,10 @@ fn two_curves_are_compared_side_by_side_and_drawn_on_one_chart() {
     for label in ["A p50", "A p99", "A p99.9", "B p50", "B p99", "B p99.9", "bound lat_p99&lt;10s", "knee of A", "knee of B"] {
         assert!(words.iter().any(|t| t == label), "{label} not in the legend: {words:?}");
     }
+    // Beside each knee's line, whose it is (the short name the table heads its columns with).
+    for whose in ["A knee ", "B knee "] {
+        assert!(words.iter().any(|t| t.starts_with(whose)), "no '{whose}' beside a knee: {words:?}");
+    }
     assert!(page.contains("<h2>Load-latency curves side by side: A, B</h2>"), "{page}");
 }
 
@@ -216,4 +220,19 @@ fn curves_with_long_labels_are_compared_in_a_table_a_terminal_holds() {
     }
     let table: Vec<&str> = text.lines().filter(|l| l.starts_with('│')).take(5).collect();
     assert!(table.len() == 5 && table.iter().all(|l| l.chars().count() <= 130), "{}", table.join("\n"));
+}
+
+/// Labels holding a terminal escape (ESC [31m, red) and a carriage return:
+/// `compare` of the two curves shows them escaped (^[[31m, ^M) in its legend,
+/// headers and endings, and writes no raw ESC or CR to the terminal.
+#[test]
+fn curve_labels_with_control_characters_are_escaped_in_compare() {
+    let dir = shm_dir();
+    let store = dir.path().join("s.db");
+    let (a, b) = (mem_curve(&store, "red\x1b[31mA"), mem_curve(&store, "B\rover"));
+    let out = with_store(&store, &["compare", &a, &b]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!out.stdout.contains(&0x1b) && !out.stdout.contains(&b'\r'), "a raw control byte: {:?}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("red^[[31mA") && text.contains("B^Mover"), "each label shown, escaped: {text}");
 }
