@@ -72,10 +72,31 @@ impl Estimate {
 }
 
 /// What a run adds to its points: a cache tier and verification.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Extras<'a> {
     pub cache: Option<&'a CacheConfig>,
     pub verify: bool,
+    /// Under MPI: the ranks on this host, each a process holding a whole
+    /// run's memory of its own (its own `mem:` LUNs among it), all from the
+    /// same MemAvailable.
+    pub ranks_here: u64,
+}
+
+impl Default for Extras<'_> {
+    fn default() -> Self {
+        Extras { cache: None, verify: false, ranks_here: 1 }
+    }
+}
+
+/// How many ranks of an MPI job run on this host, as the launcher says
+/// (Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's MPI_LOCALNRANKS); 1 when
+/// it does not.
+pub fn ranks_on_this_host() -> u64 {
+    ["OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.trim().parse::<u64>().ok())
+        .unwrap_or(1)
+        .max(1)
 }
 
 /// How many operations (reads, writes, trims) the workload's lines do: each
@@ -362,11 +383,17 @@ pub fn check_fits(plan: &RunPlan, extras: Extras, room: Room) -> Result<(), Reso
             String::new()
         }
     };
-    if let Some(m) = room.host.filter(|m| need > m.usable()) {
-        let (parts, lower) = explain(&estimate, m.usable());
+    // Every rank on this host holds what this one does.
+    let ranks = extras.ranks_here.max(1);
+    if let Some(m) = room.host.filter(|m| need.saturating_mul(ranks) > m.usable()) {
+        let (parts, mut lower) = explain(&estimate, m.usable() / ranks);
+        if ranks > 1 {
+            lower += ", on each rank (or run fewer ranks on this host)";
+        }
+        let each = if ranks > 1 { format!(" ({} on this host, {} each)", counted(ranks, "rank"), human(need)) } else { String::new() };
         return Err(ResourceError::NotEnoughMemory {
-            need: human(need),
-            at: at(),
+            need: human(need.saturating_mul(ranks)),
+            at: at() + &each,
             available: human(m.available),
             reserve: human(m.reserve()),
             usable: human(m.usable()),
@@ -526,6 +553,20 @@ mod tests {
         let luns = e.parts.iter().find(|p| p.what == "mem: targets").unwrap();
         assert_eq!(luns.bytes, (8u64 << 30) + (8u64 << 30) / 512, "{luns:?}");
         assert!(luns.how.starts_with("mem:1g, mem:1g, mem:2g, mem:4g"), "{luns:?}");
+    }
+
+    /// Two MPI ranks on one host each hold their own LUN: a LUN that fits
+    /// once is refused twice over, naming the ranks.
+    #[test]
+    fn ranks_on_one_host_each_count_their_own_luns() {
+        let mut s = spec(1, 1, 4096);
+        s.targets = vec!["mem:8g".into()];
+        let p = plan_of(s);
+        assert!(check_fits(&p, Extras::default(), host(16 << 30)).is_ok());
+        let two = Extras { ranks_here: 2, ..Extras::default() };
+        let e = check_fits(&p, two, host(16 << 30)).unwrap_err().to_string();
+        assert!(e.contains("needs about 16.1 GiB of memory (2 ranks on this host, 8.0 GiB each)"), "{e}");
+        assert!(e.contains("at most about 7.2 GiB of mem: targets in all fits beside the rest of this run, on each rank"), "{e}");
     }
 
     /// Under `ulimit -v` a worker's buffers once failed to allocate and the
