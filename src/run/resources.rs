@@ -257,10 +257,12 @@ const MEM_LUNS: &str = "mem: targets";
 
 #[derive(Debug, Error)]
 pub enum ResourceError {
-    #[error("this run needs about {need} of memory{at}, but only {available} is available (MemAvailable in /proc/meminfo), of which lunmark leaves {reserve} to the rest of the system (a sixteenth of the RAM), so {usable} can be used: {parts}. Lower {lower}")]
-    NotEnoughMemory { need: String, at: String, available: String, reserve: String, usable: String, parts: String, lower: String },
-    #[error("this run needs about {need} of address space{at} (its memory, and {overhead} for the stacks and malloc arenas of {workers}), and {used} is in use already: above this process's limit of {limit} (ulimit -v, RLIMIT_AS): {parts}. Lower {lower}, or raise the limit")]
-    AddressSpace { need: String, at: String, overhead: String, workers: String, used: String, limit: String, parts: String, lower: String },
+    #[error(
+        "this run needs about {need}, but only {available} is available (MemAvailable in /proc/meminfo), {usable}: {parts}. Lower {lower}"
+    )]
+    NotEnoughMemory { need: String, available: String, usable: String, parts: String, lower: String },
+    #[error("this run needs about {need} (its memory, and {overhead}), {limit} (ulimit -v, RLIMIT_AS): {parts}. Lower {lower}, or raise the limit")]
+    AddressSpace { need: String, overhead: String, limit: String, parts: String, lower: String },
     #[error("{workers} workers need about {need} memory mappings (each worker's stack, histograms, buffers and ring){at}, above the kernel's limit of {max} (vm.max_map_count): use at most {max_workers} --workers, or raise the limit with sysctl vm.max_map_count")]
     TooManyMappings { workers: u64, need: u64, at: String, max: u64, max_workers: u64 },
     #[error("group '{group}': with --cache each worker keeps {extra} more I/Os for write-back, so --qd {qd} is {slots} I/Os in flight per worker, above the {max} an io_uring ring holds: use --qd 1 to {max_qd}")]
@@ -392,11 +394,13 @@ pub fn check_fits(plan: &RunPlan, extras: Extras, room: Room) -> Result<(), Reso
         }
         let each = if ranks > 1 { format!(" ({} on this host, {} each)", counted(ranks, "rank"), human(need)) } else { String::new() };
         return Err(ResourceError::NotEnoughMemory {
-            need: human(need.saturating_mul(ranks)),
-            at: at() + &each,
+            need: format!("{} of memory{}{each}", human(need.saturating_mul(ranks)), at()),
             available: human(m.available),
-            reserve: human(m.reserve()),
-            usable: human(m.usable()),
+            usable: format!(
+                "of which lunmark leaves {} to the rest of the system (a sixteenth of the RAM), so {} can be used",
+                human(m.reserve()),
+                human(m.usable())
+            ),
             parts,
             lower,
         });
@@ -408,12 +412,9 @@ pub fn check_fits(plan: &RunPlan, extras: Extras, room: Room) -> Result<(), Reso
         if need > room_left {
             let (parts, lower) = explain(&estimate, room_left);
             return Err(ResourceError::AddressSpace {
-                need: human(need.saturating_add(overhead)),
-                at: at(),
-                overhead: human(overhead),
-                workers: counted(workers, "worker thread"),
-                used: human(a.used),
-                limit: human(a.limit),
+                need: format!("{} of address space{}", human(need.saturating_add(overhead)), at()),
+                overhead: format!("{} for the stacks and malloc arenas of {}", human(overhead), counted(workers, "worker thread")),
+                limit: format!("and {} is in use already: above this process's limit of {}", human(a.used), human(a.limit)),
                 parts,
                 lower,
             });
@@ -437,7 +438,9 @@ fn explain(estimate: &Estimate, usable: u64) -> (String, String) {
         Some(p) if p.what == MEM_LUNS => {
             let rest = need - p.bytes;
             match usable.checked_sub(rest).map(|room| room / 513 * 512).filter(|&room| room >= 1 << 20) {
-                Some(room) => format!("the mem: size: at most about {} of mem: targets in all fits beside the rest of this run", human(room)),
+                Some(room) => {
+                    format!("the mem: size: at most about {} of mem: targets in all fits beside the rest of this run", human(room))
+                }
                 None => format!("the mem: size, and the rest of this run ({}), which alone leaves no room for a mem: target", human(rest)),
             }
         }
@@ -516,7 +519,10 @@ mod tests {
         assert_eq!(b.bytes, 3 * 16 * 8192);
         // The RAM LUN is the plan's, with its page tables.
         let (_, e) = for_plan(&plan_of(spec(3, 16, 6000)), Extras::default());
-        assert!(e.parts.iter().any(|p| p.what == "mem: targets" && p.bytes == (64 << 20) + (128 << 10) && p.how.starts_with("mem:64m, ")), "{e:?}");
+        assert!(
+            e.parts.iter().any(|p| p.what == "mem: targets" && p.bytes == (64 << 20) + (128 << 10) && p.how.starts_with("mem:64m, ")),
+            "{e:?}"
+        );
     }
 
     /// A host of 24 GiB with `available` free, and no address-space limit.

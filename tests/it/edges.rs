@@ -398,7 +398,10 @@ fn a_mem_lun_that_would_leave_the_host_too_little_is_refused_before_it_is_filled
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
         assert!(err.contains(&format!("({lun}, held in RAM")) && err.contains("MemAvailable"), "{extra:?}: {err}");
-        assert!(err.contains("leaves ") && err.contains("to the rest of the system") && err.contains("Lower the mem: size: at most about"), "{err}");
+        assert!(
+            err.contains("leaves ") && err.contains("to the rest of the system") && err.contains("Lower the mem: size: at most about"),
+            "{err}"
+        );
         assert_eq!(err.matches("error:").count(), 1, "{extra:?}: said once: {err}");
         assert!(peak_kib < 256 << 10, "{extra:?}: the refusal allocated nothing: peak {peak_kib} KiB");
         assert!(!dir.path().join("s.db").exists(), "{extra:?}: nothing stored");
