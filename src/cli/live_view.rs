@@ -124,10 +124,7 @@ impl LiveView {
         if plan.rounds.is_some() || plan.replay.is_some() {
             return None;
         }
-        plan.points.iter().try_fold(Duration::ZERO, |sum, p| match p.spec.run {
-            crate::workload::RunLength::Time(t) => Some(sum + (p.spec.ramp + t) * plan.repeat.max(1)),
-            crate::workload::RunLength::Ios(_) => None,
-        })
+        plan.points.iter().try_fold(Duration::ZERO, |sum, p| Some(sum + p.spec.planned_length()? * plan.repeat.max(1)))
     }
 
     fn clear(&mut self) {

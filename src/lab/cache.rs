@@ -247,10 +247,7 @@ pub fn plan_text(request: &RunRequest, opts: &LabOptions) -> Result<String> {
 fn timed_length(plan: &crate::run::RunPlan) -> Option<std::time::Duration> {
     let mut sum = std::time::Duration::ZERO;
     for p in &plan.points {
-        match p.spec.run {
-            crate::workload::RunLength::Time(t) => sum += (p.spec.ramp + t) * plan.repeat,
-            _ => return None,
-        }
+        sum += p.spec.planned_length()? * plan.repeat;
     }
     Some(sum)
 }

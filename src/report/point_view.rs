@@ -62,6 +62,9 @@ fn group_text(spec: &WorkloadSpec, g: &WorkerGroup) -> String {
     if let Some(rate) = g.rate {
         text += &format!(", {} IOPS cap", super::human::number(rate));
     }
+    if let Some(d) = g.start_delay.filter(|d| !d.is_zero()) {
+        text += &format!(", starts {} late", crate::units::format_duration(d));
+    }
     text
 }
 

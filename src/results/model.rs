@@ -140,6 +140,10 @@ pub struct GroupSummary {
     /// For a group that follows another: the IOPS ratio it was to hold and the one it got.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub follow: Option<FollowOutcome>,
+    /// For a group that started late (a start delay): where in the point's
+    /// measured span it measured; its figures are over this window alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<crate::workload::GroupWindow>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

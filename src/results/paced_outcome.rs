@@ -17,8 +17,14 @@ pub fn add(spec: &WorkloadSpec, total: &Recorder, by_group: &[Recorder], summary
     summary.service_latency_us = Some(service_latency(total));
     let target: f64 = spec.groups.iter().filter_map(|g| g.rate).sum();
     if target > 0.0 && summary.duration_s > 0.0 {
-        let ios: u64 = spec.groups.iter().zip(by_group).filter(|(g, _)| g.rate.is_some()).map(|(_, r)| r.ios()).sum();
-        let achieved = ios as f64 / summary.duration_s;
+        // Each paced group's rate over its own window (a group that starts late measures less of the span).
+        let achieved: f64 = spec
+            .groups
+            .iter()
+            .zip(by_group)
+            .filter(|(g, _)| g.rate.is_some())
+            .map(|(g, r)| r.ios() as f64 / spec.group_window(g, summary.duration_s).duration_s.max(f64::MIN_POSITIVE))
+            .sum();
         let held = achieved >= target * (1.0 - HELD_WITHIN);
         let note = (!held).then(|| {
             format!(

@@ -208,6 +208,7 @@ pub fn group_summary(name: &str, workers: u32, rec: &Recorder, duration_s: f64) 
         mbps: rate(rec.bytes_read + rec.bytes_written) / 1e6,
         latency_us: latency_by_op(rec),
         follow: None,
+        window: None,
     }
 }
 

@@ -92,6 +92,7 @@ mod tests {
             mbps: 0.0,
             latency_us: Default::default(),
             follow: None,
+            window: None,
         };
         p.groups = vec![g("db", db_read, db_write), g("log", 0.0, log)];
         p

@@ -176,9 +176,11 @@ pub(super) fn measured_figures(spec: &WorkloadSpec, shared: &PointShared, ran: R
 /// or failed part way (a target gone, an I/O error) after measuring some of it;
 /// the kept part of such a point says so, whichever point of the run it was.
 fn cut_short(spec: &WorkloadSpec, status: Status, reason: Option<&str>, duration_s: f64, outcomes: &[WorkerOutcome]) -> Option<String> {
-    let note = |why: &str| crate::results::cut_short::note(why, duration_s, &spec.run);
+    // Of the whole planned span: groups that start late end that much later.
+    let planned = spec.planned_span().map_or(spec.run, RunLength::Time);
+    let note = |why: &str| crate::results::cut_short::note(why, duration_s, &planned);
     let ended_early = match spec.run {
-        RunLength::Time(d) => duration_s + 1e-3 < d.as_secs_f64(),
+        RunLength::Time(_) => spec.planned_span().is_some_and(|d| duration_s + 1e-3 < d.as_secs_f64()),
         RunLength::Ios(_) => !outcomes.iter().all(|o| o.counted_all),
     };
     match status {
@@ -236,5 +238,12 @@ fn per_worker_figures(
         .collect();
     let uris: Vec<String> = targets.iter().map(|t| t.facts.uri.clone()).collect();
     summary.queue_depth = per_worker::queue_depth(&inputs);
-    (inputs.iter().map(|w| per_worker::worker_figures(w, duration_s)).collect(), per_worker::target_figures(&inputs, &uris, duration_s))
+    // A worker's figures are over its group's own measured window (a group
+    // that starts late measures less of the point); a target's over the point's.
+    let workers = inputs
+        .iter()
+        .zip(present)
+        .map(|(w, &k)| per_worker::worker_figures(w, spec.group_window(&spec.groups[shapes[k].0], duration_s).duration_s))
+        .collect();
+    (workers, per_worker::target_figures(&inputs, &uris, duration_s))
 }

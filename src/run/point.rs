@@ -20,7 +20,7 @@ use crate::results::model::{Interval, Status};
 use crate::results::stall::InFlightAtEnd;
 use crate::results::summarize::SHORTEST_ROW_S;
 use crate::targets::OpenTarget;
-use crate::workload::{RunLength, WorkloadSpec};
+use crate::workload::WorkloadSpec;
 
 pub use super::outcome::{Measured, PointOutcome};
 
@@ -87,6 +87,7 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
                 access: g.access.clone(),
                 seed: spec.seed,
                 engine: spec.engine,
+                delay: g.start_delay.unwrap_or_default(),
                 ramp: spec.ramp,
                 run: spec.run,
                 // Each worker draws its own Poisson gaps.
@@ -265,9 +266,10 @@ struct Edges {
 impl Edges {
     fn of(spec: &WorkloadSpec, t0: Instant) -> Edges {
         let measure_start = t0 + spec.ramp;
-        match spec.run {
-            RunLength::Time(d) => Edges { t0, measure_start, end: Some(measure_start + d), planned_seconds: d.as_secs_f64().ceil() as u32 },
-            RunLength::Ios(_) => Edges { t0, measure_start, end: None, planned_seconds: u32::MAX },
+        // Groups that start late end that much later: the point measures until the last one ends.
+        match spec.planned_span() {
+            Some(d) => Edges { t0, measure_start, end: Some(measure_start + d), planned_seconds: d.as_secs_f64().ceil() as u32 },
+            None => Edges { t0, measure_start, end: None, planned_seconds: u32::MAX },
         }
     }
 }
@@ -491,7 +493,8 @@ impl<'a> Ended<'a> {
     /// it last reported in flight, all abandoned.
     fn in_flight_at_end(&self) -> InFlightAtEnd {
         let stuck: Vec<(u32, Option<Instant>)> = self.missing.iter().map(|&w| self.watch.progress.last_in_flight(w)).collect();
-        let outcomes = &self.outcomes;
+        let outcomes: Vec<&WorkerOutcome> =
+            self.outcomes.iter().enumerate().filter(|(k, _)| !self.ended_before_the_point(*k)).map(|(_, o)| o).collect();
         InFlightAtEnd {
             ios: outcomes.iter().map(|o| o.in_flight_at_end).chain(stuck.iter().map(|s| s.0 as u64)).sum(),
             oldest_s: outcomes
@@ -502,6 +505,16 @@ impl<'a> Ended<'a> {
                 .map(|o| self.t_end.saturating_duration_since(o).as_secs_f64()),
             abandoned: outcomes.iter().map(|o| o.abandoned).chain(stuck.iter().map(|s| s.0 as u64)).sum(),
         }
+    }
+
+    /// Whether `outcomes[k]`'s group ran its whole time and ended before the
+    /// point did (it started earlier than a group that starts late): what it
+    /// had in flight at its own end was not outstanding at the point's.
+    fn ended_before_the_point(&self, k: usize) -> bool {
+        let spec = self.watch.spec;
+        let group = &spec.groups[self.shapes[self.present[k]].0];
+        let own = spec.group_window(group, f64::INFINITY);
+        spec.groups_start_apart() && own.start_s + own.duration_s < self.duration_s - 1e-3
     }
 
     /// What the point measured, for the assembler: a failure's or a stop's
@@ -554,12 +567,9 @@ impl<'a> Ended<'a> {
 /// (it reports at least once a second while it can).
 const SILENCE: Duration = Duration::from_millis(2000);
 
-/// The planned measured time (infinite for an I/O count).
+/// The planned measured span (infinite for an I/O count).
 fn planned_duration(spec: &WorkloadSpec) -> f64 {
-    match spec.run {
-        RunLength::Time(d) => d.as_secs_f64(),
-        RunLength::Ios(_) => f64::INFINITY,
-    }
+    spec.planned_span().map_or(f64::INFINITY, |d| d.as_secs_f64())
 }
 
 /// What a panic said, for the failure reason.
@@ -602,7 +612,7 @@ impl PointView<'_, '_> {
             label: self.position.label,
             phase: "run",
             elapsed,
-            total: if let RunLength::Time(d) = self.spec.run { Some(d) } else { None },
+            total: self.spec.planned_span(),
             second: None,
             stall: Some(format!(
                 "STALLED: {silent} of {workers} workers silent for over {:.1} s (blocked in the kernel on the target)",
@@ -642,7 +652,7 @@ impl PointView<'_, '_> {
             label: self.position.label,
             phase: "run",
             elapsed: Duration::from_secs_f64(figures.t_s + figures.duration_s),
-            total: if let RunLength::Time(d) = self.spec.run { Some(d) } else { None },
+            total: self.spec.planned_span(),
             second: Some(SecondFigures { iops: figures.iops, mbps: figures.mbps, p99_us: figures.lat_p99_us }),
             stall,
             measured: Some(&measured),

@@ -20,6 +20,8 @@ pub struct Progress {
     shown_below: u32,
     /// Per worker: when its last report arrived.
     heard: Vec<Option<Instant>>,
+    /// Per worker: it has ended (its outcome is in), so nothing of it is in flight.
+    ended: Vec<bool>,
     /// Each worker's own slice of the seconds not yet handed out, by (second,
     /// worker), whole and per target: the per-worker and per-target lines of
     /// --live-json. Moved in, never copied.
@@ -54,6 +56,7 @@ impl Progress {
             in_flight: vec![(0, None); workers],
             shown_below: 0,
             heard: vec![None; workers],
+            ended: vec![false; workers],
             by_worker: BTreeMap::new(),
         }
     }
@@ -61,7 +64,10 @@ impl Progress {
     pub fn add(&mut self, r: Report) {
         let w = r.worker as usize;
         self.done_below[w] = self.done_below[w].max(r.done_below);
-        self.in_flight[w] = (r.in_flight, r.oldest);
+        // A worker's last report can arrive after its outcome: it drained since.
+        if !self.ended[w] {
+            self.in_flight[w] = (r.in_flight, r.oldest);
+        }
         self.heard[w] = Some(Instant::now());
         self.slices.entry(r.slice.index).or_insert_with(|| IntervalSlice::new(r.slice.index)).merge(&r.slice);
         // Only seconds still to be handed out are kept per worker (a late report of an old one is in the total alone).
@@ -83,9 +89,12 @@ impl Progress {
         mine.into_iter().filter(|((i, _), _)| *i == index).map(|(_, s)| s).collect()
     }
 
-    /// A worker that ended (or was given up on) holds back no second.
+    /// A worker that ended holds back no second, and has nothing in flight
+    /// (a group that starts earlier ends earlier: its last I/Os are not outstanding).
     pub fn worker_ended(&mut self, worker: u32) {
         self.done_below[worker as usize] = u32::MAX;
+        self.in_flight[worker as usize] = (0, None);
+        self.ended[worker as usize] = true;
     }
 
     /// Seconds below `limit` that every worker has finished and that were not

@@ -18,7 +18,7 @@ use crate::metrics::LatencyHistogram;
 use crate::targets::host_memory::HostMemory;
 use crate::targets::{self, region, TargetUri};
 use crate::units::counted;
-use crate::workload::{RunLength, WorkloadSpec};
+use crate::workload::WorkloadSpec;
 
 /// Bookkeeping per in-flight slot besides its buffer: the worker's slot record
 /// and completion entry, the verifier's claim, an engine's tag.
@@ -161,10 +161,7 @@ pub fn point(spec: &WorkloadSpec, engines: &[EngineKind], extras: Extras) -> Est
         "--workers or --qd",
     );
     // The main thread merges every group and keeps one slice per measured second.
-    let seconds = match spec.run {
-        RunLength::Time(d) => d.as_secs_f64().ceil() as u64 + 1,
-        RunLength::Ios(_) => 0,
-    };
+    let seconds = spec.planned_span().map_or(0, |d| d.as_secs_f64().ceil() as u64 + 1);
     let merged = (spec.groups.len() as u64 + 2) * 4 * h3;
     e.add("merged figures", merged.saturating_add(seconds.saturating_mul(h2)), counted(seconds, "one-second slice"), "--time");
     if spec.data.is_some() {

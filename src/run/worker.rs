@@ -44,6 +44,9 @@ pub struct WorkerPlan {
     pub access: Vec<AccessLine>,
     pub seed: u64,
     pub engine: EngineChoice,
+    /// How long after the point's start this worker starts (its group's start
+    /// delay): its ramp and run count from then.
+    pub delay: Duration,
     pub ramp: Duration,
     pub run: RunLength,
     pub pacing: Pacing,
@@ -236,6 +239,9 @@ pub fn run_worker(
         }
     };
     let mut w = WorkerLoop::new(&plan, mine, &ctl, reports, engine, t0, outcome);
+    if let Err(End(at)) = w.await_own_start() {
+        return w.finish(at);
+    }
     if w.fill().is_err() {
         // Nothing was measured: the failure is all there is to report.
         return w.outcome;
@@ -303,8 +309,12 @@ struct WorkerLoop<'a> {
     /// Only with --compress/--dedupe (never together with --verify, refused before the run).
     filler: Option<super::data_fill::DataFill>,
     sync_clock: Option<SyncClock>,
+    /// When this worker starts: the point's start plus its group's delay.
     t0: Instant,
     measure_start: Instant,
+    /// The point's measured start, which its seconds are counted from (the
+    /// worker's own measured start unless its group starts late).
+    seconds_from: Instant,
     end: Option<Instant>,
     io_limit: u64,
     /// With one target its tally is the recorder itself, filled at the end.
@@ -343,6 +353,9 @@ impl<'a> WorkerLoop<'a> {
                 None => t.region,
             })
             .collect();
+        // A group that starts late starts everything then: its pacing, its
+        // moving distributions, its ramp and its run.
+        let (t0, seconds_from) = (t0 + plan.delay, t0 + plan.ramp);
         let gen = match &plan.replay {
             Some(r) => OpSource::Replayed(super::replay::ReplayCursor::new(r.clone(), &plan.targets, regions, t0)),
             None => OpSource::Generated(Generator::new(plan.seed, plan.index as u64, &plan.access, regions)),
@@ -395,6 +408,7 @@ impl<'a> WorkerLoop<'a> {
             sync_clock: SyncClock::new(plan.sync, mine.len()),
             t0,
             measure_start,
+            seconds_from,
             end,
             io_limit,
             split_targets: ntargets > 1,
@@ -415,6 +429,27 @@ impl<'a> WorkerLoop<'a> {
     fn fail(&mut self, why: String, at: Instant) -> End {
         fail(&mut self.outcome, self.ctl, why);
         End(at)
+    }
+
+    /// A worker whose group starts late waits here (fio's startdelay) before
+    /// its first I/O. The point's seconds that pass meanwhile are reported
+    /// empty, so this worker holds back neither the live view nor its stall watch.
+    fn await_own_start(&mut self) -> Result<(), End> {
+        loop {
+            let now = Instant::now();
+            if self.ctl.stop.load(Ordering::Relaxed) {
+                return Err(End(now));
+            }
+            if now >= self.t0 {
+                return Ok(());
+            }
+            self.ctl.beat(self.plan.index as usize, now);
+            self.tick(now);
+            if let Some((s, each)) = self.ended.take() {
+                self.report(s, each, self.slice.index, now);
+            }
+            std::thread::sleep((self.t0 - now).min(WAIT_SLICE));
+        }
     }
 
     /// Fills every slot before the first wait: an I/O each, or (paced) the idle
@@ -497,8 +532,10 @@ impl<'a> WorkerLoop<'a> {
         if !self.measuring && now >= self.measure_start {
             self.measuring = true;
         }
-        if self.measuring {
-            let index = now.duration_since(self.measure_start).as_secs() as u32;
+        // A group that starts late ramps during the point's measured seconds,
+        // and reports them (empty) as they pass.
+        if now >= self.seconds_from {
+            let index = now.duration_since(self.seconds_from).as_secs() as u32;
             if index != self.slice.index {
                 self.ended = Some(self.take_second(index));
             }

@@ -22,4 +22,4 @@ pub mod timing;
 
 pub use generator::{Generator, IoShape, Op, Region};
 pub use ops::{SyncEvery, SyncKind};
-pub use spec::{AccessLine, EngineChoice, RunLength, SpecError, WorkerGroup, WorkloadSpec};
+pub use spec::{AccessLine, EngineChoice, GroupWindow, RunLength, SpecError, WorkerGroup, WorkloadSpec};

@@ -99,7 +99,19 @@ pub struct WorkerGroup {
     /// part the region's length less `(workers - 1) x offset_increment`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset_increment: Option<Bytes>,
+    /// How long after the point's start this group starts (fio's `startdelay`
+    /// where jobs of one phase differ): its ramp and its measured time count
+    /// from then, and its figures are over its own measured window.
+    #[serde(default, with = "opt_duration_text", skip_serializing_if = "Option::is_none")]
+    pub start_delay: Option<Duration>,
     pub access: Vec<AccessLine>,
+}
+
+/// Where a group measured within its point's measured span, in seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroupWindow {
+    pub start_s: f64,
+    pub duration_s: f64,
 }
 
 /// This group's IOPS = `ratio` x the IOPS of `group`.
@@ -287,7 +299,44 @@ impl WorkloadSpec {
         self.groups.iter().flat_map(|g| g.access.iter()).any(|l| l.trim > 0.0)
     }
 
-    /// Checks everything that can be checked without touching a target.
+    /// The latest a group starts after the point's start (zero when every group starts at once).
+    pub fn latest_start(&self) -> Duration {
+        self.groups.iter().filter_map(|g| g.start_delay).max().unwrap_or(Duration::ZERO)
+    }
+
+    /// The planned measured span of a point: from the measured start of the
+    /// groups that start first to the end of the last one's run (None for an
+    /// I/O count, which has no planned end).
+    pub fn planned_span(&self) -> Option<Duration> {
+        match self.run {
+            RunLength::Time(t) => Some(t + self.latest_start()),
+            RunLength::Ios(_) => None,
+        }
+    }
+
+    /// A point's planned length: its ramp and measured span (None for an I/O count).
+    pub fn planned_length(&self) -> Option<Duration> {
+        self.planned_span().map(|span| self.ramp + span)
+    }
+
+    /// Whether some group starts late, so each group has a window of its own.
+    pub fn groups_start_apart(&self) -> bool {
+        !self.latest_start().is_zero()
+    }
+
+    /// Group `g`'s own measured window in a point whose measured span lasted
+    /// `span_s`: how far into the span it starts, and how long it measured (its
+    /// run time at most; less when the point was cut short). When the groups
+    /// all start together each measures the whole span.
+    pub fn group_window(&self, g: &WorkerGroup, span_s: f64) -> GroupWindow {
+        let start_s = g.start_delay.map_or(0.0, |d| d.as_secs_f64());
+        let duration_s = match self.run {
+            RunLength::Time(t) if self.groups_start_apart() => (span_s - start_s).clamp(0.0, t.as_secs_f64()),
+            _ => span_s,
+        };
+        GroupWindow { start_s, duration_s }
+    }
+
     /// With the group's `offset_increment`, worker `i`'s own part of each
     /// region: how far into the region it starts, and how much shorter than
     /// the region it is (checked by `validate` to hold a transfer).
@@ -316,6 +365,7 @@ impl WorkloadSpec {
         Ok(())
     }
 
+    /// Checks everything that can be checked without touching a target.
     pub fn validate(&self) -> Result<(), SpecError> {
         if self.targets.is_empty() {
             return Err(SpecError::NoTargets);
@@ -347,6 +397,31 @@ impl WorkloadSpec {
         for g in &self.groups {
             self.validate_group(g)?;
             validate_lines(g)?;
+        }
+        self.check_start_delays()
+    }
+
+    /// A group that starts late measures its own window: its run time from its
+    /// own start, so the run must be a time; and steady state, which ends the
+    /// point when the whole rate settles, would judge groups that are not all running.
+    fn check_start_delays(&self) -> Result<(), SpecError> {
+        let Some(g) = self.groups.iter().find(|g| g.start_delay.is_some_and(|d| !d.is_zero())) else {
+            return Ok(());
+        };
+        let field = format!("group '{}' start_delay", g.name);
+        let delay = crate::units::format_duration(g.start_delay.unwrap_or_default());
+        if let RunLength::Ios(_) = self.run {
+            return Err(SpecError::Setting(format!(
+                "{field} is {delay}: a group that starts late measures its run time from its own start, so the point needs a run of a time (--time, or fio's time_based with runtime), not an I/O count"
+            )));
+        }
+        if self.steady.is_some() {
+            return Err(SpecError::Setting(format!(
+                "{field} is {delay}: --steady ends the point when its whole rate settles, which groups starting apart never show; drop --steady or start the groups together"
+            )));
+        }
+        if self.replay.is_some() {
+            return Err(SpecError::Setting(format!("{field} is {delay}: a replay issues its trace's own times; drop the start delay")));
         }
         Ok(())
     }
@@ -616,6 +691,45 @@ pub(crate) mod tests {
         s.groups.push(log);
         let e = s.validate().unwrap_err().to_string();
         assert!(e.contains("group 'log': follow ratio NaN is not a positive number") && !e.contains("rate NaN"), "{e}");
+    }
+
+    /// A group that starts 2 s late in a 3 s point: windows of 0-3 and 2-5 s,
+    /// a 5 s span, less when the point was cut short; an I/O count or steady
+    /// state with a start delay is refused naming the group.
+    #[test]
+    fn a_group_that_starts_late_has_its_own_window() {
+        let mut s = one_line_spec();
+        s.run = RunLength::Time(Duration::from_secs(3));
+        let mut late = s.groups[0].clone();
+        late.name = "late".into();
+        late.start_delay = Some(Duration::from_secs(2));
+        s.groups.push(late);
+        assert!(s.validate().is_ok());
+        assert_eq!((s.planned_span(), s.planned_length()), (Some(Duration::from_secs(5)), Some(Duration::from_secs(5))));
+        let w = |g: usize, span: f64| {
+            let w = s.group_window(&s.groups[g], span);
+            (w.start_s, w.duration_s)
+        };
+        assert_eq!((w(0, 5.0), w(1, 5.0)), ((0.0, 3.0), (2.0, 3.0)));
+        assert_eq!((w(0, 2.5), w(1, 2.5)), ((0.0, 2.5), (2.0, 0.5)), "cut short at 2.5 s");
+        assert_eq!(w(1, 1.0), (2.0, 0.0), "cut short before it started");
+        let text = toml::to_string(&s).unwrap();
+        assert!(text.contains("start_delay = \"2s\""), "{text}");
+        assert_eq!(toml::from_str::<WorkloadSpec>(&text).unwrap(), s);
+        let mut ios = s.clone();
+        ios.run = RunLength::Ios(100);
+        let e = ios.validate().unwrap_err().to_string();
+        assert!(e.contains("group 'late' start_delay is 2s") && e.contains("not an I/O count"), "{e}");
+        let mut steady = s.clone();
+        steady.run = RunLength::Time(Duration::from_secs(30));
+        steady.steady = Some(toml::from_str("metric = \"iops\"").unwrap());
+        let e = steady.validate().unwrap_err().to_string();
+        assert!(e.contains("group 'late' start_delay is 2s: --steady"), "{e}");
+        // Without a delay every group measures the whole span, as before.
+        let mut together = s.clone();
+        together.groups[1].start_delay = None;
+        let first = together.group_window(&together.groups[0], 3.0);
+        assert_eq!((together.planned_span(), first.duration_s), (Some(Duration::from_secs(3)), 3.0));
     }
 
     #[test]

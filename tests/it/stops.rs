@@ -651,3 +651,25 @@ fn ctrl_c_during_a_file_fill_stops_within_a_second() {
     assert!(!file.exists(), "the half-filled file lunmark created is left behind");
     assert_eq!(only_row(&store)["status"], "interrupted");
 }
+
+/// Ctrl-C before a group that starts late has started (fio's startdelay=3 of
+/// a 4 s job beside one without): the point is cut short "of the 7s
+/// planned" (the whole span, not one group's 4 s), the late group measured
+/// nothing and the summary says it never started.
+#[test]
+fn a_ctrl_c_before_a_late_group_starts_keeps_the_others_and_says_so() {
+    let dir = shm_dir();
+    let (job, json) = (dir.path().join("late.fio"), dir.path().join("r.json"));
+    std::fs::write(&job, "[global]\nioengine=null\nsize=1g\nrw=randread\nbs=4k\ntime_based\nruntime=4\n[a]\n[b]\nstartdelay=3\n").unwrap();
+    let out = sigint_after(
+        lunmark().args(["run", "--fio", job.to_str().unwrap(), "--no-store", "--json", json.to_str().unwrap()]),
+        Duration::from_millis(1500),
+    );
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let r = read_json(&json);
+    let p = &r["points"][0];
+    assert!(p["cut_short"].as_str().unwrap().contains("of the 7s planned"), "{}", p["cut_short"]);
+    assert!(p["groups"][0]["iops"].as_f64().unwrap() > 0.0);
+    assert_eq!((p["groups"][1]["iops"].as_f64(), p["groups"][1]["window"]["duration_s"].as_f64()), (Some(0.0), Some(0.0)));
+    assert!(stdout(&out).contains("group b (1 worker, to start at 3.0 s: the point ended before)"), "{}", stdout(&out));
+}

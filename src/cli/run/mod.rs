@@ -303,11 +303,7 @@ fn refuse_a_journal_without_writes(args: &RunArgs, plan: &crate::run::RunPlan) -
 /// One step's time of a search or a curve: its ramp and measured time, times the repeats
 /// (None when it measures a count of I/Os, whose time is not known beforehand).
 fn search_step_time(plan: &RunPlan) -> Option<std::time::Duration> {
-    let spec = &plan.points[0].spec;
-    match spec.run {
-        crate::workload::RunLength::Time(t) => Some((spec.ramp + t) * plan.repeat),
-        _ => None,
-    }
+    Some(plan.points[0].spec.planned_length()? * plan.repeat)
 }
 
 /// The fio-format logs a job file asks for, each path checked as an output.

@@ -55,6 +55,12 @@ pub fn metadata(r: &RunResult) -> Vec<(&'static str, String)> {
     rows.push((
         "run",
         match w.run {
+            RunLength::Time(d) if w.groups_start_apart() => format!(
+                "{} measured per group from its own start (groups start apart, the last {} late), after a ramp of {}",
+                format_duration(d),
+                format_duration(w.latest_start()),
+                format_duration(w.ramp)
+            ),
             RunLength::Time(d) => format!("{} measured per point, after a ramp of {}", format_duration(d), format_duration(w.ramp)),
             RunLength::Ios(n) => format!("{n} I/Os per worker per point, after a ramp of {}", format_duration(w.ramp)),
         },

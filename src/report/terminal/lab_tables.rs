@@ -253,6 +253,7 @@ mod tests {
             mbps: 0.0,
             latency_us: r.points[0].summary.latency_us.clone(),
             follow: Some(crate::results::model::FollowOutcome { group: "db".into(), target_ratio: 0.25, achieved_ratio: 0.13 }),
+            window: None,
         }];
         let notes = ratio_notes("cache 25%", &r);
         assert_eq!(notes.len(), 1, "{notes:?}");

@@ -222,8 +222,13 @@ fn group_line(
             (workers_text, depth, format!("{lo} to {}", counted(w_hi as u64 * per_worker * q_hi as u64, "I/O")))
         }
     };
+    let late = g
+        .start_delay
+        .filter(|d| !d.is_zero())
+        .map(|d| format!(", starts {} late (its ramp and run from then)", crate::units::format_duration(d)))
+        .unwrap_or_default();
     format!(
-        "group '{}': {workers_text} x {} x {depth} = {in_flight} in flight{}",
+        "group '{}': {workers_text} x {} x {depth} = {in_flight} in flight{}{late}",
         g.name,
         counted(nt, "target"),
         g.rate
@@ -268,7 +273,7 @@ pub fn duration(plan: &PlanView) -> String {
     let mut total = std::time::Duration::ZERO;
     for p in &plan.points {
         match (p.spec.run, &p.replay) {
-            (RunLength::Time(t), None) => total += (p.spec.ramp + t) * plan.repeat,
+            (RunLength::Time(_), None) => total += p.spec.planned_length().unwrap_or_default() * plan.repeat,
             (RunLength::Ios(_), _) => return "duration: unknown: points run until each worker completes its I/Os (--ios)".into(),
             (_, Some(_)) => return "duration: unknown: the trace sets the pace (see the replay above)".into(),
         }
@@ -317,6 +322,11 @@ pub fn render(plan: &PlanView) -> String {
 fn point_head(out: &mut String, p: &PointView) {
     let s = p.spec;
     let run = match s.run {
+        RunLength::Time(d) if s.groups_start_apart() => format!(
+            "{} measured per group from its own start, {} in all (groups start apart)",
+            crate::units::format_duration(d),
+            crate::units::format_duration(s.planned_span().unwrap_or(d))
+        ),
         RunLength::Time(d) => format!("{} measured", crate::units::format_duration(d)),
         RunLength::Ios(k) => format!("{} per worker measured", counted(k, "I/O")),
     };

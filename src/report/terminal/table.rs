@@ -428,8 +428,14 @@ fn pacing_lines(p: &Point) -> String {
         }
     }
     for g in &p.groups {
+        // Groups that start apart: each one's figures are over its own window.
+        let window = match g.window {
+            None => String::new(),
+            Some(w) if w.duration_s <= 0.0 => format!(", to start at {:.1} s: the point ended before", w.start_s),
+            Some(w) => format!(", measured {:.1}-{:.1} s of the span", w.start_s, w.start_s + w.duration_s),
+        };
         text.push_str(&format!(
-            "group {} ({}): {} IOPS, {} MB/s, mean latency {} us",
+            "group {} ({}{window}): {} IOPS, {} MB/s, mean latency {} us",
             g.name,
             counted(g.workers, "worker"),
             num(g.iops),

@@ -51,26 +51,44 @@ fn same_region(jobs: &[&Job], problems: &mut Problems) {
     );
 }
 
-/// `startdelay`: a delay shared by every job of a phase only starts the phase
-/// later (fio counts it before the ramp), which changes no figure. Jobs of one
-/// phase that start apart would need their own start, ramp and run length in
-/// the point: refused, naming what to do.
-pub(super) fn same_delay(job: &Job, phase: &(Duration, String), problems: &mut Problems) {
-    if job.startdelay.0 == phase.0 {
-        return;
+/// `startdelay` within a phase: what every job of the phase waits alike only
+/// starts the phase later (fio counts it before the ramp), which changes no
+/// figure; a job that waits longer than the phase's first starts that much
+/// later in the point (its group's start delay), with its ramp and runtime
+/// counted from its own start, as fio's are. That needs a run of a time.
+fn phase_delays(jobs: &[&Job], groups: &mut [WorkerGroup], timed: bool, problems: &mut Problems, notes: &mut Notes) {
+    let Some(first) = jobs.iter().min_by_key(|j| j.startdelay.0) else { return };
+    let shared = first.startdelay.0;
+    let phase = jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>().join("+");
+    let format = crate::units::format_duration;
+    if !shared.is_zero() {
+        notes.push(format!(
+            "startdelay={} (job '{}'): every job of phase {phase} waits at least that long, so fio starts the phase that much later; lunmark starts it at once, which changes no figure (the target only idles that long in fio)",
+            format(shared),
+            first.name
+        ));
     }
-    let s = job.cause("startdelay");
-    problems.push(
-        &s,
-        format!(
-            "job '{}' starts {} after the phase while job '{}' starts after {}: lunmark starts every group of a phase together; give them the same startdelay, or start the job after the others end with stonewall (a phase of its own)",
+    for (job, group) in jobs.iter().zip(groups.iter_mut()).filter(|(j, _)| j.startdelay.0 > shared) {
+        let late = job.startdelay.0 - shared;
+        if !timed {
+            let why = format!(
+                "job '{}' starts {} after job '{}', and fio counts a job's run from its own start: lunmark measures such a job over its own window, which needs a run of a time; make the jobs time_based with a runtime (or give --time), give them the same startdelay, or start the job after the others end with stonewall (a phase of its own)",
+                job.name,
+                format(late),
+                first.name
+            );
+            problems.push(&job.cause("startdelay"), why, false);
+            continue;
+        }
+        group.start_delay = Some(late);
+        notes.push(format!(
+            "startdelay={} (job '{}'): it starts {} after job '{}' in phase {phase}, its ramp and runtime counted from its own start as fio's are; its figures are over its own measured window, the phase's over the whole span until the last job ends",
+            job.startdelay.2,
             job.name,
-            crate::units::format_duration(job.startdelay.0),
-            phase.1,
-            crate::units::format_duration(phase.0)
-        ),
-        false,
-    );
+            format(late),
+            first.name
+        ));
+    }
 }
 
 /// The phases of a profile: each one's job names and groups.
@@ -86,7 +104,9 @@ pub(super) fn assemble(
     problems: &mut Problems,
     notes: &mut Notes,
 ) -> Profile {
-    let (targets, phases) = phases_of(jobs, problems, notes);
+    // With --time or --ios the command line decides; an --ios is refused by the spec's own check.
+    let timed = run_length_given || matches!(jobs[0].end, End::Time(_));
+    let (targets, phases) = phases_of(jobs, timed, problems, notes);
     agreements(jobs, run_length_given, problems);
     let data = data_of(jobs, problems, notes);
     let sized: Vec<&Job> = jobs.iter().filter(|j| !j.targets.iter().all(|t| t.starts_with("null:"))).collect();
@@ -149,31 +169,27 @@ fn with_first_job(profile: Profile, first: &Job, origin: &str) -> Profile {
 }
 
 /// The jobs into phases of groups, and the targets they name (each once);
-/// a note for each phase that starts late.
-fn phases_of(jobs: &[Job], problems: &mut Problems, notes: &mut Notes) -> (Vec<String>, Phases) {
+/// each phase's start delays.
+/// `timed`: the run is a time (the jobs' or --time), which jobs that start apart need.
+fn phases_of(jobs: &[Job], timed: bool, problems: &mut Problems, notes: &mut Notes) -> (Vec<String>, Phases) {
     let mut targets: Vec<String> = Vec::new();
     let mut phases: Phases = Vec::new();
     let mut used_names: BTreeSet<String> = BTreeSet::new();
-    // Each phase's startdelay, and the job that set it.
-    let mut delays: Vec<(Duration, String)> = Vec::new();
+    // Each phase's jobs, for their start delays.
+    let mut members: Vec<Vec<&Job>> = Vec::new();
     for job in jobs {
         if starts_phase(jobs, job, &phases, problems) {
             phases.push((Vec::new(), Vec::new()));
-            delays.push((job.startdelay.0, job.name.clone()));
-        } else {
-            same_delay(job, delays.last().expect("a phase"), problems);
+            members.push(Vec::new());
         }
         let group = group_of(job, &mut used_names, &mut targets);
         let phase = phases.last_mut().expect("pushed above");
         phase.0.push(job.name.clone());
         phase.1.push(group);
+        members.last_mut().expect("pushed with the phase").push(job);
     }
-    for ((delay, job), (names, _)) in delays.iter().zip(&phases).filter(|((d, _), _)| !d.is_zero()) {
-        notes.push(format!(
-            "startdelay={} (job '{job}'): every job of phase {} waits alike, so fio starts them together that much later; lunmark starts them at once, which changes no figure (the target only idles that long in fio)",
-            crate::units::format_duration(*delay),
-            names.join("+")
-        ));
+    for (jobs, (_, groups)) in members.iter().zip(phases.iter_mut()) {
+        phase_delays(jobs, groups, timed, problems, notes);
     }
     (targets, phases)
 }
@@ -242,6 +258,7 @@ fn group_of(job: &Job, used_names: &mut BTreeSet<String>, targets: &mut Vec<Stri
         thinktime: job.thinktime,
         thinktime_blocks: job.thinktime_blocks,
         offset_increment: job.offset_increment.map(Bytes),
+        start_delay: None,
         access: job.lines.clone(),
     }
 }

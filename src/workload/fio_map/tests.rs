@@ -544,7 +544,8 @@ fn lenient_refusal_names_only_what_blocks() {
     let text = "[a]\nsize=1m\nunlink=1\n[b]\nsize=1m\nstartdelay=5\n";
     let lenient = ImportOptions { lenient: true, ..Default::default() };
     let e = import(text, "t.fio", "t", &env, &lenient).unwrap_err().to_string();
-    assert!(e.contains("line 6: startdelay=5: job 'b' starts 5s after the phase while job 'a' starts after 0s"), "{e}");
+    assert!(e.contains("line 6: startdelay=5: job 'b' starts 5s after job 'a', and fio counts a job's run from its own start"), "{e}");
+    assert!(e.contains("make the jobs time_based with a runtime (or give --time)"), "{e}");
     assert!(!e.contains("unlink"), "lenient names only what blocks: {e}");
     assert!(e.contains("--fio-lenient cannot skip them"), "{e}");
     // Without --fio-lenient both are named, and the hint says what lenient would skip.
@@ -552,8 +553,37 @@ fn lenient_refusal_names_only_what_blocks() {
     assert!(e.contains("line 3: unlink=1") && e.contains("line 6: startdelay=5"), "{e}");
     // A delay every job of the phase shares starts the phase later in fio: a note, nothing refused.
     let i = map("[global]\nstartdelay=2\nsize=1m\n[a]\n[b]\nstonewall\nstartdelay=1\n");
-    assert!(i.notes.iter().any(|n| n.starts_with("startdelay=2s (job 'a'): every job of phase a waits alike")), "{:?}", i.notes);
-    assert!(i.notes.iter().any(|n| n.starts_with("startdelay=1s (job 'b'): every job of phase b waits alike")), "{:?}", i.notes);
+    assert!(
+        i.notes.iter().any(|n| n.starts_with("startdelay=2s (job 'a'): every job of phase a waits at least that long")),
+        "{:?}",
+        i.notes
+    );
+    assert!(
+        i.notes.iter().any(|n| n.starts_with("startdelay=1s (job 'b'): every job of phase b waits at least that long")),
+        "{:?}",
+        i.notes
+    );
+    assert!(i.profile.phases.iter().flat_map(|p| &p.groups).all(|g| g.start_delay.is_none()), "a shared delay changes nothing");
+}
+
+/// Jobs of one time-based phase that start apart: each waits its delay past
+/// the phase's first job (a group's start delay), the delay they share only
+/// starts the phase later; both said in notes.
+#[test]
+fn startdelays_within_a_time_based_phase_become_group_start_delays() {
+    let i = map("[global]\nsize=1m\nruntime=3\ntime_based\nstartdelay=1\n[a]\n[b]\nstartdelay=3\n[c]\nstartdelay=4s\n");
+    let delays: Vec<Option<Duration>> = i.profile.phases[0].groups.iter().map(|g| g.start_delay).collect();
+    assert_eq!(delays, [None, Some(Duration::from_secs(2)), Some(Duration::from_secs(3))]);
+    assert!(
+        i.notes.iter().any(|n| n.starts_with("startdelay=1s (job 'a'): every job of phase a+b+c waits at least that long")),
+        "{:?}",
+        i.notes
+    );
+    assert!(i.notes.iter().any(|n| n.starts_with("startdelay=4s (job 'c'): it starts 3s after job 'a' in phase a+b+c")), "{:?}", i.notes);
+    // With --time given the jobs' own run length does not matter.
+    let given = ImportOptions { run_length_given: true, ..Default::default() };
+    let i = import("[a]\nsize=1m\n[b]\nsize=1m\nstartdelay=2\n", "t.fio", "t", &env, &given).unwrap();
+    assert_eq!(i.profile.phases[0].groups[1].start_delay, Some(Duration::from_secs(2)));
 }
 
 #[test]
@@ -705,13 +735,12 @@ fn a_runtime_that_is_not_a_time_is_named_alone() {
 /// job's section with fio's default when the job does not set it.
 #[test]
 fn disagreements_name_the_line_that_set_the_value_or_fios_default() {
-    let e = refused("[global]\nfilename=/dev/shm/x\nsize=1m\nruntime=1\ntime_based\n[j]\n[k]\noffset=4k\n[m]\nstartdelay=2\n");
-    assert!(e.contains("line 8: offset=4k: job 'k' differs from job 'j' in offset"), "{e}");
-    assert!(e.contains("line 10: startdelay=2: job 'm' starts 2s"), "{e}");
-    let e = refused("[global]\nfilename=/dev/shm/x\nsize=1m\nruntime=1\ntime_based\n[j]\noffset=4k\nstartdelay=2\n[k]\n");
-    assert!(e.contains("line 9: offset (not set: fio's default 0): job 'k' differs from job 'j' in offset"), "{e}");
-    assert!(e.contains("line 9: startdelay (not set: fio's default 0): job 'k' starts 0s"), "{e}");
-    assert!(!e.contains("startdelay=0"), "{e}");
+    let e = refused("[global]\nfilename=/dev/shm/x\nsize=1m\n[j]\n[k]\noffset=4k\n[m]\nstartdelay=2\n");
+    assert!(e.contains("line 6: offset=4k: job 'k' differs from job 'j' in offset"), "{e}");
+    assert!(e.contains("line 8: startdelay=2: job 'm' starts 2s"), "{e}");
+    let e = refused("[global]\nfilename=/dev/shm/x\nsize=1m\n[j]\noffset=4k\nstartdelay=2\n[k]\nstartdelay=1\n");
+    assert!(e.contains("line 7: offset (not set: fio's default 0): job 'k' differs from job 'j' in offset"), "{e}");
+    assert!(e.contains("line 6: startdelay=2: job 'j' starts 1s after job 'k'"), "{e}");
 }
 
 /// offset_increment grows a job's region; when that is what differs, the
