@@ -349,7 +349,7 @@ fn two_searches_are_compared_by_their_found_points() {
 }
 
 /// A step the memory check refuses part way: under an address-space limit
-/// (`ulimit -v` 512 MiB) the steps of 4 MiB reads fit up to qd=64 (256 MiB of
+/// (`ulimit -v` 640 MiB) the steps of 4 MiB reads fit up to qd=64 (256 MiB of
 /// buffers) and qd=128 (512 MiB) does not. The search keeps the steps it
 /// measured, says which step was refused and why, and exits 3 as a failed run;
 /// the result is stored. (Before the check knew the limit, the step ran and
@@ -359,7 +359,7 @@ fn a_deeper_step_refused_by_the_memory_check_ends_the_search_keeping_the_steps_s
     let dir = shm_dir();
     let store = dir.path().join("s.db");
     let out = std::process::Command::new("prlimit")
-        .args(["--as=536870912", env!("CARGO_BIN_EXE_lunmark"), "--store", store.to_str().unwrap()])
+        .args(["--as=671088640", env!("CARGO_BIN_EXE_lunmark"), "--store", store.to_str().unwrap()])
         .args(["run", "-q", "-t", "mem:16m", "--bs", "4m", "--read", "100", "--sla", "lat_p99<10s", "--ios", "50", "--ramp", "0"])
         .env_remove("LUNMARK_STORE")
         .output()
@@ -374,7 +374,7 @@ fn a_deeper_step_refused_by_the_memory_check_ends_the_search_keeping_the_steps_s
     assert_eq!(r["points"].as_array().unwrap().len(), 7, "each kept step is a stored point");
     let ended = s["ended"].as_str().unwrap();
     assert!(ended.starts_with("the step at qd=128 could not run: this run needs about "), "{ended}");
-    assert!(ended.contains("limit of 512 MiB (ulimit -v, RLIMIT_AS)") && ended.contains("1 worker x 128 slots x 4 MiB"), "{ended}");
+    assert!(ended.contains("limit of 640 MiB (ulimit -v, RLIMIT_AS)") && ended.contains("1 worker x 128 slots x 4 MiB"), "{ended}");
     assert!(ended.ends_with("the steps so far are kept, the knee was not reached"), "{ended}");
     assert_eq!(r["status"], "failed", "{r:#}");
     assert!(r["status_reason"].as_str().unwrap().starts_with("the step at qd=128 could not run"), "{r:#}");
