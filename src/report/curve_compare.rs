@@ -147,14 +147,17 @@ pub fn side_by_side(results: &[&RunResult]) -> Option<SideBySide> {
         .iter()
         .map(|r| r.curve.as_ref().map(|c| c.ended.clone()).or(r.search.as_ref().map(|s| s.ended.clone())).unwrap_or_default())
         .collect();
-    let short = results
-        .iter()
-        .map(|r| match &r.label {
-            Some(l) if l.chars().count() <= 16 => crate::report::escape::terminal(l),
-            _ => r.id.chars().take(8).collect(),
-        })
-        .collect();
+    let short = results.iter().map(|r| short_name(r)).collect();
     Some(SideBySide { kind, results: names(results), short, asked, ended, rows })
+}
+
+/// What names a result where room is short (the table's headers, the knees
+/// on the compared chart): its label when short, else its id's first 8 characters.
+pub fn short_name(r: &RunResult) -> String {
+    match &r.label {
+        Some(l) if l.chars().count() <= 16 => crate::report::escape::terminal(l),
+        _ => r.id.chars().take(8).collect(),
+    }
 }
 
 fn ratio(v: Option<f64>) -> String {

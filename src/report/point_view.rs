@@ -65,6 +65,9 @@ fn group_text(spec: &WorkloadSpec, g: &WorkerGroup) -> String {
     if let Some(d) = g.start_delay.filter(|d| !d.is_zero()) {
         text += &format!(", starts {} late", crate::units::format_duration(d));
     }
+    if let Some(t) = g.time.filter(|_| spec.groups_apart()) {
+        text += &format!(", runs {}", crate::units::format_duration(t));
+    }
     text
 }
 

@@ -46,10 +46,7 @@ pub fn render(s: &SearchOutcome) -> String {
         (Some(f), _) => out.push_str(&format!("found: {}{}\n", figures(f), bracket(s, f))),
         (None, Some(lightest)) => out.push_str(&format!(
             "NOT MET: no load meets these bounds; the lightest point ({}) gave {}{}\n",
-            match s.workers {
-                Some(_) => format!("workers={} qd={}", lightest.workers, lightest.qd),
-                None => format!("qd={}", lightest.qd),
-            },
+            lightest.load().label(s.workers.is_some()),
             figures(lightest),
             failed_notes(lightest)
         )),
@@ -69,7 +66,7 @@ pub fn render(s: &SearchOutcome) -> String {
 /// IOPS: throughput may dip past the knee) is not the deepest pass below the
 /// first fail; empty when it is.
 fn bracket(s: &SearchOutcome, found: &SearchPoint) -> String {
-    let load = |p: &SearchPoint| u64::from(p.qd) * u64::from(p.workers);
+    let load = |p: &SearchPoint| p.load().outstanding();
     let Some(fail) = &s.first_failing else { return String::new() };
     let Some(pass) = s.steps.iter().filter(|p| p.passed && load(p) < load(fail)).max_by_key(|p| load(p)) else {
         return String::new();
@@ -77,10 +74,7 @@ fn bracket(s: &SearchOutcome, found: &SearchPoint) -> String {
     if (pass.qd, pass.workers) == (found.qd, found.workers) {
         return String::new();
     }
-    let label = |p: &SearchPoint| match s.workers {
-        Some(_) => format!("workers={} qd={}", p.workers, p.qd),
-        None => format!("qd={}", p.qd),
-    };
+    let label = |p: &SearchPoint| p.load().label(s.workers.is_some());
     format!("\n  (the passing step with the most IOPS; the bisection ended between {} (pass) and {} (fail))", label(pass), label(fail))
 }
 

@@ -55,10 +55,10 @@ pub fn point_summary(f: &PointFigures) -> (Summary, Vec<GroupSummary>) {
                 .iter()
                 .zip(f.by_group)
                 .map(|(g, r)| {
-                    // Groups that start apart: each one's figures over its own window.
+                    // Groups that run apart: each one's figures over its own window.
                     let window = spec.group_window(g, f.duration_s);
                     let mut summary = group_summary(&g.name, spec.group_workers(g) * f.processes, r, window.duration_s);
-                    summary.window = spec.groups_start_apart().then_some(window);
+                    summary.window = spec.groups_apart().then_some(window);
                     summary
                 })
                 .collect();

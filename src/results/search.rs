@@ -50,6 +50,24 @@ impl Load {
     pub fn outstanding(&self) -> u64 {
         u64::from(self.workers) * u64::from(self.qd)
     }
+
+    /// The step's name wherever it is shown (the point's label, the search's
+    /// ending, the report): "workers=4 qd=2" when the workers are searched,
+    /// "qd=2" when not (the workers are then the same at every step).
+    pub fn label(&self, workers_searched: bool) -> String {
+        if workers_searched {
+            format!("workers={} qd={}", self.workers, self.qd)
+        } else {
+            format!("qd={}", self.qd)
+        }
+    }
+}
+
+impl SearchPoint {
+    /// The load the step ran at.
+    pub fn load(&self) -> Load {
+        Load { workers: self.workers, qd: self.qd }
+    }
 }
 
 /// The next value of a search over `lo..=hi`, from the steps so far as (value,
@@ -157,11 +175,7 @@ impl SearchSpec {
 
     /// "workers=4 qd=2" when the workers are searched, "qd=2" when not.
     pub fn label(&self, l: Load) -> String {
-        if self.searches_workers() {
-            format!("workers={} qd={}", l.workers, l.qd)
-        } else {
-            format!("qd={}", l.qd)
-        }
+        l.label(self.searches_workers())
     }
 
     /// Why a search that tried `tried` ended, in words; `completed` false when its last step did not complete.
@@ -177,15 +191,17 @@ impl SearchSpec {
                 format!("the cap of {} steps was reached before the knee was bracketed", self.max_steps)
             }
             (_, _, None) if self.searches_workers() && self.fixed_qd.is_some() => format!(
-                "every bound held up to the most workers tried (workers={} qd={}): the knee is beyond it",
-                self.workers.max,
-                self.first_qd()
+                "every bound held up to the most workers tried ({}): the knee is beyond it",
+                self.label(Load { workers: self.workers.max, qd: self.first_qd() })
             ),
             (_, _, None) if self.searches_workers() => format!(
-                "every bound held up to the most workers and the highest queue depth tried (workers={} qd={}): the knee is beyond it",
-                self.workers.max, self.max_qd
+                "every bound held up to the most workers and the highest queue depth tried ({}): the knee is beyond it",
+                self.label(Load { workers: self.workers.max, qd: self.max_qd })
             ),
-            (_, _, None) => format!("every bound held up to the highest queue depth tried (qd={}): the knee is beyond it", self.max_qd),
+            (_, _, None) => format!(
+                "every bound held up to the highest queue depth tried ({}): the knee is beyond it",
+                self.label(Load { workers: self.workers.max, qd: self.max_qd })
+            ),
             (_, _, Some(f)) if self.searches_workers() && f.qd == self.first_qd() => {
                 format!("the bounds fail from {}; bisected to within one worker", self.label(f))
             }

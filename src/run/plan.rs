@@ -470,6 +470,10 @@ fn phase_spec(req: &PlanRequest, common: &Common, phase: &Phase) -> WorkloadSpec
         }
         g.workers = o.workers.unwrap_or(g.workers);
         g.qd = o.qd.unwrap_or(g.qd);
+        // --time or --ios is every group's run length (a start delay stays).
+        if o.run.is_some() {
+            g.time = None;
+        }
         if let Some(t) = o.thinktime.or(p.thinktime) {
             g.thinktime = Some(t);
             g.thinktime_blocks = o.thinktime_blocks.or(p.thinktime_blocks);

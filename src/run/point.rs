@@ -89,7 +89,7 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
                 engine: spec.engine,
                 delay: g.start_delay.unwrap_or_default(),
                 ramp: spec.ramp,
-                run: spec.run,
+                run: spec.group_run(g),
                 // Each worker draws its own Poisson gaps.
                 pacing: match &pacing {
                     Pacing::Poisson { mean, seed, .. } => Pacing::Poisson { mean: *mean, seed: *seed, stream: plans.len() as u64 },
@@ -514,7 +514,7 @@ impl<'a> Ended<'a> {
         let spec = self.watch.spec;
         let group = &spec.groups[self.shapes[self.present[k]].0];
         let own = spec.group_window(group, f64::INFINITY);
-        spec.groups_start_apart() && own.start_s + own.duration_s < self.duration_s - 1e-3
+        spec.groups_apart() && own.start_s + own.duration_s < self.duration_s - 1e-3
     }
 
     /// What the point measured, for the assembler: a failure's or a stop's

@@ -104,6 +104,11 @@ pub struct WorkerGroup {
     /// from then, and its figures are over its own measured window.
     #[serde(default, with = "opt_duration_text", skip_serializing_if = "Option::is_none")]
     pub start_delay: Option<Duration>,
+    /// This group's own measured time, when it differs from the point's (fio
+    /// jobs of one phase with their own `runtime`): it stops that long after
+    /// its own measured start, while the others go on.
+    #[serde(default, with = "opt_duration_text", skip_serializing_if = "Option::is_none")]
+    pub time: Option<Duration>,
     pub access: Vec<AccessLine>,
 }
 
@@ -304,14 +309,21 @@ impl WorkloadSpec {
         self.groups.iter().filter_map(|g| g.start_delay).max().unwrap_or(Duration::ZERO)
     }
 
+    /// How long group `g` measures: its own time, else the point's (an I/O count as it is).
+    pub fn group_run(&self, g: &WorkerGroup) -> RunLength {
+        match self.run {
+            RunLength::Time(t) => RunLength::Time(g.time.unwrap_or(t)),
+            ios => ios,
+        }
+    }
+
     /// The planned measured span of a point: from the measured start of the
     /// groups that start first to the end of the last one's run (None for an
     /// I/O count, which has no planned end).
     pub fn planned_span(&self) -> Option<Duration> {
-        match self.run {
-            RunLength::Time(t) => Some(t + self.latest_start()),
-            RunLength::Ios(_) => None,
-        }
+        let RunLength::Time(t) = self.run else { return None };
+        let ends = self.groups.iter().map(|g| g.start_delay.unwrap_or_default() + g.time.unwrap_or(t));
+        Some(ends.max().unwrap_or(t))
     }
 
     /// A point's planned length: its ramp and measured span (None for an I/O count).
@@ -319,19 +331,22 @@ impl WorkloadSpec {
         self.planned_span().map(|span| self.ramp + span)
     }
 
-    /// Whether some group starts late, so each group has a window of its own.
-    pub fn groups_start_apart(&self) -> bool {
-        !self.latest_start().is_zero()
+    /// Whether the groups run apart (one starts late, or runs a time of its
+    /// own), so each group has a measured window of its own.
+    pub fn groups_apart(&self) -> bool {
+        let RunLength::Time(t) = self.run else { return false };
+        let first = self.groups.first().map_or(t, |g| g.time.unwrap_or(t));
+        self.groups.iter().any(|g| g.start_delay.is_some_and(|d| !d.is_zero()) || g.time.unwrap_or(t) != first)
     }
 
     /// Group `g`'s own measured window in a point whose measured span lasted
     /// `span_s`: how far into the span it starts, and how long it measured (its
     /// run time at most; less when the point was cut short). When the groups
-    /// all start together each measures the whole span.
+    /// run together each measures the whole span.
     pub fn group_window(&self, g: &WorkerGroup, span_s: f64) -> GroupWindow {
         let start_s = g.start_delay.map_or(0.0, |d| d.as_secs_f64());
-        let duration_s = match self.run {
-            RunLength::Time(t) if self.groups_start_apart() => (span_s - start_s).clamp(0.0, t.as_secs_f64()),
+        let duration_s = match self.group_run(g) {
+            RunLength::Time(t) if self.groups_apart() => (span_s - start_s).clamp(0.0, t.as_secs_f64()),
             _ => span_s,
         };
         GroupWindow { start_s, duration_s }
@@ -401,27 +416,35 @@ impl WorkloadSpec {
         self.check_start_delays()
     }
 
-    /// A group that starts late measures its own window: its run time from its
-    /// own start, so the run must be a time; and steady state, which ends the
-    /// point when the whole rate settles, would judge groups that are not all running.
+    /// A group that starts late or runs a time of its own measures its own
+    /// window, so the run must be a time; steady state, which ends the point
+    /// when the whole rate settles, would judge groups that are not all running;
+    /// a replay issues its trace's own times.
     fn check_start_delays(&self) -> Result<(), SpecError> {
-        let Some(g) = self.groups.iter().find(|g| g.start_delay.is_some_and(|d| !d.is_zero())) else {
+        let delayed = self
+            .groups
+            .iter()
+            .find_map(|g| g.start_delay.filter(|d| !d.is_zero()).map(|d| (format!("group '{}' start_delay", g.name), d, "starts late")));
+        let timed = self.groups.iter().find_map(|g| g.time.map(|t| (format!("group '{}' time", g.name), t, "runs a time of its own")));
+        let Some((field, value, what)) = delayed.or(timed) else {
             return Ok(());
         };
-        let field = format!("group '{}' start_delay", g.name);
-        let delay = crate::units::format_duration(g.start_delay.unwrap_or_default());
+        let value = crate::units::format_duration(value);
+        if value == "0s" {
+            return Err(SpecError::Zero { field });
+        }
         if let RunLength::Ios(_) = self.run {
             return Err(SpecError::Setting(format!(
-                "{field} is {delay}: a group that starts late measures its run time from its own start, so the point needs a run of a time (--time, or fio's time_based with runtime), not an I/O count"
+                "{field} is {value}: a group that {what} measures its own window of time, so the point needs a run of a time (--time, or fio's time_based with runtime), not an I/O count"
             )));
         }
         if self.steady.is_some() {
             return Err(SpecError::Setting(format!(
-                "{field} is {delay}: --steady ends the point when its whole rate settles, which groups starting apart never show; drop --steady or start the groups together"
+                "{field} is {value}: --steady ends the point when its whole rate settles, which groups running apart never show; drop --steady or run the groups together"
             )));
         }
         if self.replay.is_some() {
-            return Err(SpecError::Setting(format!("{field} is {delay}: a replay issues its trace's own times; drop the start delay")));
+            return Err(SpecError::Setting(format!("{field} is {value}: a replay issues its trace's own times; drop it")));
         }
         Ok(())
     }

@@ -264,9 +264,7 @@ fn the_cache_lab_runs_end_to_end_and_cleans_up() {
     let dir = shm_dir();
     let store = dir.path().join("s.db");
     let labs = shm_dir();
-    let child = lunmark()
-        .env("LUNMARK_LAB_DIR", labs.path())
-        .args(["--store", store.to_str().unwrap(), "lab", "cache", "--lun-size", "16m", "--delay", "2ms", "--cache-sizes", "0,50,100"])
+    let child = lab_cache(labs.path(), &store, &["--lun-size", "16m", "--delay", "2ms", "--cache-sizes", "0,50,100"])
         // Reads only: with the profile's writes going through to the backend at
         // the same delay, IOPS hardly rise with the cache and the ordering below
         // was decided by noise on a busy machine (seen: 27,885 / 27,602 / 28,619).
@@ -315,11 +313,7 @@ fn the_cache_lab_default_model_has_the_papers_shape() {
     let dir = shm_dir();
     let store = dir.path().join("s.db");
     let labs = shm_dir();
-    let out = lunmark()
-        .env("LUNMARK_LAB_DIR", labs.path())
-        .args(["--store", store.to_str().unwrap(), "lab", "cache", "--cache-sizes", "0,30,50,100", "-q"])
-        .output()
-        .unwrap();
+    let out = lab_cache(labs.path(), &store, &["--cache-sizes", "0,30,50,100", "-q"]).output().unwrap();
     let text = stdout(&out);
     assert!(out.status.success(), "{text}{}", stderr(&out));
     assert!(text.contains("random offsets uniform"), "{text}");
@@ -345,9 +339,7 @@ fn the_cache_labs_disks_serve_one_io_at_a_time_each() {
     let dir = shm_dir();
     let labs = shm_dir();
     let iops = |disks: &str| {
-        let out = lunmark()
-            .env("LUNMARK_LAB_DIR", labs.path())
-            .args(["--store", dir.path().join("s.db").to_str().unwrap(), "lab", "cache", "--disks", disks, "--read-delay", "10ms"])
+        let out = lab_cache(labs.path(), &dir.path().join("s.db"), &["--disks", disks, "--read-delay", "10ms"])
             .args(["--cache-sizes", "0", "--read", "100", "--time", "2s", "--ramp", "500ms", "-q"])
             .output()
             .unwrap();
@@ -371,27 +363,8 @@ fn the_cache_labs_disks_serve_one_io_at_a_time_each() {
 fn a_cache_on_several_targets_is_described_as_all_of_them() {
     let dir = shm_dir();
     let json = dir.path().join("r.json");
-    let out = run(&[
-        "run",
-        "-q",
-        "--no-store",
-        "-t",
-        "mem:8m",
-        "-t",
-        "mem:8m",
-        "--cache",
-        "25%",
-        "--read",
-        "100",
-        "--bs",
-        "4k",
-        "--time",
-        "300ms",
-        "--ramp",
-        "0",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
+    let two_cached = lab_reads(&["run", "-q", "--no-store", "-t", "mem:8m", "-t", "mem:8m", "--cache", "25%"], "4k", "300ms");
+    let out = run(&[&two_cached[..], &["--ramp", "0", "--json", json.to_str().unwrap()]].concat());
     assert!(out.status.success(), "{}", stderr(&out));
     let c = &read_json(&json)["points"][0]["summary"]["cache"];
     assert_eq!(c["size_bytes"], 4u64 << 20, "{c}");
@@ -520,9 +493,7 @@ fn the_cache_lab_without_a_zero_point_predicts_no_iops_and_says_why() {
     let dir = shm_dir();
     let store = dir.path().join("s.db");
     let labs = shm_dir();
-    let out = lunmark()
-        .env("LUNMARK_LAB_DIR", labs.path())
-        .args(["--store", store.to_str().unwrap(), "lab", "cache", "--lun-size", "16m", "--read-delay", "2ms", "--write-delay", "1ms"])
+    let out = lab_cache(labs.path(), &store, &["--lun-size", "16m", "--read-delay", "2ms", "--write-delay", "1ms"])
         .args(["--cache-sizes", "50", "--time", "1s", "--ramp", "1s", "-q", "--flush", "4"])
         .output()
         .unwrap();
@@ -565,11 +536,7 @@ fn lab_cache_refuses_a_repeated_size_and_an_empty_entry_before_it_starts() {
     for (sizes, says) in
         [("0,50,50%", "--cache-sizes 0,50,50%: 50% is given twice"), ("0,,50", "--cache-sizes 0,,50: there is an empty entry")]
     {
-        let out = lunmark()
-            .env("LUNMARK_LAB_DIR", &labs)
-            .arg("--store")
-            .arg(&store)
-            .args(["lab", "cache", "--lun-size", "8m", "--delay", "1ms", "--cache-sizes", sizes, "--time", "1s", "--ramp", "0"])
+        let out = lab_cache(&labs, &store, &["--lun-size", "8m", "--delay", "1ms", "--cache-sizes", sizes, "--time", "1s", "--ramp", "0"])
             .output()
             .unwrap();
         let err = stderr(&out);

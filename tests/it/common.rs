@@ -380,6 +380,14 @@ pub fn lab_reads<'a>(before: &[&'a str], bs: &'a str, time: &'a str) -> Vec<&'a 
     [before, &["--bs", bs, "--read", "100", "--time", time]].concat()
 }
 
+/// `lunmark --store STORE lab cache ARGS` with its servers' files under `labs`
+/// (LUNMARK_LAB_DIR), to be run or spawned.
+pub fn lab_cache(labs: &Path, store: &Path, args: &[&str]) -> Command {
+    let mut cmd = lunmark();
+    cmd.env("LUNMARK_LAB_DIR", labs).arg("--store").arg(store).args(["lab", "cache"]).args(args);
+    cmd
+}
+
 /// The rows of `lab cache`'s table for `pcts`, each cell without the borders:
 /// pct, size (two words: "8 MiB"), read lat ms, IOPS, lat reduction, IOPS increase, hit, predicted hit, predicted lat.
 pub fn cache_table_rows(text: &str, pcts: &[&str]) -> Vec<Vec<String>> {

@@ -190,9 +190,7 @@ fn the_cache_lab_takes_a_skewed_stream_and_read_and_write_delays() {
     let dir = shm_dir();
     let store = dir.path().join("s.db");
     let labs = shm_dir();
-    let out = lunmark()
-        .env("LUNMARK_LAB_DIR", labs.path())
-        .args(["--store", store.to_str().unwrap(), "lab", "cache", "--lun-size", "16m", "--read-delay", "2ms", "--write-delay", "0ms"])
+    let out = lab_cache(labs.path(), &store, &["--lun-size", "16m", "--read-delay", "2ms", "--write-delay", "0ms"])
         .args(["--cache-sizes", "25", "--time", "1s", "--ramp", "1s", "-q", "--read", "100", "--dist", "zipf:0.9"])
         .output()
         .unwrap();

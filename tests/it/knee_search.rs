@@ -14,9 +14,15 @@ pub(crate) fn known_shape(dir: &std::path::Path) -> Nbdkit {
 
 /// A search on `uri` with `bound`, its result as JSON.
 fn search(dir: &std::path::Path, uri: &str, bound: &str) -> (std::process::Output, serde_json::Value) {
+    search_with(dir, uri, bound, &[])
+}
+
+/// A search on `uri` with `bound` and `extra` flags, its result as JSON (null when none was written).
+fn search_with(dir: &std::path::Path, uri: &str, bound: &str, extra: &[&str]) -> (std::process::Output, serde_json::Value) {
     let json = dir.join(format!("search-{}.json", rand_suffix()));
     let out = lunmark()
         .args(["run", "--no-store", "-t", uri, "--bs", "4k", "--read", "100", "--time", "2s", "--ramp", "300ms", "--sla", bound])
+        .args(extra)
         .arg("--json")
         .arg(&json)
         .output()
@@ -90,15 +96,8 @@ fn one_at_a_time(dir: &std::path::Path) -> Nbdkit {
 fn a_range_of_workers_is_searched_then_the_queue_depth_and_the_capacity_is_found_within_the_bound() {
     let dir = shm_dir();
     let server = one_at_a_time(dir.path());
-    let json = dir.path().join("workers.json");
-    let out = lunmark()
-        .args(["run", "--no-store", "-t", &server.uri, "--bs", "4k", "--read", "100", "--time", "2s", "--ramp", "300ms"])
-        .args(["--workers", "1-2", "--sla", "lat_avg<11ms", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
+    let (out, r) = search_with(dir.path(), &server.uri, "lat_avg<11ms", &["--workers", "1-2"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let r = read_json(&json);
     let s = &r["search"];
     assert_eq!(s["workers"], serde_json::json!({"min": 1, "max": 2}), "{s:#}");
     let steps = s["steps"].as_array().unwrap();
@@ -170,75 +169,27 @@ fn a_lower_iops_bound_unmet_at_the_lightest_load_grows_the_load_and_is_met_at_th
     assert!(found["qd"].as_u64().unwrap() >= 2 && s["first_failing"]["qd"].as_u64().unwrap() > 2, "{s:#}");
 }
 
+/// The dry run of a search on mem: with the bound lat_p99<2ms and `extra`: its stdout, after it succeeded.
+fn dry_run_search(extra: &[&str]) -> String {
+    let out = run(&[&["run", "--dry-run", "--no-store", "-t", "mem:16m", "--bs", "4k", "--sla", "lat_p99<2ms"][..], extra].concat());
+    assert!(out.status.success(), "{extra:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
 #[test]
 fn the_dry_run_shows_the_search_and_its_worst_case_time() {
-    let out = run(&[
-        "run",
-        "--dry-run",
-        "--no-store",
-        "-t",
-        "mem:16m",
-        "--bs",
-        "4k",
-        "--sla",
-        "lat_p99<2ms",
-        "--time",
-        "2s",
-        "--ramp",
-        "1s",
-        "--repeat",
-        "2",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    let text = dry_run_search(&["--time", "2s", "--ramp", "1s", "--repeat", "2"]);
     // 1..1024 doubled is 11 steps, 512..1024 bisected 9 more: 20 steps of (1 s + 2 s) x 2.
     assert!(text.contains("knee search (--sla lat_p99<2ms)") && text.contains("queue depth at most 1024, so at most 20 steps"), "{text}");
     assert!(text.contains("at most 120s in all (6s each)"), "{text}");
     // A range of workers: 1, 2, 4, 8 then bisected (6 steps), then 19 more of the queue depth at 8 workers.
-    let out = run(&[
-        "run",
-        "--dry-run",
-        "--no-store",
-        "-t",
-        "mem:16m",
-        "--bs",
-        "4k",
-        "--sla",
-        "lat_p99<2ms",
-        "--workers",
-        "1-8",
-        "--time",
-        "1s",
-        "--ramp",
-        "0s",
-    ]);
-    let text = stdout(&out);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let text = dry_run_search(&["--workers", "1-8", "--time", "1s", "--ramp", "0s"]);
     assert!(
         text.contains("workers doubled from 1 (to 8 at most) at qd=1") && text.contains("so at most 25 steps; at most 25s in all"),
         "{text}"
     );
     // With --qd the depth is held and only the workers are searched.
-    let out = run(&[
-        "run",
-        "--dry-run",
-        "--no-store",
-        "-t",
-        "mem:16m",
-        "--bs",
-        "4k",
-        "--sla",
-        "lat_p99<2ms",
-        "--workers",
-        "2-10",
-        "--qd",
-        "4",
-        "--time",
-        "1s",
-        "--ramp",
-        "0s",
-    ]);
-    let text = stdout(&out);
+    let text = dry_run_search(&["--workers", "2-10", "--qd", "4", "--time", "1s", "--ramp", "0s"]);
     assert!(text.contains("workers doubled from 2 (to 10 at most) at qd=4") && text.contains("so at most 5 steps"), "{text}");
 }
 

@@ -129,14 +129,21 @@ fn mem_curve(store: &std::path::Path, label: &str) -> String {
     saved_id(&out)
 }
 
+/// Two curves on mem: labelled `labels`, kept in `store`, then compared
+/// (which must succeed): their ids and compare's output.
+fn compared_curves(store: &std::path::Path, labels: [&str; 2]) -> (String, String, std::process::Output) {
+    let (a, b) = (mem_curve(store, labels[0]), mem_curve(store, labels[1]));
+    let out = with_store(store, &["compare", &a, &b]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    (a, b, out)
+}
+
 #[test]
 fn two_curves_are_compared_side_by_side_and_drawn_on_one_chart() {
     let dir = shm_dir();
     let store = dir.path().join("s.db");
-    let (a, b) = (mem_curve(&store, "A"), mem_curve(&store, "B"));
     // Each curve is paced from its own maximum, so their paced points' rates differ: compared all the same.
-    let out = with_store(&store, &["compare", &a, &b]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let (a, b, out) = compared_curves(&store, ["A", "B"]);
     let text = stdout(&out);
     assert!(
         text.starts_with("load-latency curves side by side, by percentage of each one's own maximum (the first, A, is the baseline"),
@@ -170,6 +177,10 @@ fn two_curves_are_compared_side_by_side_and_drawn_on_one_chart() {
     let words = texts(figure(&page, "chart-curve-compared-curve"));
     for label in ["A p50", "A p99", "A p99.9", "B p50", "B p99", "B p99.9", "bound lat_p99&lt;10s", "knee of A", "knee of B"] {
         assert!(words.iter().any(|t| t == label), "{label} not in the legend: {words:?}");
+    }
+    // Beside each knee's line, whose it is (the short name the table heads its columns with).
+    for whose in ["A knee ", "B knee "] {
+        assert!(words.iter().any(|t| t.starts_with(whose)), "no '{whose}' beside a knee: {words:?}");
     }
     assert!(page.contains("<h2>Load-latency curves side by side: A, B</h2>"), "{page}");
 }
@@ -208,12 +219,25 @@ fn curves_with_long_labels_are_compared_in_a_table_a_terminal_holds() {
     let dir = shm_dir();
     let store = dir.path().join("s.db");
     let long = ["a-very-long-label-for-the-first-configuration", "another-rather-long-label-for-the-second"];
-    let (a, b) = (mem_curve(&store, long[0]), mem_curve(&store, long[1]));
-    let text = stdout(&with_store(&store, &["compare", &a, &b]));
+    let (a, b, out) = compared_curves(&store, long);
+    let text = stdout(&out);
     // The headers name each result by its id's first 8 characters; a line above names it in full.
     for (id, label) in [(&a, long[0]), (&b, long[1])] {
         assert!(text.lines().any(|l| l == format!("{}: {label}", &id[..8])), "{text}");
     }
     let table: Vec<&str> = text.lines().filter(|l| l.starts_with('│')).take(5).collect();
     assert!(table.len() == 5 && table.iter().all(|l| l.chars().count() <= 130), "{}", table.join("\n"));
+}
+
+/// Labels holding a terminal escape (ESC [31m, red) and a carriage return:
+/// `compare` of the two curves shows them escaped (^[[31m, ^M) in its legend,
+/// headers and endings, and writes no raw ESC or CR to the terminal.
+#[test]
+fn curve_labels_with_control_characters_are_escaped_in_compare() {
+    let dir = shm_dir();
+    let store = dir.path().join("s.db");
+    let (_, _, out) = compared_curves(&store, ["red\x1b[31mA", "B\rover"]);
+    assert!(!out.stdout.contains(&0x1b) && !out.stdout.contains(&b'\r'), "a raw control byte: {:?}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("red^[[31mA") && text.contains("B^Mover"), "each label shown, escaped: {text}");
 }

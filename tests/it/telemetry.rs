@@ -100,6 +100,34 @@ fn a_run_that_never_starts_leaves_an_earlier_stream_as_it_was() {
     assert!(!lines.is_empty() && lines.iter().all(|l| l.get("earlier").is_none()), "{lines:?}");
 }
 
+/// Spawns `run ARGS --detail --quiet --no-store` with its live lines to
+/// `live`, its result to `json` and its /metrics served on `port`.
+fn spawn_with_telemetry(args: &[&str], live: &Path, json: &Path, port: u16) -> std::process::Child {
+    lunmark()
+        .arg("run")
+        .args(args)
+        .args(["--detail", "--quiet", "--no-store", "--live-json", live.to_str().unwrap(), "--json", json.to_str().unwrap()])
+        .args(["--metrics-listen", &format!(":{port}")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The /metrics served on `port`, scraped until it holds `series` (the run
+/// has counted what the test looks for), or as last scraped after 60 s.
+fn scrape_until(port: u16, series: &str) -> String {
+    let mut scraped = String::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !scraped.contains(series) && Instant::now() < deadline {
+        if let Some((200, body)) = get(port, "/metrics") {
+            scraped = body;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    scraped
+}
+
 /// Two targets (mem:32m, mem:16m) for 3 s under a profile of one worker, with
 /// or without `worker_per_target`, with --detail, --live-json and
 /// --metrics-listen: each measured second has a line per target whose I/Os
@@ -119,22 +147,9 @@ fn each_target_is_told_apart(worker_per_target: bool) {
     )
     .unwrap();
     let port = free_port();
-    let child = lunmark()
-        .args(["run", "--profile-file", profile.to_str().unwrap(), "-t", "mem:32m", "-t", "mem:16m", "--ramp", "0", "--time", "3s"])
-        .args(["--detail", "--quiet", "--no-store", "--live-json", live.to_str().unwrap(), "--json", json.to_str().unwrap()])
-        .args(["--metrics-listen", &format!(":{port}")])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut scraped = String::new();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !scraped.contains("lunmark_ios_total{op=\"read\",target=\"mem:16m\",target_index=\"1\"}") && Instant::now() < deadline {
-        if let Some((200, body)) = get(port, "/metrics") {
-            scraped = body;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let args = ["--profile-file", profile.to_str().unwrap(), "-t", "mem:32m", "-t", "mem:16m", "--ramp", "0", "--time", "3s"];
+    let child = spawn_with_telemetry(&args, &live, &json, port);
+    let scraped = scrape_until(port, "lunmark_ios_total{op=\"read\",target=\"mem:16m\",target_index=\"1\"}");
     let out = wait_within(child, 90);
     assert!(out.status.success(), "{}", stderr(&out));
     let counted = |uri: &str| {
@@ -182,23 +197,10 @@ fn the_same_uri_given_twice_is_told_apart_by_its_index() {
     let dir = shm_dir();
     let (live, json) = (dir.path().join("live.jsonl"), dir.path().join("r.json"));
     let port = free_port();
-    let child = lunmark()
-        .args(["run", "-t", "mem:16m", "-t", "mem:16m", "--workers", "2", "--read", "100", "--ramp", "0", "--time", "2s"])
-        .args(["--detail", "--quiet", "--no-store", "--live-json", live.to_str().unwrap(), "--json", json.to_str().unwrap()])
-        .args(["--metrics-listen", &format!(":{port}")])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let args = ["-t", "mem:16m", "-t", "mem:16m", "--workers", "2", "--read", "100", "--ramp", "0", "--time", "2s"];
+    let child = spawn_with_telemetry(&args, &live, &json, port);
     let series = |i: u32| format!("lunmark_ios_total{{op=\"read\",target=\"mem:16m\",target_index=\"{i}\"}} ");
-    let mut scraped = String::new();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !scraped.contains(&series(1)) && Instant::now() < deadline {
-        if let Some((200, body)) = get(port, "/metrics") {
-            scraped = body;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let scraped = scrape_until(port, &series(1));
     let out = wait_within(child, 90);
     assert!(out.status.success(), "{}", stderr(&out));
     let counted = |i| scraped.lines().find_map(|l| l.strip_prefix(&series(i))).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);

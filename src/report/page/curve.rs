@@ -6,7 +6,7 @@
 //! as `compare` puts them side by side. Pure: results in, charts out.
 
 use crate::report::page::charts::Chart;
-use crate::report::page::hockey::{self, Line, Rule};
+use crate::report::page::hockey::{self, Knee, Line, Rule};
 use crate::results::model::{CurveOutcome, RunResult, SearchOutcome};
 
 const PERCENTILES: [&str; 3] = ["p50", "p99", "p99.9"];
@@ -14,6 +14,8 @@ const PERCENTILES: [&str; 3] = ["p50", "p99", "p99.9"];
 /// What one result draws: its lines' points, its bounds and its knee.
 struct Stick {
     name: String,
+    /// What names it beside its knee: the compare table's short name.
+    short: String,
     /// (achieved IOPS, [p50, p99, p99.9] µs), left to right.
     at: Vec<(f64, [f64; 3])>,
     bounds: Vec<(String, f64)>,
@@ -38,7 +40,8 @@ fn stick(r: &RunResult, name: &str, searches: bool) -> Option<Stick> {
         .map(|p| (p.summary.iops, [p.summary.latency_us.all.p50, p.summary.latency_us.all.p99, p.summary.latency_us.all.p99_9]))
         .collect();
     at.sort_by(|a, b| a.0.total_cmp(&b.0));
-    (at.len() >= 2).then(|| Stick { name: name.to_string(), at, bounds, knee })
+    let short = crate::report::curve_compare::short_name(r);
+    (at.len() >= 2).then(|| Stick { name: name.to_string(), short, at, bounds, knee })
 }
 
 /// One chart per result that holds a curve or a search; with several, one
@@ -79,7 +82,8 @@ fn chart(sticks: &[Stick], what: &str, id: String) -> Chart {
             }
         }
         if let Some(k) = s.knee {
-            knees.push(Rule { label: if several { format!("knee of {}", s.name) } else { "knee".into() }, value: k });
+            let (label, name) = if several { (format!("knee of {}", s.name), Some(s.short.clone())) } else { ("knee".into(), None) };
+            knees.push(Knee { label, name, iops: k });
         }
     }
     let whose = sticks.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(" and ");
@@ -110,5 +114,75 @@ fn search_limits(s: &SearchOutcome) -> Vec<(String, f64)> {
             .map(|c| (c.text.clone(), c.limit))
             .collect(),
         Err(_) => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::page::charts::LABEL_FONT;
+    use crate::results::model::SearchPoint;
+
+    /// A search over the golden result's two points whose found point gives `knee` IOPS.
+    fn searched(label: &str, id: &str, knee: f64) -> RunResult {
+        let mut r = crate::report::golden_result("result-a.json");
+        (r.label, r.id) = (Some(label.into()), id.into());
+        let step = |point: usize, iops: f64| SearchPoint {
+            point,
+            qd: point as u32 + 1,
+            workers: 1,
+            iops,
+            mbps: 1.0,
+            p99_us: 100.0,
+            passed: true,
+            bounds: Vec::new(),
+            unfinished: None,
+        };
+        r.search = Some(SearchOutcome {
+            expr: "lat_p99<1ms".into(),
+            max_qd: 1024,
+            max_steps: 20,
+            workers: None,
+            fixed_qd: None,
+            tuning: None,
+            found: Some(step(0, knee)),
+            first_failing: None,
+            ended: "ended".into(),
+            steps: vec![step(0, knee), step(1, 1_000.0)],
+        });
+        r
+    }
+
+    /// The (x, y) of the SVG text that reads `content`.
+    fn text_at(svg: &str, content: &str) -> Option<(f64, f64)> {
+        let tag =
+            svg.split("<text").skip(1).find(|t| t.split('>').nth(1).and_then(|c| c.split('<').next()).map(str::trim) == Some(content))?;
+        let attr = |name: &str| -> Option<f64> { tag.split(&format!(" {name}=\"")).nth(1)?.split('"').next()?.parse().ok() };
+        Some((attr("x")?, attr("y")?))
+    }
+
+    /// Two searches on one chart whose knees nearly coincide: each knee is
+    /// named by its result's short name (the compare table's: a short label,
+    /// else the id's first 8 characters), and the two names sit at least a
+    /// line apart (they were offset by a ratio of the log axis, 6 px here, and
+    /// overlapped), each within the chart (they ran off its right edge).
+    #[test]
+    fn compared_knees_are_named_by_each_results_short_name_and_do_not_overlap() {
+        let a = searched("fast", "aaaa1111bbbb", 4_400_000.0);
+        let b = searched("a label longer than sixteen", "c0ffee00deadbeef", 4_300_000.0);
+        let charts = charts(&[&a, &b]);
+        assert_eq!(charts.len(), 1, "one chart for both");
+        let svg = &charts[0].svg;
+        let short = [crate::report::curve_compare::short_name(&a), crate::report::curve_compare::short_name(&b)];
+        assert_eq!(short, ["fast", "c0ffee00"]);
+        let at_a = text_at(svg, "fast knee 4.4M").unwrap_or_else(|| panic!("no knee named fast: {svg}"));
+        let at_b = text_at(svg, "c0ffee00 knee 4.3M").unwrap_or_else(|| panic!("no knee named c0ffee00: {svg}"));
+        let font = f64::from(LABEL_FONT);
+        assert!((at_a.1 - at_b.1).abs() >= font, "a line apart: {at_a:?} {at_b:?}");
+        // Both knees are at the right end of the IOPS axis: their names turn left of the line, within the chart.
+        for (at, text) in [(at_a, "fast knee 4.4M"), (at_b, "c0ffee00 knee 4.3M")] {
+            let width = f64::from(crate::report::page::charts::text_width(text, LABEL_FONT));
+            assert!(at.0 > 0.0 && at.0 + width <= f64::from(crate::report::page::charts::WIDTH), "{text} at {at:?} runs off the chart");
+        }
     }
 }

@@ -55,13 +55,14 @@ pub fn metadata(r: &RunResult) -> Vec<(&'static str, String)> {
     rows.push((
         "run",
         match w.run {
-            RunLength::Time(d) if w.groups_start_apart() => format!(
-                "{} measured per group from its own start (groups start apart, the last {} late), after a ramp of {}",
-                format_duration(d),
-                format_duration(w.latest_start()),
+            RunLength::Time(d) if w.groups_apart() => format!(
+                "{} measured per point, each group over its own window of it (the groups start late or run times of their own), after a ramp of {}",
+                format_duration(w.planned_span().unwrap_or(d)),
                 format_duration(w.ramp)
             ),
-            RunLength::Time(d) => format!("{} measured per point, after a ramp of {}", format_duration(d), format_duration(w.ramp)),
+            RunLength::Time(d) => {
+                format!("{} measured per point, after a ramp of {}", format_duration(w.planned_span().unwrap_or(d)), format_duration(w.ramp))
+            }
             RunLength::Ios(n) => format!("{n} I/Os per worker per point, after a ramp of {}", format_duration(w.ramp)),
         },
     ));

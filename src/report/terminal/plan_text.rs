@@ -222,11 +222,14 @@ fn group_line(
             (workers_text, depth, format!("{lo} to {}", counted(w_hi as u64 * per_worker * q_hi as u64, "I/O")))
         }
     };
-    let late = g
-        .start_delay
-        .filter(|d| !d.is_zero())
-        .map(|d| format!(", starts {} late (its ramp and run from then)", crate::units::format_duration(d)))
-        .unwrap_or_default();
+    let late = match s.group_run(g) {
+        crate::workload::RunLength::Time(t) if s.groups_apart() => {
+            let from = g.start_delay.unwrap_or_default();
+            let f = crate::units::format_duration;
+            format!(", measured {}-{} of the point (its ramp before)", f(from), f(from + t))
+        }
+        _ => String::new(),
+    };
     format!(
         "group '{}': {workers_text} x {} x {depth} = {in_flight} in flight{}{late}",
         g.name,
@@ -322,12 +325,11 @@ pub fn render(plan: &PlanView) -> String {
 fn point_head(out: &mut String, p: &PointView) {
     let s = p.spec;
     let run = match s.run {
-        RunLength::Time(d) if s.groups_start_apart() => format!(
-            "{} measured per group from its own start, {} in all (groups start apart)",
-            crate::units::format_duration(d),
+        RunLength::Time(d) if s.groups_apart() => format!(
+            "{} measured in all, each group over its own window (on its line)",
             crate::units::format_duration(s.planned_span().unwrap_or(d))
         ),
-        RunLength::Time(d) => format!("{} measured", crate::units::format_duration(d)),
+        RunLength::Time(d) => format!("{} measured", crate::units::format_duration(s.planned_span().unwrap_or(d))),
         RunLength::Ios(k) => format!("{} per worker measured", counted(k, "I/O")),
     };
     let _ = writeln!(

@@ -91,6 +91,27 @@ fn phase_delays(jobs: &[&Job], groups: &mut [WorkerGroup], timed: bool, problems
     }
 }
 
+/// Time-based jobs whose `runtime` differs from the profile's (the first
+/// job's, `first_time`): each keeps its own, as a group's own time, measured
+/// from its own start while the others go on, as fio runs them.
+fn own_times(jobs: &[&Job], groups: &mut [WorkerGroup], first_time: Option<Duration>, notes: &mut Notes) {
+    let Some(first) = first_time else { return };
+    for (job, group) in jobs.iter().zip(groups.iter_mut()) {
+        let End::Time(t) = job.end else { continue };
+        if t == first {
+            continue;
+        }
+        group.time = Some(t);
+        notes.push(format!(
+            "runtime={} (job '{}'): it runs {} from its own start where the first job runs {}, as fio runs them; its figures are over its own measured window, the point's over the whole span until the last job ends",
+            crate::units::format_duration(t),
+            job.name,
+            crate::units::format_duration(t),
+            crate::units::format_duration(first)
+        ));
+    }
+}
+
 /// The phases of a profile: each one's job names and groups.
 type Phases = Vec<(Vec<String>, Vec<WorkerGroup>)>;
 
@@ -106,7 +127,7 @@ pub(super) fn assemble(
 ) -> Profile {
     // With --time or --ios the command line decides; an --ios is refused by the spec's own check.
     let timed = run_length_given || matches!(jobs[0].end, End::Time(_));
-    let (targets, phases) = phases_of(jobs, timed, problems, notes);
+    let (targets, phases) = phases_of(jobs, timed, run_length_given, problems, notes);
     agreements(jobs, run_length_given, problems);
     let data = data_of(jobs, problems, notes);
     let sized: Vec<&Job> = jobs.iter().filter(|j| !j.targets.iter().all(|t| t.starts_with("null:"))).collect();
@@ -170,8 +191,9 @@ fn with_first_job(profile: Profile, first: &Job, origin: &str) -> Profile {
 
 /// The jobs into phases of groups, and the targets they name (each once);
 /// each phase's start delays.
-/// `timed`: the run is a time (the jobs' or --time), which jobs that start apart need.
-fn phases_of(jobs: &[Job], timed: bool, problems: &mut Problems, notes: &mut Notes) -> (Vec<String>, Phases) {
+/// `timed`: the run is a time (the jobs' or --time), which jobs that start
+/// apart need; `run_length_given`: --time or --ios, every job's run length.
+fn phases_of(jobs: &[Job], timed: bool, run_length_given: bool, problems: &mut Problems, notes: &mut Notes) -> (Vec<String>, Phases) {
     let mut targets: Vec<String> = Vec::new();
     let mut phases: Phases = Vec::new();
     let mut used_names: BTreeSet<String> = BTreeSet::new();
@@ -188,8 +210,14 @@ fn phases_of(jobs: &[Job], timed: bool, problems: &mut Problems, notes: &mut Not
         phase.1.push(group);
         members.last_mut().expect("pushed with the phase").push(job);
     }
+    // The profile's time is the first job's; a time-based job that runs another keeps its own.
+    let first_time = match jobs[0].end {
+        End::Time(t) if !run_length_given => Some(t),
+        _ => None,
+    };
     for (jobs, (_, groups)) in members.iter().zip(phases.iter_mut()) {
         phase_delays(jobs, groups, timed, problems, notes);
+        own_times(jobs, groups, first_time, notes);
     }
     (targets, phases)
 }
@@ -259,6 +287,7 @@ fn group_of(job: &Job, used_names: &mut BTreeSet<String>, targets: &mut Vec<Stri
         thinktime_blocks: job.thinktime_blocks,
         offset_increment: job.offset_increment.map(Bytes),
         start_delay: None,
+        time: None,
         access: job.lines.clone(),
     }
 }
@@ -270,7 +299,10 @@ fn agreements(jobs: &[Job], run_length_given: bool, problems: &mut Problems) {
     if !run_length_given {
         let what = "how long it runs (runtime, time_based, io_size, number_ios, size; or give --time or --ios)";
         let keys = ["runtime", "number_ios", "io_size", "time_based", "size"];
-        agree(what, &keys, &|a, b| a.end == b.end);
+        // Time-based jobs may each run their own time (a group's own window), unless a
+        // latency_target search judges each step over one window.
+        let windowed = jobs.iter().any(|j| j.sla.as_ref().is_some_and(|s| s.window.is_some()));
+        agree(what, &keys, &|a, b| a.end == b.end || (!windowed && matches!((&a.end, &b.end), (End::Time(_), End::Time(_)))));
     }
     agree("ramp_time", &["ramp_time"], &|a, b| a.ramp == b.ramp);
     agree("randseed", &["randseed"], &|a, b| a.seed == b.seed);

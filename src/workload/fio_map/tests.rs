@@ -251,21 +251,30 @@ fn loops_rate_and_blockalign_map_to_ios_rate_and_alignment() {
     assert_eq!((g.rate, g.arrivals), (Some(256.0), crate::workload::timing::Arrivals::Poisson));
 }
 
-/// Jobs of one phase (one point) with their own runtimes: fio ends each at
-/// its own; lunmark runs a point's groups for one time. Refused, naming the
-/// job and the way out (one runtime, or --time for all).
+/// Time-based jobs with their own runtime keep it (a group's own time); jobs
+/// that run sizes or counts must still agree, and a latency_target search
+/// judges every step over one window, so its jobs must agree too.
 #[test]
-fn jobs_of_one_point_with_their_own_runtime_are_refused_naming_the_way_out() {
+fn jobs_of_one_point_keep_their_own_runtime_when_time_based() {
     let text = "[global]\nsize=1m\ntime_based\n[a]\nruntime=10\n[b]\nruntime=20\n";
-    let e = refused(text);
+    let i = map(text);
+    let times: Vec<Option<Duration>> = i.profile.phases[0].groups.iter().map(|g| g.time).collect();
+    assert_eq!((i.profile.time, times), (Some(Duration::from_secs(10)), vec![None, Some(Duration::from_secs(20))]));
     assert!(
-        e.contains("line 7: runtime=20: job 'b' differs from job 'a' in how long it runs") && e.contains("give --time or --ios"),
+        i.notes.iter().any(|n| n.starts_with("runtime=20s (job 'b'): it runs 20s from its own start where the first job runs 10s")),
+        "{:?}",
+        i.notes
+    );
+    let e = refused("[global]\nsize=1m\n[a]\nruntime=10\ntime_based\n[b]\nio_size=2m\n");
+    assert!(
+        e.contains("line 7: io_size=2m: job 'b' differs from job 'a' in how long it runs") && e.contains("give --time or --ios"),
         "{e}"
     );
-    let lenient = ImportOptions { lenient: true, ..Default::default() };
-    assert!(import(text, "t.fio", "t", &env, &lenient).is_err(), "it changes the workload");
+    let e = refused("[global]\nsize=1m\ntime_based\nlatency_target=5ms\nlatency_window=2s\n[a]\nruntime=10\n[b]\nruntime=20\n");
+    assert!(e.contains("job 'b' differs from job 'a' in how long it runs"), "{e}");
     let given = ImportOptions { run_length_given: true, ..Default::default() };
-    assert_eq!(import(text, "t.fio", "t", &env, &given).unwrap().profile.phases[0].groups.len(), 2);
+    let groups = import(text, "t.fio", "t", &env, &given).unwrap().profile.phases[0].groups.clone();
+    assert!(groups.iter().all(|g| g.time.is_none()), "--time or --ios is every job's");
 }
 
 /// numa_cpu_nodes pins to the nodes' CPUs, as cpus_allowed does (read from sysfs).
