@@ -27,6 +27,9 @@ pub struct LiveView {
     run: Option<(std::time::Instant, Option<Duration>)>,
     /// How much of the planned time the ticks so far have covered.
     covered: Covered,
+    /// A knee search: its steps are counted as steps, of at most this many
+    /// (how many it takes is not known beforehand, nor the run's length).
+    search_steps: Option<u32>,
 }
 
 /// The planned (ramp and measured) time the run has gone through, from its
@@ -59,7 +62,15 @@ impl Covered {
 impl LiveView {
     pub fn new(quiet: bool) -> Self {
         let tty = std::io::stderr().is_terminal();
-        LiveView { bar: None, tty: !quiet && tty, plain: !quiet && !tty, whose: String::new(), run: None, covered: Covered::default() }
+        LiveView {
+            bar: None,
+            tty: !quiet && tty,
+            plain: !quiet && !tty,
+            whose: String::new(),
+            run: None,
+            covered: Covered::default(),
+            search_steps: None,
+        }
     }
 
     /// The view of rank 0 of an MPI job of `ranks` ranks: its lines say they
@@ -77,12 +88,23 @@ impl LiveView {
 
     /// The line an update shows.
     pub fn line(f: &LiveFigures) -> String {
-        let total = f.total.map(|t| format!("/{}s", Self::exact_secs(t))).unwrap_or_default();
         let point = if f.points > 1 { format!("point {}/{} [{}] ", f.point, f.points, f.label) } else { String::new() };
+        format!("{point}{}", Self::figures(f))
+    }
+
+    /// The line of a knee search's step: which step, of at most how many (the
+    /// search ends when it finds the knee, usually well before).
+    pub fn step_line(f: &LiveFigures, most: u32) -> String {
+        format!("step {} of at most {most} [{}] {}", f.point, f.label, Self::figures(f))
+    }
+
+    /// A line's phase, time and figures.
+    fn figures(f: &LiveFigures) -> String {
+        let total = f.total.map(|t| format!("/{}s", Self::exact_secs(t))).unwrap_or_default();
         // A partial last second shows its tenths, so its line is not read as the whole second before it.
         let elapsed = f.elapsed.as_secs_f64();
         let elapsed = if f.elapsed.subsec_nanos() == 0 { format!("{elapsed:.0}") } else { format!("{elapsed:.1}") };
-        let mut line = format!("{point}{} {elapsed}s{total}", f.phase);
+        let mut line = format!("{} {elapsed}s{total}", f.phase);
         if let Some(s) = &f.second {
             line.push_str(&format!("  {:>10.0} IOPS  {:>9.1} MB/s  p99 {:>9.1} us", s.iops, s.mbps, s.p99_us));
         }
@@ -119,9 +141,10 @@ impl LiveView {
         }
     }
 
-    /// The planned ramp and measurement time of the whole run, when known.
+    /// The planned ramp and measurement time of the whole run, when known (a
+    /// search's is not: it takes as many steps as it needs).
     fn planned(plan: &RunPlan) -> Option<Duration> {
-        if plan.rounds.is_some() || plan.replay.is_some() {
+        if plan.rounds.is_some() || plan.replay.is_some() || plan.search.is_some() {
             return None;
         }
         plan.points.iter().try_fold(Duration::ZERO, |sum, p| Some(sum + p.spec.planned_length()? * plan.repeat.max(1)))
@@ -137,6 +160,7 @@ impl LiveView {
 impl RunObserver for LiveView {
     fn started(&mut self, plan: &RunPlan) {
         self.run = Some((std::time::Instant::now(), Self::planned(plan)));
+        self.search_steps = plan.search.as_ref().map(|s| s.max_steps);
         self.covered = Covered::default();
         if self.tty && self.bar.is_none() {
             let bar = ProgressBar::new(1000);
@@ -149,10 +173,14 @@ impl RunObserver for LiveView {
     fn tick(&mut self, figures: &LiveFigures<'_>) {
         let covered = self.covered.tick(figures);
         let whole = self.run.map(|(start, planned)| Self::whole_run(start.elapsed(), planned, covered)).unwrap_or_default();
+        let line = match self.search_steps {
+            Some(most) => Self::step_line(figures, most),
+            None => Self::line(figures),
+        };
         if let Some(bar) = &self.bar {
-            bar.set_message(crate::report::escape::terminal(&format!("{}{}{whole}", self.whose, Self::line(figures))));
+            bar.set_message(crate::report::escape::terminal(&format!("{}{line}{whole}", self.whose)));
         } else if self.plain {
-            crate::ewriteln!("{}{}{whole}", self.whose, crate::report::escape::terminal(&Self::line(figures)));
+            crate::ewriteln!("{}{}{whole}", self.whose, crate::report::escape::terminal(&line));
         }
     }
 
@@ -214,6 +242,16 @@ mod tests {
         assert_eq!(LiveView::whole_run(ten, None, ten), "  (whole run 10s)");
         // 6 s of set-up spent (a file's fill): 4 s of the plan gone, 14 s left, 24 s in all.
         assert_eq!(LiveView::whole_run(ten, Some(eighteen), Duration::from_secs(4)), "  (whole run 10s of ~24s, ~14s left)");
+        // A knee search's third step (it read "point 3/3", as if the last).
+        let step = LiveFigures {
+            point: 3,
+            points: 3,
+            label: "qd=4",
+            elapsed: Duration::from_secs(2),
+            total: Some(Duration::from_secs(5)),
+            ..short
+        };
+        assert_eq!(LiveView::step_line(&step, 12), "step 3 of at most 12 [qd=4] run 2s/5s");
     }
 
     /// The plan covered is counted from the ticks: each phase up to its last

@@ -160,6 +160,9 @@ fn a_lower_iops_bound_unmet_at_the_lightest_load_grows_the_load_and_is_met_at_th
     // qd 1 gives about 250 IOPS (one 4 ms read at a time): too little load, not the end of the search.
     let (out, r) = search(dir.path(), &server.uri, "lat_avg<6ms,iops>400");
     assert!(out.status.success(), "{}", stderr(&out));
+    // The live line counts steps as steps (it read "point 3/3", as if the last), with no time left it cannot know.
+    let live = stderr(&out);
+    assert!(live.contains("step 3 of at most ") && !live.contains("point 3/3") && !live.contains(" left)"), "{live}");
     let s = &r["search"];
     let steps = s["steps"].as_array().unwrap();
     assert!(steps[0]["passed"] == false && steps[0]["bounds"][1]["passed"] == false, "qd 1 is below 400 IOPS: {s:#}");
