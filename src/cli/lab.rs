@@ -313,6 +313,7 @@ fn cache(mut a: CacheArgs, json: JsonOut, store_flag: Option<&std::path::Path>) 
     a.run.time.get_or_insert_with(|| crate::lab::cache::DEFAULT_TIME.into());
     a.run.ramp.get_or_insert_with(|| crate::lab::cache::DEFAULT_RAMP.into());
     let request = lab_request(&a.run, &a.lun_size)?;
+    opts.check_memory(&request)?;
     if a.run.dry_run {
         let text = crate::lab::cache::plan_text(&request, &opts)?;
         crate::tprint!("{text}{}", request_text(&request, &a.run, &a.lun_size, store_flag)?);

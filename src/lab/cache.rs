@@ -95,6 +95,37 @@ impl LabOptions {
         CacheConfig { size: CacheSize::Percent(pct), ..self.cache.clone() }
     }
 
+    /// Refuses, before any server starts (the dry run too), a study whose RAM
+    /// does not fit: the disks (nbdkit memory) hold up to the whole LUN as it
+    /// is written, and each size's run holds its cache (in RAM without
+    /// --cache-dev) beside its workers; the largest size decides.
+    pub fn check_memory(&self, request: &RunRequest) -> Result<()> {
+        let (Some(most), Some(m)) = (self.sizes.iter().copied().reduce(f64::max), crate::targets::host_memory::HostMemory::read()) else {
+            return Ok(());
+        };
+        let lun = crate::units::parse_size(&self.lun_size).map_err(|e| anyhow::anyhow!("--lun-size: {e}"))?.get();
+        // null: has the LUN's size and holds nothing: the estimate is the run's and its cache's.
+        let plan = request.on(vec![Target::parse(&format!("null:{lun}"))?]).plan()?;
+        let cache = self.cache_at(most);
+        let extras = crate::run::resources::Extras { cache: Some(&cache), ..Default::default() };
+        let run = crate::run::resources::for_plan(&plan, extras).1.total();
+        let need = run.saturating_add(lun);
+        if need <= m.usable() {
+            return Ok(());
+        }
+        let human = crate::run::resources::human;
+        anyhow::bail!(
+            "--lun-size {}: the disks hold up to {} in RAM (nbdkit memory, as the LUN is written) and the run at the largest cache size ({most}% of the LUN) needs about {} with its cache: {} in all, \
+             but only {} is available (MemAvailable in /proc/meminfo), of which lunmark leaves {} to the rest of the system: use a smaller --lun-size or --cache-sizes, or --cache-dev",
+            self.lun_size,
+            human(lun),
+            human(run),
+            human(need),
+            human(m.available),
+            human(m.reserve())
+        )
+    }
+
     /// Each disk's size: the LUN's share, in whole 64 KiB stripes, refused
     /// when under 1 MiB (a share that small holds no cache worth measuring).
     pub fn disk_bytes(&self) -> Result<u64> {

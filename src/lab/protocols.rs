@@ -122,9 +122,42 @@ fn mem_targets(size: &str, n: u32) -> Vec<String> {
     (0..n).map(|_| format!("mem:{size}")).collect()
 }
 
-/// Checks the workload as the first leg (mem:) runs it, before any server starts.
+/// Checks the workload as the first leg (mem:) runs it, its memory too, and
+/// the RAM of every leg's targets, before any server starts.
 pub fn check(request: &RunRequest, size: &str, topology: &Topology) -> Result<()> {
-    leg_request(request, &mem_targets(size, topology.targets), size, "", None)?.plan().map(drop)
+    let plan = leg_request(request, &mem_targets(size, topology.targets), size, "", None)?.plan()?;
+    // The mem: leg's LUNs are --lun-size: the refusal names the flag.
+    crate::run::resources::preflight(&plan, Default::default()).map_err(|e| anyhow::anyhow!("--lun-size {size}, the mem: leg: {e}"))?;
+    match crate::targets::host_memory::HostMemory::read() {
+        Some(m) => legs_fit(size, topology, m),
+        None => Ok(()),
+    }
+}
+
+/// Every leg's targets live in RAM: the mem: LUN inside lunmark while its leg
+/// runs, the files in /dev/shm (tgtd's filled as the lab starts), nbdkit's
+/// memory as lunmark writes it; they stay until the lab ends, so by the last
+/// leg all of them are held at once.
+fn legs_fit(size: &str, topology: &Topology, m: crate::targets::host_memory::HostMemory) -> Result<()> {
+    let each = crate::units::parse_size(size).context("--lun-size")?.get();
+    let luns = topology.legs.len() as u64 * u64::from(topology.targets);
+    let need = each.saturating_mul(luns);
+    if need <= m.usable() {
+        return Ok(());
+    }
+    let human = crate::run::resources::human;
+    anyhow::bail!(
+        "--lun-size {size}: the lab's {} of {} each (legs {}) hold about {} of RAM by its last leg, but only {} is available \
+         (MemAvailable in /proc/meminfo), of which lunmark leaves {} to the rest of the system: use a --lun-size of at most {}, \
+         or fewer --legs or --targets",
+        crate::units::counted(luns, "RAM target"),
+        human(each),
+        topology.legs.iter().map(|l| l.name()).collect::<Vec<_>>().join(", "),
+        human(need),
+        human(m.available),
+        human(m.reserve()),
+        human(m.usable() / luns.max(1)),
+    )
 }
 
 /// The servers and files behind one leg: its target URIs (the servers live in `alive`).
@@ -256,6 +289,8 @@ fn serves(kind: LegKind, size: &str, link: Option<&str>, t: &Topology) -> String
 /// `lab protocols --dry-run`: the whole study, nothing started or run. The
 /// workload is checked as each leg would check it (shown against `mem:`).
 pub fn plan_text(request: &RunRequest, size: &str, topology: &Topology) -> Result<String> {
+    // The dry run refuses what the lab would.
+    check(request, size, topology)?;
     let link_of = |k: LegKind| topology.links.of(k).map(|l| l.name.as_str());
     let legs =
         topology.legs.iter().map(|&k| (leg_label(k, link_of(k), topology.label_count()), serves(k, size, link_of(k), topology))).collect();

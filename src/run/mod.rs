@@ -79,7 +79,8 @@ pub struct RunContext {
 impl RunContext {
     /// What this context adds to every point's memory (a cache tier, verification).
     pub fn resource_extras(&self) -> resources::Extras<'_> {
-        resources::Extras { cache: self.cache.as_ref(), verify: self.verify.is_some() }
+        let ranks_here = if self.cluster.get().processes() > 1 { resources::ranks_on_this_host() } else { 1 };
+        resources::Extras { cache: self.cache.as_ref(), verify: self.verify.is_some(), ranks_here }
     }
 }
 

@@ -15,6 +15,7 @@ use crate::engine::cache::config::{frames_for, CacheConfig};
 use crate::engine::uring;
 use crate::engine::EngineKind;
 use crate::metrics::LatencyHistogram;
+use crate::targets::host_memory::HostMemory;
 use crate::targets::{self, region, TargetUri};
 use crate::units::counted;
 use crate::workload::WorkloadSpec;
@@ -71,10 +72,31 @@ impl Estimate {
 }
 
 /// What a run adds to its points: a cache tier and verification.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Extras<'a> {
     pub cache: Option<&'a CacheConfig>,
     pub verify: bool,
+    /// Under MPI: the ranks on this host, each a process holding a whole
+    /// run's memory of its own (its own `mem:` LUNs among it), all from the
+    /// same MemAvailable.
+    pub ranks_here: u64,
+}
+
+impl Default for Extras<'_> {
+    fn default() -> Self {
+        Extras { cache: None, verify: false, ranks_here: 1 }
+    }
+}
+
+/// How many ranks of an MPI job run on this host, as the launcher says
+/// (Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's MPI_LOCALNRANKS); 1 when
+/// it does not.
+pub fn ranks_on_this_host() -> u64 {
+    ["OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.trim().parse::<u64>().ok())
+        .unwrap_or(1)
+        .max(1)
 }
 
 /// How many operations (reads, writes, trims) the workload's lines do: each
@@ -142,13 +164,6 @@ pub fn point(spec: &WorkloadSpec, engines: &[EngineKind], extras: Extras) -> Est
     let seconds = spec.planned_span().map_or(0, |d| d.as_secs_f64().ceil() as u64 + 1);
     let merged = (spec.groups.len() as u64 + 2) * 4 * h3;
     e.add("merged figures", merged.saturating_add(seconds.saturating_mul(h2)), counted(seconds, "one-second slice"), "--time");
-    let mut luns = 0u64;
-    for u in spec.targets.iter().filter_map(|t| targets::parse(t).ok()) {
-        if let TargetUri::Mem(size) = u {
-            luns = luns.saturating_add(size.get());
-        }
-    }
-    e.add("mem: targets", luns, "their sizes, held in RAM".into(), "the mem: size");
     if spec.data.is_some() {
         let bytes = super::data_fill::SOURCE as u64;
         e.add("data reduction source", bytes, "random bytes shared by the point's workers".into(), "nothing (fixed)");
@@ -197,20 +212,101 @@ pub fn for_plan(plan: &RunPlan, extras: Extras) -> (usize, Estimate) {
             worst = (i, e);
         }
     }
+    worst.1.parts.extend(mem_luns(plan).parts);
     if let Some(first) = plan.points.first() {
         worst.1.parts.extend(run_wide(&first.spec, extras).parts);
     }
     worst
 }
 
+/// The RAM LUNs of the whole plan, each named. A `mem:` target lives for the
+/// whole run from the point that first opens it (`targets::RunTargets` keeps
+/// it, one per URI and place in the point's list), so the LUNs of every point
+/// count together, not only the largest point's. Each holds its size in RAM
+/// and a page-table entry of 8 bytes per 4 KiB page (with 4 KiB pages, where
+/// the kernel gives no huge pages): 0.2% of it, 38 MiB for 19 GiB.
+fn mem_luns(plan: &RunPlan) -> Estimate {
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    let (mut bytes, mut names) = (0u64, Vec::new());
+    for p in &plan.points {
+        for (i, t) in p.spec.targets.iter().enumerate() {
+            let Ok(TargetUri::Mem(size)) = targets::parse(t) else { continue };
+            let key = (t.as_str(), p.spec.targets[..i].iter().filter(|u| *u == t).count());
+            if !seen.contains(&key) {
+                seen.push(key);
+                bytes = bytes.saturating_add(size.get()).saturating_add(size.get() / 512);
+                names.push(t.as_str());
+            }
+        }
+    }
+    let mut how = match names.len() {
+        0..=4 => names.join(", "),
+        n => format!("{} and {} more", names[..3].join(", "), n - 3),
+    };
+    how += ", held in RAM with page tables";
+    let mut e = Estimate::default();
+    e.add(MEM_LUNS, bytes, how, "the mem: size");
+    e
+}
+
+/// The part the RAM LUNs are counted in.
+const MEM_LUNS: &str = "mem: targets";
+
 #[derive(Debug, Error)]
 pub enum ResourceError {
-    #[error("this run needs about {need} of memory{at}, but only {available} is available (MemAvailable in /proc/meminfo): {parts}. Lower {lower}")]
-    NotEnoughMemory { need: String, at: String, available: String, parts: String, lower: &'static str },
+    #[error(
+        "this run needs about {need}, but only {available} is available (MemAvailable in /proc/meminfo), {usable}: {parts}. Lower {lower}"
+    )]
+    NotEnoughMemory { need: String, available: String, usable: String, parts: String, lower: String },
+    #[error("this run needs about {need} (its memory, and {overhead}), {limit} (ulimit -v, RLIMIT_AS): {parts}. Lower {lower}, or raise the limit")]
+    AddressSpace { need: String, overhead: String, limit: String, parts: String, lower: String },
     #[error("{workers} workers need about {need} memory mappings (each worker's stack, histograms, buffers and ring){at}, above the kernel's limit of {max} (vm.max_map_count): use at most {max_workers} --workers, or raise the limit with sysctl vm.max_map_count")]
     TooManyMappings { workers: u64, need: u64, at: String, max: u64, max_workers: u64 },
     #[error("group '{group}': with --cache each worker keeps {extra} more I/Os for write-back, so --qd {qd} is {slots} I/Os in flight per worker, above the {max} an io_uring ring holds: use --qd 1 to {max_qd}")]
     RingWithCache { group: String, qd: u32, extra: u64, slots: u64, max: u32, max_qd: u64 },
+}
+
+/// What the run may take: the host's memory, and this process's limit on
+/// its address space when it has one (`ulimit -v`: past it every allocation
+/// fails, a worker's buffers among them, part way into the run).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Room {
+    pub host: Option<HostMemory>,
+    pub address_space: Option<AddressSpace>,
+}
+
+/// RLIMIT_AS and the address space the process uses already (VmSize).
+#[derive(Clone, Copy, Debug)]
+pub struct AddressSpace {
+    pub limit: u64,
+    pub used: u64,
+}
+
+impl Room {
+    pub fn here() -> Room {
+        Room { host: HostMemory::read(), address_space: address_space() }
+    }
+}
+
+/// This process's address-space limit, None when unlimited.
+fn address_space() -> Option<AddressSpace> {
+    let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct we own and pass.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } != 0 || r.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmSize:"))?;
+    let used = line.split_whitespace().nth(1)?.parse::<u64>().ok()?.saturating_mul(1024);
+    Some(AddressSpace { limit: r.rlim_cur, used })
+}
+
+/// Address space a worker thread takes beyond its memory: its stack (Rust's
+/// 2 MiB) and, for as many threads as glibc makes arenas (8 per CPU), a malloc
+/// arena of 64 MiB. Reserved, not resident, so only an address-space limit sees it.
+fn thread_address_space(workers: u64) -> u64 {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    workers.saturating_mul(2 << 20).saturating_add(workers.min(8 * cpus).saturating_mul(64 << 20))
 }
 
 /// Refuses, before anything runs, a plan whose largest point does not fit in
@@ -240,8 +336,7 @@ pub fn preflight(plan: &RunPlan, extras: Extras) -> Result<(), ResourceError> {
     if let Some(max) = max_map_count() {
         check_mappings(plan, max)?;
     }
-    let Some(available) = mem_available() else { return Ok(()) };
-    check_fits(plan, extras, available)
+    check_fits(plan, extras, Room::here())
 }
 
 /// Memory mappings a point's workers need: (workers, mappings).
@@ -275,44 +370,102 @@ fn max_map_count() -> Option<u64> {
     std::fs::read_to_string("/proc/sys/vm/max_map_count").ok()?.trim().parse().ok()
 }
 
-/// The memory check itself, against a given number of available bytes.
-pub fn check_fits(plan: &RunPlan, extras: Extras, available: u64) -> Result<(), ResourceError> {
+/// The memory check itself, against the room given.
+pub fn check_fits(plan: &RunPlan, extras: Extras, room: Room) -> Result<(), ResourceError> {
     let (index, estimate) = for_plan(plan, extras);
     let need = estimate.total();
-    if need <= available {
-        return Ok(());
+    let at = || {
+        if plan.points.len() > 1 {
+            let label = &plan.points[index].label;
+            format!(" at point {}{}", index + 1, if label.is_empty() { String::new() } else { format!(" ({label})") })
+        } else {
+            String::new()
+        }
+    };
+    // Every rank on this host holds what this one does.
+    let ranks = extras.ranks_here.max(1);
+    if let Some(m) = room.host.filter(|m| need.saturating_mul(ranks) > m.usable()) {
+        let (parts, mut lower) = explain(&estimate, m.usable() / ranks);
+        if ranks > 1 {
+            lower += ", on each rank (or run fewer ranks on this host)";
+        }
+        let each = if ranks > 1 { format!(" ({} on this host, {} each)", counted(ranks, "rank"), human(need)) } else { String::new() };
+        return Err(ResourceError::NotEnoughMemory {
+            need: format!("{} of memory{}{each}", human(need.saturating_mul(ranks)), at()),
+            available: human(m.available),
+            usable: format!(
+                "of which lunmark leaves {} to the rest of the system (a sixteenth of the RAM), so {} can be used",
+                human(m.reserve()),
+                human(m.usable())
+            ),
+            parts,
+            lower,
+        });
     }
+    if let Some(a) = room.address_space {
+        let workers = plan.points.get(index).map_or(0, |p| mappings(&p.spec, &p.engines).0);
+        let overhead = thread_address_space(workers);
+        let room_left = a.limit.saturating_sub(a.used).saturating_sub(overhead);
+        if need > room_left {
+            let (parts, lower) = explain(&estimate, room_left);
+            return Err(ResourceError::AddressSpace {
+                need: format!("{} of address space{}", human(need.saturating_add(overhead)), at()),
+                overhead: format!("{} for the stacks and malloc arenas of {}", human(overhead), counted(workers, "worker thread")),
+                limit: format!("and {} is in use already: above this process's limit of {}", human(a.used), human(a.limit)),
+                parts,
+                lower,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The parts of a refused estimate, largest first (those above 1% of it), and
+/// what lowers the largest. When that is the RAM LUNs: how much of them fits
+/// in `usable` beside the rest of the run.
+fn explain(estimate: &Estimate, usable: u64) -> (String, String) {
+    let need = estimate.total();
     let mut parts = estimate.parts.clone();
     parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
     let mut text = String::new();
     for (i, p) in parts.iter().filter(|p| p.bytes >= need / 100).enumerate() {
         let _ = write!(text, "{}{} {} ({})", if i > 0 { "; " } else { "" }, p.what, human(p.bytes), p.how);
     }
-    let at = if plan.points.len() > 1 {
-        let label = &plan.points[index].label;
-        format!(" at point {}{}", index + 1, if label.is_empty() { String::new() } else { format!(" ({label})") })
-    } else {
-        String::new()
+    let lower = match parts.first() {
+        Some(p) if p.what == MEM_LUNS => {
+            let rest = need - p.bytes;
+            match usable.checked_sub(rest).map(|room| room / 513 * 512).filter(|&room| room >= 1 << 20) {
+                Some(room) => {
+                    format!("the mem: size: at most about {} of mem: targets in all fits beside the rest of this run", human(room))
+                }
+                None => format!("the mem: size, and the rest of this run ({}), which alone leaves no room for a mem: target", human(rest)),
+            }
+        }
+        Some(p) => p.lower.to_string(),
+        None => String::new(),
     };
-    Err(ResourceError::NotEnoughMemory { need: human(need), at, available: human(available), parts: text, lower: parts[0].lower })
+    (text, lower)
 }
 
 /// One line for `--dry-run`: the estimate against what is available.
 pub fn describe(plan: &RunPlan, extras: Extras) -> String {
     let (index, e) = for_plan(plan, extras);
     let at = if plan.points.len() > 1 { format!(" (largest at point {})", index + 1) } else { String::new() };
-    match mem_available() {
-        Some(a) => format!("memory: about {} needed{at}, {} available", human(e.total()), human(a)),
+    match HostMemory::read() {
+        Some(m) => format!(
+            "memory: about {} needed{at}, {} available, {} of it usable (lunmark leaves {} to the rest of the system)",
+            human(e.total()),
+            human(m.available),
+            human(m.usable()),
+            human(m.reserve())
+        ),
         None => format!("memory: about {} needed{at}", human(e.total())),
     }
 }
 
 /// MemAvailable from /proc/meminfo, in bytes (None when it cannot be read).
 pub fn mem_available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
+    HostMemory::read().map(|m| m.available)
 }
 
 /// Bytes as people read them: "512 KiB", "1.3 GiB".
@@ -361,7 +514,74 @@ mod tests {
         let e = estimate(&spec(3, 16, 6000));
         let b = e.parts.iter().find(|p| p.what == "I/O buffers").unwrap();
         assert_eq!(b.bytes, 3 * 16 * 8192);
-        assert!(e.parts.iter().any(|p| p.what == "mem: targets" && p.bytes == 64 << 20));
+        // The RAM LUN is the plan's, with its page tables.
+        let (_, e) = for_plan(&plan_of(spec(3, 16, 6000)), Extras::default());
+        assert!(
+            e.parts.iter().any(|p| p.what == "mem: targets" && p.bytes == (64 << 20) + (128 << 10) && p.how.starts_with("mem:64m, ")),
+            "{e:?}"
+        );
+    }
+
+    /// A host of 24 GiB with `available` free, and no address-space limit.
+    fn host(available: u64) -> Room {
+        Room { host: Some(HostMemory { available, total: 24 << 30 }), address_space: None }
+    }
+
+    /// A LUN under MemAvailable that leaves the rest of the system less than
+    /// its reserve is refused, naming the LUN and what fits (2026-11-27: such
+    /// a LUN was filled and lunmark OOM-killed at 19.6 GB).
+    #[test]
+    fn a_mem_lun_that_leaves_too_little_is_refused_naming_it() {
+        let mut s = spec(1, 1, 4096);
+        s.targets = vec!["mem:20g".into()];
+        let e = check_fits(&plan_of(s.clone()), Extras::default(), host(21 << 30)).unwrap_err().to_string();
+        assert!(e.contains("mem: targets 20.0 GiB (mem:20g, held in RAM with page tables)") && e.contains("21 GiB is available"), "{e}");
+        assert!(e.contains("leaves 1.5 GiB to the rest of the system") && e.contains("19.5 GiB can be used"), "{e}");
+        assert!(e.contains("Lower the mem: size: at most about 19.4 GiB of mem: targets"), "{e}");
+        assert!(check_fits(&plan_of(s), Extras::default(), host(22 << 30)).is_ok());
+    }
+
+    /// Every `mem:` target lives for the whole run: a sweep of the targets
+    /// holds the first point's LUNs and the later ones' together, the same
+    /// URI twice in a point is two LUNs.
+    #[test]
+    fn the_luns_of_every_point_count_together() {
+        let mut s = spec(1, 1, 4096);
+        s.targets = vec!["mem:1g".into(), "mem:1g".into(), "mem:2g".into()];
+        let mut plan = plan_of(s.clone());
+        let mut second = plan.points[0].clone();
+        second.spec.targets = vec!["mem:1g".into(), "mem:4g".into()];
+        plan.points.push(second);
+        let (_, e) = for_plan(&plan, Extras::default());
+        let luns = e.parts.iter().find(|p| p.what == "mem: targets").unwrap();
+        assert_eq!(luns.bytes, (8u64 << 30) + (8u64 << 30) / 512, "{luns:?}");
+        assert!(luns.how.starts_with("mem:1g, mem:1g, mem:2g, mem:4g"), "{luns:?}");
+    }
+
+    /// Two MPI ranks on one host each hold their own LUN: a LUN that fits
+    /// once is refused twice over, naming the ranks.
+    #[test]
+    fn ranks_on_one_host_each_count_their_own_luns() {
+        let mut s = spec(1, 1, 4096);
+        s.targets = vec!["mem:8g".into()];
+        let p = plan_of(s);
+        assert!(check_fits(&p, Extras::default(), host(16 << 30)).is_ok());
+        let two = Extras { ranks_here: 2, ..Extras::default() };
+        let e = check_fits(&p, two, host(16 << 30)).unwrap_err().to_string();
+        assert!(e.contains("needs about 16.1 GiB of memory (2 ranks on this host, 8.0 GiB each)"), "{e}");
+        assert!(e.contains("at most about 7.2 GiB of mem: targets in all fits beside the rest of this run, on each rank"), "{e}");
+    }
+
+    /// Under `ulimit -v` a worker's buffers once failed to allocate and the
+    /// worker panicked: a run beyond the limit is refused with it.
+    #[test]
+    fn a_run_beyond_the_address_space_limit_is_refused_with_the_limit() {
+        let p = plan_of(spec(1, 128, 4 << 20));
+        let room = |limit| Room { host: None, address_space: Some(AddressSpace { limit, used: 64 << 20 }) };
+        let e = check_fits(&p, Extras::default(), room(512 << 20)).unwrap_err().to_string();
+        assert!(e.contains("RLIMIT_AS") && e.contains("limit of 512 MiB") && e.contains("64 MiB is in use"), "{e}");
+        assert!(e.contains("1 worker x 128 slots x 4 MiB") && e.contains("Lower --qd, --bs or --workers, or raise the limit"), "{e}");
+        assert!(check_fits(&p, Extras::default(), room(2 << 30)).is_ok());
     }
 
     #[test]
@@ -378,10 +598,10 @@ mod tests {
     #[test]
     fn a_plan_that_does_not_fit_is_refused_with_the_figures() {
         let p = plan_of(spec(1, 32768, 1 << 20));
-        let e = check_fits(&p, Extras::default(), 8 << 30).unwrap_err().to_string();
+        let e = check_fits(&p, Extras::default(), host(8 << 30)).unwrap_err().to_string();
         assert!(e.contains("32 GiB") && e.contains("8 GiB") && e.contains("MemAvailable"), "{e}");
         assert!(e.contains("1 worker x 32768 slots x 1 MiB") && e.contains("--qd, --bs or --workers"), "{e}");
-        assert!(check_fits(&plan_of(spec(1, 32, 4096)), Extras::default(), 8 << 30).is_ok());
+        assert!(check_fits(&plan_of(spec(1, 32, 4096)), Extras::default(), host(8 << 30)).is_ok());
     }
 
     #[test]

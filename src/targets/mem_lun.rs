@@ -4,6 +4,17 @@
 
 use std::io;
 
+use super::host_memory::HostMemory;
+
+/// How much of a LUN is filled between two looks at the memory available: a
+/// read of /proc/meminfo per 256 MiB costs nothing beside the filling.
+const POPULATE_CHUNK: usize = 256 << 20;
+
+/// Bytes in GiB, for the one message here.
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+}
+
 /// Anonymous memory shared by every worker that drives the same `mem:` target.
 pub struct MemLun {
     ptr: *mut u8,
@@ -19,6 +30,11 @@ unsafe impl Sync for MemLun {}
 
 impl MemLun {
     pub fn new(len: u64) -> io::Result<Self> {
+        Self::filled_watching(len, HostMemory::read)
+    }
+
+    /// `new`, filled while `memory` says the rest still fits.
+    fn filled_watching(len: u64, memory: impl Fn() -> Option<HostMemory>) -> io::Result<Self> {
         let len = usize::try_from(len).map_err(|_| io::Error::other("mem: size too large"))?;
         // SAFETY: an anonymous private mapping with no address hint; the result is
         // checked against MAP_FAILED.
@@ -30,7 +46,8 @@ impl MemLun {
         }
         let lun = MemLun { ptr: ptr as *mut u8, len };
         lun.back_with_huge_pages();
-        lun.populate();
+        // On an error the LUN is dropped here, and its memory unmapped.
+        lun.populate(memory)?;
         Ok(lun)
     }
 
@@ -49,16 +66,43 @@ impl MemLun {
 
     /// Faults every page in now, so the first measured second does not pay for
     /// page faults: MADV_POPULATE_WRITE (Linux 5.14), else a write per page.
-    fn populate(&self) {
-        // SAFETY: populating our own writable mapping changes no byte of it.
-        if unsafe { libc::madvise(self.ptr as *mut libc::c_void, self.len, libc::MADV_POPULATE_WRITE) } == 0 {
-            return;
+    /// A chunk at a time, each after `memory` says the rest still fits beside
+    /// the reserve: the run's check was a snapshot, and a LUN of many GiB takes
+    /// seconds to fill while other processes may grow. Stopping here is an
+    /// error the run reports; filling on would make the kernel's OOM killer end
+    /// lunmark (the largest process) with nothing said.
+    fn populate(&self, memory: impl Fn() -> Option<HostMemory>) -> io::Result<()> {
+        let mut done = 0usize;
+        while done < self.len {
+            let chunk = (self.len - done).min(POPULATE_CHUNK);
+            if let Some(m) = memory() {
+                let rest = (self.len - done) as u64;
+                if rest > m.usable() {
+                    return Err(io::Error::other(format!(
+                        "filling this RAM LUN of {} stopped at {}: the memory available fell to {} (MemAvailable in /proc/meminfo), \
+                         and the remaining {} would leave less than the {} lunmark leaves to the rest of the system; \
+                         other processes took memory since the run was checked. Use a smaller mem: size, or run when the host is quieter",
+                        gib(self.len as u64),
+                        gib(done as u64),
+                        gib(m.available),
+                        gib(rest),
+                        gib(m.reserve())
+                    )));
+                }
+            }
+            // SAFETY: the chunk [done, done + chunk) lies inside our own writable mapping.
+            let at = unsafe { self.ptr.add(done) };
+            // SAFETY: populating part of our own writable mapping changes no byte of it.
+            if unsafe { libc::madvise(at as *mut libc::c_void, chunk, libc::MADV_POPULATE_WRITE) } != 0 {
+                for offset in (0..chunk).step_by(4096) {
+                    // SAFETY: offset < chunk: inside the mapping, which is writable; zero is
+                    // what an untouched anonymous page holds already.
+                    unsafe { at.add(offset).write_volatile(0) };
+                }
+            }
+            done += chunk;
         }
-        for offset in (0..self.len).step_by(4096) {
-            // SAFETY: offset < len: inside the mapping, which is writable; zero is
-            // what an untouched anonymous page holds already.
-            unsafe { self.ptr.add(offset).write_volatile(0) };
-        }
+        Ok(())
     }
 
     pub fn len(&self) -> u64 {
@@ -139,6 +183,25 @@ mod tests {
             assert!(lun.read_into(0, buf.as_mut_ptr(), 8192));
         }
         assert!(buf.iter().all(|&b| b == 0), "the wrapped write did not land at the start");
+    }
+
+    /// Another process takes memory while a LUN fills: the filling stops
+    /// with the figures instead of growing into the OOM killer.
+    #[test]
+    fn filling_stops_when_the_memory_available_falls() {
+        let looks = std::cell::Cell::new(0);
+        let memory = || {
+            looks.set(looks.get() + 1);
+            let available = if looks.get() == 1 { 8u64 << 30 } else { 1 << 30 };
+            Some(HostMemory { available, total: 16 << 30 })
+        };
+        let e = MemLun::filled_watching(300 << 20, memory).err().expect("refused part way").to_string();
+        assert_eq!(looks.get(), 2, "looked before each 256 MiB: {e}");
+        assert!(e.contains("of 0.3 GiB stopped at 0.2 GiB") && e.contains("fell to 1.0 GiB") && e.contains("MemAvailable"), "{e}");
+        assert!(e.contains("smaller mem: size"), "{e}");
+        // With room to spare the whole LUN fills.
+        let lun = MemLun::filled_watching(1 << 20, || Some(HostMemory { available: 8 << 30, total: 16 << 30 })).unwrap();
+        assert_eq!(lun.len(), 1 << 20);
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod cache_store;
 pub mod created;
 pub mod existing;
 pub use crate::transport::credentials;
+pub mod host_memory;
 pub mod mem_lun;
 pub mod no_atime;
 pub mod ops_support;

@@ -611,6 +611,27 @@ fn cache_curve_exact_beyond_available_memory_is_refused_with_its_estimate() {
     assert_eq!(e.matches("error:").count(), 1, "{e}");
 }
 
+/// `lab cache --lun-size` of more than half the memory available: the disks
+/// (nbdkit memory) may hold the whole LUN and the largest size's cache another
+/// copy in RAM. Refused before any server starts, by the dry run too, naming
+/// the flag and the memory; nothing is stored.
+#[test]
+fn a_lab_cache_lun_whose_disks_and_cache_cannot_both_fit_is_refused_before_any_server_starts() {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let kib: u64 = meminfo.lines().find(|l| l.starts_with("MemAvailable:")).unwrap().split_whitespace().nth(1).unwrap().parse().unwrap();
+    let size = format!("{}m", (kib / 1024) * 2 / 3);
+    let dir = shm_dir();
+    for dry in [true, false] {
+        let args = ["lab", "cache", "--lun-size", &size, "--cache-sizes", "0,100"];
+        let (out, stored) = run_in_store(dir.path(), &[&args[..], if dry { &["--dry-run"][..] } else { &[] }].concat());
+        let e = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "dry run {dry}: {e}");
+        assert!(e.contains(&format!("--lun-size {size}: the disks hold up to")) && e.contains("(100% of the LUN)"), "{e}");
+        assert!(e.contains("MemAvailable") && e.contains("use a smaller --lun-size or --cache-sizes, or --cache-dev"), "{e}");
+        assert!(!e.contains("== cache") && !stored, "refused before anything ran: {e}");
+    }
+}
+
 /// The dry run gives the whole study's length, not only one size's: a user
 /// read "8s" and planned for it while the study took every size's 8s in turn.
 #[test]

@@ -352,6 +352,69 @@ fn an_ordinary_run_fits_and_says_what_it_needs() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
+/// MemTotal and MemAvailable, in bytes.
+fn host_memory() -> (u64, u64) {
+    let text = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let kib = |name: &str| -> u64 {
+        text.lines().find(|l| l.starts_with(name)).unwrap().split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+    };
+    (kib("MemTotal:"), kib("MemAvailable:"))
+}
+
+/// lunmark under `prlimit --data=4G` (anonymous memory counts against it
+/// since Linux 4.7: a LUN it would fill fails to map instead of filling the
+/// host) and `/usr/bin/time`, with a store in `dir`: the output and the peak
+/// resident size in KiB.
+fn run_held(dir: &Path, args: &[&str]) -> (std::process::Output, u64) {
+    let store = dir.join("s.db");
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "peak-rss-kib=%M", "prlimit", "--data=4294967296", env!("CARGO_BIN_EXE_lunmark"), "--store"])
+        .arg(&store)
+        .args(args)
+        .env_remove("LUNMARK_STORE")
+        .output()
+        .expect("run /usr/bin/time prlimit lunmark");
+    let err = stderr(&out);
+    let peak = err.lines().find_map(|l| l.strip_prefix("peak-rss-kib=")).expect("time's line").trim().parse().unwrap();
+    (out, peak)
+}
+
+/// A `mem:` LUN that fits in MemAvailable but leaves the rest of the system
+/// almost nothing was filled, and lunmark was OOM-killed at 19.6 GB while
+/// compilers on the host grew (2026-11-27). It is refused before anything is
+/// allocated, naming the LUN and the memory, by the run, its dry run, a sweep,
+/// a knee search and a curve; nothing is stored and the process stays small.
+#[test]
+fn a_mem_lun_that_would_leave_the_host_too_little_is_refused_before_it_is_filled() {
+    let dir = shm_dir();
+    let (total, available) = host_memory();
+    // Half the reserve (a sixteenth of the RAM) below MemAvailable: under it, but not with the reserve.
+    let reserve = (total / 16).max(256 << 20);
+    let lun = format!("mem:{}m", (available - reserve / 2) >> 20);
+    let one = ["run", "-q", "-t", &lun, "--bs", "4k", "--read", "100", "--time", "1s", "--ramp", "0"];
+    let cases: [&[&str]; 5] = [&[], &["--dry-run"], &["--sweep", "qd=1,2"], &["--sla", "lat_p99<1s"], &["--curve", "50,100"]];
+    for extra in cases {
+        let (out, peak_kib) = run_held(dir.path(), &[&one[..], extra].concat());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
+        assert!(err.contains(&format!("({lun}, held in RAM")) && err.contains("MemAvailable"), "{extra:?}: {err}");
+        assert!(
+            err.contains("leaves ") && err.contains("to the rest of the system") && err.contains("Lower the mem: size: at most about"),
+            "{err}"
+        );
+        assert_eq!(err.matches("error:").count(), 1, "{extra:?}: said once: {err}");
+        assert!(peak_kib < 256 << 10, "{extra:?}: the refusal allocated nothing: peak {peak_kib} KiB");
+        assert!(!dir.path().join("s.db").exists(), "{extra:?}: nothing stored");
+    }
+    // The lab refuses RAM LUNs that fit one at a time but not as its legs hold them, before any server starts.
+    let size = format!("{}m", (available / 3) >> 20);
+    let (out, peak_kib) = run_held(dir.path(), &["lab", "protocols", "--lun-size", &size, "--legs", "mem,file,iscsi", "--bs", "4k"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("--lun-size {size}: the lab's 3 RAM targets")) && err.contains("MemAvailable"), "{err}");
+    assert!(peak_kib < 256 << 10 && !dir.path().join("s.db").exists(), "{peak_kib} KiB");
+}
+
 // ---- item 15: damaged inputs are errors, never panics ----
 
 /// A real journal of a short write run on `dir/lun`, run from `dir` with

@@ -301,3 +301,35 @@ fn two_searches_are_compared_by_their_found_points() {
     // The search bisects: its depth axis does not claim a doubling.
     assert!(page.contains("outstanding I/Os per worker per target (queue depth)") && !page.contains("doubling per step"), "{page}");
 }
+
+/// A step the memory check refuses part way: under an address-space limit
+/// (`ulimit -v` 640 MiB) the steps of 4 MiB reads fit up to qd=64 (256 MiB of
+/// buffers) and qd=128 (512 MiB) does not. The search keeps the steps it
+/// measured, says which step was refused and why, and exits 3 as a failed run;
+/// the result is stored. (Before the check knew the limit, the step ran and
+/// its worker panicked allocating its buffers.)
+#[test]
+fn a_deeper_step_refused_by_the_memory_check_ends_the_search_keeping_the_steps_so_far() {
+    let dir = shm_dir();
+    let store = dir.path().join("s.db");
+    let out = std::process::Command::new("prlimit")
+        .args(["--as=671088640", env!("CARGO_BIN_EXE_lunmark"), "--store", store.to_str().unwrap()])
+        .args(["run", "-q", "-t", "mem:16m", "--bs", "4m", "--read", "100", "--sla", "lat_p99<10s", "--ios", "50", "--ramp", "0"])
+        .env_remove("LUNMARK_STORE")
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let r = stored(&store, &saved_id(&out));
+    let s = &r["search"];
+    let qds: Vec<u64> = s["steps"].as_array().unwrap().iter().map(|st| st["qd"].as_u64().unwrap()).collect();
+    assert_eq!(qds, vec![1, 2, 4, 8, 16, 32, 64], "the steps before the refused one are kept: {s:#}");
+    assert_eq!(r["points"].as_array().unwrap().len(), 7, "each kept step is a stored point");
+    let ended = s["ended"].as_str().unwrap();
+    assert!(ended.starts_with("the step at qd=128 could not run: this run needs about "), "{ended}");
+    assert!(ended.contains("limit of 640 MiB (ulimit -v, RLIMIT_AS)") && ended.contains("1 worker x 128 slots x 4 MiB"), "{ended}");
+    assert!(ended.ends_with("the steps so far are kept, the knee was not reached"), "{ended}");
+    assert_eq!(r["status"], "failed", "{r:#}");
+    assert!(r["status_reason"].as_str().unwrap().starts_with("the step at qd=128 could not run"), "{r:#}");
+}
