@@ -62,11 +62,10 @@ fn group_text(spec: &WorkloadSpec, g: &WorkerGroup) -> String {
     if let Some(rate) = g.rate {
         text += &format!(", {} IOPS cap", super::human::number(rate));
     }
-    if let Some(d) = g.start_delay.filter(|d| !d.is_zero()) {
-        text += &format!(", starts {} late", crate::units::format_duration(d));
-    }
-    if let Some(t) = g.time.filter(|_| spec.groups_apart()) {
-        text += &format!(", runs {}", crate::units::format_duration(t));
+    // Groups that run apart: each one's measured window (its figures are over it).
+    if let (true, crate::workload::RunLength::Time(t)) = (spec.groups_apart(), spec.group_run(g)) {
+        let (from, f) = (g.start_delay.unwrap_or_default(), crate::units::format_duration);
+        text += &format!(", measured {}-{} of the point", f(from), f(from + t));
     }
     text
 }

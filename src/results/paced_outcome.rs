@@ -26,12 +26,23 @@ pub fn add(spec: &WorkloadSpec, total: &Recorder, by_group: &[Recorder], summary
             .map(|(g, r)| r.ios() as f64 / spec.group_window(g, summary.duration_s).duration_s.max(f64::MIN_POSITIVE))
             .sum();
         let held = achieved >= target * (1.0 - HELD_WITHIN);
-        let note = (!held).then(|| {
+        let short = (!held).then(|| {
             format!(
                 "the target rate of {target:.0} IOPS could not be held: {achieved:.0} IOPS were completed ({:.1}% short). The target is slower than asked at this queue depth; latency from schedule shows the backlog",
                 (1.0 - achieved / target) * 100.0
             )
         });
+        // Groups that run apart are never all paced at once: the rates are each group's over its own window.
+        let apart = spec.groups_apart().then(|| {
+            format!(
+                "the target and achieved rates are the paced groups' own, each over its own measured window; the groups run apart (groups[].window), so the point's {:.0} IOPS over its whole span is less",
+                summary.iops
+            )
+        });
+        let note = match (short, apart) {
+            (Some(a), Some(b)) => Some(format!("{a}. {b}")),
+            (a, b) => a.or(b),
+        };
         summary.rate = Some(RateOutcome { target_iops: target, achieved_iops: achieved, held, note });
     }
 }

@@ -238,6 +238,11 @@ fn per_worker_figures(
         .collect();
     let uris: Vec<String> = targets.iter().map(|t| t.facts.uri.clone()).collect();
     summary.queue_depth = per_worker::queue_depth(&inputs);
+    if let Some(q) = summary.queue_depth.as_mut().filter(|_| spec.groups_apart()) {
+        // Each worker held its depth over its own group's window, not the whole span.
+        let basis = "each worker's depth is its mean over its own group's measured window (the groups run apart: groups[].window), summed; over the whole span fewer were in flight";
+        q.note = Some(q.note.take().map_or(basis.to_string(), |n| format!("{n}; {basis}")));
+    }
     // A worker's figures are over its group's own measured window (a group
     // that starts late measures less of the point); a target's over the point's.
     let workers = inputs

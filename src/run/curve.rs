@@ -30,6 +30,11 @@ pub(super) fn spec_of(req: &PlanRequest, points: &[PlannedPoint]) -> Result<Opti
     if req.sla.is_some() || req.profile.sla.is_some() {
         return refuse("--sla searches the queue depth and --curve paces one depth: use one of them per run".into());
     }
+    if points.iter().any(|p| p.spec.groups_apart()) {
+        return refuse(
+            "the groups run apart (a start delay or a time of their own: fio's startdelay or runtime), so no rate is held over the whole point and a share of the maximum cannot be paced: give the groups one start and time (or --time)".into(),
+        );
+    }
     if points.iter().any(|p| p.spec.groups.iter().any(|g| g.rate.is_some())) {
         return refuse(
             "the curve sets the rates itself, from the maximum it measures first: drop --rate (or the profile's rate, mailboxes)".into(),

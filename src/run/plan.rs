@@ -390,13 +390,27 @@ impl Common {
     }
 }
 
+/// --time or --ios is every group's run length: the groups' own times it
+/// replaces, said (a fio job file's runtimes that differ, a profile group's `time`).
+fn replaced_group_times(req: &PlanRequest) -> Option<String> {
+    req.overrides.run?;
+    let own: Vec<String> = req
+        .profile
+        .phases
+        .iter()
+        .flat_map(|p| &p.groups)
+        .filter_map(|g| g.time.map(|t| format!("{} {}", g.name, crate::units::format_duration(t))))
+        .collect();
+    (!own.is_empty()).then(|| format!("--time/--ios is every group's run length: it replaces the groups' own times ({})", own.join(", ")))
+}
+
 /// Builds the points: every phase of the profile, times the product of the
 /// sweeps, with the command line's overrides applied.
 pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
     let common = Common::of(&req)?;
     let p = &req.profile;
     let mut points = Vec::new();
-    let mut warnings: Vec<String> = Vec::new();
+    let mut warnings: Vec<String> = replaced_group_times(&req).into_iter().collect();
     for phase in &p.phases {
         let base = phase_spec(&req, &common, phase);
         for combo in &common.combos {

@@ -163,7 +163,9 @@ pub fn point(spec: &WorkloadSpec, engines: &[EngineKind], extras: Extras) -> Est
     // The main thread merges every group and keeps one slice per measured second.
     let seconds = spec.planned_span().map_or(0, |d| d.as_secs_f64().ceil() as u64 + 1);
     let merged = (spec.groups.len() as u64 + 2) * 4 * h3;
-    e.add("merged figures", merged.saturating_add(seconds.saturating_mul(h2)), counted(seconds, "one-second slice"), "--time");
+    // Groups that start late lengthen the span: their delays are the flag too.
+    let flag = if spec.groups_apart() { "--time, or the groups' start delays and own times (fio's startdelay, runtime)" } else { "--time" };
+    e.add("merged figures", merged.saturating_add(seconds.saturating_mul(h2)), counted(seconds, "one-second slice"), flag);
     if spec.data.is_some() {
         let bytes = super::data_fill::SOURCE as u64;
         e.add("data reduction source", bytes, "random bytes shared by the point's workers".into(), "nothing (fixed)");

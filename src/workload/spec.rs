@@ -426,13 +426,13 @@ impl WorkloadSpec {
             .iter()
             .find_map(|g| g.start_delay.filter(|d| !d.is_zero()).map(|d| (format!("group '{}' start_delay", g.name), d, "starts late")));
         let timed = self.groups.iter().find_map(|g| g.time.map(|t| (format!("group '{}' time", g.name), t, "runs a time of its own")));
+        if let Some(g) = self.groups.iter().find(|g| g.time.is_some_and(|t| t.is_zero())) {
+            return Err(SpecError::Zero { field: format!("group '{}' time", g.name) });
+        }
         let Some((field, value, what)) = delayed.or(timed) else {
             return Ok(());
         };
         let value = crate::units::format_duration(value);
-        if value == "0s" {
-            return Err(SpecError::Zero { field });
-        }
         if let RunLength::Ios(_) = self.run {
             return Err(SpecError::Setting(format!(
                 "{field} is {value}: a group that {what} measures its own window of time, so the point needs a run of a time (--time, or fio's time_based with runtime), not an I/O count"
@@ -748,6 +748,13 @@ pub(crate) mod tests {
         steady.steady = Some(toml::from_str("metric = \"iops\"").unwrap());
         let e = steady.validate().unwrap_err().to_string();
         assert!(e.contains("group 'late' start_delay is 2s: --steady"), "{e}");
+        // A time of zero is refused; a delay of 1 us is a delay (it read "0s" and was refused).
+        let mut zero = s.clone();
+        zero.groups[0].time = Some(Duration::ZERO);
+        assert!(zero.validate().unwrap_err().to_string().contains("group 'main' time must be greater than 0"));
+        let mut tiny = s.clone();
+        tiny.groups[1].start_delay = Some(Duration::from_micros(1));
+        assert!(tiny.validate().is_ok());
         // Without a delay every group measures the whole span, as before.
         let mut together = s.clone();
         together.groups[1].start_delay = None;

@@ -337,14 +337,90 @@ fn startdelays_within_a_phase_start_each_job_late_as_in_fio() {
     std::fs::write(&job, format!("{global}time_based\nruntime=3\n{jobs}")).unwrap();
     let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--ios", "100", "--no-store"]);
     assert!(!out.status.success() && stderr(&out).contains("group 'b' start_delay is 2s"), "{}", stderr(&out));
-    std::fs::write(&job, format!("{global}time_based\nruntime=3\n[a]\nstartdelay=0\n[b]\nstonewall\nstartdelay=2\n")).unwrap();
+    // A later phase: fio counts startdelay from the run's start, so b (after a's 3 s) waits 2 s more.
+    std::fs::write(&job, format!("{global}time_based\nruntime=3\n[a]\nstartdelay=0\n[b]\nstonewall\nstartdelay=5\n")).unwrap();
     let out = run_in(dir.path(), &["run", "--fio", job.to_str().unwrap(), "--dry-run"]);
     let all = format!("{}{}", stderr(&out), stdout(&out));
     assert!(out.status.success(), "{all}");
     assert!(
-        all.contains("point 2/2: phase=b") && all.contains("note: startdelay=2s (job 'b'): every job of phase b waits at least that long"),
+        all.contains("point 2/2: phase=b")
+            && all.contains("note: startdelay=5s (job 'b'): every job of phase b waits at least 2s more (fio counts startdelay from the run's start; the phase starts 3s in)"),
         "{all}"
     );
+}
+
+/// Jobs that run apart (a paced job, and a paced one 1 s later, each 2 s):
+/// every figure says its basis (a trial found the rate line "achieved 500,
+/// held" beside the point's 333 IOPS, the depth held as a plain mean, and the
+/// report's worker rows not adding up to the target's, none saying why); a
+/// curve, which paces the whole point, is refused; --time replacing the jobs'
+/// own runtimes is said.
+#[test]
+fn jobs_that_run_apart_say_the_basis_of_each_figure() {
+    let dir = shm_dir();
+    let (job, json, store) = (dir.path().join("ap.fio"), dir.path().join("ap.json"), dir.path().join("s.db"));
+    let global = "[global]\nioengine=null\nsize=1g\nrw=randread\nbs=4k\ntime_based\nruntime=2\n";
+    std::fs::write(&job, format!("{global}[a]\nrate_iops=200\n[b]\nrate_iops=300\nstartdelay=1\n")).unwrap();
+    let out = with_store(&store, &["run", "--fio", job.to_str().unwrap(), "-q", "--json", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = read_json(&json);
+    let s = &r["points"][0]["summary"];
+    assert!((s["iops"].as_f64().unwrap() - 333.0).abs() < 20.0, "500 I/Os a second for 1 s of 3, 200 for 2: {}", s["iops"]);
+    let note = s["rate"]["note"].as_str().unwrap_or_default();
+    assert!(note.contains("each over its own measured window") && note.contains("the groups run apart"), "{}", s["rate"]);
+    assert!(s["queue_depth"]["note"].as_str().unwrap_or_default().contains("over its own group's measured window"), "{}", s["queue_depth"]);
+    let terminal = stdout(&out);
+    assert!(terminal.contains("group b (1 worker, measured 1.0-3.0 s of the span)"), "{terminal}");
+    let md = dir.path().join("r.md");
+    let id = r["id"].as_str().unwrap();
+    assert!(with_store(&store, &["report", id, "--format", "md", "-o", md.to_str().unwrap()]).status.success());
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("each worker's figures are over its group's own measured window"), "{md}");
+    assert!(md.contains("a: ") && md.contains("measured 0s-2s of the point") && md.contains("measured 1s-3s of the point"), "{md}");
+    let out = with_store(&store, &["run", "--fio", job.to_str().unwrap(), "--curve", "50,100", "--dry-run"]);
+    assert!(!out.status.success() && stderr(&out).contains("the groups run apart"), "{}", stderr(&out));
+    std::fs::write(&job, format!("{global}[a]\n[b]\nruntime=4\n")).unwrap();
+    let out = with_store(&store, &["run", "--fio", job.to_str().unwrap(), "--time", "1s", "--dry-run"]);
+    // The dry run prints its notes with the plan, on stdout.
+    assert!(
+        stdout(&out).contains("the jobs' runtimes differ (2s and more): --time or --ios on the command line is every job's run length"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// A profile's groups with a start delay and a time of their own (the TOML
+/// docs/profiles.md shows): the plan gives each group's window and the span;
+/// --time replaces the group's own time, with a warning saying so.
+#[test]
+fn a_profiles_groups_run_apart_and_time_replaces_their_own_times() {
+    let dir = shm_dir();
+    let profile = dir.path().join("p.toml");
+    let group = |name: &str, extra: &str| {
+        format!("[[phases.groups]]\nname = \"{name}\"\nworkers = 1\nqd = 2\n{extra}\n[[phases.groups.access]]\nshare = 100.0\nbs = \"4k\"\nread = 100.0\nrandom = 100.0\n")
+    };
+    let text = format!(
+        "name = \"apart\"\ndescription = \"d\"\nramp = \"0s\"\ntime = \"2s\"\n[[phases]]\nname = \"both\"\n{}{}",
+        group("a", ""),
+        group("b", "start_delay = \"1s\"\ntime = \"3s\"")
+    );
+    std::fs::write(&profile, text).unwrap();
+    let plan = |extra: &[&str]| {
+        let mut args = vec!["run", "--profile-file", profile.to_str().unwrap(), "-t", "mem:64m", "--dry-run"];
+        args.extend_from_slice(extra);
+        let out = run_in(dir.path(), &args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        format!("{}{}", stdout(&out), stderr(&out))
+    };
+    let own = plan(&[]);
+    assert!(
+        own.contains("run: 4s measured in all")
+            && own.contains("group 'b': 1 worker x 1 target x 2 outstanding = 2 I/Os in flight, measured 1s-4s of the point"),
+        "{own}"
+    );
+    let replaced = plan(&["--time", "1s"]);
+    assert!(replaced.contains("warning: --time/--ios is every group's run length: it replaces the groups' own times (b 3s)"), "{replaced}");
+    assert!(replaced.contains("measured 1s-2s of the point"), "{replaced}");
 }
 
 /// When the I/Os of one transfer size in a trace were issued: the first and

@@ -134,11 +134,17 @@ pub fn html(results: &[&RunResult], text: &PageText) -> String {
         out += &table(&t, None);
     }
     if let Some(t) = report_tables::targets(results) {
-        out += "<h2>Targets</h2>\n<p>Each target's figures, all workers together (IOmeter's target rows).</p>\n";
+        out += &format!(
+            "<h2>Targets</h2>\n<p>Each target's figures, all workers together (IOmeter's target rows).{}</p>\n",
+            report_tables::windows_note(results)
+        );
         out += &table(&t, None);
     }
     if let Some(t) = report_tables::workers(results) {
-        out += "<h2>Workers</h2>\n<p>Each worker's figures, and the mean I/Os it held in flight against the depth asked.</p>\n";
+        out += &format!(
+            "<h2>Workers</h2>\n<p>Each worker's figures, and the mean I/Os it held in flight against the depth asked.{}</p>\n",
+            report_tables::windows_note(results)
+        );
         out += &table(&t, None);
     }
     out += &crate::report::page::rounds::html(results);

@@ -92,11 +92,17 @@ pub fn markdown(results: &[&RunResult], stem: &str, page: &PageText) -> (String,
         md += &table(&t);
     }
     if let Some(t) = report_tables::targets(results) {
-        md += "\n## Targets\n\nEach target's figures, all workers together (IOmeter's target rows).\n\n";
+        md += &format!(
+            "\n## Targets\n\nEach target's figures, all workers together (IOmeter's target rows).{}\n\n",
+            report_tables::windows_note(results)
+        );
         md += &table(&t);
     }
     if let Some(t) = report_tables::workers(results) {
-        md += "\n## Workers\n\nEach worker's figures, and the mean I/Os it held in flight against the depth asked.\n\n";
+        md += &format!(
+            "\n## Workers\n\nEach worker's figures, and the mean I/Os it held in flight against the depth asked.{}\n\n",
+            report_tables::windows_note(results)
+        );
         md += &table(&t);
     }
     md += &crate::report::page::rounds::markdown(results);

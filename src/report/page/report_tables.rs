@@ -297,6 +297,18 @@ pub fn targets(results: &[&RunResult]) -> Option<Table> {
 
 /// Each worker's figures per point, with the queue depth it held against the
 /// depth asked: None when no point has them.
+/// What the Targets and Workers tables' figures are over: said when a point's
+/// groups ran apart (a start delay or a time of their own), where a worker's
+/// figures are over its group's window and a target's over the whole span.
+pub fn windows_note(results: &[&RunResult]) -> &'static str {
+    let apart = results.iter().flat_map(|r| &r.points).any(|p| p.groups.iter().any(|g| g.window.is_some()));
+    if apart {
+        " Where a point's groups ran apart (a start delay or a time of their own, as its workload says), each worker's figures are over its group's own measured window, and each target's over the point's whole span."
+    } else {
+        ""
+    }
+}
+
 pub fn workers(results: &[&RunResult]) -> Option<Table> {
     let names = point_view::names(results);
     let mut rows = Vec::new();

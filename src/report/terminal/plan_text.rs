@@ -226,7 +226,8 @@ fn group_line(
         crate::workload::RunLength::Time(t) if s.groups_apart() => {
             let from = g.start_delay.unwrap_or_default();
             let f = crate::units::format_duration;
-            format!(", measured {}-{} of the point (its ramp before)", f(from), f(from + t))
+            let ramp = if s.ramp.is_zero() { "" } else { " (its ramp before)" };
+            format!(", measured {}-{} of the point{ramp}", f(from), f(from + t))
         }
         _ => String::new(),
     };

@@ -51,51 +51,100 @@ fn same_region(jobs: &[&Job], problems: &mut Problems) {
     );
 }
 
-/// `startdelay` within a phase: what every job of the phase waits alike only
-/// starts the phase later (fio counts it before the ramp), which changes no
-/// figure; a job that waits longer than the phase's first starts that much
-/// later in the point (its group's start delay), with its ramp and runtime
-/// counted from its own start, as fio's are. That needs a run of a time.
-fn phase_delays(jobs: &[&Job], groups: &mut [WorkerGroup], timed: bool, problems: &mut Problems, notes: &mut Notes) {
-    let Some(first) = jobs.iter().min_by_key(|j| j.startdelay.0) else { return };
-    let shared = first.startdelay.0;
+/// When each phase starts on fio's clock, which `startdelay` counts from (the
+/// start of the whole run, not of the job's phase): the first at 0, each next
+/// one when the last job before it ends (its delay, ramp and runtime). None
+/// from the first phase after a job that is not time based, or when --time
+/// replaces the runtimes: fio would then start it at a time lunmark cannot tell.
+fn phase_starts(members: &[Vec<&Job>], run_length_given: bool) -> Vec<Option<Duration>> {
+    let mut starts = Vec::with_capacity(members.len());
+    let mut at = Some(Duration::ZERO);
+    for jobs in members {
+        starts.push(at);
+        at = at.filter(|_| !run_length_given).and_then(|start| {
+            let ends = jobs.iter().map(|j| match j.end {
+                End::Time(t) => Some(start.max(j.startdelay.0) + j.ramp + t),
+                _ => None,
+            });
+            ends.collect::<Option<Vec<Duration>>>().map(|e| e.into_iter().max().unwrap_or(start))
+        });
+    }
+    starts
+}
+
+/// `startdelay` within a phase. fio counts it from the start of the run: a
+/// job of a phase that starts at `phase_start` waits what is left of its
+/// delay then. What every job of the phase waits alike only starts the phase
+/// later, which changes no figure; a job that waits longer than the phase's
+/// first starts that much later in the point (its group's start delay), its
+/// ramp and runtime counted from its own start, as fio's are. That needs a
+/// run of a time, and a phase start lunmark can tell.
+fn phase_delays(
+    jobs: &[&Job],
+    groups: &mut [WorkerGroup],
+    phase_start: Option<Duration>,
+    timed: bool,
+    problems: &mut Problems,
+    notes: &mut Notes,
+) {
+    let known = phase_start.unwrap_or_default();
+    let left = |j: &Job| j.startdelay.0.saturating_sub(known);
+    let Some(first) = jobs.iter().min_by_key(|j| left(j)) else { return };
+    let shared = left(first);
     let phase = jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>().join("+");
     let format = crate::units::format_duration;
+    let since = if known.is_zero() {
+        String::new()
+    } else {
+        format!(" (fio counts startdelay from the run's start; the phase starts {} in)", format(known))
+    };
     if !shared.is_zero() {
+        let wait = match phase_start {
+            Some(start) if start.is_zero() => "waits at least that long, so fio starts the phase that much later".to_string(),
+            Some(_) => format!("waits at least {} more{since}, so fio starts the phase that much later", format(shared)),
+            None => "waits until at least that long after the run's start (fio's startdelay), so fio may start the phase later".into(),
+        };
         notes.push(format!(
-            "startdelay={} (job '{}'): every job of phase {phase} waits at least that long, so fio starts the phase that much later; lunmark starts it at once, which changes no figure (the target only idles that long in fio)",
-            format(shared),
+            "startdelay={} (job '{}'): every job of phase {phase} {wait}; lunmark starts it at once, which changes no figure (the target only idles meanwhile in fio)",
+            format(first.startdelay.0),
             first.name
         ));
     }
-    for (job, group) in jobs.iter().zip(groups.iter_mut()).filter(|(j, _)| j.startdelay.0 > shared) {
-        let late = job.startdelay.0 - shared;
-        if !timed {
-            let why = format!(
+    for (job, group) in jobs.iter().zip(groups.iter_mut()).filter(|(j, _)| left(j) > shared) {
+        let late = left(job) - shared;
+        let why = match (timed, phase_start) {
+            (false, _) => format!(
                 "job '{}' starts {} after job '{}', and fio counts a job's run from its own start: lunmark measures such a job over its own window, which needs a run of a time; make the jobs time_based with a runtime (or give --time), give them the same startdelay, or start the job after the others end with stonewall (a phase of its own)",
                 job.name,
                 format(late),
                 first.name
-            );
-            problems.push(&job.cause("startdelay"), why, false);
-            continue;
-        }
-        group.start_delay = Some(late);
-        notes.push(format!(
-            "startdelay={} (job '{}'): it starts {} after job '{}' in phase {phase}, its ramp and runtime counted from its own start as fio's are; its figures are over its own measured window, the phase's over the whole span until the last job ends",
-            job.startdelay.2,
-            job.name,
-            format(late),
-            first.name
-        ));
+            ),
+            (true, None) => format!(
+                "job '{}' and job '{}' of phase {phase} wait different times, and fio counts startdelay from the start of the whole run: when this phase starts depends on how long the jobs before it run, which lunmark cannot tell (a job before it is not time based, or --time replaces the runtimes); give them the same startdelay, or make every earlier job time_based with a runtime",
+                job.name,
+                first.name
+            ),
+            (true, Some(_)) => {
+                group.start_delay = Some(late);
+                notes.push(format!(
+                    "startdelay={} (job '{}'): it starts {} after job '{}' in phase {phase}{since}, its ramp and runtime counted from its own start as fio's are; its figures are over its own measured window, the phase's over the whole span until the last job ends",
+                    job.startdelay.2,
+                    job.name,
+                    format(late),
+                    first.name
+                ));
+                continue;
+            }
+        };
+        problems.push(&job.cause("startdelay"), why, false);
     }
 }
 
 /// Time-based jobs whose `runtime` differs from the profile's (the first
 /// job's, `first_time`): each keeps its own, as a group's own time, measured
 /// from its own start while the others go on, as fio runs them.
-fn own_times(jobs: &[&Job], groups: &mut [WorkerGroup], first_time: Option<Duration>, notes: &mut Notes) {
-    let Some(first) = first_time else { return };
+fn own_times(jobs: &[&Job], groups: &mut [WorkerGroup], first_time: Option<(Duration, &str)>, notes: &mut Notes) {
+    let Some((first, first_job)) = first_time else { return };
     for (job, group) in jobs.iter().zip(groups.iter_mut()) {
         let End::Time(t) = job.end else { continue };
         if t == first {
@@ -103,7 +152,7 @@ fn own_times(jobs: &[&Job], groups: &mut [WorkerGroup], first_time: Option<Durat
         }
         group.time = Some(t);
         notes.push(format!(
-            "runtime={} (job '{}'): it runs {} from its own start where the first job runs {}, as fio runs them; its figures are over its own measured window, the point's over the whole span until the last job ends",
+            "runtime={} (job '{}'): it runs {} from its own start, as fio runs it, where the profile's time is {} (job '{first_job}''s); beside jobs of other runtimes its figures are over its own measured window, the point's over the whole span until the last job ends",
             crate::units::format_duration(t),
             job.name,
             crate::units::format_duration(t),
@@ -212,11 +261,21 @@ fn phases_of(jobs: &[Job], timed: bool, run_length_given: bool, problems: &mut P
     }
     // The profile's time is the first job's; a time-based job that runs another keeps its own.
     let first_time = match jobs[0].end {
-        End::Time(t) if !run_length_given => Some(t),
+        End::Time(t) if !run_length_given => Some((t, jobs[0].name.as_str())),
         _ => None,
     };
-    for (jobs, (_, groups)) in members.iter().zip(phases.iter_mut()) {
-        phase_delays(jobs, groups, timed, problems, notes);
+    if run_length_given {
+        let mut times = jobs.iter().filter_map(|j| if let End::Time(t) = j.end { Some(t) } else { None });
+        if let Some(first) = times.next().filter(|&f| times.any(|t| t != f)) {
+            notes.push(format!(
+                "the jobs' runtimes differ ({} and more): --time or --ios on the command line is every job's run length instead",
+                crate::units::format_duration(first)
+            ));
+        }
+    }
+    let starts = phase_starts(&members, run_length_given);
+    for ((jobs, (_, groups)), start) in members.iter().zip(phases.iter_mut()).zip(starts) {
+        phase_delays(jobs, groups, start, timed, problems, notes);
         own_times(jobs, groups, first_time, notes);
     }
     (targets, phases)

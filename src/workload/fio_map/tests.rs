@@ -261,7 +261,9 @@ fn jobs_of_one_point_keep_their_own_runtime_when_time_based() {
     let times: Vec<Option<Duration>> = i.profile.phases[0].groups.iter().map(|g| g.time).collect();
     assert_eq!((i.profile.time, times), (Some(Duration::from_secs(10)), vec![None, Some(Duration::from_secs(20))]));
     assert!(
-        i.notes.iter().any(|n| n.starts_with("runtime=20s (job 'b'): it runs 20s from its own start where the first job runs 10s")),
+        i.notes.iter().any(|n| n.starts_with(
+            "runtime=20s (job 'b'): it runs 20s from its own start, as fio runs it, where the profile's time is 10s (job 'a''s)"
+        )),
         "{:?}",
         i.notes
     );
@@ -568,7 +570,9 @@ fn lenient_refusal_names_only_what_blocks() {
         i.notes
     );
     assert!(
-        i.notes.iter().any(|n| n.starts_with("startdelay=1s (job 'b'): every job of phase b waits at least that long")),
+        i.notes
+            .iter()
+            .any(|n| n.starts_with("startdelay=1s (job 'b'): every job of phase b waits until at least that long after the run's start")),
         "{:?}",
         i.notes
     );
@@ -593,6 +597,31 @@ fn startdelays_within_a_time_based_phase_become_group_start_delays() {
     let given = ImportOptions { run_length_given: true, ..Default::default() };
     let i = import("[a]\nsize=1m\n[b]\nsize=1m\nstartdelay=2\n", "t.fio", "t", &env, &given).unwrap();
     assert_eq!(i.profile.phases[0].groups[1].start_delay, Some(Duration::from_secs(2)));
+}
+
+/// fio counts startdelay from the start of the whole run (a trial: fio 3.33
+/// started two jobs of a second phase, startdelay=1 and 4, together after a
+/// first phase of 5 s). A later phase's jobs wait what is left of their
+/// delays when it starts; where that start cannot be told (a job before it is
+/// not time based), differing delays are refused.
+#[test]
+fn a_later_phases_startdelays_count_from_the_runs_start_as_fios() {
+    let phase_2 = |text: &str| map(text).profile.phases[1].groups.iter().map(|g| g.start_delay).collect::<Vec<_>>();
+    let first = "[global]\nsize=1m\ntime_based\n[x]\nruntime=5\n";
+    assert_eq!(phase_2(&format!("{first}[b]\nstonewall\nruntime=2\nstartdelay=1\n[c]\nruntime=2\nstartdelay=4\n")), [None, None]);
+    let i = map(&format!("{first}[b]\nstonewall\nruntime=2\nstartdelay=6\n[c]\nruntime=2\nstartdelay=9\n"));
+    let delays: Vec<Option<Duration>> = i.profile.phases[1].groups.iter().map(|g| g.start_delay).collect();
+    assert_eq!(delays, [None, Some(Duration::from_secs(3))], "b waits 1 s more, c 4 s: c starts 3 s after b");
+    assert!(
+        i.notes.iter().any(|n| n.contains("waits at least 1s more (fio counts startdelay from the run's start; the phase starts 5s in)")),
+        "{:?}",
+        i.notes
+    );
+    // With --time the earlier phases' lengths are not fio's.
+    let given = ImportOptions { run_length_given: true, ..Default::default() };
+    let text = format!("{first}[b]\nstonewall\nstartdelay=1\n[c]\nstartdelay=4\n");
+    let e = import(&text, "t.fio", "t", &env, &given).unwrap_err().to_string();
+    assert!(e.contains("line 10: startdelay=4: job 'c' and job 'b' of phase b+c wait different times, and fio counts startdelay from the start of the whole run"), "{e}");
 }
 
 #[test]
