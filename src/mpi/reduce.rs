@@ -176,7 +176,9 @@ fn queue_depth(reports: &[RankReport]) -> Option<QueueDepth> {
     let short_pct = if requested > 0 { ((requested as f64 - achieved) / requested as f64 * 100.0).max(0.0) } else { 0.0 };
     let warnings: Vec<String> =
         held.iter().filter_map(|(r, q)| q.warning.as_ref().map(|w| format!("rank {} on {}: {w}", r.rank, r.host))).collect();
-    Some(QueueDepth { requested, achieved, short_pct, warning: (!warnings.is_empty()).then(|| warnings.join("; ")), note: None })
+    // Every rank runs the same workload: rank 0's note (a shortfall by design, groups that run apart) is every rank's.
+    let note = held.first().and_then(|(r, q)| q.note.as_ref().map(|n| format!("rank {} on {}: {n}", r.rank, r.host)));
+    Some(QueueDepth { requested, achieved, short_pct, warning: (!warnings.is_empty()).then(|| warnings.join("; ")), note })
 }
 
 fn status_name(s: Status) -> &'static str {
@@ -436,7 +438,8 @@ mod tests {
     #[test]
     fn queue_depth_trims_and_syncs_are_summed_over_ranks() {
         let mut reports = vec![report(0, "h1", "b", &[1000; 10], 0.0), report(1, "h2", "b", &[2000; 10], 0.0)];
-        reports[0].queue_depth = Some(QueueDepth { requested: 8, achieved: 8.0, short_pct: 0.0, warning: None, note: None });
+        let note = Some("each worker's depth is over its own group's window".to_string());
+        reports[0].queue_depth = Some(QueueDepth { requested: 8, achieved: 8.0, short_pct: 0.0, warning: None, note });
         reports[1].queue_depth =
             Some(QueueDepth { requested: 8, achieved: 4.0, short_pct: 50.0, warning: Some("queue depth fell short".into()), note: None });
         for (i, r) in reports.iter_mut().enumerate() {
@@ -449,6 +452,8 @@ mod tests {
         let q = s.queue_depth.as_ref().expect("the ranks' queue depth");
         assert_eq!((q.requested, q.achieved, q.short_pct), (16, 12.0, 25.0));
         assert_eq!(q.warning.as_deref(), Some("rank 1 on h2: queue depth fell short"));
+        // Rank 0's note (groups that run apart, a shortfall by design) is kept; it was dropped.
+        assert_eq!(q.note.as_deref(), Some("rank 0 on h1: each worker's depth is over its own group's window"));
         assert_eq!((s.ios_trimmed, s.ios_synced), (7, 11));
     }
 

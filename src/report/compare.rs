@@ -365,6 +365,7 @@ pub fn compare(results: &[&RunResult], basis: Basis) -> Comparison {
         }
     }
     notes.extend(cut_short_notes(results));
+    notes.extend(apart_notes(results));
     if basis == Basis::Picked && results.iter().any(|r| r.points.iter().any(|p| p.repeats.is_some())) {
         notes.push("--pick: values, differences and ratios are each point's picked run; the p-values still test the repeats' means".into());
     }
@@ -393,6 +394,22 @@ fn cut_short_notes(results: &[&RunResult]) -> Vec<String> {
         }
     }
     notes
+}
+
+/// A note per result whose points' groups ran apart (a start delay or a time
+/// of their own): its summary figures are over the whole span, part of which
+/// some groups idled, and each group's own figures are in its result.
+fn apart_notes(results: &[&RunResult]) -> Vec<String> {
+    results
+        .iter()
+        .filter(|r| r.points.iter().any(|p| p.groups.iter().any(|g| g.window.is_some())))
+        .map(|r| {
+            format!(
+                "{}'s groups ran apart (a start delay or a time of their own): its figures are over each point's whole span, part of which some groups did not run; each group's own figures, over its window, are in its result (groups[].window)",
+                name(r)
+            )
+        })
+        .collect()
 }
 
 fn num(v: f64) -> String {

@@ -64,7 +64,7 @@ fn group_text(spec: &WorkloadSpec, g: &WorkerGroup) -> String {
     }
     // Groups that run apart: each one's measured window (its figures are over it).
     if let (true, crate::workload::RunLength::Time(t)) = (spec.groups_apart(), spec.group_run(g)) {
-        let (from, f) = (g.start_delay.unwrap_or_default(), crate::units::format_duration);
+        let (from, f) = (spec.group_start(g), crate::units::format_duration);
         text += &format!(", measured {}-{} of the point", f(from), f(from + t));
     }
     text

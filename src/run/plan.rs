@@ -404,13 +404,33 @@ fn replaced_group_times(req: &PlanRequest) -> Option<String> {
     (!own.is_empty()).then(|| format!("--time/--ios is every group's run length: it replaces the groups' own times ({})", own.join(", ")))
 }
 
+/// A start delay every group of a phase shares only idles the target before
+/// the point: the point starts its groups that much earlier, said.
+fn shared_start_delay(req: &PlanRequest) -> Option<String> {
+    let shared: Vec<String> = req
+        .profile
+        .phases
+        .iter()
+        .filter_map(|p| {
+            let shared = p.groups.iter().map(|g| g.start_delay.unwrap_or_default()).min().unwrap_or_default();
+            (!shared.is_zero()).then(|| format!("{} {}", p.name, crate::units::format_duration(shared)))
+        })
+        .collect();
+    (!shared.is_empty()).then(|| {
+        format!(
+            "every group of a phase waits at least this long ({}): that only idles the target, so the point starts its first group at once and measures from there, the others that much less late",
+            shared.join(", ")
+        )
+    })
+}
+
 /// Builds the points: every phase of the profile, times the product of the
 /// sweeps, with the command line's overrides applied.
 pub fn build(req: PlanRequest) -> Result<RunPlan, PlanError> {
     let common = Common::of(&req)?;
     let p = &req.profile;
     let mut points = Vec::new();
-    let mut warnings: Vec<String> = replaced_group_times(&req).into_iter().collect();
+    let mut warnings: Vec<String> = replaced_group_times(&req).into_iter().chain(shared_start_delay(&req)).collect();
     for phase in &p.phases {
         let base = phase_spec(&req, &common, phase);
         for combo in &common.combos {

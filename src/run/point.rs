@@ -87,7 +87,7 @@ pub fn worker_plans(spec: &WorkloadSpec, shared: &PointShared) -> Vec<WorkerPlan
                 access: g.access.clone(),
                 seed: spec.seed,
                 engine: spec.engine,
-                delay: g.start_delay.unwrap_or_default(),
+                delay: spec.group_start(g),
                 ramp: spec.ramp,
                 run: spec.group_run(g),
                 // Each worker draws its own Poisson gaps.

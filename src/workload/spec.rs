@@ -304,9 +304,22 @@ impl WorkloadSpec {
         self.groups.iter().flat_map(|g| g.access.iter()).any(|l| l.trim > 0.0)
     }
 
+    /// What every group's start delay shares (zero when a group has none):
+    /// it only idles the target before the point, so the point starts its
+    /// groups that much earlier and measures from its first group's start.
+    pub fn shared_start(&self) -> Duration {
+        self.groups.iter().map(|g| g.start_delay.unwrap_or_default()).min().unwrap_or_default()
+    }
+
+    /// How long after the point's measured start group `g` starts: its delay
+    /// past the earliest group's.
+    pub fn group_start(&self, g: &WorkerGroup) -> Duration {
+        g.start_delay.unwrap_or_default().saturating_sub(self.shared_start())
+    }
+
     /// The latest a group starts after the point's start (zero when every group starts at once).
     pub fn latest_start(&self) -> Duration {
-        self.groups.iter().filter_map(|g| g.start_delay).max().unwrap_or(Duration::ZERO)
+        self.groups.iter().map(|g| self.group_start(g)).max().unwrap_or(Duration::ZERO)
     }
 
     /// How long group `g` measures: its own time, else the point's (an I/O count as it is).
@@ -322,7 +335,7 @@ impl WorkloadSpec {
     /// I/O count, which has no planned end).
     pub fn planned_span(&self) -> Option<Duration> {
         let RunLength::Time(t) = self.run else { return None };
-        let ends = self.groups.iter().map(|g| g.start_delay.unwrap_or_default() + g.time.unwrap_or(t));
+        let ends = self.groups.iter().map(|g| self.group_start(g) + g.time.unwrap_or(t));
         Some(ends.max().unwrap_or(t))
     }
 
@@ -336,7 +349,7 @@ impl WorkloadSpec {
     pub fn groups_apart(&self) -> bool {
         let RunLength::Time(t) = self.run else { return false };
         let first = self.groups.first().map_or(t, |g| g.time.unwrap_or(t));
-        self.groups.iter().any(|g| g.start_delay.is_some_and(|d| !d.is_zero()) || g.time.unwrap_or(t) != first)
+        self.groups.iter().any(|g| !self.group_start(g).is_zero() || g.time.unwrap_or(t) != first)
     }
 
     /// Group `g`'s own measured window in a point whose measured span lasted
@@ -344,7 +357,7 @@ impl WorkloadSpec {
     /// run time at most; less when the point was cut short). When the groups
     /// run together each measures the whole span.
     pub fn group_window(&self, g: &WorkerGroup, span_s: f64) -> GroupWindow {
-        let start_s = g.start_delay.map_or(0.0, |d| d.as_secs_f64());
+        let start_s = self.group_start(g).as_secs_f64();
         let duration_s = match self.group_run(g) {
             RunLength::Time(t) if self.groups_apart() => (span_s - start_s).clamp(0.0, t.as_secs_f64()),
             _ => span_s,
@@ -421,10 +434,9 @@ impl WorkloadSpec {
     /// when the whole rate settles, would judge groups that are not all running;
     /// a replay issues its trace's own times.
     fn check_start_delays(&self) -> Result<(), SpecError> {
-        let delayed = self
-            .groups
-            .iter()
-            .find_map(|g| g.start_delay.filter(|d| !d.is_zero()).map(|d| (format!("group '{}' start_delay", g.name), d, "starts late")));
+        let delayed = self.groups.iter().find_map(|g| {
+            Some(self.group_start(g)).filter(|d| !d.is_zero()).map(|d| (format!("group '{}' start_delay", g.name), d, "starts late"))
+        });
         let timed = self.groups.iter().find_map(|g| g.time.map(|t| (format!("group '{}' time", g.name), t, "runs a time of its own")));
         if let Some(g) = self.groups.iter().find(|g| g.time.is_some_and(|t| t.is_zero())) {
             return Err(SpecError::Zero { field: format!("group '{}' time", g.name) });
@@ -755,6 +767,18 @@ pub(crate) mod tests {
         let mut tiny = s.clone();
         tiny.groups[1].start_delay = Some(Duration::from_micros(1));
         assert!(tiny.validate().is_ok());
+        // A delay every group shares only idles the target: the point measures from its first group's start
+        // (a trial: one group delayed 2 s of a 3 s run was "measured 5.00s" at 3/5 of its IOPS).
+        let mut all_late = s.clone();
+        all_late.groups[0].start_delay = Some(Duration::from_secs(1));
+        assert_eq!(
+            (all_late.planned_span(), all_late.group_start(&all_late.groups[1])),
+            (Some(Duration::from_secs(4)), Duration::from_secs(1))
+        );
+        all_late.groups.truncate(1);
+        assert!(!all_late.groups_apart() && all_late.planned_span() == Some(Duration::from_secs(3)));
+        all_late.run = RunLength::Ios(10);
+        assert!(all_late.validate().is_ok(), "a delay alone changes nothing, so an I/O count runs");
         // Without a delay every group measures the whole span, as before.
         let mut together = s.clone();
         together.groups[1].start_delay = None;

@@ -377,13 +377,25 @@ fn jobs_that_run_apart_say_the_basis_of_each_figure() {
     let md = std::fs::read_to_string(&md).unwrap();
     assert!(md.contains("each worker's figures are over its group's own measured window"), "{md}");
     assert!(md.contains("a: ") && md.contains("measured 0s-2s of the point") && md.contains("measured 1s-3s of the point"), "{md}");
+    // compare says the basis too, beside a run of the same file.
+    let again = with_store(&store, &["run", "--fio", job.to_str().unwrap(), "-q"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let listed: Value = serde_json::from_str(&stdout(&with_store(&store, &["results", "list", "--format", "json"]))).unwrap();
+    let other = listed.as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_string()).find(|o| o != id).unwrap();
+    let cmp = with_store(&store, &["compare", id, &other]);
+    assert!(
+        stdout(&cmp).contains("'s groups ran apart (a start delay or a time of their own): its figures are over each point's whole span"),
+        "{}{}",
+        stdout(&cmp),
+        stderr(&cmp)
+    );
     let out = with_store(&store, &["run", "--fio", job.to_str().unwrap(), "--curve", "50,100", "--dry-run"]);
     assert!(!out.status.success() && stderr(&out).contains("the groups run apart"), "{}", stderr(&out));
     std::fs::write(&job, format!("{global}[a]\n[b]\nruntime=4\n")).unwrap();
     let out = with_store(&store, &["run", "--fio", job.to_str().unwrap(), "--time", "1s", "--dry-run"]);
     // The dry run prints its notes with the plan, on stdout.
     assert!(
-        stdout(&out).contains("the jobs' runtimes differ (2s and more): --time or --ios on the command line is every job's run length"),
+        stdout(&out).contains("the jobs' runtimes differ (2s, 4s): --time or --ios on the command line is every job's run length"),
         "{}",
         stdout(&out)
     );

@@ -224,7 +224,7 @@ fn group_line(
     };
     let late = match s.group_run(g) {
         crate::workload::RunLength::Time(t) if s.groups_apart() => {
-            let from = g.start_delay.unwrap_or_default();
+            let from = s.group_start(g);
             let f = crate::units::format_duration;
             let ramp = if s.ramp.is_zero() { "" } else { " (its ramp before)" };
             format!(", measured {}-{} of the point{ramp}", f(from), f(from + t))

@@ -265,11 +265,14 @@ fn phases_of(jobs: &[Job], timed: bool, run_length_given: bool, problems: &mut P
         _ => None,
     };
     if run_length_given {
-        let mut times = jobs.iter().filter_map(|j| if let End::Time(t) = j.end { Some(t) } else { None });
-        if let Some(first) = times.next().filter(|&f| times.any(|t| t != f)) {
+        let mut times: Vec<Duration> = jobs.iter().filter_map(|j| if let End::Time(t) = j.end { Some(t) } else { None }).collect();
+        times.sort_unstable();
+        times.dedup();
+        if times.len() > 1 {
+            let each: Vec<String> = times.into_iter().map(crate::units::format_duration).collect();
             notes.push(format!(
-                "the jobs' runtimes differ ({} and more): --time or --ios on the command line is every job's run length instead",
-                crate::units::format_duration(first)
+                "the jobs' runtimes differ ({}): --time or --ios on the command line is every job's run length instead",
+                each.join(", ")
             ));
         }
     }

@@ -172,9 +172,19 @@ pub(super) fn harmless(set: &Settings, name: &str, buffered: bool, problems: &mu
             _ => return None,
         })
     };
+    if buffered && set.value("invalidate").is_none() {
+        notes.push(format!(
+            "job '{name}' goes through the page cache and leaves invalidate to fio's default (1), which empties the file's cached pages before the job; lunmark does not, so its reads may come from the cache where fio's came from the device: set direct=1, or write invalidate=0 to run on what is cached in both"
+        ));
+    }
     for key in HARMLESS {
         let Some((s, v)) = set.value(key) else { continue };
-        if *key == "invalidate" && buffered && parse_bool(s.value.as_ref().map(|_| v)).unwrap_or(true) {
+        let on = parse_bool(s.value.as_ref().map(|_| v)).unwrap_or(true);
+        if *key == "invalidate" && buffered && !on {
+            notes.push(format!("{} ({}): accepted: fio keeps the file's cached pages, as lunmark does", show(s), s.place()));
+            continue;
+        }
+        if *key == "invalidate" && buffered && on {
             problems.push(
                 s,
                 format!("job '{name}' goes through the page cache, which fio empties of the file before the job and lunmark does not: set direct=1, or invalidate=0 to run on what is cached, as lunmark does"),
