@@ -12,7 +12,10 @@ use crate::report::escape::html as escape;
 
 // Text outside tables breaks anywhere a word is too long for the page (a
 // label of 1000 characters without a space); inside them, only where a word
-// must break (a table too wide scrolls in its .scroll box instead).
+// must break (a table too wide scrolls in its .scroll box instead). Below
+// 900 px the summary's 16 columns of mean ± stdev get a smaller font still:
+// at 11 px they ended 13 px short of the edge at 800 px or overflowed, by
+// how many digits the repeats' means and deviations happened to have.
 const STYLE: &str = "body{font-family:sans-serif;margin:24px auto;padding:0 16px;color:#222;max-width:1200px;overflow-wrap:anywhere}\
      .scroll{overflow-x:auto;max-width:100%}\
      table{border-collapse:collapse;margin:12px 0;font-size:13px;max-width:100%}\
@@ -21,6 +24,7 @@ const STYLE: &str = "body{font-family:sans-serif;margin:24px auto;padding:0 16px
      td.l,th.l{text-align:left;overflow-wrap:break-word}td.w{min-width:16em}\
      table.fit td.n{white-space:normal}.sd{white-space:nowrap}table.fit td.w{min-width:9em}\
      @media (max-width:1100px){table.fit{font-size:11px}table.fit th,table.fit td{padding:2px 3px}table.fit td.w{min-width:7em}}\
+     @media (max-width:900px){table.fit{font-size:10px}table.fit th,table.fit td{padding:2px 2px}table.fit td.w{min-width:6em}}\
      figure{margin:18px 0}figure svg{max-width:100%;height:auto;display:block}figcaption{font-size:13px;color:#555}\
      @media print{body{margin:0;max-width:none}table{font-size:10px}figure{break-inside:avoid}}";
 
