@@ -62,12 +62,15 @@ fn group_text(spec: &WorkloadSpec, g: &WorkerGroup) -> String {
     if let Some(rate) = g.rate {
         text += &format!(", {} IOPS cap", super::human::number(rate));
     }
-    // Groups that run apart: each one's measured window (its figures are over it).
-    if let (true, crate::workload::RunLength::Time(t)) = (spec.groups_apart(), spec.group_run(g)) {
-        let (from, f) = (spec.group_start(g), crate::units::format_duration);
-        text += &format!(", measured {}-{} of the point", f(from), f(from + t));
-    }
+    text += &window_text(spec, g);
     text
+}
+
+/// ", measured 2s-5s of the point" for a group of a point whose groups run
+/// apart (its figures are over that window); empty otherwise.
+pub fn window_text(spec: &WorkloadSpec, g: &WorkerGroup) -> String {
+    let f = crate::units::format_duration;
+    spec.planned_window(g).map_or(String::new(), |(from, to)| format!(", measured {}-{} of the point", f(from), f(to)))
 }
 
 /// The workload in words: "bs 4k, 100% read, 100% random, QD 8, 1 worker,

@@ -179,9 +179,9 @@ fn cut_short(spec: &WorkloadSpec, status: Status, reason: Option<&str>, duration
     // Of the whole planned span: groups that start late end that much later.
     let planned = spec.planned_span().map_or(spec.run, RunLength::Time);
     let note = |why: &str| crate::results::cut_short::note(why, duration_s, &planned);
-    let ended_early = match spec.run {
-        RunLength::Time(_) => spec.planned_span().is_some_and(|d| duration_s + 1e-3 < d.as_secs_f64()),
-        RunLength::Ios(_) => !outcomes.iter().all(|o| o.counted_all),
+    let ended_early = match spec.planned_span() {
+        Some(d) => duration_s + 1e-3 < d.as_secs_f64(),
+        None => !outcomes.iter().all(|o| o.counted_all),
     };
     match status {
         Status::Interrupted => Some(note(reason.unwrap_or("interrupted"))),

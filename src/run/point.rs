@@ -513,8 +513,7 @@ impl<'a> Ended<'a> {
     fn ended_before_the_point(&self, k: usize) -> bool {
         let spec = self.watch.spec;
         let group = &spec.groups[self.shapes[self.present[k]].0];
-        let own = spec.group_window(group, f64::INFINITY);
-        spec.groups_apart() && own.start_s + own.duration_s < self.duration_s - 1e-3
+        spec.planned_window(group).is_some_and(|(_, end)| end.as_secs_f64() < self.duration_s - 1e-3)
     }
 
     /// What the point measured, for the assembler: a failure's or a stop's

@@ -352,6 +352,15 @@ impl WorkloadSpec {
         self.groups.iter().any(|g| !self.group_start(g).is_zero() || g.time.unwrap_or(t) != first)
     }
 
+    /// Group `g`'s planned measured window in the point's span (from, to), when
+    /// the groups run apart (None when every group measures the whole span).
+    pub fn planned_window(&self, g: &WorkerGroup) -> Option<(Duration, Duration)> {
+        match self.group_run(g) {
+            RunLength::Time(t) if self.groups_apart() => Some((self.group_start(g), self.group_start(g) + t)),
+            _ => None,
+        }
+    }
+
     /// Group `g`'s own measured window in a point whose measured span lasted
     /// `span_s`: how far into the span it starts, and how long it measured (its
     /// run time at most; less when the point was cut short). When the groups

@@ -222,15 +222,10 @@ fn group_line(
             (workers_text, depth, format!("{lo} to {}", counted(w_hi as u64 * per_worker * q_hi as u64, "I/O")))
         }
     };
-    let late = match s.group_run(g) {
-        crate::workload::RunLength::Time(t) if s.groups_apart() => {
-            let from = s.group_start(g);
-            let f = crate::units::format_duration;
-            let ramp = if s.ramp.is_zero() { "" } else { " (its ramp before)" };
-            format!(", measured {}-{} of the point{ramp}", f(from), f(from + t))
-        }
-        _ => String::new(),
-    };
+    let mut late = crate::report::point_view::window_text(s, g);
+    if !late.is_empty() && !s.ramp.is_zero() {
+        late += " (its ramp before)";
+    }
     format!(
         "group '{}': {workers_text} x {} x {depth} = {in_flight} in flight{}{late}",
         g.name,
